@@ -1,0 +1,158 @@
+//! Problems found while parsing: a stable [`Code`], a [`Severity`], a line and a byte span.
+//!
+//! The split between errors and warnings is Search Console's: an **error** means the line (or the
+//! part named) is not used; a **warning** means it is still used, perhaps adjusted. Codes are
+//! stable kebab-case identifiers that scripts may match on; messages are for people and may change.
+
+use std::fmt;
+use std::ops::Range;
+
+/// How bad a [`Diagnostic`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The line is used, perhaps adjusted (a typo accepted, a value cut to its product token…).
+    Warning,
+    /// The line is not used.
+    Error,
+}
+
+impl Severity {
+    /// `"error"` or `"warning"`, as printed by the linter.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! codes {
+    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $sev:ident; )*) => {
+        /// The stable identifier of a kind of problem.
+        ///
+        /// [`Code::as_str`] gives the kebab-case name used by the linter's output and JSON.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum Code {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Code {
+            /// Every code, in catalogue order.
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The stable kebab-case name, e.g. `"unknown-directive"`.
+            pub fn as_str(self) -> &'static str {
+                match self { $( Code::$variant => $name, )* }
+            }
+
+            /// The severity this code has unless the parsing mode says otherwise
+            /// (see [`Diagnostic::severity`]).
+            pub fn default_severity(self) -> Severity {
+                match self { $( Code::$variant => Severity::$sev, )* }
+            }
+
+            /// Looks a code up by its kebab-case name.
+            pub fn from_name(name: &str) -> Option<Code> {
+                match name { $( $name => Some(Code::$variant), )* _ => None }
+            }
+        }
+    };
+}
+
+codes! {
+    /// A line that is neither a `key: value` record nor a comment.
+    InvalidLine = "invalid-line", Error;
+    /// A `key: value` line whose key crawlgate does not know.
+    UnknownDirective = "unknown-directive", Error;
+    /// An `allow` or `disallow` line before the first `user-agent` line.
+    RuleOutsideGroup = "rule-outside-group", Error;
+    /// An `allow`/`disallow` path that starts with neither `/` nor `*`: it can never match.
+    InvalidPath = "invalid-path", Error;
+    /// A `user-agent` line with no value: its group applies to no crawler.
+    EmptyUserAgent = "empty-user-agent", Error;
+    /// A `user-agent` value with no product token in front (`*bot`, `/1.0`): it matches no crawler.
+    InvalidUserAgent = "invalid-user-agent", Error;
+    /// A `sitemap` value that is not an absolute `http`/`https` URL.
+    InvalidSitemapUrl = "invalid-sitemap-url", Error;
+    /// Content after the parsing size limit: ignored, including a line the limit cuts.
+    ContentAfterLimit = "content-after-limit", Error;
+    /// Bytes that are not UTF-8 inside a rule's value.
+    InvalidUtf8 = "invalid-utf8", Error;
+    /// A misspelled key that is accepted (`dissallow`, `useragent`, `site-map`…).
+    MisspelledKey = "misspelled-key", Warning;
+    /// A line without a colon read as `key value` because it has exactly two tokens.
+    MissingColon = "missing-colon", Warning;
+    /// A `user-agent` value read as its leading product token (`Googlebot/2.1` → `googlebot`).
+    AgentNotToken = "agent-not-token", Warning;
+    /// A record outside the protocol (`crawl-delay`, `host`, …): kept, but Google ignores it.
+    IgnoredDirective = "ignored-directive", Warning;
+    /// A `*` at the end of a path pattern, which changes nothing.
+    RedundantWildcard = "redundant-wildcard", Warning;
+    /// A `$` that is not at the end of a pattern: it is an ordinary character there.
+    LiteralDollar = "literal-dollar", Warning;
+    /// A line longer than Google's 16,663-byte line limit; Google cuts it.
+    LineTooLong = "line-too-long", Warning;
+    /// A byte order mark that is not at the very start of the file.
+    MisplacedBom = "misplaced-bom", Warning;
+    /// A NUL byte: the rest of its line is ignored.
+    NulByte = "nul-byte", Warning;
+    /// A `user-agent` line that joined an earlier group across a non-group line
+    /// (`crawl-delay`, `sitemap`, …), so that group's rules apply to both.
+    AgentsJoined = "agents-joined", Warning;
+    /// The body looks like HTML, not robots.txt; only its valid lines are used.
+    HtmlBody = "html-body", Warning;
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem in a parsed file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// What kind of problem.
+    pub code: Code,
+    /// Error (not used) or warning (used).
+    pub severity: Severity,
+    /// 1-based line number.
+    pub line: u32,
+    /// Byte range in the input that the problem is about; always inside the input.
+    pub span: Range<usize>,
+    /// A sentence for people.
+    pub message: String,
+}
+
+impl Diagnostic {
+    /// The 1-based column of the span's start, counted in characters of `source` (invalid UTF-8
+    /// sequences count as one character each), as editors and the linter show it.
+    pub fn column(&self, source: &[u8]) -> usize {
+        let start = self.span.start.min(source.len());
+        let line_start = source[..start]
+            .iter()
+            .rposition(|&b| b == b'\n' || b == b'\r')
+            .map_or(0, |i| i + 1);
+        String::from_utf8_lossy(&source[line_start..start])
+            .chars()
+            .count()
+            + 1
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}: {}[{}]: {}",
+            self.line, self.severity, self.code, self.message
+        )
+    }
+}

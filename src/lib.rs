@@ -1,0 +1,62 @@
+//! # crawlgate
+//!
+//! A robots.txt parser, linter and matcher that follows [RFC 9309] and, on request, reproduces
+//! google/robotstxt exactly.
+//!
+//! ## Overview
+//!
+//! - [`Robots::parse`] reads any bytes — never fails, never panics — into a compiled rule set
+//!   and a list of [`Diagnostic`]s, each with a stable [`Code`], a [`Severity`] (error: the line
+//!   is not used; warning: it is used), a line and a byte span.
+//! - [`Robots::check`] answers "may this agent fetch this URL?" in nanoseconds and says which
+//!   line decided ([`Decision`]).
+//! - [`Origin`] finds where a URL's robots.txt lives.
+//! - [`Mode`] picks RFC 9309 (default) or Google's library; every difference is listed there.
+//!
+//! ## Examples
+//!
+//! ```
+//! use crawlgate::{Code, ProductToken, Robots, Severity};
+//!
+//! let body = b"User-agent: *\nCrawl-delay: 10\n\nUser-agent: BadBot\nDisalow: /\n";
+//! let parsed = Robots::parse(body);
+//!
+//! // Problems, with stable codes.
+//! let codes: Vec<_> = parsed.diagnostics.iter().map(|d| (d.line, d.code, d.severity)).collect();
+//! assert_eq!(codes, [
+//!     (2, Code::IgnoredDirective, Severity::Warning),
+//!     (4, Code::AgentsJoined, Severity::Warning),
+//!     (5, Code::MisspelledKey, Severity::Warning),
+//! ]);
+//!
+//! // Decisions that explain themselves. `Crawl-delay` does not end a group, so `*` and BadBot
+//! // share one group and `Disalow: /` blocks every crawler: the trap `agents-joined` warns of.
+//! let googlebot = ProductToken::new("Googlebot")?;
+//! let d = parsed.robots.check(&googlebot, "https://example.com/private/report.pdf");
+//! assert!(!d.allowed);
+//! assert_eq!(d.rule().map(|r| (r.line, r.text)), Some((5, "Disalow: /")));
+//! # Ok::<(), crawlgate::TokenError>(())
+//! ```
+//!
+//! ## Crate features
+//!
+//! - `cli` (default): the `crawlgate` command-line tool (clap, serde_json, anyhow).
+//!
+//! The core — parsing, diagnostics, matching, origins — builds with `--no-default-features` on
+//! nom, memchr, url and thiserror alone.
+//!
+//! [RFC 9309]: https://www.rfc-editor.org/rfc/rfc9309.html
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod diagnostic;
+pub mod origin;
+pub mod robots;
+
+pub use diagnostic::{Code, Diagnostic, Severity};
+pub use origin::{robots_txt_url, Origin, OriginError, Scheme};
+pub use robots::{
+    request_path, Agent, AgentRules, Decision, Directive, Group, GroupMatch, Mode, Options,
+    OtherKey, Parsed, ProductToken, Reason, Record, Robots, RuleKind, RuleRef, Sitemap,
+    TokenError, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+};

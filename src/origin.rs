@@ -1,0 +1,195 @@
+//! Where a URL's robots.txt lives: one per origin, scheme + host + port ([RFC 9309 §2.3]).
+//!
+//! Hosts are lowercased and IDNs converted to punycode (the WHATWG URL parse does both), default
+//! ports dropped, and userinfo, query and fragment never reach the robots.txt URL. A trailing dot
+//! is kept: `example.com.` is its own origin, as it is for browsers.
+//!
+//! [RFC 9309 §2.3]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.3
+
+use std::fmt;
+
+use url::Url;
+
+/// Why a URL has no robots.txt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OriginError {
+    /// The string is not a URL.
+    #[error("{input:?} is not a valid URL: {source}")]
+    Parse {
+        /// The string given.
+        input: String,
+        /// What the URL parser said.
+        source: url::ParseError,
+    },
+    /// Only `http` and `https` URLs have a robots.txt.
+    #[error("{input:?} has scheme {scheme:?}; only http and https URLs have a robots.txt")]
+    UnsupportedScheme {
+        /// The string given.
+        input: String,
+        /// Its scheme.
+        scheme: String,
+    },
+    /// The URL has no host.
+    #[error("{input:?} has no host")]
+    NoHost {
+        /// The string given.
+        input: String,
+    },
+}
+
+/// `http` or `https`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scheme {
+    /// `http`, default port 80.
+    Http,
+    /// `https`, default port 443.
+    Https,
+}
+
+impl Scheme {
+    /// `"http"` or `"https"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
+}
+
+/// A robots.txt origin: scheme, normalised host, and port when it is not the default.
+///
+/// ```
+/// use crawlgate::Origin;
+/// let o = Origin::from_url("HTTPS://User:pw@Example.COM:443/a/b?c#d")?;
+/// assert_eq!(o.robots_txt_url(), "https://example.com/robots.txt");
+/// assert_eq!(Origin::from_url("http://exämple.com:8080/")?.to_string(), "http://xn--exmple-cua.com:8080");
+/// # Ok::<(), crawlgate::OriginError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Origin {
+    scheme: Scheme,
+    host: String,
+    port: Option<u16>,
+}
+
+impl Origin {
+    /// The origin of an absolute `http`/`https` URL.
+    pub fn from_url(input: &str) -> Result<Origin, OriginError> {
+        let url = Url::parse(input.trim()).map_err(|source| OriginError::Parse {
+            input: input.to_owned(),
+            source,
+        })?;
+        Self::from_parsed(&url).map_err(|e| match e {
+            OriginError::UnsupportedScheme { scheme, .. } => OriginError::UnsupportedScheme {
+                input: input.to_owned(),
+                scheme,
+            },
+            _ => OriginError::NoHost {
+                input: input.to_owned(),
+            },
+        })
+    }
+
+    /// The origin of an already parsed URL.
+    pub fn from_parsed(url: &Url) -> Result<Origin, OriginError> {
+        let scheme = match url.scheme() {
+            "http" => Scheme::Http,
+            "https" => Scheme::Https,
+            other => {
+                return Err(OriginError::UnsupportedScheme {
+                    input: url.to_string(),
+                    scheme: other.to_owned(),
+                })
+            }
+        };
+        let host = match url.host_str() {
+            Some(h) if !h.is_empty() => h.to_owned(),
+            _ => {
+                return Err(OriginError::NoHost {
+                    input: url.to_string(),
+                })
+            }
+        };
+        // `Url::port` is already `None` for the scheme's default port.
+        Ok(Origin {
+            scheme,
+            host,
+            port: url.port(),
+        })
+    }
+
+    /// The scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// The host: lowercase, punycode for IDNs, `[…]` around IPv6 addresses.
+    pub fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port, or `None` for the scheme's default.
+    pub fn port(&self) -> Option<u16> {
+        self.port
+    }
+
+    /// `scheme://host[:port]/robots.txt`.
+    pub fn robots_txt_url(&self) -> String {
+        format!("{self}/robots.txt")
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}://{}", self.scheme.as_str(), self.host)?;
+        if let Some(p) = self.port {
+            write!(f, ":{p}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The robots.txt URL for `url`'s origin.
+pub fn robots_txt_url(url: &str) -> Result<String, OriginError> {
+    Origin::from_url(url).map(|o| o.robots_txt_url())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_examples() {
+        let cases = [
+            ("HTTPS://User:pw@Example.COM:443/a/b?c#d", "https://example.com/robots.txt"),
+            ("https://example.com:443/x", "https://example.com/robots.txt"),
+            ("http://example.com:80/x", "http://example.com/robots.txt"),
+            ("https://example.com:8443/x", "https://example.com:8443/robots.txt"),
+            ("http://example.com:443/", "http://example.com:443/robots.txt"),
+            ("https://m.de.example.com/a", "https://m.de.example.com/robots.txt"),
+            ("http://exämple.com/", "http://xn--exmple-cua.com/robots.txt"),
+            ("http://[::1]:8080/x", "http://[::1]:8080/robots.txt"),
+            ("http://192.0.2.1/dir/robots.txt", "http://192.0.2.1/robots.txt"),
+            ("http://example.com./", "http://example.com./robots.txt"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(robots_txt_url(url).as_deref(), Ok(want), "{url}");
+        }
+    }
+
+    #[test]
+    fn errors() {
+        assert!(matches!(
+            robots_txt_url("ftp://example.com/"),
+            Err(OriginError::UnsupportedScheme { .. })
+        ));
+        assert!(matches!(
+            robots_txt_url("not a url"),
+            Err(OriginError::Parse { .. })
+        ));
+        assert!(matches!(
+            robots_txt_url("mailto:a@example.com"),
+            Err(OriginError::UnsupportedScheme { .. })
+        ));
+    }
+}

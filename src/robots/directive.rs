@@ -1,0 +1,147 @@
+//! Record keys: which directive a key names, and how exactly it was spelled.
+
+use super::Mode;
+
+/// The directive a `key:` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Directive {
+    /// `user-agent`: starts or extends a group.
+    UserAgent,
+    /// `allow`.
+    Allow,
+    /// `disallow`.
+    Disallow,
+    /// `sitemap`: global, never part of a group.
+    Sitemap,
+    /// A record outside the protocol that crawlers commonly meet (`crawl-delay`, `host`, …):
+    /// kept and exposed, never affecting what is allowed.
+    Other(OtherKey),
+}
+
+/// Records outside RFC 9309 that are common enough to be kept by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum OtherKey {
+    /// `crawl-delay` (per group; Bing, Yandex).
+    CrawlDelay,
+    /// `host` (Yandex's preferred mirror; global).
+    Host,
+    /// `clean-param` (Yandex).
+    CleanParam,
+    /// `request-rate`.
+    RequestRate,
+    /// `visit-time`.
+    VisitTime,
+    /// `noindex`, which Google stopped reading in 2019.
+    Noindex,
+    /// `nofollow`.
+    Nofollow,
+    /// `noarchive`.
+    Noarchive,
+}
+
+impl OtherKey {
+    /// The canonical lowercase key.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OtherKey::CrawlDelay => "crawl-delay",
+            OtherKey::Host => "host",
+            OtherKey::CleanParam => "clean-param",
+            OtherKey::RequestRate => "request-rate",
+            OtherKey::VisitTime => "visit-time",
+            OtherKey::Noindex => "noindex",
+            OtherKey::Nofollow => "nofollow",
+            OtherKey::Noarchive => "noarchive",
+        }
+    }
+}
+
+/// How a key was recognised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Spelling {
+    /// The canonical spelling (case-insensitive).
+    Exact,
+    /// One of Google's accepted misspellings.
+    Typo,
+    /// `Mode::Google` only: the key merely starts with a known key (`disallowed`), which
+    /// google/robotstxt accepts.
+    Prefix,
+}
+
+/// Canonical keys and the misspellings Google accepts, in Google's order of precedence.
+const KEYS: &[(&[u8], Directive, Spelling)] = &[
+    (b"user-agent", Directive::UserAgent, Spelling::Exact),
+    (b"useragent", Directive::UserAgent, Spelling::Typo),
+    (b"user agent", Directive::UserAgent, Spelling::Typo),
+    (b"allow", Directive::Allow, Spelling::Exact),
+    (b"disallow", Directive::Disallow, Spelling::Exact),
+    (b"dissallow", Directive::Disallow, Spelling::Typo),
+    (b"dissalow", Directive::Disallow, Spelling::Typo),
+    (b"disalow", Directive::Disallow, Spelling::Typo),
+    (b"diasllow", Directive::Disallow, Spelling::Typo),
+    (b"disallaw", Directive::Disallow, Spelling::Typo),
+    (b"sitemap", Directive::Sitemap, Spelling::Exact),
+    (b"site-map", Directive::Sitemap, Spelling::Typo),
+];
+
+const OTHERS: &[(&[u8], OtherKey)] = &[
+    (b"crawl-delay", OtherKey::CrawlDelay),
+    (b"host", OtherKey::Host),
+    (b"clean-param", OtherKey::CleanParam),
+    (b"request-rate", OtherKey::RequestRate),
+    (b"visit-time", OtherKey::VisitTime),
+    (b"noindex", OtherKey::Noindex),
+    (b"nofollow", OtherKey::Nofollow),
+    (b"noarchive", OtherKey::Noarchive),
+];
+
+/// Classifies a key. `None`: unknown.
+pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {
+    // The common case first: an exact, canonical key.
+    for &(name, dir, spelling) in KEYS {
+        if key.eq_ignore_ascii_case(name) {
+            return Some((dir, spelling));
+        }
+    }
+    for &(name, other) in OTHERS {
+        if key.eq_ignore_ascii_case(name) {
+            return Some((Directive::Other(other), Spelling::Exact));
+        }
+    }
+    if mode == Mode::Google {
+        // google/robotstxt matches keys with StartsWithIgnoreCase, in this order.
+        for &(name, dir, _) in KEYS {
+            if key.len() > name.len() && key[..name.len()].eq_ignore_ascii_case(name) {
+                return Some((dir, Spelling::Prefix));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_typos_and_prefixes() {
+        assert_eq!(
+            classify(b"User-Agent", Mode::Rfc),
+            Some((Directive::UserAgent, Spelling::Exact))
+        );
+        assert_eq!(
+            classify(b"DISSALOW", Mode::Rfc),
+            Some((Directive::Disallow, Spelling::Typo))
+        );
+        assert_eq!(
+            classify(b"Crawl-Delay", Mode::Rfc),
+            Some((Directive::Other(OtherKey::CrawlDelay), Spelling::Exact))
+        );
+        assert_eq!(classify(b"disallowed", Mode::Rfc), None);
+        assert_eq!(
+            classify(b"disallowed", Mode::Google),
+            Some((Directive::Disallow, Spelling::Prefix))
+        );
+        assert_eq!(classify(b"foo", Mode::Google), None);
+    }
+}

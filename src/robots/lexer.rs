@@ -1,0 +1,179 @@
+//! One robots.txt line → key, separator, value ([RFC 9309 §2.2]).
+//!
+//! The line arrives without its line end. The grammar, with Google's leniency:
+//!
+//! ```text
+//! line   = ws* [ key ws* ( ":" | ws+ ) ws* value ] ws* [ "#" anything ]
+//! ```
+//!
+//! A missing colon is accepted only when the line is exactly two whitespace-separated tokens
+//! (`disallow /x`), as google/robotstxt does. Everything here is zero-copy: the parts are
+//! sub-slices of the line, so the caller turns them into byte spans with [`nom::Offset`].
+//!
+//! [RFC 9309 §2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2
+
+use nom::bytes::complete::{take_till, take_while, take_while1};
+use nom::IResult;
+
+/// How the key and the value were separated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Separator {
+    Colon,
+    /// No colon: the line was exactly two tokens.
+    Whitespace,
+}
+
+/// What a line holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lexed<'a> {
+    /// Blank, or only a comment.
+    Empty,
+    /// `key: value` (the value may be empty).
+    Record {
+        key: &'a [u8],
+        sep: Separator,
+        value: &'a [u8],
+    },
+    /// Text that is not a record: the trimmed content (comment removed).
+    Invalid(&'a [u8]),
+}
+
+/// Whitespace inside a line. RFC 9309 names only space and tab; google/robotstxt also accepts
+/// vertical tab and form feed (C `isspace`), which never hurts, so both modes do.
+#[inline]
+pub(crate) fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0B | 0x0C)
+}
+
+type Res<'a, O> = IResult<&'a [u8], O, ()>;
+
+fn content(line: &[u8]) -> Res<'_, &[u8]> {
+    take_till(|b| b == b'#')(line)
+}
+
+fn spaces(i: &[u8]) -> Res<'_, &[u8]> {
+    take_while(is_ws)(i)
+}
+
+fn token(i: &[u8]) -> Res<'_, &[u8]> {
+    take_while1(|b| !is_ws(b))(i)
+}
+
+/// `key ws* ":" ws* value` on trimmed content.
+fn colon_record(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
+    let (rest, key) = take_till(|b| b == b':')(i)?;
+    if rest.is_empty() {
+        return Err(nom::Err::Error(()));
+    }
+    let (value, _) = spaces(&rest[1..])?;
+    Ok((&[], (trim_end(key), value)))
+}
+
+/// `token ws+ token` on trimmed content: the missing-colon form.
+fn two_tokens(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
+    let (i, key) = token(i)?;
+    let (i, gap) = spaces(i)?;
+    if gap.is_empty() {
+        return Err(nom::Err::Error(()));
+    }
+    let (rest, value) = token(i)?;
+    if !rest.is_empty() {
+        return Err(nom::Err::Error(()));
+    }
+    Ok((rest, (key, value)))
+}
+
+/// Splits one line (without its line end) into its parts.
+pub(crate) fn lex(line: &[u8]) -> Lexed<'_> {
+    // Neither parser can fail on a complete slice; the fallbacks are for the type only.
+    let body = content(line).map_or(line, |(_, c)| c);
+    let body = trim_end(spaces(body).map_or(body, |(rest, _)| rest));
+    if body.is_empty() {
+        return Lexed::Empty;
+    }
+    if let Ok((_, (key, value))) = colon_record(body) {
+        if key.is_empty() {
+            return Lexed::Invalid(body);
+        }
+        return Lexed::Record {
+            key,
+            sep: Separator::Colon,
+            value,
+        };
+    }
+    match two_tokens(body) {
+        Ok((_, (key, value))) => Lexed::Record {
+            key,
+            sep: Separator::Whitespace,
+            value,
+        },
+        Err(_) => Lexed::Invalid(body),
+    }
+}
+
+#[inline]
+pub(crate) fn trim_end(s: &[u8]) -> &[u8] {
+    let mut end = s.len();
+    while end > 0 && is_ws(s[end - 1]) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(line: &str) -> (String, Separator, String) {
+        match lex(line.as_bytes()) {
+            Lexed::Record { key, sep, value } => (
+                String::from_utf8_lossy(key).into_owned(),
+                sep,
+                String::from_utf8_lossy(value).into_owned(),
+            ),
+            other => panic!("{line:?} lexed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn key_value_with_whitespace_everywhere() {
+        assert_eq!(
+            rec("  Disallow \t:\t /x y  # c"),
+            ("Disallow".into(), Separator::Colon, "/x y".into())
+        );
+        assert_eq!(
+            rec("allow:/a:b"),
+            ("allow".into(), Separator::Colon, "/a:b".into())
+        );
+        assert_eq!(
+            rec("disallow:"),
+            ("disallow".into(), Separator::Colon, "".into())
+        );
+    }
+
+    #[test]
+    fn missing_colon_only_with_two_tokens() {
+        assert_eq!(
+            rec("disallow /x"),
+            ("disallow".into(), Separator::Whitespace, "/x".into())
+        );
+        assert_eq!(
+            lex(b"disallow /x /y"),
+            Lexed::Invalid(b"disallow /x /y")
+        );
+        assert_eq!(lex(b"disallow"), Lexed::Invalid(b"disallow"));
+    }
+
+    #[test]
+    fn comments_and_blanks() {
+        assert_eq!(lex(b""), Lexed::Empty);
+        assert_eq!(lex(b"   \t"), Lexed::Empty);
+        assert_eq!(lex(b"# only a comment: yes"), Lexed::Empty);
+        assert_eq!(lex(b": value"), Lexed::Invalid(b": value"));
+        // The comment starts at the first '#', even inside a value.
+        assert_eq!(
+            rec("disallow: /a#b"),
+            ("disallow".into(), Separator::Colon, "/a".into())
+        );
+    }
+}

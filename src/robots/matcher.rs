@@ -1,0 +1,258 @@
+//! Which group applies to a product token, and which rule decides ([RFC 9309 §2.2.1–2.2.2]).
+//!
+//! At parse time every distinct agent gets the merged rules of all its groups, sorted by
+//! precedence: longest canonical pattern first, `allow` before `disallow` on ties, then file
+//! order. A check is then a binary search for the token and a scan that stops at the first
+//! matching rule, which is the one the longest-match rule would pick.
+//!
+//! [RFC 9309 §2.2.1–2.2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.1
+
+use std::cmp::Reverse;
+use std::ops::Range;
+
+use super::path::request_path;
+use super::pattern::{self, Compiled};
+use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
+
+/// One rule in an agent's precedence-ordered list: what the hot loop reads, contiguous.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    pattern: Compiled,
+    allow: bool,
+    rule: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    token: Box<str>,
+    slots: Range<u32>,
+    groups: Range<u32>,
+}
+
+/// Merged, sorted rules per agent.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Index {
+    /// Sorted by token.
+    entries: Vec<Entry>,
+    star: Option<Entry>,
+    slots: Vec<Slot>,
+    group_ids: Vec<u32>,
+}
+
+impl Index {
+    pub(crate) fn build(groups: &[Group], rules: &[Rule]) -> Index {
+        let mut pairs: Vec<(&str, u32)> = Vec::new();
+        let mut star_groups: Vec<u32> = Vec::new();
+        for (gi, g) in groups.iter().enumerate() {
+            for (agent, _) in &g.agents {
+                match agent {
+                    Agent::Token(t) => pairs.push((t, gi as u32)),
+                    Agent::Star => star_groups.push(gi as u32),
+                    Agent::Nobody => {}
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.dedup();
+        star_groups.dedup();
+
+        let mut index = Index::default();
+        let mut i = 0;
+        while i < pairs.len() {
+            let token = pairs[i].0;
+            let mut j = i;
+            while j < pairs.len() && pairs[j].0 == token {
+                j += 1;
+            }
+            let gids: Vec<u32> = pairs[i..j].iter().map(|p| p.1).collect();
+            let entry = index.add(token, &gids, groups, rules);
+            index.entries.push(entry);
+            i = j;
+        }
+        if !star_groups.is_empty() {
+            index.star = Some(index.add("*", &star_groups, groups, rules));
+        }
+        index
+    }
+
+    fn add(&mut self, token: &str, gids: &[u32], groups: &[Group], rules: &[Rule]) -> Entry {
+        let start = self.slots.len();
+        for &g in gids {
+            for r in groups[g as usize].rules.clone() {
+                let rule = &rules[r];
+                self.slots.push(Slot {
+                    pattern: rule.pattern,
+                    allow: rule.kind == RuleKind::Allow,
+                    rule: r as u32,
+                });
+            }
+        }
+        self.slots[start..].sort_unstable_by_key(|s| {
+            (
+                Reverse(s.pattern.priority()),
+                !s.allow,
+                rules[s.rule as usize].line,
+                s.rule,
+            )
+        });
+        let gstart = self.group_ids.len();
+        self.group_ids.extend_from_slice(gids);
+        Entry {
+            token: token.into(),
+            slots: start as u32..self.slots.len() as u32,
+            groups: gstart as u32..self.group_ids.len() as u32,
+        }
+    }
+
+    fn find(&self, token: &ProductToken) -> (GroupMatch, Option<&Entry>) {
+        let t = token.as_str();
+        match self.entries.binary_search_by(|e| (*e.token).cmp(t)) {
+            Ok(i) => (GroupMatch::Token, Some(&self.entries[i])),
+            Err(_) => match &self.star {
+                Some(e) => (GroupMatch::Star, Some(e)),
+                None => (GroupMatch::None, None),
+            },
+        }
+    }
+
+    /// Group indexes that apply to `token`.
+    pub(crate) fn groups_for(&self, token: &ProductToken) -> &[u32] {
+        match self.find(token).1 {
+            Some(e) => &self.group_ids[e.groups.start as usize..e.groups.end as usize],
+            None => &[],
+        }
+    }
+}
+
+/// Which groups applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GroupMatch {
+    /// One or more groups name the token (merged).
+    Token,
+    /// No group names the token; the `*` group(s) applied.
+    Star,
+    /// Neither: no rules apply.
+    None,
+}
+
+/// Why a [`Decision`] came out as it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason<'a> {
+    /// This rule was the longest match.
+    Rule(RuleRef<'a>),
+    /// The groups that applied have no rule matching the path.
+    NoMatchingRule,
+    /// No group applies to the agent and there is no `*` group.
+    NoGroup,
+    /// The path is `/robots.txt`, which is always allowed ([`Mode::Rfc`]).
+    RobotsTxt,
+}
+
+/// The answer to "may this agent fetch this URL?", with what decided it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decision<'a> {
+    /// May the agent fetch it?
+    pub allowed: bool,
+    /// Which groups applied.
+    pub group: GroupMatch,
+    /// What decided.
+    pub reason: Reason<'a>,
+}
+
+impl<'a> Decision<'a> {
+    /// The rule that decided, if one did.
+    pub fn rule(&self) -> Option<RuleRef<'a>> {
+        match self.reason {
+            Reason::Rule(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// The rules that apply to one agent, resolved once: for checking many URLs with one token.
+#[derive(Debug, Clone, Copy)]
+pub struct AgentRules<'a> {
+    robots: &'a Robots,
+    group: GroupMatch,
+    slots: &'a [Slot],
+}
+
+impl<'a> AgentRules<'a> {
+    /// Which groups applied.
+    pub fn group(&self) -> GroupMatch {
+        self.group
+    }
+
+    /// The rules in precedence order (longest first, `allow` first on ties).
+    pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + '_ {
+        self.slots
+            .iter()
+            .map(|s| self.robots.rule_ref(&self.robots.rules[s.rule as usize]))
+    }
+
+    /// Decides for `url`: an absolute URL or a path (with query); the fragment is ignored.
+    pub fn check(&self, url: &str) -> Decision<'a> {
+        let path = request_path(url);
+        let robots = self.robots;
+        if robots.mode == Mode::Rfc {
+            let p = path.as_bytes();
+            let end = memchr::memchr(b'?', p).unwrap_or(p.len());
+            if &p[..end] == b"/robots.txt" {
+                return Decision {
+                    allowed: true,
+                    group: self.group,
+                    reason: Reason::RobotsTxt,
+                };
+            }
+        }
+        let canon = pattern::canonical_path(&path, robots.mode);
+        let canon: &[u8] = &canon;
+        for s in self.slots {
+            let p = s.pattern;
+            let text = &robots.patterns[p.start as usize..(p.start + p.len) as usize];
+            if pattern::matches(text, p.anchored, p.wildcard, canon) {
+                return Decision {
+                    allowed: s.allow,
+                    group: self.group,
+                    reason: Reason::Rule(robots.rule_ref(&robots.rules[s.rule as usize])),
+                };
+            }
+        }
+        Decision {
+            allowed: true,
+            group: self.group,
+            reason: if self.group == GroupMatch::None {
+                Reason::NoGroup
+            } else {
+                Reason::NoMatchingRule
+            },
+        }
+    }
+}
+
+impl Robots {
+    /// The rules that apply to `token` (its groups merged, or the `*` groups, or none).
+    pub fn rules_for(&self, token: &ProductToken) -> AgentRules<'_> {
+        let (group, entry) = self.index.find(token);
+        let slots = match entry {
+            Some(e) => &self.index.slots[e.slots.start as usize..e.slots.end as usize],
+            None => &[],
+        };
+        AgentRules {
+            robots: self,
+            group,
+            slots,
+        }
+    }
+
+    /// May `token` fetch `url`? `url` is an absolute URL or a path (with query); no full URL
+    /// parse is done. The [`Decision`] names the rule that decided.
+    pub fn check(&self, token: &ProductToken, url: &str) -> Decision<'_> {
+        self.rules_for(token).check(url)
+    }
+
+    /// `self.check(token, url).allowed`.
+    pub fn is_allowed(&self, token: &ProductToken, url: &str) -> bool {
+        self.check(token, url).allowed
+    }
+}

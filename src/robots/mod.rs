@@ -1,0 +1,292 @@
+//! The robots.txt core: parse bytes into a compiled [`Robots`], then answer [`Robots::check`].
+//! No I/O.
+//!
+//! - [`lexer`]: one line → key, separator, value (nom).
+//! - `parse`: lines → groups, rules and records, with [`Diagnostic`]s.
+//! - [`pattern`]: percent-normalisation and `*`/`$` matching.
+//! - `matcher`: group choice for a [`ProductToken`], longest match, [`Decision`].
+//!
+//! [`Diagnostic`]: crate::Diagnostic
+
+mod agent;
+mod directive;
+mod lexer;
+mod matcher;
+mod parse;
+mod path;
+mod pattern;
+
+use std::ops::Range;
+
+pub use agent::{ProductToken, TokenError};
+pub use directive::{Directive, OtherKey};
+pub use matcher::{AgentRules, Decision, GroupMatch, Reason};
+pub use path::request_path;
+
+use crate::Diagnostic;
+
+/// The parsing limit used unless [`Options::max_bytes`] raises it: Google reads the first
+/// 500 KiB (512,000 bytes); RFC 9309 §2.5 requires at least 500 KiB.
+pub const DEFAULT_MAX_BYTES: usize = 512_000;
+
+/// google/robotstxt keeps at most this many bytes of a line (2083 × 8 − 1).
+pub const GOOGLE_MAX_LINE_BYTES: usize = 16_663;
+
+/// How to read a file and match URLs.
+///
+/// Every difference between the modes, in one place:
+///
+/// | | `Rfc` (default) | `Google` |
+/// |---|---|---|
+/// | percent-encoding | pattern **and** URL normalised (RFC 9309 §2.2.2): `%XX` of unreserved characters decoded, non-ASCII encoded, hex upper-cased | only the pattern is escaped (non-ASCII → `%XX`, hex upper-cased); the URL is compared as given, `%62` ≠ `b` |
+/// | `Allow: /dir/index.html` | a plain rule | also allows `/dir/` exactly (google/robotstxt rewrites it to `/dir/$`) |
+/// | keys | exact key or one of Google's misspellings | also any key that *starts with* a known key (`disallowed:` is `disallow`) |
+/// | long lines | used whole (with a `line-too-long` warning) | cut at 16,663 bytes |
+/// | `/robots.txt` | always allowed ("implicitly allowed", RFC 9309 §2.2.2) | matched like any path |
+/// | non-UTF-8 bytes in a rule | the rule is dropped (`invalid-utf8` error) | the rule is used, bytes escaped (warning) |
+/// | a BOM at the start of a later line | skipped (warning) | left in: the line is not understood (error) |
+///
+/// Common to both: Google's key misspellings and the missing colon are accepted, `user-agent`
+/// values are read up to their product token, and the longest match wins with `allow` on ties.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// RFC 9309, with the leniencies it allows.
+    #[default]
+    Rfc,
+    /// google/robotstxt's behaviour, exactly.
+    Google,
+}
+
+/// Parsing options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Options {
+    /// Matching and leniency mode.
+    pub mode: Mode,
+    /// Bytes read; content past this is ignored, and a line it cuts is dropped. Values below
+    /// [`DEFAULT_MAX_BYTES`] are raised to it.
+    pub max_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            mode: Mode::Rfc,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+impl Options {
+    /// Default options in `mode`.
+    pub fn mode(mode: Mode) -> Self {
+        Options {
+            mode,
+            ..Options::default()
+        }
+    }
+}
+
+/// The result of parsing: the rules and every problem found. Parsing never fails.
+#[derive(Debug, Clone)]
+pub struct Parsed {
+    /// The compiled rules.
+    pub robots: Robots,
+    /// Problems, in line order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Allow or disallow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RuleKind {
+    /// `allow`.
+    Allow,
+    /// `disallow`.
+    Disallow,
+}
+
+impl RuleKind {
+    /// `"allow"` or `"disallow"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleKind::Allow => "allow",
+            RuleKind::Disallow => "disallow",
+        }
+    }
+}
+
+/// One agent named by a group's `user-agent` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Agent {
+    /// `*`: every crawler without a group of its own.
+    Star,
+    /// A product token, lowercased (`Googlebot/2.1` is stored as `googlebot`).
+    Token(Box<str>),
+    /// A value with no product token (empty, `*bot`, `/1.0`): matches no crawler.
+    Nobody,
+}
+
+/// A group: its `user-agent` lines and the rules that follow them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// Line of the first `user-agent` line.
+    pub line: u32,
+    /// The agents and the line of each.
+    pub agents: Vec<(Agent, u32)>,
+    /// Indexes into [`Robots::rules`].
+    pub rules: Range<usize>,
+}
+
+/// An `allow`/`disallow` rule as parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Rule {
+    pub kind: RuleKind,
+    pub line: u32,
+    pub pattern: pattern::Compiled,
+    /// The line as written (trimmed, comment removed), in `Robots::texts`.
+    pub text: Range<u32>,
+    /// The value as written, in `Robots::texts`.
+    pub value: Range<u32>,
+    /// Added by Google mode for `Allow: …/index.html`.
+    pub index_html: bool,
+}
+
+/// A rule, as the file wrote it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RuleRef<'a> {
+    /// Allow or disallow.
+    pub kind: RuleKind,
+    /// 1-based line.
+    pub line: u32,
+    /// The line as written, without comment and surrounding whitespace (`Disallow: /private`).
+    pub text: &'a str,
+    /// The path pattern as written (`/private`).
+    pub pattern: &'a str,
+    /// `Mode::Google` only: this is the `/dir/$` rule google/robotstxt derives from
+    /// `Allow: /dir/index.html` on the same line.
+    pub index_html: bool,
+}
+
+/// A `sitemap` record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sitemap {
+    /// The absolute URL, as written.
+    pub url: String,
+    /// 1-based line.
+    pub line: u32,
+}
+
+/// A record outside the protocol (`crawl-delay`, `host`, …), kept for crawlers that want it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Which record.
+    pub key: OtherKey,
+    /// The value as written (lossily decoded as UTF-8).
+    pub value: String,
+    /// 1-based line.
+    pub line: u32,
+    /// Index into [`Robots::groups`] of the group it appeared in, if any.
+    pub group: Option<usize>,
+}
+
+/// A parsed, compiled robots.txt: cheap to share (`Send + Sync`), answers in nanoseconds.
+///
+/// ```
+/// use crawlgate::{ProductToken, Robots};
+/// let parsed = Robots::parse(b"User-agent: *\nDisallow: /private\nAllow: /private/ok\n");
+/// assert!(parsed.diagnostics.is_empty());
+/// let bot = ProductToken::new("ExampleBot")?;
+/// let d = parsed.robots.check(&bot, "https://example.com/private/x?y=1");
+/// assert!(!d.allowed);
+/// assert_eq!(d.rule().map(|r| r.line), Some(2));
+/// assert!(parsed.robots.is_allowed(&bot, "/private/ok"));
+/// # Ok::<(), crawlgate::TokenError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Robots {
+    mode: Mode,
+    /// Canonical pattern texts.
+    patterns: Vec<u8>,
+    /// Rule lines and values as written.
+    texts: String,
+    rules: Vec<Rule>,
+    groups: Vec<Group>,
+    index: matcher::Index,
+    sitemaps: Vec<Sitemap>,
+    records: Vec<Record>,
+    bytes_used: usize,
+}
+
+impl Robots {
+    /// Parses with default [`Options`] ([`Mode::Rfc`], 512,000 bytes).
+    pub fn parse(input: &[u8]) -> Parsed {
+        parse::parse(input, &Options::default())
+    }
+
+    /// Parses with `options`.
+    pub fn parse_with(input: &[u8], options: &Options) -> Parsed {
+        parse::parse(input, options)
+    }
+
+    /// An empty rule set: everything allowed.
+    pub fn allow_all(mode: Mode) -> Robots {
+        parse::parse(b"", &Options::mode(mode)).robots
+    }
+
+    /// The mode the file was parsed in.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The groups, in file order.
+    pub fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    /// Number of rules (allow and disallow lines that are used).
+    pub fn rule_count(&self) -> usize {
+        self.rules.len()
+    }
+
+    /// The rule at `index` (see [`Group::rules`]).
+    pub fn rule(&self, index: usize) -> Option<RuleRef<'_>> {
+        self.rules.get(index).map(|r| self.rule_ref(r))
+    }
+
+    /// The `sitemap` records, in file order.
+    pub fn sitemaps(&self) -> &[Sitemap] {
+        &self.sitemaps
+    }
+
+    /// The records outside the protocol, in file order.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// How many input bytes were read (at most the size limit).
+    pub fn bytes_used(&self) -> usize {
+        self.bytes_used
+    }
+
+    /// The `crawl-delay` of the groups that apply to `token`, in seconds, if one is given and
+    /// is a non-negative number. Never affects [`Robots::check`].
+    pub fn crawl_delay(&self, token: &ProductToken) -> Option<f64> {
+        let groups = self.index.groups_for(token);
+        self.records
+            .iter()
+            .filter(|r| r.key == OtherKey::CrawlDelay)
+            .filter(|r| r.group.is_some_and(|g| groups.contains(&(g as u32))))
+            .find_map(|r| r.value.trim().parse::<f64>().ok())
+            .filter(|d| d.is_finite() && *d >= 0.0)
+    }
+
+    fn rule_ref(&self, r: &Rule) -> RuleRef<'_> {
+        let s = |range: &Range<u32>| &self.texts[range.start as usize..range.end as usize];
+        RuleRef {
+            kind: r.kind,
+            line: r.line,
+            text: s(&r.text),
+            pattern: s(&r.value),
+            index_html: r.index_html,
+        }
+    }
+}

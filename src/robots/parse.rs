@@ -1,0 +1,594 @@
+//! Lines → groups, rules and records, with diagnostics ([RFC 9309 §2.1–2.2], [§2.5]).
+//!
+//! One pass over the bytes: split lines (LF, CR, CRLF), skip a leading (partial) BOM, apply the
+//! size and line limits, lex each line, and build groups exactly as google/robotstxt does: a
+//! `user-agent` line after a rule starts a new group; `sitemap`, unknown and other records
+//! neither start nor end one. Work is linear in the input; a clean line allocates nothing.
+//!
+//! [RFC 9309 §2.1–2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.1
+//! [§2.5]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.5
+
+use nom::Offset;
+
+use super::agent::leading_token;
+use super::directive::{classify, Directive, OtherKey, Spelling};
+use super::lexer::{is_ws, lex, Lexed, Separator};
+use super::{
+    matcher, pattern, Agent, Group, Mode, Options, Parsed, Record, Robots, Rule, RuleKind,
+    Sitemap, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Where we are in the group structure.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// No `user-agent` line yet.
+    Start,
+    /// In a run of `user-agent` lines; `stray` is the line of a non-group record seen since
+    /// the last one (the "agents joined" trap).
+    Agents { stray: Option<u32> },
+    /// After a rule: the next `user-agent` line starts a new group.
+    Rules,
+}
+
+struct Builder<'a> {
+    input: &'a [u8],
+    mode: Mode,
+    diagnostics: Vec<Diagnostic>,
+    patterns: Vec<u8>,
+    texts: String,
+    rules: Vec<Rule>,
+    groups: Vec<Group>,
+    sitemaps: Vec<Sitemap>,
+    records: Vec<Record>,
+    state: State,
+}
+
+pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
+    let limit = options.max_bytes.max(DEFAULT_MAX_BYTES);
+    let mut b = Builder {
+        input,
+        mode: options.mode,
+        diagnostics: Vec::new(),
+        patterns: Vec::new(),
+        texts: String::new(),
+        rules: Vec::new(),
+        groups: Vec::new(),
+        sitemaps: Vec::new(),
+        records: Vec::new(),
+        state: State::Start,
+    };
+
+    // google/robotstxt skips any prefix of the BOM (EF, EF BB, EF BB BF) at the very start.
+    let mut pos = input
+        .iter()
+        .zip(BOM)
+        .take_while(|(a, b)| a == b)
+        .count();
+
+    let body_end = input.len().min(limit);
+    let truncated = input.len() > limit;
+    b.check_html(pos, body_end);
+
+    let mut line_no: u32 = 0;
+    let mut cut_at = None;
+    while pos < body_end {
+        let eol = memchr::memchr2(b'\n', b'\r', &input[pos..body_end]).map(|i| pos + i);
+        line_no = line_no.saturating_add(1);
+        let Some(eol) = eol else {
+            if truncated {
+                // The limit cuts this line: drop it (a cut `Allow:` would widen access).
+                cut_at = Some((pos, line_no));
+            } else {
+                b.line(pos, body_end, line_no);
+            }
+            pos = body_end;
+            break;
+        };
+        b.line(pos, eol, line_no);
+        pos = if input[eol] == b'\r' && input.get(eol + 1) == Some(&b'\n') {
+            eol + 2
+        } else {
+            eol + 1
+        };
+    }
+    if truncated {
+        let (start, line) = cut_at.unwrap_or((pos.min(input.len()), line_no.saturating_add(1)));
+        b.push(
+            Code::ContentAfterLimit,
+            line,
+            start..input.len(),
+            format!(
+                "the file is {} bytes; everything after byte {limit} is ignored{}",
+                input.len(),
+                if cut_at.is_some() {
+                    ", including this line, which the limit cuts"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+    b.finish(body_end)
+}
+
+impl<'a> Builder<'a> {
+    fn push(&mut self, code: Code, line: u32, span: std::ops::Range<usize>, message: String) {
+        self.push_sev(code, code.default_severity(), line, span, message);
+    }
+
+    fn push_sev(
+        &mut self,
+        code: Code,
+        severity: Severity,
+        line: u32,
+        span: std::ops::Range<usize>,
+        message: String,
+    ) {
+        self.diagnostics.push(Diagnostic {
+            code,
+            severity,
+            line,
+            span,
+            message,
+        });
+    }
+
+    /// Byte range of `part`, a sub-slice of the input.
+    fn span(&self, part: &[u8]) -> std::ops::Range<usize> {
+        let start = self.input.offset(part);
+        start..start + part.len()
+    }
+
+    fn check_html(&mut self, start: usize, end: usize) {
+        let head = &self.input[start..end];
+        let Some(first) = head.iter().position(|&b| !b.is_ascii_whitespace()) else {
+            return;
+        };
+        let lower = |s: &[u8]| s.iter().map(u8::to_ascii_lowercase).collect::<Vec<_>>();
+        let peek = lower(&head[first..head.len().min(first + 256)]);
+        let html = peek.starts_with(b"<!doctype html")
+            || peek.starts_with(b"<html")
+            || peek.starts_with(b"<head")
+            || peek.starts_with(b"<body")
+            || (peek.starts_with(b"<") && memchr::memmem::find(&peek, b"<html").is_some());
+        if html {
+            let at = start + first;
+            let line = 1 + self.input[..at]
+                .iter()
+                .enumerate()
+                .filter(|&(i, &c)| {
+                    c == b'\n' || (c == b'\r' && self.input.get(i + 1) != Some(&b'\n'))
+                })
+                .count() as u32;
+            self.push(
+                Code::HtmlBody,
+                line,
+                at..at + 1,
+                "the body looks like HTML, not robots.txt; only its valid lines are used".into(),
+            );
+        }
+    }
+
+    /// One line, `input[start..end]`, without its line end.
+    fn line(&mut self, start: usize, end: usize, n: u32) {
+        let input = self.input;
+        let mut line = &input[start..end];
+        if line.len() > GOOGLE_MAX_LINE_BYTES {
+            let (msg, cut) = match self.mode {
+                Mode::Google => ("Google reads only the first", true),
+                Mode::Rfc => ("Google would cut it after", false),
+            };
+            self.push(
+                Code::LineTooLong,
+                n,
+                start + GOOGLE_MAX_LINE_BYTES..end,
+                format!("line is {} bytes; {msg} {GOOGLE_MAX_LINE_BYTES}", line.len()),
+            );
+            if cut {
+                line = &line[..GOOGLE_MAX_LINE_BYTES];
+            }
+        }
+        if let Some(nul) = memchr::memchr(0, line) {
+            self.push(
+                Code::NulByte,
+                n,
+                start + nul..end,
+                "NUL byte: the rest of the line is ignored".into(),
+            );
+            line = &line[..nul];
+        }
+        if line.starts_with(BOM) {
+            match self.mode {
+                Mode::Rfc => {
+                    self.push(
+                        Code::MisplacedBom,
+                        n,
+                        start..start + 3,
+                        "byte order mark inside the file; skipped".into(),
+                    );
+                    line = &line[3..];
+                }
+                Mode::Google => self.push_sev(
+                    Code::MisplacedBom,
+                    Severity::Error,
+                    n,
+                    start..start + 3,
+                    "byte order mark inside the file: Google does not skip it, so the line is not understood".into(),
+                ),
+            }
+        }
+        match lex(line) {
+            Lexed::Empty => {}
+            Lexed::Invalid(text) => {
+                self.stray(n);
+                let span = self.span(text);
+                self.push(
+                    Code::InvalidLine,
+                    n,
+                    span,
+                    "not a `key: value` record or a comment; ignored".into(),
+                );
+            }
+            Lexed::Record { key, sep, value } => self.record(n, key, sep, value),
+        }
+    }
+
+    /// A non-group line inside a run of `user-agent` lines.
+    fn stray(&mut self, n: u32) {
+        if let State::Agents { stray: None } = self.state {
+            self.state = State::Agents { stray: Some(n) };
+        }
+    }
+
+    fn record(&mut self, n: u32, key: &'a [u8], sep: Separator, value: &'a [u8]) {
+        let Some((directive, spelling)) = classify(key, self.mode) else {
+            self.stray(n);
+            let span = self.span(key);
+            self.push(
+                Code::UnknownDirective,
+                n,
+                span,
+                format!(
+                    "unknown directive `{}`; ignored",
+                    String::from_utf8_lossy(key)
+                ),
+            );
+            return;
+        };
+        if spelling != Spelling::Exact {
+            let span = self.span(key);
+            self.push(
+                Code::MisspelledKey,
+                n,
+                span,
+                format!(
+                    "`{}` read as `{}`",
+                    String::from_utf8_lossy(key),
+                    directive_name(directive)
+                ),
+            );
+        }
+        if sep == Separator::Whitespace {
+            let span = self.span(key);
+            self.push(
+                Code::MissingColon,
+                n,
+                span.end..span.end,
+                "missing `:` after the key; accepted because the line has exactly two parts"
+                    .into(),
+            );
+        }
+        match directive {
+            Directive::UserAgent => self.user_agent(n, value),
+            Directive::Allow => self.rule(n, key, RuleKind::Allow, value),
+            Directive::Disallow => self.rule(n, key, RuleKind::Disallow, value),
+            Directive::Sitemap => {
+                self.stray(n);
+                self.sitemap(n, value);
+            }
+            Directive::Other(other) => {
+                self.stray(n);
+                self.other(n, other, value);
+            }
+        }
+    }
+
+    fn user_agent(&mut self, n: u32, value: &'a [u8]) {
+        match self.state {
+            State::Start | State::Rules => self.groups.push(Group {
+                line: n,
+                agents: Vec::new(),
+                rules: self.rules.len()..self.rules.len(),
+            }),
+            State::Agents { stray: Some(stray) } => {
+                let first = self.groups.last().map_or(n, |g| g.line);
+                let span = self.span(value);
+                self.push(
+                    Code::AgentsJoined,
+                    n,
+                    span,
+                    format!(
+                        "this user-agent joins the group of line {first}: line {stray} does not end a group, so the rules that follow apply to both"
+                    ),
+                );
+            }
+            State::Agents { stray: None } => {}
+        }
+        self.state = State::Agents { stray: None };
+
+        let agent = if value.is_empty() {
+            let span = self.span(value);
+            self.push(
+                Code::EmptyUserAgent,
+                n,
+                span,
+                "empty user-agent: the rules of this group apply to no crawler".into(),
+            );
+            Agent::Nobody
+        } else if value[0] == b'*' && (value.len() == 1 || is_ws(value[1])) {
+            // google/robotstxt: '*' followed by whitespace and anything is still the global agent.
+            if value.len() > 1 {
+                let span = self.span(value);
+                self.push(
+                    Code::AgentNotToken,
+                    n,
+                    span,
+                    format!("`{}` read as `*`", String::from_utf8_lossy(value)),
+                );
+            }
+            Agent::Star
+        } else {
+            let token = leading_token(value);
+            if token.is_empty() {
+                let span = self.span(value);
+                self.push(
+                    Code::InvalidUserAgent,
+                    n,
+                    span,
+                    format!(
+                        "`{}` has no product token (letters, `_`, `-`) in front; it matches no crawler",
+                        String::from_utf8_lossy(value)
+                    ),
+                );
+                Agent::Nobody
+            } else {
+                if token.len() < value.len() {
+                    let span = self.span(value);
+                    self.push(
+                        Code::AgentNotToken,
+                        n,
+                        span,
+                        format!(
+                            "`{}` read as the product token `{}`",
+                            String::from_utf8_lossy(value),
+                            String::from_utf8_lossy(token)
+                        ),
+                    );
+                }
+                // Token bytes are ASCII letters, '_' and '-'.
+                let lower: String = token
+                    .iter()
+                    .map(|&c| char::from(c.to_ascii_lowercase()))
+                    .collect();
+                Agent::Token(lower.into())
+            }
+        };
+        if let Some(group) = self.groups.last_mut() {
+            group.agents.push((agent, n));
+        }
+    }
+
+    fn rule(&mut self, n: u32, key: &'a [u8], kind: RuleKind, value: &'a [u8]) {
+        if self.state == State::Start {
+            let span = self.span(key).start..self.span(value).end;
+            self.push(
+                Code::RuleOutsideGroup,
+                n,
+                span,
+                format!(
+                    "`{}` before any user-agent line belongs to no group; ignored",
+                    kind.as_str()
+                ),
+            );
+            return;
+        }
+        // Any allow/disallow line ends the run of user-agent lines, even one not used.
+        self.state = State::Rules;
+        if value.is_empty() {
+            // `Disallow:` with no value matches nothing: it is how a file allows everything.
+            return;
+        }
+        if value[0] != b'/' && value[0] != b'*' {
+            let span = self.span(value);
+            self.push(
+                Code::InvalidPath,
+                n,
+                span,
+                format!(
+                    "`{}` starts with neither `/` nor `*`, so it can never match; ignored",
+                    String::from_utf8_lossy(value)
+                ),
+            );
+            return;
+        }
+        let valid_utf8 = match std::str::from_utf8(value) {
+            Ok(_) => true,
+            Err(e) => {
+                let bad = self.span(value).start + e.valid_up_to();
+                let span = bad..bad + e.error_len().unwrap_or(1);
+                match self.mode {
+                    Mode::Rfc => {
+                        self.push(
+                            Code::InvalidUtf8,
+                            n,
+                            span,
+                            "bytes that are not UTF-8 in the path; the rule is ignored".into(),
+                        );
+                        return;
+                    }
+                    Mode::Google => self.push_sev(
+                        Code::InvalidUtf8,
+                        Severity::Warning,
+                        n,
+                        span,
+                        "bytes that are not UTF-8 in the path; Google percent-encodes them and uses the rule".into(),
+                    ),
+                }
+                false
+            }
+        };
+        if let Some(i) = memchr::memchr(b'$', &value[..value.len() - 1]) {
+            let at = self.span(value).start + i;
+            self.push(
+                Code::LiteralDollar,
+                n,
+                at..at + 1,
+                "`$` is special only at the end of a pattern; here it is an ordinary character"
+                    .into(),
+            );
+        }
+        if value.len() > 1 && value.ends_with(b"*") {
+            let end = self.span(value).end;
+            self.push(
+                Code::RedundantWildcard,
+                n,
+                end - 1..end,
+                "a `*` at the end of a pattern changes nothing".into(),
+            );
+        }
+
+        // The rule as written: key to end of value (the value follows ASCII, so its lossy
+        // decoding is the tail of the line's).
+        let text_start = self.texts.len() as u32;
+        let written = &self.input[self.span(key).start..self.span(value).end];
+        self.texts.push_str(&String::from_utf8_lossy(written));
+        let text_end = self.texts.len() as u32;
+        let value_len = if valid_utf8 {
+            value.len()
+        } else {
+            String::from_utf8_lossy(value).len()
+        } as u32;
+        let value_range = text_end - value_len..text_end;
+        let compiled = pattern::compile(value, self.mode, &mut self.patterns);
+        self.rules.push(Rule {
+            kind,
+            line: n,
+            pattern: compiled,
+            text: text_start..text_end,
+            value: value_range.clone(),
+            index_html: false,
+        });
+        if self.mode == Mode::Google && kind == RuleKind::Allow {
+            self.google_index_html(n, value, text_start..text_end, value_range);
+        }
+        if let Some(group) = self.groups.last_mut() {
+            group.rules.end = self.rules.len();
+        }
+    }
+
+    /// google/robotstxt: `Allow: /dir/index.htm…` also allows `/dir/$`.
+    fn google_index_html(
+        &mut self,
+        n: u32,
+        value: &[u8],
+        text: std::ops::Range<u32>,
+        value_range: std::ops::Range<u32>,
+    ) {
+        let Some(slash) = memchr::memrchr(b'/', value) else {
+            return;
+        };
+        if !value[slash..].starts_with(b"/index.htm") {
+            return;
+        }
+        let mut derived = value[..=slash].to_vec();
+        derived.push(b'$');
+        let compiled = pattern::compile(&derived, self.mode, &mut self.patterns);
+        self.rules.push(Rule {
+            kind: RuleKind::Allow,
+            line: n,
+            pattern: compiled,
+            text,
+            value: value_range,
+            index_html: true,
+        });
+    }
+
+    fn sitemap(&mut self, n: u32, value: &[u8]) {
+        let text = String::from_utf8_lossy(value);
+        let ok = std::str::from_utf8(value).is_ok()
+            && url::Url::parse(&text)
+                .map(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
+                .unwrap_or(false);
+        if ok {
+            self.sitemaps.push(Sitemap {
+                url: text.into_owned(),
+                line: n,
+            });
+        } else {
+            let span = self.span(value);
+            self.push(
+                Code::InvalidSitemapUrl,
+                n,
+                span,
+                format!("`{text}` is not an absolute http(s) URL; ignored"),
+            );
+        }
+    }
+
+    fn other(&mut self, n: u32, key: OtherKey, value: &[u8]) {
+        let group = match self.state {
+            State::Start => None,
+            _ => self.groups.len().checked_sub(1),
+        };
+        let span = self.span(value);
+        self.push(
+            Code::IgnoredDirective,
+            n,
+            span,
+            format!(
+                "`{}` is not part of RFC 9309; Google ignores it (kept for crawlers that read it)",
+                key.as_str()
+            ),
+        );
+        self.records.push(Record {
+            key,
+            value: String::from_utf8_lossy(value).into_owned(),
+            line: n,
+            group,
+        });
+    }
+
+    fn finish(self, bytes_used: usize) -> Parsed {
+        let index = matcher::Index::build(&self.groups, &self.rules);
+        let mut diagnostics = self.diagnostics;
+        // Lines are visited in order; the only out-of-order entries are file-level ones.
+        diagnostics.sort_by_key(|d| (d.line, d.span.start));
+        Parsed {
+            robots: Robots {
+                mode: self.mode,
+                patterns: self.patterns,
+                texts: self.texts,
+                rules: self.rules,
+                groups: self.groups,
+                index,
+                sitemaps: self.sitemaps,
+                records: self.records,
+                bytes_used,
+            },
+            diagnostics,
+        }
+    }
+}
+
+fn directive_name(d: Directive) -> &'static str {
+    match d {
+        Directive::UserAgent => "user-agent",
+        Directive::Allow => "allow",
+        Directive::Disallow => "disallow",
+        Directive::Sitemap => "sitemap",
+        Directive::Other(o) => o.as_str(),
+    }
+}

@@ -1,0 +1,87 @@
+//! The part of a URL that rules match: path, params and query, without the fragment
+//! ([RFC 9309 §2.2.2]).
+//!
+//! This is google/robotstxt's `GetPathParamsQuery`, which needs no full URL parse: it accepts
+//! absolute URLs, scheme-relative `//host/…` and bare paths alike, and answers `/` when there is
+//! no path.
+//!
+//! [RFC 9309 §2.2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.2
+
+use std::borrow::Cow;
+
+fn find_any(s: &[u8], from: usize, set: &[u8]) -> Option<usize> {
+    s.get(from..)?
+        .iter()
+        .position(|b| set.contains(b))
+        .map(|i| i + from)
+}
+
+/// Path + params + query of `url` (no fragment), always starting with `/`.
+pub fn request_path(url: &str) -> Cow<'_, str> {
+    let b = url.as_bytes();
+    // Initial two slashes (scheme-relative URL) are skipped.
+    let search_start = if b.starts_with(b"//") { 2 } else { 0 };
+    let early_path = find_any(b, search_start, b"/?;");
+    let mut protocol_end = memchr::memmem::find(&b[search_start..], b"://").map(|i| i + search_start);
+    if let (Some(early), Some(proto)) = (early_path, protocol_end) {
+        if early < proto {
+            // A path, param or query starts before "://", so "://" is no scheme separator.
+            protocol_end = None;
+        }
+    }
+    let protocol_end = protocol_end.map_or(search_start, |p| p + 3);
+    let Some(path_start) = find_any(b, protocol_end, b"/?;") else {
+        return Cow::Borrowed("/");
+    };
+    let hash = memchr::memchr(b'#', &b[search_start..]).map(|i| i + search_start);
+    if matches!(hash, Some(h) if h < path_start) {
+        return Cow::Borrowed("/");
+    }
+    let path_end = hash.unwrap_or(b.len());
+    let path = &url[path_start..path_end];
+    if b[path_start] != b'/' {
+        // `?q` or `;p` right after the host: the path is "/".
+        return Cow::Owned(format!("/{path}"));
+    }
+    Cow::Borrowed(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::request_path;
+
+    /// google/robotstxt's TestGetPathParamsQuery expectations.
+    #[test]
+    fn google_get_path_params_query() {
+        let cases = [
+            ("", "/"),
+            ("http://www.example.com", "/"),
+            ("http://www.example.com/", "/"),
+            ("http://www.example.com/a", "/a"),
+            ("http://www.example.com/a/", "/a/"),
+            ("http://www.example.com/a/b?c=http://d.e/", "/a/b?c=http://d.e/"),
+            ("http://www.example.com/a/b?c=d&e=f#fragment", "/a/b?c=d&e=f"),
+            ("example.com", "/"),
+            ("example.com/", "/"),
+            ("example.com/a", "/a"),
+            ("example.com/a/", "/a/"),
+            ("example.com/a/b?c=d&e=f#fragment", "/a/b?c=d&e=f"),
+            ("a", "/"),
+            ("a/", "/"),
+            ("/a", "/a"),
+            ("a/b", "/b"),
+            ("example.com?a", "/?a"),
+            ("example.com/a;b#c", "/a;b"),
+            ("//a/b/c", "/b/c"),
+        ];
+        for (url, want) in cases {
+            assert_eq!(request_path(url), want, "{url:?}");
+        }
+    }
+
+    #[test]
+    fn fragment_before_path_and_utf8() {
+        assert_eq!(request_path("http://h#frag/x"), "/");
+        assert_eq!(request_path("http://h/ツ?ü#x"), "/ツ?ü");
+    }
+}

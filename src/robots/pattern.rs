@@ -1,0 +1,296 @@
+//! Path patterns: percent-normalisation and matching with `*` and a final `$`
+//! ([RFC 9309 §2.2.2–2.2.3]).
+//!
+//! A pattern is compiled once into its canonical text (without the final `$`) plus two flags.
+//! In the canonical text a raw `*` is always the wildcard: in [`Mode::Rfc`] a literal star is
+//! written `%2A` on both sides (pattern and URL), and a literal dollar `%24`. Matching is a
+//! prefix or equality test for plain patterns and a leftmost-first segment search for patterns
+//! with wildcards, which is exact for `*`-only globs and linear in the path length per segment.
+//! No regex, no backtracking.
+//!
+//! [RFC 9309 §2.2.2–2.2.3]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.2
+
+use std::borrow::Cow;
+
+use memchr::memmem;
+
+use super::Mode;
+
+/// What a byte needs in [`Mode::Rfc`] canonical form.
+const KEEP: u8 = 0;
+const ENCODE: u8 = 1;
+const PERCENT: u8 = 2;
+/// `*` and `$`: special in patterns, encoded in URLs.
+const SPECIAL: u8 = 3;
+
+static CLASS: [u8; 256] = {
+    let mut t = [KEEP; 256];
+    let mut b = 0;
+    while b < 256 {
+        if b <= 0x20 || b >= 0x7F {
+            t[b] = ENCODE;
+        }
+        b += 1;
+    }
+    // Characters RFC 3986 never allows raw in a URL.
+    let unsafe_chars = b"\"<>\\^`{|}";
+    let mut i = 0;
+    while i < unsafe_chars.len() {
+        t[unsafe_chars[i] as usize] = ENCODE;
+        i += 1;
+    }
+    t[b'%' as usize] = PERCENT;
+    t[b'*' as usize] = SPECIAL;
+    t[b'$' as usize] = SPECIAL;
+    t
+};
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+#[inline]
+fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+#[inline]
+fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+#[inline]
+fn push_escaped(out: &mut Vec<u8>, b: u8) {
+    out.extend_from_slice(&[b'%', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
+}
+
+/// Which side of the comparison a string is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Pattern,
+    Url,
+}
+
+/// RFC 9309 §2.2.2 canonical form: `%XX` of an unreserved character decoded, other `%XX`
+/// upper-cased, a `%` that starts no escape written `%25`, non-ASCII, control and unsafe bytes
+/// percent-encoded. In a URL `*` and `$` are written `%2A`/`%24`, so that a raw `*` in a pattern
+/// stays the wildcard while `%2A` in a pattern matches a literal star.
+fn canonical_rfc(input: &[u8], side: Side, out: &mut Vec<u8>) {
+    let mut i = 0;
+    while i < input.len() {
+        let b = input[i];
+        match CLASS[b as usize] {
+            KEEP => out.push(b),
+            ENCODE => push_escaped(out, b),
+            SPECIAL => {
+                if side == Side::Url || b == b'$' {
+                    push_escaped(out, b);
+                } else {
+                    out.push(b);
+                }
+            }
+            _ => {
+                // '%'
+                let hi = input.get(i + 1).copied().and_then(hex_val);
+                let lo = input.get(i + 2).copied().and_then(hex_val);
+                match (hi, lo) {
+                    (Some(h), Some(l)) => {
+                        let v = (h << 4) | l;
+                        if is_unreserved(v) {
+                            out.push(v);
+                        } else {
+                            push_escaped(out, v);
+                        }
+                        i += 2;
+                    }
+                    _ => push_escaped(out, b'%'),
+                }
+            }
+        }
+        i += 1;
+    }
+}
+
+/// google/robotstxt's `MaybeEscapePattern`: non-ASCII bytes become `%XX`, existing escapes are
+/// upper-cased; nothing else changes. URLs are not touched in `Mode::Google`.
+fn canonical_google(input: &[u8], out: &mut Vec<u8>) {
+    let mut i = 0;
+    while i < input.len() {
+        let b = input[i];
+        if b == b'%' {
+            if let (Some(h), Some(l)) = (
+                input.get(i + 1).copied().filter(u8::is_ascii_hexdigit),
+                input.get(i + 2).copied().filter(u8::is_ascii_hexdigit),
+            ) {
+                out.extend_from_slice(&[b'%', h.to_ascii_uppercase(), l.to_ascii_uppercase()]);
+                i += 3;
+                continue;
+            }
+            out.push(b);
+        } else if b >= 0x80 {
+            push_escaped(out, b);
+        } else {
+            out.push(b);
+        }
+        i += 1;
+    }
+}
+
+/// The request path (path + params + query) in the form patterns are compared with.
+/// Borrowed when nothing needs to change, which is the common case.
+pub(crate) fn canonical_path(path: &str, mode: Mode) -> Cow<'_, [u8]> {
+    let bytes = path.as_bytes();
+    if mode == Mode::Google || bytes.iter().all(|&b| CLASS[b as usize] == KEEP) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len() + 8);
+    canonical_rfc(bytes, Side::Url, &mut out);
+    Cow::Owned(out)
+}
+
+/// A compiled pattern: its canonical text lives in the owner's text arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Compiled {
+    /// Byte range of the canonical text (final `$` removed) in the arena.
+    pub start: u32,
+    pub len: u32,
+    /// The pattern ended with `$`: the path must end where the pattern does.
+    pub anchored: bool,
+    /// The canonical text holds at least one `*`.
+    pub wildcard: bool,
+}
+
+impl Compiled {
+    /// How specific the pattern is: the octets of its canonical form, `*` and the final `$`
+    /// included, as in google/robotstxt.
+    pub fn priority(&self) -> u32 {
+        self.len + u32::from(self.anchored)
+    }
+}
+
+/// Appends the canonical text of `value` (an `allow`/`disallow` value) to `arena` and returns
+/// the compiled pattern.
+pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> Compiled {
+    let (body, anchored) = match value.split_last() {
+        Some((b'$', body)) => (body, true),
+        _ => (value, false),
+    };
+    let start = arena.len();
+    match mode {
+        Mode::Rfc => canonical_rfc(body, Side::Pattern, arena),
+        Mode::Google => canonical_google(body, arena),
+    }
+    let text = &arena[start..];
+    Compiled {
+        start: start as u32,
+        len: text.len() as u32,
+        anchored,
+        wildcard: memchr::memchr(b'*', text).is_some(),
+    }
+}
+
+/// Does `pattern` (canonical text) match `path` (canonical)?
+#[inline]
+pub(crate) fn matches(pattern: &[u8], anchored: bool, wildcard: bool, path: &[u8]) -> bool {
+    if !wildcard {
+        return if anchored {
+            path == pattern
+        } else {
+            path.starts_with(pattern)
+        };
+    }
+    glob(pattern, anchored, path)
+}
+
+/// `*`-glob matching: the first segment is a prefix, middle segments are found leftmost-first
+/// (which is optimal for `*`-only globs), and with `anchored` the last segment must be a suffix
+/// of what is left.
+fn glob(pattern: &[u8], anchored: bool, path: &[u8]) -> bool {
+    let mut segments = pattern.split(|&b| b == b'*');
+    let first = segments.next().unwrap_or_default();
+    if !path.starts_with(first) {
+        return false;
+    }
+    let mut rest = &path[first.len()..];
+    let mut last = None;
+    for seg in segments {
+        if let Some(prev) = last.replace(seg) {
+            match find(rest, prev) {
+                Some(at) => rest = &rest[at + prev.len()..],
+                None => return false,
+            }
+        }
+    }
+    match last {
+        // No '*' after all (not reached: callers pass `wildcard`).
+        None => !anchored || rest.is_empty(),
+        Some(seg) if anchored => rest.ends_with(seg),
+        Some(seg) => find(rest, seg).is_some(),
+    }
+}
+
+#[inline]
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    match needle.len() {
+        0 => Some(0),
+        1 => memchr::memchr(needle[0], haystack),
+        _ => memmem::find(haystack, needle),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon_pat(p: &str, mode: Mode) -> (String, bool) {
+        let mut arena = Vec::new();
+        let c = compile(p.as_bytes(), mode, &mut arena);
+        (String::from_utf8(arena).unwrap(), c.anchored)
+    }
+
+    fn canon_url(p: &str) -> String {
+        String::from_utf8(canonical_path(p, Mode::Rfc).into_owned()).unwrap()
+    }
+
+    #[test]
+    fn rfc_canonical_forms() {
+        assert_eq!(canon_pat("/foo/bar/ツ", Mode::Rfc).0, "/foo/bar/%E3%83%84");
+        assert_eq!(canon_pat("/foo/bar/%62%61%7A", Mode::Rfc).0, "/foo/bar/baz");
+        assert_eq!(canon_pat("/a%2a*b$", Mode::Rfc), ("/a%2A*b".into(), true));
+        assert_eq!(canon_pat("/a$b", Mode::Rfc).0, "/a%24b");
+        assert_eq!(canon_pat("/100%", Mode::Rfc).0, "/100%25");
+        assert_eq!(canon_pat("/%2f", Mode::Rfc).0, "/%2F");
+        assert_eq!(canon_url("/foo/bar/ツ"), "/foo/bar/%E3%83%84");
+        assert_eq!(canon_url("/a*b$"), "/a%2Ab%24");
+        assert_eq!(canon_url("/a b"), "/a%20b");
+        assert_eq!(canon_url("/%7euser"), "/~user");
+    }
+
+    #[test]
+    fn google_escapes_only_the_pattern() {
+        assert_eq!(canon_pat("/foo/bar/ツ", Mode::Google).0, "/foo/bar/%E3%83%84");
+        assert_eq!(canon_pat("/%62%61%7a", Mode::Google).0, "/%62%61%7A");
+        assert_eq!(canon_pat("/a$b", Mode::Google).0, "/a$b");
+        assert!(matches!(canonical_path("/ツ", Mode::Google), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn glob_cases() {
+        // `p` is canonical text: the final `$` is the `a` flag.
+        let m = |p: &str, a: bool, path: &str| matches(p.as_bytes(), a, true, path.as_bytes());
+        assert!(m("/foo/*/qux", false, "/foo/bar/qux"));
+        assert!(m("/foo/*/qux", false, "/foo/bar/qux/more"));
+        assert!(!m("/foo/*/qux", false, "/foo/quz"));
+        assert!(m("*.gif", true, "/a/b.gif"));
+        assert!(!m("*.gif", true, "/a/b.gif?x"));
+        assert!(m("/a*", true, "/abc"));
+        assert!(m("*", false, "/"));
+        assert!(m("/*a*a", true, "/aa"));
+        assert!(!m("/*a*a", true, "/a"));
+        assert!(m("/*ab*ab", true, "/xabab"));
+        assert!(!m("/*ab*ab", true, "/xab"));
+    }
+}
