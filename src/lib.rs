@@ -57,6 +57,6 @@ pub use diagnostic::{Code, Diagnostic, Severity};
 pub use origin::{robots_txt_url, Origin, OriginError, Scheme};
 pub use robots::{
     request_path, Agent, AgentRules, Decision, Directive, Group, GroupMatch, Mode, Options,
-    OtherKey, Parsed, ProductToken, Reason, Record, Robots, RuleKind, RuleRef, Sitemap,
-    TokenError, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+    OtherKey, Parsed, ProductToken, Reason, Record, Robots, RuleKind, RuleRef, Sitemap, TokenError,
+    DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };

@@ -161,15 +161,36 @@ mod tests {
     #[test]
     fn spec_examples() {
         let cases = [
-            ("HTTPS://User:pw@Example.COM:443/a/b?c#d", "https://example.com/robots.txt"),
-            ("https://example.com:443/x", "https://example.com/robots.txt"),
+            (
+                "HTTPS://User:pw@Example.COM:443/a/b?c#d",
+                "https://example.com/robots.txt",
+            ),
+            (
+                "https://example.com:443/x",
+                "https://example.com/robots.txt",
+            ),
             ("http://example.com:80/x", "http://example.com/robots.txt"),
-            ("https://example.com:8443/x", "https://example.com:8443/robots.txt"),
-            ("http://example.com:443/", "http://example.com:443/robots.txt"),
-            ("https://m.de.example.com/a", "https://m.de.example.com/robots.txt"),
-            ("http://exämple.com/", "http://xn--exmple-cua.com/robots.txt"),
+            (
+                "https://example.com:8443/x",
+                "https://example.com:8443/robots.txt",
+            ),
+            (
+                "http://example.com:443/",
+                "http://example.com:443/robots.txt",
+            ),
+            (
+                "https://m.de.example.com/a",
+                "https://m.de.example.com/robots.txt",
+            ),
+            (
+                "http://exämple.com/",
+                "http://xn--exmple-cua.com/robots.txt",
+            ),
             ("http://[::1]:8080/x", "http://[::1]:8080/robots.txt"),
-            ("http://192.0.2.1/dir/robots.txt", "http://192.0.2.1/robots.txt"),
+            (
+                "http://192.0.2.1/dir/robots.txt",
+                "http://192.0.2.1/robots.txt",
+            ),
             ("http://example.com./", "http://example.com./robots.txt"),
         ];
         for (url, want) in cases {

@@ -157,10 +157,7 @@ mod tests {
             rec("disallow /x"),
             ("disallow".into(), Separator::Whitespace, "/x".into())
         );
-        assert_eq!(
-            lex(b"disallow /x /y"),
-            Lexed::Invalid(b"disallow /x /y")
-        );
+        assert_eq!(lex(b"disallow /x /y"), Lexed::Invalid(b"disallow /x /y"));
         assert_eq!(lex(b"disallow"), Lexed::Invalid(b"disallow"));
     }
 

@@ -89,7 +89,7 @@ impl Index {
         }
         self.slots[start..].sort_unstable_by_key(|s| {
             (
-                Reverse(s.pattern.priority()),
+                Reverse(s.pattern.priority),
                 !s.allow,
                 rules[s.rule as usize].line,
                 s.rule,
@@ -190,9 +190,15 @@ impl<'a> AgentRules<'a> {
             .map(|s| self.robots.rule_ref(&self.robots.rules[s.rule as usize]))
     }
 
-    /// Decides for `url`: an absolute URL or a path (with query); the fragment is ignored.
+    /// Decides for `url`: an absolute URL, a scheme-relative `//host/…` URL, or a path (with
+    /// query); the fragment is ignored.
     pub fn check(&self, url: &str) -> Decision<'a> {
-        let path = request_path(url);
+        self.check_path(&request_path(url))
+    }
+
+    /// Decides for `path`, taken verbatim as the path + query to match (it should start with
+    /// `/`; no fragment). For callers that already hold the request target.
+    pub fn check_path(&self, path: &str) -> Decision<'a> {
         let robots = self.robots;
         if robots.mode == Mode::Rfc {
             let p = path.as_bytes();
@@ -205,7 +211,7 @@ impl<'a> AgentRules<'a> {
                 };
             }
         }
-        let canon = pattern::canonical_path(&path, robots.mode);
+        let canon = pattern::canonical_path(path, robots.mode);
         let canon: &[u8] = &canon;
         for s in self.slots {
             let p = s.pattern;
@@ -249,6 +255,11 @@ impl Robots {
     /// parse is done. The [`Decision`] names the rule that decided.
     pub fn check(&self, token: &ProductToken, url: &str) -> Decision<'_> {
         self.rules_for(token).check(url)
+    }
+
+    /// Like [`Robots::check`] for a path + query taken verbatim (see [`AgentRules::check_path`]).
+    pub fn check_path(&self, token: &ProductToken, path: &str) -> Decision<'_> {
+        self.rules_for(token).check_path(path)
     }
 
     /// `self.check(token, url).allowed`.

@@ -38,7 +38,7 @@ pub const GOOGLE_MAX_LINE_BYTES: usize = 16_663;
 ///
 /// | | `Rfc` (default) | `Google` |
 /// |---|---|---|
-/// | percent-encoding | pattern **and** URL normalised (RFC 9309 §2.2.2): `%XX` of unreserved characters decoded, non-ASCII encoded, hex upper-cased | only the pattern is escaped (non-ASCII → `%XX`, hex upper-cased); the URL is compared as given, `%62` ≠ `b` |
+/// | percent-encoding | pattern **and** URL normalised (RFC 9309 §2.2.2): an ASCII character and its `%XX` are the same (`%62` = `b`, `%2F` = `/`), non-ASCII bytes are `%XX`, hex case is irrelevant; `*` and `$` match `%2A` and `%24` | only the pattern is escaped (non-ASCII → `%XX`, hex upper-cased); the URL is compared as given, `%62` ≠ `b` |
 /// | `Allow: /dir/index.html` | a plain rule | also allows `/dir/` exactly (google/robotstxt rewrites it to `/dir/$`) |
 /// | keys | exact key or one of Google's misspellings | also any key that *starts with* a known key (`disallowed:` is `disallow`) |
 /// | long lines | used whole (with a `line-too-long` warning) | cut at 16,663 bytes |

@@ -14,8 +14,8 @@ use super::agent::leading_token;
 use super::directive::{classify, Directive, OtherKey, Spelling};
 use super::lexer::{is_ws, lex, Lexed, Separator};
 use super::{
-    matcher, pattern, Agent, Group, Mode, Options, Parsed, Record, Robots, Rule, RuleKind,
-    Sitemap, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+    matcher, pattern, Agent, Group, Mode, Options, Parsed, Record, Robots, Rule, RuleKind, Sitemap,
+    DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };
 use crate::diagnostic::{Code, Diagnostic, Severity};
 
@@ -62,11 +62,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
     };
 
     // google/robotstxt skips any prefix of the BOM (EF, EF BB, EF BB BF) at the very start.
-    let mut pos = input
-        .iter()
-        .zip(BOM)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let mut pos = input.iter().zip(BOM).take_while(|(a, b)| a == b).count();
 
     let body_end = input.len().min(limit);
     let truncated = input.len() > limit;
@@ -185,7 +181,10 @@ impl<'a> Builder<'a> {
                 Code::LineTooLong,
                 n,
                 start + GOOGLE_MAX_LINE_BYTES..end,
-                format!("line is {} bytes; {msg} {GOOGLE_MAX_LINE_BYTES}", line.len()),
+                format!(
+                    "line is {} bytes; {msg} {GOOGLE_MAX_LINE_BYTES}",
+                    line.len()
+                ),
             );
             if cut {
                 line = &line[..GOOGLE_MAX_LINE_BYTES];
@@ -277,8 +276,7 @@ impl<'a> Builder<'a> {
                 Code::MissingColon,
                 n,
                 span.end..span.end,
-                "missing `:` after the key; accepted because the line has exactly two parts"
-                    .into(),
+                "missing `:` after the key; accepted because the line has exactly two parts".into(),
             );
         }
         match directive {

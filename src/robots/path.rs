@@ -22,7 +22,8 @@ pub fn request_path(url: &str) -> Cow<'_, str> {
     // Initial two slashes (scheme-relative URL) are skipped.
     let search_start = if b.starts_with(b"//") { 2 } else { 0 };
     let early_path = find_any(b, search_start, b"/?;");
-    let mut protocol_end = memchr::memmem::find(&b[search_start..], b"://").map(|i| i + search_start);
+    let mut protocol_end =
+        memchr::memmem::find(&b[search_start..], b"://").map(|i| i + search_start);
     if let (Some(early), Some(proto)) = (early_path, protocol_end) {
         if early < proto {
             // A path, param or query starts before "://", so "://" is no scheme separator.
@@ -59,8 +60,14 @@ mod tests {
             ("http://www.example.com/", "/"),
             ("http://www.example.com/a", "/a"),
             ("http://www.example.com/a/", "/a/"),
-            ("http://www.example.com/a/b?c=http://d.e/", "/a/b?c=http://d.e/"),
-            ("http://www.example.com/a/b?c=d&e=f#fragment", "/a/b?c=d&e=f"),
+            (
+                "http://www.example.com/a/b?c=http://d.e/",
+                "/a/b?c=http://d.e/",
+            ),
+            (
+                "http://www.example.com/a/b?c=d&e=f#fragment",
+                "/a/b?c=d&e=f",
+            ),
             ("example.com", "/"),
             ("example.com/", "/"),
             ("example.com/a", "/a"),

@@ -58,11 +58,6 @@ fn hex_val(b: u8) -> Option<u8> {
 }
 
 #[inline]
-fn is_unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
-}
-
-#[inline]
 fn push_escaped(out: &mut Vec<u8>, b: u8) {
     out.extend_from_slice(&[b'%', HEX[(b >> 4) as usize], HEX[(b & 15) as usize]]);
 }
@@ -74,10 +69,13 @@ enum Side {
     Url,
 }
 
-/// RFC 9309 §2.2.2 canonical form: `%XX` of an unreserved character decoded, other `%XX`
-/// upper-cased, a `%` that starts no escape written `%25`, non-ASCII, control and unsafe bytes
-/// percent-encoded. In a URL `*` and `$` are written `%2A`/`%24`, so that a raw `*` in a pattern
-/// stays the wildcard while `%2A` in a pattern matches a literal star.
+/// RFC 9309 §2.2.2 canonical form. The RFC decodes escaped unreserved characters and encodes
+/// reserved ones, so every printable ASCII character is equivalent to its `%XX` escape (its
+/// table matches `/foo/bar?baz=https://foo.bar` with `…https%3A%2F%2Ffoo.bar`). Canonically such
+/// characters are raw: `%XX` of one is decoded, other `%XX` upper-cased, a `%` that starts no
+/// escape written `%25`, and non-ASCII, control, space and unsafe bytes percent-encoded. `%`,
+/// `*` and `$` stay escaped, and in a URL `*` and `$` are written `%2A`/`%24`, so that a raw `*`
+/// in a pattern is always the wildcard while `%2A` in a pattern matches a literal star.
 fn canonical_rfc(input: &[u8], side: Side, out: &mut Vec<u8>) {
     let mut i = 0;
     while i < input.len() {
@@ -99,7 +97,7 @@ fn canonical_rfc(input: &[u8], side: Side, out: &mut Vec<u8>) {
                 match (hi, lo) {
                     (Some(h), Some(l)) => {
                         let v = (h << 4) | l;
-                        if is_unreserved(v) {
+                        if CLASS[v as usize] == KEEP {
                             out.push(v);
                         } else {
                             push_escaped(out, v);
@@ -161,14 +159,11 @@ pub(crate) struct Compiled {
     pub anchored: bool,
     /// The canonical text holds at least one `*`.
     pub wildcard: bool,
-}
-
-impl Compiled {
-    /// How specific the pattern is: the octets of its canonical form, `*` and the final `$`
-    /// included, as in google/robotstxt.
-    pub fn priority(&self) -> u32 {
-        self.len + u32::from(self.anchored)
-    }
+    /// How specific the pattern is: its octets, `*` and the final `$` included. In
+    /// `Mode::Google` these are the octets of the escaped pattern, as google/robotstxt counts
+    /// them. In `Mode::Rfc` an ASCII character counts one octet however it is written (`%2A`
+    /// and `*`, `%62` and `b` are the same character), a non-ASCII byte three (its `%XX`).
+    pub priority: u32,
 }
 
 /// Appends the canonical text of `value` (an `allow`/`disallow` value) to `arena` and returns
@@ -184,11 +179,22 @@ pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> Compiled
         Mode::Google => canonical_google(body, arena),
     }
     let text = &arena[start..];
+    let octets = match mode {
+        Mode::Google => text.len(),
+        // Every escape left in canonical RFC text is `%XX` with upper-case hex.
+        Mode::Rfc => {
+            let ascii_escapes = memchr::memchr_iter(b'%', text)
+                .filter(|&i| text.get(i + 1).is_some_and(|&h| h < b'8'))
+                .count();
+            text.len() - 2 * ascii_escapes
+        }
+    };
     Compiled {
         start: start as u32,
         len: text.len() as u32,
         anchored,
         wildcard: memchr::memchr(b'*', text).is_some(),
+        priority: (octets + usize::from(anchored)) as u32,
     }
 }
 
@@ -262,7 +268,7 @@ mod tests {
         assert_eq!(canon_pat("/a%2a*b$", Mode::Rfc), ("/a%2A*b".into(), true));
         assert_eq!(canon_pat("/a$b", Mode::Rfc).0, "/a%24b");
         assert_eq!(canon_pat("/100%", Mode::Rfc).0, "/100%25");
-        assert_eq!(canon_pat("/%2f", Mode::Rfc).0, "/%2F");
+        assert_eq!(canon_pat("/%2f%3a%25", Mode::Rfc).0, "//:%25");
         assert_eq!(canon_url("/foo/bar/ツ"), "/foo/bar/%E3%83%84");
         assert_eq!(canon_url("/a*b$"), "/a%2Ab%24");
         assert_eq!(canon_url("/a b"), "/a%20b");
@@ -271,10 +277,16 @@ mod tests {
 
     #[test]
     fn google_escapes_only_the_pattern() {
-        assert_eq!(canon_pat("/foo/bar/ツ", Mode::Google).0, "/foo/bar/%E3%83%84");
+        assert_eq!(
+            canon_pat("/foo/bar/ツ", Mode::Google).0,
+            "/foo/bar/%E3%83%84"
+        );
         assert_eq!(canon_pat("/%62%61%7a", Mode::Google).0, "/%62%61%7A");
         assert_eq!(canon_pat("/a$b", Mode::Google).0, "/a$b");
-        assert!(matches!(canonical_path("/ツ", Mode::Google), Cow::Borrowed(_)));
+        assert!(matches!(
+            canonical_path("/ツ", Mode::Google),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]

@@ -1,0 +1,130 @@
+//! One fixture per diagnostic code (`testdata/diagnostics/<code>.txt`).
+//!
+//! Each fixture states what it must produce in `# expect: <code> <line>` comments (and
+//! optionally `# mode: google`); the test requires exactly that set, so a fixture also proves
+//! that nothing else fires. A code without a fixture fails the test.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use crawlgate::{Code, Diagnostic, Mode, Options, Robots};
+
+fn fixture_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("testdata/diagnostics")
+}
+
+fn expectations(bytes: &[u8]) -> (Mode, BTreeSet<(String, u32)>) {
+    let mut mode = Mode::Rfc;
+    let mut want = BTreeSet::new();
+    for line in bytes.split(|&b| b == b'\n') {
+        let line = String::from_utf8_lossy(line);
+        if let Some(rest) = line.strip_prefix("# expect: ") {
+            let (code, n) = rest.trim().split_once(' ').expect("`# expect: code line`");
+            want.insert((code.to_owned(), n.parse().expect("line number")));
+        } else if line.trim() == "# mode: google" {
+            mode = Mode::Google;
+        }
+    }
+    (mode, want)
+}
+
+/// Invariants every diagnostic keeps: span inside the input, and its line is the line the
+/// span starts on.
+pub fn check_spans(input: &[u8], diagnostics: &[Diagnostic]) {
+    for d in diagnostics {
+        assert!(
+            d.span.start <= d.span.end && d.span.end <= input.len(),
+            "{d:?}"
+        );
+        let mut line = 1u32;
+        let mut i = 0;
+        while i < d.span.start {
+            match input[i] {
+                b'\n' => line += 1,
+                b'\r' if input.get(i + 1) != Some(&b'\n') => line += 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        assert_eq!(line, d.line, "line of span start for {d:?}");
+    }
+}
+
+fn run(name: &str) -> (Vec<Diagnostic>, BTreeSet<(String, u32)>) {
+    let path = fixture_dir().join(format!("{name}.txt"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (mode, want) = expectations(&bytes);
+    let parsed = Robots::parse_with(&bytes, &Options::mode(mode));
+    check_spans(&bytes, &parsed.diagnostics);
+    (parsed.diagnostics, want)
+}
+
+#[test]
+fn every_code_has_a_fixture_that_produces_exactly_what_it_expects() {
+    let mut missing = Vec::new();
+    for code in Code::ALL {
+        let path = fixture_dir().join(format!("{}.txt", code.as_str()));
+        if !path.exists() {
+            missing.push(code.as_str());
+            continue;
+        }
+        let (got, want) = run(code.as_str());
+        assert!(
+            want.iter().any(|(c, _)| c == code.as_str()),
+            "{code}: the fixture does not expect its own code"
+        );
+        let got: BTreeSet<(String, u32)> = got
+            .iter()
+            .map(|d| (d.code.as_str().to_owned(), d.line))
+            .collect();
+        assert_eq!(got, want, "fixture {code}");
+    }
+    assert!(missing.is_empty(), "codes without a fixture: {missing:?}");
+}
+
+#[test]
+fn clean_file_produces_nothing() {
+    let (got, want) = run("clean");
+    assert!(want.is_empty());
+    assert!(got.is_empty(), "{got:#?}");
+}
+
+#[test]
+fn every_fixture_names_a_known_code() {
+    for entry in std::fs::read_dir(fixture_dir()).expect("fixture dir") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        let stem = name.strip_suffix(".txt").expect("fixtures are .txt");
+        assert!(
+            stem == "clean" || Code::from_name(stem).is_some(),
+            "fixture {name} names no code"
+        );
+    }
+}
+
+#[test]
+fn severities_follow_the_catalogue() {
+    use crawlgate::Severity::{Error, Warning};
+    let errors = [
+        "invalid-line",
+        "unknown-directive",
+        "rule-outside-group",
+        "invalid-path",
+        "empty-user-agent",
+        "invalid-user-agent",
+        "invalid-sitemap-url",
+        "content-after-limit",
+        "invalid-utf8",
+    ];
+    for code in Code::ALL {
+        let want = if errors.contains(&code.as_str()) {
+            Error
+        } else {
+            Warning
+        };
+        assert_eq!(code.default_severity(), want, "{code}");
+    }
+}

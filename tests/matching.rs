@@ -1,0 +1,258 @@
+//! SPEC §2: group choice, longest match, `*` and `$`, percent-encoding; RFC 9309 §5 examples;
+//! and a property test of the compiled matcher against a naive reference matcher.
+
+use crawlgate::{GroupMatch, Mode, Options, ProductToken, Reason, Robots, RuleKind};
+use proptest::prelude::*;
+
+fn tok(s: &str) -> ProductToken {
+    ProductToken::new(s).expect("valid token")
+}
+
+const RFC_EXAMPLE: &str = "User-Agent: *
+Disallow: *.gif$
+Disallow: /example/
+Allow: /publications/
+
+User-Agent: foobot
+Disallow:/
+Allow:/example/page.html
+Allow:/example/allowed.gif
+
+User-Agent: barbot
+User-Agent: bazbot
+Disallow: /example/page.html
+
+User-Agent: quxbot
+";
+
+#[test]
+fn rfc9309_section5_simple_example() {
+    let parsed = Robots::parse(RFC_EXAMPLE.as_bytes());
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    let r = parsed.robots;
+    let cases = [
+        ("foobot", "/example/page.html", true),
+        ("foobot", "/example/allowed.gif", true),
+        ("foobot", "/example/other.html", false),
+        ("foobot", "/publications/", false),
+        ("barbot", "/example/page.html", false),
+        ("bazbot", "/example/page.html", false),
+        ("barbot", "/example/other.html", true),
+        ("barbot", "/image.gif", true),
+        ("quxbot", "/example/page.html", true),
+        ("quxbot", "/image.gif", true),
+        ("otherbot", "/image.gif", false),
+        ("otherbot", "/image.gif?size=2", true),
+        ("otherbot", "/example/", false),
+        ("otherbot", "/publications/", true),
+        ("otherbot", "/publications/cover.gif", true),
+        ("otherbot", "/", true),
+    ];
+    for (agent, path, want) in cases {
+        assert_eq!(r.is_allowed(&tok(agent), path), want, "{agent} {path}");
+    }
+    assert_eq!(r.check(&tok("quxbot"), "/x").group, GroupMatch::Token);
+    assert_eq!(r.check(&tok("otherbot"), "/x").group, GroupMatch::Star);
+}
+
+#[test]
+fn rfc9309_section5_longest_match() {
+    let r = Robots::parse(
+        b"User-Agent: foobot\nAllow: /example/page/\nDisallow: /example/page/disallowed.gif\n",
+    )
+    .robots;
+    assert!(r.is_allowed(&tok("foobot"), "/example/page/"));
+    assert!(!r.is_allowed(&tok("foobot"), "/example/page/disallowed.gif"));
+}
+
+#[test]
+fn rfc9309_encoding_table() {
+    // (pattern in the file, URL path that must match it)
+    let table = [
+        ("/foo/bar?baz=quz", "/foo/bar?baz=quz"),
+        (
+            "/foo/bar?baz=https://foo.bar",
+            "/foo/bar?baz=https%3A%2F%2Ffoo.bar",
+        ),
+        ("/foo/bar/ツ", "/foo/bar/%E3%83%84"),
+        ("/foo/bar/%E3%83%84", "/foo/bar/%E3%83%84"),
+        ("/foo/bar/%E3%83%84", "/foo/bar/ツ"),
+        ("/foo/bar/%62%61%7A", "/foo/bar/baz"),
+        ("/foo/bar/baz", "/foo/bar/%62%61%7a"),
+        ("/foo/bar/%e3%83%84", "/foo/bar/%E3%83%84"),
+        ("/path/file-with-a-%2A.html", "/path/file-with-a-*.html"),
+        ("/path/file-with-a-%2A.html", "/path/file-with-a-%2a.html"),
+        ("/path/foo-%24", "/path/foo-$"),
+    ];
+    for (pattern, path) in table {
+        let body = format!("User-agent: *\nDisallow: /\nAllow: {pattern}$\n");
+        let r = Robots::parse(body.as_bytes()).robots;
+        let d = r.check(&tok("x"), path);
+        assert!(d.allowed, "{pattern} should match {path}: {d:?}");
+    }
+    // A literal `*` in the pattern (%2A) is not a wildcard.
+    let r = Robots::parse(b"User-agent: *\nDisallow: /a%2Ab\n").robots;
+    assert!(r.is_allowed(&tok("x"), "/axb"));
+    assert!(!r.is_allowed(&tok("x"), "/a*b"));
+    // An escaped reserved character is not a path separator... but RFC 9309 says it is equal.
+    let r = Robots::parse(b"User-agent: *\nDisallow: /a/b\n").robots;
+    assert!(!r.is_allowed(&tok("x"), "/a%2Fb"));
+}
+
+#[test]
+fn longest_match_allow_wins_ties_and_explains() {
+    let body =
+        b"User-agent: *\nDisallow: /page\nAllow: /page\nDisallow: /page/deep\nAllow: /*.html\n";
+    let r = Robots::parse(body).robots;
+    let t = tok("x");
+    assert!(r.is_allowed(&t, "/page"));
+    let d = r.check(&t, "/page/deep/x");
+    assert!(!d.allowed);
+    let rule = d.rule().expect("a rule decided");
+    assert_eq!(
+        (rule.line, rule.kind, rule.text, rule.pattern),
+        (4, RuleKind::Disallow, "Disallow: /page/deep", "/page/deep")
+    );
+    // `/*.html` (7 octets) loses to `/page/deep` (10 octets).
+    assert!(!r.is_allowed(&t, "/page/deep/a.html"));
+    assert!(r.is_allowed(&t, "/a.html"));
+    assert_eq!(r.check(&t, "/other").reason, Reason::NoMatchingRule);
+}
+
+#[test]
+fn no_group_no_rules_and_empty_disallow_allow_everything() {
+    let t = tok("x");
+    assert_eq!(
+        Robots::parse(b"").robots.check(&t, "/a").reason,
+        Reason::NoGroup
+    );
+    let r = Robots::parse(b"User-agent: other\nDisallow: /\n").robots;
+    assert_eq!(r.check(&t, "/a").reason, Reason::NoGroup);
+    assert!(r.is_allowed(&t, "/a"));
+    assert!(Robots::parse(b"User-agent: *\nDisallow:\n")
+        .robots
+        .is_allowed(&t, "/a"));
+    // A named group never combines with `*`.
+    let r = Robots::parse(b"User-agent: *\nDisallow: /a\nUser-agent: x\nDisallow: /b\n").robots;
+    assert!(r.is_allowed(&t, "/a"));
+    assert!(!r.is_allowed(&t, "/b"));
+    // Groups naming the same agent merge.
+    let r = Robots::parse(
+        b"User-agent: x\nDisallow: /a\nUser-agent: y\nDisallow: /c\nUser-agent: X\nDisallow: /b\n",
+    )
+    .robots;
+    assert!(!r.is_allowed(&t, "/a") && !r.is_allowed(&t, "/b") && r.is_allowed(&t, "/c"));
+}
+
+#[test]
+fn robots_txt_is_always_allowed_in_rfc_mode() {
+    let body = b"User-agent: *\nDisallow: /\n";
+    let t = tok("x");
+    let rfc = Robots::parse(body).robots;
+    assert_eq!(
+        rfc.check(&t, "https://e.com/robots.txt").reason,
+        Reason::RobotsTxt
+    );
+    assert!(!rfc.is_allowed(&t, "/robots.txt.bak"));
+    let google = Robots::parse_with(body, &Options::mode(Mode::Google)).robots;
+    assert!(!google.is_allowed(&t, "/robots.txt"));
+}
+
+#[test]
+fn urls_and_paths_fragments_and_queries() {
+    let r = Robots::parse(b"User-agent: *\nDisallow: /*?session=\nDisallow: /x$\n").robots;
+    let t = tok("x");
+    assert!(!r.is_allowed(&t, "https://e.com/a?session=1"));
+    assert!(r.is_allowed(&t, "https://e.com/a#?session=1"));
+    assert!(!r.is_allowed(&t, "https://e.com/x#frag"));
+    assert!(r.is_allowed(&t, "https://e.com/x?y"));
+    assert!(!r.is_allowed(&t, "/x"));
+}
+
+#[test]
+fn index_html_is_its_directory_in_google_mode_only() {
+    let body = b"User-Agent: *\nAllow: /allowed-slash/index.html\nDisallow: /\n";
+    let t = tok("foobot");
+    let google = Robots::parse_with(body, &Options::mode(Mode::Google)).robots;
+    let d = google.check(&t, "http://foo.com/allowed-slash/");
+    assert!(d.allowed);
+    assert!(d.rule().expect("rule").index_html);
+    assert!(!google.is_allowed(&t, "http://foo.com/allowed-slash/x"));
+    let rfc = Robots::parse(body).robots;
+    assert!(!rfc.is_allowed(&t, "http://foo.com/allowed-slash/"));
+}
+
+/// The reference: google/robotstxt's position-set algorithm, straight from its description,
+/// on raw bytes. A final `$` anchors; any other `$` is literal; `*` matches any run.
+fn naive_matches(pattern: &[u8], path: &[u8]) -> bool {
+    let mut pos = vec![0usize];
+    for (i, &c) in pattern.iter().enumerate() {
+        if c == b'$' && i + 1 == pattern.len() {
+            return pos.contains(&path.len());
+        }
+        if c == b'*' {
+            let first = pos[0];
+            pos = (first..=path.len()).collect();
+        } else {
+            pos = pos
+                .into_iter()
+                .filter(|&p| p < path.len() && path[p] == c)
+                .map(|p| p + 1)
+                .collect();
+            if pos.is_empty() {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Longest match, allow on ties, no match → allowed.
+fn naive_allowed(rules: &[(bool, String)], path: &str) -> bool {
+    let mut best: Option<(usize, bool)> = None;
+    for (allow, pattern) in rules {
+        if !pattern.is_empty() && naive_matches(pattern.as_bytes(), path.as_bytes()) {
+            let cand = (pattern.len(), *allow);
+            best = Some(match best {
+                Some(b) if b.0 > cand.0 || (b.0 == cand.0 && b.1) => b,
+                _ => cand,
+            });
+        }
+    }
+    best.is_none_or(|b| b.1)
+}
+
+fn pattern_strategy() -> impl Strategy<Value = String> {
+    ("[/*]", "[/ab*$]{0,10}").prop_map(|(a, b)| format!("{a}{b}"))
+}
+
+fn path_strategy() -> impl Strategy<Value = String> {
+    "[/ab$*]{0,12}".prop_map(|p| format!("/{p}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn compiled_matcher_agrees_with_naive_reference(
+        rules in prop::collection::vec((any::<bool>(), pattern_strategy()), 1..5),
+        paths in prop::collection::vec(path_strategy(), 1..6),
+    ) {
+        let mut body = String::from("User-agent: *\n");
+        for (allow, p) in &rules {
+            body.push_str(if *allow { "Allow: " } else { "Disallow: " });
+            body.push_str(p);
+            body.push('\n');
+        }
+        for mode in [Mode::Rfc, Mode::Google] {
+            let r = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
+            for path in &paths {
+                prop_assert_eq!(
+                    r.check_path(&tok("x"), path).allowed,
+                    naive_allowed(&rules, path),
+                    "mode {:?}, file {:?}, path {:?}", mode, body, path
+                );
+            }
+        }
+    }
+}

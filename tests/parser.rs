@@ -1,0 +1,291 @@
+//! SPEC §1: line ends, BOMs, comments, whitespace, groups, records, limits.
+
+use crawlgate::{
+    Agent, Code, Mode, Options, OtherKey, ProductToken, Robots, Severity, DEFAULT_MAX_BYTES,
+    GOOGLE_MAX_LINE_BYTES,
+};
+
+fn tok(s: &str) -> ProductToken {
+    ProductToken::new(s).expect("valid token")
+}
+
+fn allowed(body: &[u8], agent: &str, url: &str) -> bool {
+    Robots::parse(body).robots.is_allowed(&tok(agent), url)
+}
+
+fn codes(body: &[u8]) -> Vec<(u32, Code)> {
+    Robots::parse(body)
+        .diagnostics
+        .iter()
+        .map(|d| (d.line, d.code))
+        .collect()
+}
+
+/// The rule lines a parse kept, for checking line numbering.
+fn rule_lines(body: &[u8]) -> Vec<u32> {
+    let r = Robots::parse(body).robots;
+    (0..r.rule_count())
+        .filter_map(|i| r.rule(i))
+        .map(|r| r.line)
+        .collect()
+}
+
+#[test]
+fn every_line_ending_gives_the_same_lines() {
+    // google/robotstxt ID_LinesNumbersAreCountedCorrectly: 4 directives, the last on line 6.
+    let variants: [&[u8]; 5] = [
+        b"User-Agent: foo\nAllow: /some/path\nUser-Agent: bar\n\n\nDisallow: /\n",
+        b"User-Agent: foo\r\nAllow: /some/path\r\nUser-Agent: bar\r\n\r\n\r\nDisallow: /\r\n",
+        b"User-Agent: foo\rAllow: /some/path\rUser-Agent: bar\r\r\rDisallow: /\r",
+        b"User-Agent: foo\nAllow: /some/path\nUser-Agent: bar\n\n\nDisallow: /",
+        b"User-Agent: foo\nAllow: /some/path\r\nUser-Agent: bar\n\r\n\nDisallow: /",
+    ];
+    for body in variants {
+        assert_eq!(
+            rule_lines(body),
+            [2, 6],
+            "{:?}",
+            String::from_utf8_lossy(body)
+        );
+        let parsed = Robots::parse(body);
+        assert_eq!(parsed.robots.groups().len(), 2);
+        assert!(parsed.diagnostics.is_empty());
+        assert!(!parsed.robots.is_allowed(&tok("bar"), "/x"));
+        assert!(parsed.robots.is_allowed(&tok("foo"), "/some/path"));
+    }
+    // LF then CR is two line ends, CR LF one.
+    assert_eq!(rule_lines(b"User-agent: a\n\rDisallow: /x"), [3]);
+    assert_eq!(rule_lines(b"User-agent: a\r\nDisallow: /x"), [2]);
+}
+
+#[test]
+fn bom_full_and_partial_at_start_only() {
+    for body in [
+        &b"\xEF\xBB\xBFUser-Agent: foo\nAllow: /AnyValue\n"[..],
+        b"\xEF\xBBUser-Agent: foo\nAllow: /AnyValue\n",
+        b"\xEFUser-Agent: foo\nAllow: /AnyValue\n",
+    ] {
+        let parsed = Robots::parse(body);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        assert_eq!(parsed.robots.rule_count(), 1);
+    }
+    // A broken BOM makes line 1 garbage; the rest is kept.
+    let parsed = Robots::parse(b"\xEF\x11\xBFUser-Agent: foo\nAllow: /AnyValue\n");
+    assert_eq!(parsed.diagnostics[0].line, 1);
+    assert_eq!(parsed.diagnostics[0].severity, Severity::Error);
+    // A BOM on a later line: skipped with a warning in Rfc mode, an error in Google mode.
+    let body = b"User-Agent: foo\n\xEF\xBB\xBFAllow: /AnyValue\n";
+    let rfc = Robots::parse(body);
+    assert_eq!(rfc.robots.rule_count(), 1);
+    assert_eq!(rfc.diagnostics[0].code, Code::MisplacedBom);
+    let google = Robots::parse_with(body, &Options::mode(Mode::Google));
+    assert_eq!(google.robots.rule_count(), 0);
+    assert!(google
+        .diagnostics
+        .iter()
+        .all(|d| d.severity == Severity::Error));
+}
+
+#[test]
+fn comments_whitespace_and_case() {
+    let body =
+        b"  uSeR-aGeNt \t:  FooBot  # the bot\n\tDISALLOW:/x # no\n# Disallow: /\nallow :\t/x/y\n";
+    let parsed = Robots::parse(body);
+    assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+    assert!(!parsed.robots.is_allowed(&tok("foobot"), "/x/z"));
+    assert!(parsed.robots.is_allowed(&tok("FOOBOT"), "/x/y"));
+    assert!(parsed.robots.is_allowed(&tok("foobot"), "/y"));
+    // Values keep their case.
+    assert!(allowed(b"User-agent: *\nDisallow: /X\n", "a", "/x"));
+    assert!(!allowed(b"User-agent: *\nDisallow: /X\n", "a", "/X"));
+}
+
+#[test]
+fn consecutive_user_agents_share_a_group_and_a_rule_ends_it() {
+    let body = b"User-agent: a\nUser-agent: b\nDisallow: /x\nUser-agent: c\nDisallow: /y\n";
+    let r = Robots::parse(body).robots;
+    assert_eq!(r.groups().len(), 2);
+    assert!(!r.is_allowed(&tok("a"), "/x"));
+    assert!(!r.is_allowed(&tok("b"), "/x"));
+    assert!(r.is_allowed(&tok("a"), "/y"));
+    assert!(!r.is_allowed(&tok("c"), "/y"));
+    assert!(r.is_allowed(&tok("c"), "/x"));
+}
+
+#[test]
+fn blank_lines_sitemaps_and_unknown_lines_do_not_end_groups() {
+    let body = b"User-agent: a\n\nSitemap: https://e.com/s.xml\nFoo: bar\nCrawl-delay: 5\n\nUser-agent: b\nDisallow: /x\n";
+    let parsed = Robots::parse(body);
+    assert_eq!(parsed.robots.groups().len(), 1);
+    assert!(!parsed.robots.is_allowed(&tok("a"), "/x"));
+    assert!(!parsed.robots.is_allowed(&tok("b"), "/x"));
+    assert!(parsed
+        .diagnostics
+        .iter()
+        .any(|d| d.code == Code::AgentsJoined && d.line == 7));
+    // And a sitemap between rules does not split the group either.
+    let r =
+        Robots::parse(b"User-agent: a\nDisallow: /x\nSitemap: https://e.com/s.xml\nDisallow: /y\n")
+            .robots;
+    assert!(!r.is_allowed(&tok("a"), "/y"));
+    assert_eq!(r.sitemaps().len(), 1);
+}
+
+#[test]
+fn rules_before_any_user_agent_are_ignored() {
+    let body = b"Disallow: /x\nUser-agent: a\nDisallow: /y\n";
+    assert!(allowed(body, "a", "/x"));
+    assert!(!allowed(body, "a", "/y"));
+    assert_eq!(codes(body), [(1, Code::RuleOutsideGroup)]);
+}
+
+#[test]
+fn a_rule_that_is_not_used_still_ends_the_agent_list() {
+    // `Disallow: x` is invalid, but like google/robotstxt it still closes a's agent list.
+    let body = b"User-agent: a\nDisallow: x\nUser-agent: b\nDisallow: /b\n";
+    assert!(allowed(body, "a", "/b"));
+    assert!(!allowed(body, "b", "/b"));
+    // An empty user-agent starts a group that applies to nobody.
+    let body = b"User-agent: a\nDisallow: /a\nUser-agent:\nDisallow: /b\n";
+    assert!(allowed(body, "a", "/b"));
+    assert_eq!(codes(body), [(3, Code::EmptyUserAgent)]);
+}
+
+#[test]
+fn misspellings_and_missing_colon_are_used_with_warnings() {
+    let body = b"useragent: a\ndissallow: /1\ndissalow: /2\ndisalow: /3\ndiasllow: /4\ndisallaw: /5\nuser agent: b\ndisallow /6\n";
+    let r = Robots::parse(body);
+    for p in ["/1", "/2", "/3", "/4", "/5"] {
+        assert!(!r.robots.is_allowed(&tok("a"), p), "{p}");
+    }
+    assert!(!r.robots.is_allowed(&tok("b"), "/6"));
+    let got: Vec<_> = r.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+    assert_eq!(
+        got,
+        [
+            (1, Code::MisspelledKey),
+            (2, Code::MisspelledKey),
+            (3, Code::MisspelledKey),
+            (4, Code::MisspelledKey),
+            (5, Code::MisspelledKey),
+            (6, Code::MisspelledKey),
+            (7, Code::MisspelledKey),
+            (8, Code::MissingColon),
+        ]
+    );
+    // Three tokens without a colon is not a record.
+    assert_eq!(
+        codes(b"User-agent: a\ndisallow /x /y\n"),
+        [(2, Code::InvalidLine)]
+    );
+}
+
+#[test]
+fn other_records_are_kept_and_never_affect_matching() {
+    let body = b"Host: example.com\nUser-agent: a\nCrawl-delay: 2.5\nDisallow: /x\nUser-agent: *\nCrawl-delay: 9\nClean-param: ref /x\nSitemap: https://example.com/s.xml\n";
+    let r = Robots::parse(body).robots;
+    let keys: Vec<_> = r.records().iter().map(|x| (x.key, x.group)).collect();
+    assert_eq!(
+        keys,
+        [
+            (OtherKey::Host, None),
+            (OtherKey::CrawlDelay, Some(0)),
+            (OtherKey::CrawlDelay, Some(1)),
+            (OtherKey::CleanParam, Some(1)),
+        ]
+    );
+    assert_eq!(r.crawl_delay(&tok("a")), Some(2.5));
+    assert_eq!(r.crawl_delay(&tok("zzz")), Some(9.0));
+    assert_eq!(r.sitemaps()[0].url, "https://example.com/s.xml");
+    assert!(!r.is_allowed(&tok("a"), "/x"));
+    assert!(r.is_allowed(&tok("zzz"), "/x"));
+}
+
+#[test]
+fn agent_values_are_read_as_their_product_token() {
+    let body = b"User-agent: Googlebot/2.1 (+http://www.google.com/bot.html)\nDisallow: /x\n";
+    assert!(!allowed(body, "googlebot", "/x"));
+    let r = Robots::parse(
+        b"User-agent: googlebot*\nUser-agent: * and more\nUser-agent: *bot\nDisallow: /\n",
+    )
+    .robots;
+    let agents: Vec<_> = r.groups()[0]
+        .agents
+        .iter()
+        .map(|(a, _)| a.clone())
+        .collect();
+    assert_eq!(
+        agents,
+        [Agent::Token("googlebot".into()), Agent::Star, Agent::Nobody]
+    );
+    // Googlebot-News is a token of its own.
+    assert!(allowed(
+        b"User-agent: Googlebot-News\nDisallow: /\n",
+        "googlebot",
+        "/x"
+    ));
+}
+
+#[test]
+fn size_limit_drops_the_cut_line_and_everything_after() {
+    let mut body = b"User-agent: *\nDisallow: /a\n".to_vec();
+    while body.len() < DEFAULT_MAX_BYTES - 10 {
+        body.extend_from_slice(b"# filler filler filler filler filler\n");
+    }
+    // This Allow straddles the limit: a cut `Allow: /` would open the whole site.
+    body.extend_from_slice(b"Allow: /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n");
+    body.extend_from_slice(b"Disallow: /\n");
+    let parsed = Robots::parse(&body);
+    assert_eq!(parsed.robots.rule_count(), 1);
+    assert_eq!(parsed.robots.bytes_used(), DEFAULT_MAX_BYTES);
+    assert!(!parsed.robots.is_allowed(&tok("x"), "/a"));
+    assert!(parsed.robots.is_allowed(&tok("x"), "/b"));
+    let last = parsed.diagnostics.last().expect("a diagnostic");
+    assert_eq!(last.code, Code::ContentAfterLimit);
+    assert_eq!(last.span.end, body.len());
+    // The limit can be raised, never lowered.
+    let raised = Robots::parse_with(
+        &body,
+        &Options {
+            max_bytes: body.len(),
+            ..Options::default()
+        },
+    );
+    assert_eq!(raised.robots.rule_count(), 3);
+    let lowered = Robots::parse_with(
+        &body,
+        &Options {
+            max_bytes: 10,
+            ..Options::default()
+        },
+    );
+    assert_eq!(lowered.robots.bytes_used(), DEFAULT_MAX_BYTES);
+}
+
+#[test]
+fn long_lines_are_cut_in_google_mode_only() {
+    let mut body = b"User-agent: *\nDisallow: /x/".to_vec();
+    body.extend(std::iter::repeat_n(b'a', 20_000));
+    let url = format!("/x/{}", "a".repeat(GOOGLE_MAX_LINE_BYTES));
+    let google = Robots::parse_with(&body, &Options::mode(Mode::Google));
+    assert!(!google.robots.is_allowed(&tok("x"), &url));
+    let rfc = Robots::parse(&body);
+    assert!(rfc.robots.is_allowed(&tok("x"), &url));
+    assert_eq!(rfc.diagnostics[0].code, Code::LineTooLong);
+}
+
+#[test]
+fn nul_bytes_non_utf8_and_html_never_lose_the_file() {
+    let body = b"<html>\n<body>\nUser-agent: *\nDisallow: /a\x00junk\nDisallow: /b\xff\nDisallow: /c\n</body>\n";
+    let rfc = Robots::parse(body);
+    assert!(!rfc.robots.is_allowed(&tok("x"), "/a"));
+    assert!(rfc.robots.is_allowed(&tok("x"), "/b%FF"));
+    assert!(!rfc.robots.is_allowed(&tok("x"), "/c"));
+    let got: Vec<_> = rfc.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+    assert!(got.contains(&(1, Code::HtmlBody)));
+    assert!(got.contains(&(4, Code::NulByte)));
+    assert!(got.contains(&(5, Code::InvalidUtf8)));
+    // Google escapes the byte and uses the rule.
+    let google = Robots::parse_with(body, &Options::mode(Mode::Google));
+    assert!(!google.robots.is_allowed(&tok("x"), "/b%FF"));
+}
