@@ -175,7 +175,14 @@ pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> Compiled
     };
     let start = arena.len();
     match mode {
+        // Most patterns are already canonical: copy them whole.
+        Mode::Rfc if body.iter().all(|&b| CLASS[b as usize] == KEEP || b == b'*') => {
+            arena.extend_from_slice(body)
+        }
         Mode::Rfc => canonical_rfc(body, Side::Pattern, arena),
+        Mode::Google if body.iter().all(|&b| b < 0x80 && b != b'%') => {
+            arena.extend_from_slice(body)
+        }
         Mode::Google => canonical_google(body, arena),
     }
     let text = &arena[start..];
