@@ -60,3 +60,8 @@ pub use robots::{
     OtherKey, Parsed, ProductToken, Reason, Record, Robots, RuleKind, RuleRef, Sitemap, TokenError,
     DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
