@@ -176,7 +176,12 @@ fn index_html_is_its_directory_in_google_mode_only() {
     let google = Robots::parse_with(body, &Options::mode(Mode::Google)).robots;
     let d = google.check(&t, "http://foo.com/allowed-slash/");
     assert!(d.allowed);
-    assert!(d.rule().expect("rule").index_html);
+    let rule = d.rule().expect("rule");
+    assert!(rule.index_html);
+    assert_eq!(
+        (rule.text, rule.pattern),
+        ("Allow: /allowed-slash/index.html", "/allowed-slash/$")
+    );
     assert!(!google.is_allowed(&t, "http://foo.com/allowed-slash/x"));
     let rfc = Robots::parse(body).robots;
     assert!(!rfc.is_allowed(&t, "http://foo.com/allowed-slash/"));

@@ -135,6 +135,17 @@ pub enum GroupMatch {
     None,
 }
 
+impl GroupMatch {
+    /// `"token"`, `"star"` or `"none"`, as the CLI's JSON prints it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupMatch::Token => "token",
+            GroupMatch::Star => "star",
+            GroupMatch::None => "none",
+        }
+    }
+}
+
 /// Why a [`Decision`] came out as it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reason<'a> {
@@ -146,6 +157,19 @@ pub enum Reason<'a> {
     NoGroup,
     /// The path is `/robots.txt`, which is always allowed ([`Mode::Rfc`]).
     RobotsTxt,
+}
+
+impl Reason<'_> {
+    /// `"rule"`, `"no-matching-rule"`, `"no-group"` or `"robots-txt"`, as the CLI's JSON
+    /// prints it.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Reason::Rule(_) => "rule",
+            Reason::NoMatchingRule => "no-matching-rule",
+            Reason::NoGroup => "no-group",
+            Reason::RobotsTxt => "robots-txt",
+        }
+    }
 }
 
 /// The answer to "may this agent fetch this URL?", with what decided it.

@@ -57,6 +57,30 @@ pub enum Mode {
     Google,
 }
 
+impl Mode {
+    /// `"rfc"` or `"google"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Rfc => "rfc",
+            Mode::Google => "google",
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = String;
+    /// `"rfc"` or `"google"`, case-insensitively.
+    fn from_str(s: &str) -> Result<Mode, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "rfc" => Ok(Mode::Rfc),
+            "google" => Ok(Mode::Google),
+            _ => Err(format!(
+                "unknown mode {s:?}: expected \"rfc\" or \"google\""
+            )),
+        }
+    }
+}
+
 /// Parsing options.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -159,10 +183,11 @@ pub struct RuleRef<'a> {
     pub line: u32,
     /// The line as written, without comment and surrounding whitespace (`Disallow: /private`).
     pub text: &'a str,
-    /// The path pattern as written (`/private`).
+    /// The path pattern as written (`/private`); for an `index_html` rule, the pattern derived
+    /// from it (`/dir/$`).
     pub pattern: &'a str,
     /// `Mode::Google` only: this is the `/dir/$` rule google/robotstxt derives from
-    /// `Allow: /dir/index.html` on the same line.
+    /// `Allow: /dir/index.html` on the same line (`text` is that line).
     pub index_html: bool,
 }
 

@@ -476,11 +476,11 @@ impl<'a> Builder<'a> {
             line: n,
             pattern: compiled,
             text: text_start..text_end,
-            value: value_range.clone(),
+            value: value_range,
             index_html: false,
         });
         if self.mode == Mode::Google && kind == RuleKind::Allow {
-            self.google_index_html(n, value, text_start..text_end, value_range);
+            self.google_index_html(n, value, text_start..text_end);
         }
         if let Some(group) = self.groups.last_mut() {
             group.rules.end = self.rules.len();
@@ -488,13 +488,7 @@ impl<'a> Builder<'a> {
     }
 
     /// google/robotstxt: `Allow: /dir/index.htm…` also allows `/dir/$`.
-    fn google_index_html(
-        &mut self,
-        n: u32,
-        value: &[u8],
-        text: std::ops::Range<u32>,
-        value_range: std::ops::Range<u32>,
-    ) {
+    fn google_index_html(&mut self, n: u32, value: &[u8], text: std::ops::Range<u32>) {
         let Some(slash) = memchr::memrchr(b'/', value) else {
             return;
         };
@@ -504,12 +498,14 @@ impl<'a> Builder<'a> {
         let mut derived = value[..=slash].to_vec();
         derived.push(b'$');
         let compiled = pattern::compile(&derived, self.mode, &mut self.patterns);
+        let start = self.texts.len() as u32;
+        self.texts.push_str(&String::from_utf8_lossy(&derived));
         self.rules.push(Rule {
             kind: RuleKind::Allow,
             line: n,
             pattern: compiled,
             text,
-            value: value_range,
+            value: start..self.texts.len() as u32,
             index_html: true,
         });
     }

@@ -1,1 +1,180 @@
-fn main(){}
+//! `crawlgate`: lint robots.txt files, check URLs against them, find a URL's robots.txt.
+//!
+//! This file holds the command line (clap derive), dispatch, exit codes and error printing;
+//! each subcommand lives in its own module and uses only the library's public API.
+
+mod check;
+mod input;
+mod lint;
+mod output;
+mod url;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use crawlgate::Mode;
+
+use crate::output::Out;
+
+const AFTER_HELP: &str = "\
+Exit status:
+  0  success: no lint errors, every URL allowed
+  1  findings: lint errors (or warnings with --deny-warnings), or a disallowed URL
+  2  usage, input or I/O error";
+
+const LINT_AFTER_HELP: &str = "\
+Output: `PATH:LINE:COL: error[CODE]: message` (or `warning[CODE]`) per problem, then a summary.
+
+Exit status:
+  0  no errors (warnings allowed unless --deny-warnings)
+  1  errors, or warnings with --deny-warnings
+  2  a file could not be read (the others are still linted), or a usage error";
+
+const CHECK_AFTER_HELP: &str = "\
+Output: `allowed<TAB>URL` or `disallowed<TAB>URL<TAB>line N: RULE` per URL.
+
+Exit status:
+  0  every URL allowed
+  1  at least one URL disallowed
+  2  usage, input or I/O error";
+
+const URL_AFTER_HELP: &str = "\
+Exit status:
+  0  every URL has a robots.txt URL
+  2  a URL is not an absolute http or https URL (the others are still printed), or a usage error";
+
+/// RFC 9309 robots.txt linter and matcher.
+#[derive(Debug, Parser)]
+#[command(name = "crawlgate", version, after_help = AFTER_HELP)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Report problems in robots.txt files, one line per problem.
+    #[command(after_help = LINT_AFTER_HELP)]
+    Lint(LintArgs),
+    /// Decide whether a crawler may fetch each URL under a robots.txt file.
+    #[command(after_help = CHECK_AFTER_HELP)]
+    Check(CheckArgs),
+    /// Print the robots.txt URL for each URL's origin.
+    #[command(after_help = URL_AFTER_HELP)]
+    Url(UrlArgs),
+}
+
+/// How to read robots.txt and match URLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ModeArg {
+    /// RFC 9309.
+    Rfc,
+    /// google/robotstxt's behaviour, exactly.
+    Google,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Rfc => Mode::Rfc,
+            ModeArg::Google => Mode::Google,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+struct LintArgs {
+    /// robots.txt files to lint; `-` reads standard input.
+    #[arg(value_name = "FILE", required = true)]
+    files: Vec<PathBuf>,
+    /// Print JSON Lines: one object per problem, no summary.
+    #[arg(long)]
+    json: bool,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    deny_warnings: bool,
+    /// Parsing mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    mode: ModeArg,
+}
+
+#[derive(Debug, Args)]
+struct CheckArgs {
+    /// The crawler's product token (`MyBot`) or its own User-Agent header
+    /// (`MyBot/1.0 (+https://…)`).
+    #[arg(long, value_name = "TOKEN", env = "CRAWLGATE_AGENT")]
+    agent: String,
+    /// The robots.txt file to check against; `-` reads standard input. Required: this build
+    /// cannot fetch robots.txt over HTTP.
+    #[arg(long, value_name = "FILE")]
+    robots: Option<PathBuf>,
+    /// Matching mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    mode: ModeArg,
+    /// Read URLs from FILE, one per line (blank lines and `#` lines skipped); `-` reads
+    /// standard input.
+    #[arg(long, value_name = "FILE")]
+    urls: Option<PathBuf>,
+    /// Print JSON Lines: one object per URL.
+    #[arg(long)]
+    json: bool,
+    /// URLs (or paths such as `/a?b`) to check.
+    #[arg(value_name = "URL")]
+    url: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+struct UrlArgs {
+    /// Absolute http or https URLs.
+    #[arg(value_name = "URL", required = true)]
+    urls: Vec<String>,
+    /// Print JSON Lines: one object per URL.
+    #[arg(long)]
+    json: bool,
+}
+
+/// How a command ended, when it did not fail outright.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// Exit 0.
+    Clean,
+    /// Exit 1: lint problems or a disallowed URL.
+    Findings,
+    /// Exit 2: an input could not be used; already reported on standard error.
+    Failed,
+}
+
+impl From<Status> for ExitCode {
+    fn from(s: Status) -> ExitCode {
+        ExitCode::from(match s {
+            Status::Clean => 0,
+            Status::Findings => 1,
+            Status::Failed => 2,
+        })
+    }
+}
+
+fn main() -> ExitCode {
+    // Usage errors exit 2, --help and --version 0 (clap's own codes).
+    let cli = Cli::parse();
+    let mut out = Out::stdout();
+    let result = match &cli.command {
+        Command::Lint(args) => lint::run(args, &mut out),
+        Command::Check(args) => check::run(args, &mut out),
+        Command::Url(args) => url::run(args, &mut out),
+    }
+    .and_then(|status| {
+        out.flush()?;
+        Ok(status)
+    });
+    match result {
+        Ok(status) => status.into(),
+        // The reader went away (`crawlgate … | head -1`): nothing more to say to anyone.
+        Err(e) if output::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            out.error(format_args!("{e:#}"));
+            Status::Failed.into()
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! `crawlgate check`: may this agent fetch these URLs?
+
+use anyhow::bail;
+use crawlgate::{Decision, Options, ProductToken, Robots, RuleRef};
+use serde_json::json;
+
+use crate::input::Source;
+use crate::output::Out;
+use crate::{CheckArgs, Status};
+
+pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
+    let token = ProductToken::from_user_agent(&args.agent)?;
+    let robots_src = args.robots.as_deref().map(Source::new);
+    let urls_src = args.urls.as_deref().map(Source::new);
+    if robots_src.as_ref().is_some_and(Source::is_stdin)
+        && urls_src.as_ref().is_some_and(Source::is_stdin)
+    {
+        bail!("--robots and --urls cannot both read standard input (`-`)");
+    }
+    let Some(robots_src) = robots_src else {
+        bail!(
+            "--robots FILE is required: fetching robots.txt over HTTP is not available in this build"
+        );
+    };
+    if args.url.is_empty() && urls_src.is_none() {
+        bail!("no URLs to check: give them as arguments or with --urls FILE");
+    }
+
+    let body = robots_src.read()?;
+    let mut urls: Vec<String> = args.url.clone();
+    if let Some(src) = &urls_src {
+        urls.extend(url_lines(&src.read_text()?));
+    }
+    if urls.is_empty() {
+        let name = urls_src.as_ref().map(|s| s.name().into_owned());
+        bail!(
+            "no URLs to check: {} has no URL lines",
+            name.as_deref().unwrap_or("--urls")
+        );
+    }
+
+    let parsed = Robots::parse_with(&body, &Options::mode(args.mode.into()));
+    let rules = parsed.robots.rules_for(&token);
+    let mut status = Status::Clean;
+    for url in &urls {
+        let decision = rules.check(url);
+        if !decision.allowed {
+            status = Status::Findings;
+        }
+        report(out, args.json, url, &decision)?;
+    }
+    Ok(status)
+}
+
+/// The URLs of a `--urls` file: one per line, trimmed; blank lines and `#` lines skipped.
+fn url_lines(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(str::to_owned)
+}
+
+fn report(out: &mut Out, json: bool, url: &str, d: &Decision<'_>) -> std::io::Result<()> {
+    if json {
+        let rule = d.rule();
+        return out.json(&[
+            ("url", json!(url)),
+            ("allowed", json!(d.allowed)),
+            ("reason", json!(d.reason.as_str())),
+            ("line", json!(rule.map(|r| r.line))),
+            ("rule", json!(rule.map(|r| rule_text(&r)))),
+            ("group", json!(d.group.as_str())),
+        ]);
+    }
+    match (d.allowed, d.rule()) {
+        (true, _) => out.line(format_args!("allowed\t{url}")),
+        (false, Some(r)) => out.line(format_args!(
+            "disallowed\t{url}\tline {}: {}",
+            r.line,
+            rule_text(&r)
+        )),
+        // Only a rule can disallow; kept total rather than panicking.
+        (false, None) => out.line(format_args!("disallowed\t{url}")),
+    }
+}
+
+/// The rule as written; for the `/dir/$` rule Google mode derives from
+/// `Allow: /dir/index.html`, says so: `Allow: /dir/index.html (read as /dir/$)`.
+fn rule_text(r: &RuleRef<'_>) -> String {
+    if r.index_html {
+        format!("{} (read as {})", r.text, r.pattern)
+    } else {
+        r.text.to_owned()
+    }
+}

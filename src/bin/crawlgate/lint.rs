@@ -1,0 +1,102 @@
+//! `crawlgate lint`: every diagnostic of every file, then a summary.
+
+use crawlgate::{Diagnostic, Options, Robots, Severity};
+use serde_json::json;
+
+use crate::input::Source;
+use crate::output::Out;
+use crate::{LintArgs, Status};
+
+/// Counts over all files read.
+#[derive(Debug, Default)]
+struct Tally {
+    files: usize,
+    errors: usize,
+    warnings: usize,
+    unreadable: usize,
+}
+
+pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
+    let sources: Vec<Source> = args.files.iter().map(|p| Source::new(p)).collect();
+    if sources.iter().filter(|s| s.is_stdin()).count() > 1 {
+        anyhow::bail!("standard input (`-`) can be linted only once");
+    }
+    let options = Options::mode(args.mode.into());
+    let mut tally = Tally::default();
+    for source in &sources {
+        let bytes = match source.read() {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                out.error(format_args!("{e:#}"));
+                tally.unreadable += 1;
+                continue;
+            }
+        };
+        tally.files += 1;
+        let parsed = Robots::parse_with(&bytes, &options);
+        for d in &parsed.diagnostics {
+            match d.severity {
+                Severity::Error => tally.errors += 1,
+                Severity::Warning => tally.warnings += 1,
+            }
+            report(out, args.json, &source.name(), &bytes, d)?;
+        }
+    }
+    if !args.json && tally.files > 0 {
+        out.line(format_args!("{}", summary(&tally)))?;
+    }
+    Ok(if tally.unreadable > 0 {
+        Status::Failed
+    } else if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) {
+        Status::Findings
+    } else {
+        Status::Clean
+    })
+}
+
+fn report(
+    out: &mut Out,
+    json: bool,
+    name: &str,
+    bytes: &[u8],
+    d: &Diagnostic,
+) -> std::io::Result<()> {
+    let column = d.column(bytes);
+    if json {
+        out.json(&[
+            ("path", json!(name)),
+            ("line", json!(d.line)),
+            ("column", json!(column)),
+            ("severity", json!(d.severity.as_str())),
+            ("code", json!(d.code.as_str())),
+            ("message", json!(d.message)),
+        ])
+    } else {
+        out.line(format_args!(
+            "{name}:{}:{column}: {}[{}]: {}",
+            d.line,
+            d.severity.as_str(),
+            d.code.as_str(),
+            d.message
+        ))
+    }
+}
+
+/// `1 file: no problems`, `2 files: 3 errors, 1 warning`.
+fn summary(t: &Tally) -> String {
+    let mut parts = Vec::new();
+    if t.errors > 0 {
+        parts.push(plural(t.errors, "error", "errors"));
+    }
+    if t.warnings > 0 {
+        parts.push(plural(t.warnings, "warning", "warnings"));
+    }
+    if parts.is_empty() {
+        parts.push("no problems".to_owned());
+    }
+    format!("{}: {}", plural(t.files, "file", "files"), parts.join(", "))
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

@@ -1,0 +1,76 @@
+//! Where results go: buffered standard output (plain lines or JSON Lines) and `crawlgate: …`
+//! sentences on standard error.
+
+use std::fmt::{self, Display};
+use std::io::{self, BufWriter, StdoutLock, Write};
+
+use serde_json::Value;
+
+/// Buffered standard output. Write errors keep their [`io::ErrorKind`] (so a closed pipe can be
+/// told apart) and say that standard output was being written.
+pub struct Out {
+    w: BufWriter<StdoutLock<'static>>,
+}
+
+impl Out {
+    pub fn stdout() -> Out {
+        Out {
+            w: BufWriter::new(io::stdout().lock()),
+        }
+    }
+
+    /// Writes one line.
+    pub fn line(&mut self, args: fmt::Arguments<'_>) -> io::Result<()> {
+        self.w
+            .write_fmt(args)
+            .and_then(|()| self.w.write_all(b"\n"))
+            .map_err(write_error)
+    }
+
+    /// Writes one JSON object as one line (JSON Lines), its fields in the order given
+    /// (`serde_json`'s own maps would sort them).
+    pub fn json(&mut self, fields: &[(&str, Value)]) -> io::Result<()> {
+        let mut line = Vec::with_capacity(128);
+        line.push(b'{');
+        for (i, (key, value)) in fields.iter().enumerate() {
+            if i > 0 {
+                line.push(b',');
+            }
+            serde_json::to_writer(&mut line, key)?;
+            line.push(b':');
+            serde_json::to_writer(&mut line, value)?;
+        }
+        line.extend_from_slice(b"}\n");
+        self.w.write_all(&line).map_err(write_error)
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.w.flush().map_err(write_error)
+    }
+
+    /// Prints `crawlgate: <message>` on standard error, after what is already on standard
+    /// output, so that the two stay in order on a terminal. A failure to write either is
+    /// ignored: there is nowhere left to report it.
+    pub fn error(&mut self, message: impl Display) {
+        let _ = self.w.flush();
+        error(message);
+    }
+}
+
+/// Prints `crawlgate: <message>` on standard error.
+pub fn error(message: impl Display) {
+    let _ = writeln!(io::stderr().lock(), "crawlgate: {message}");
+}
+
+fn write_error(e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot write to standard output: {e}"))
+}
+
+/// Whether `e` comes from writing to a closed pipe (`crawlgate … | head -1`).
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}

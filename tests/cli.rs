@@ -1,0 +1,622 @@
+//! The `crawlgate` binary, run for real: output formats, exit codes and error sentences.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+const ROBOTS_MODES: &str = "User-agent: *\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n";
+const NO_ROBOTS_SENTENCE: &str = "crawlgate: --robots FILE is required: fetching robots.txt over HTTP is not available in this build\n";
+
+/// Runs the binary from the package root (so `testdata/cli/…` paths print as given), with
+/// `CRAWLGATE_AGENT` unset unless `env` sets it, feeding `stdin` if given.
+fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
+    cmd.args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("CRAWLGATE_AGENT")
+        .envs(env.iter().copied())
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("crawlgate runs");
+    if let Some(bytes) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        pipe.write_all(bytes).expect("write stdin");
+    }
+    child.wait_with_output().expect("crawlgate finishes")
+}
+
+fn run(args: &[&str]) -> Output {
+    run_with(args, None, &[])
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally, not by a signal")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
+}
+
+/// A file under the temp dir with a name no other test (or test run) uses; removed on drop.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(tag: &str, contents: &[u8]) -> TempFile {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!(
+            "crawlgate-cli-{}-{n}-{tag}.txt",
+            std::process::id()
+        ));
+        std::fs::write(&path, contents).expect("write temp file");
+        TempFile(path)
+    }
+
+    fn path(&self) -> &str {
+        self.0.to_str().expect("temp dir path is UTF-8")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+fn json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
+    stdout(o)
+        .lines()
+        .map(|l| match serde_json::from_str(l) {
+            Ok(Value::Object(m)) => m,
+            other => panic!("not a JSON object line: {l:?} ({other:?})"),
+        })
+        .collect()
+}
+
+fn keys(m: &serde_json::Map<String, Value>) -> Vec<&str> {
+    let mut k: Vec<&str> = m.keys().map(String::as_str).collect();
+    k.sort_unstable();
+    k
+}
+
+// ---- lint -------------------------------------------------------------------------------
+
+#[test]
+fn lint_clean_file_exits_0_with_no_problems() {
+    let o = run(&["lint", "testdata/cli/clean.txt"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "1 file: no problems\n");
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn lint_error_exits_1_with_path_line_column_code() {
+    let o = run(&["lint", "testdata/cli/errors.txt"]);
+    assert_eq!(code(&o), 1);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].starts_with("testdata/cli/errors.txt:3:1: error[invalid-line]: "),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("testdata/cli/errors.txt:4:14: warning[ignored-directive]: "),
+        "{out}"
+    );
+    assert_eq!(lines[2], "1 file: 1 error, 1 warning");
+}
+
+#[test]
+fn lint_warnings_exit_0_unless_denied() {
+    let o = run(&["lint", "testdata/cli/warnings.txt"]);
+    assert_eq!(code(&o), 0);
+    assert!(
+        stdout(&o).ends_with("\n1 file: 2 warnings\n"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = run(&["lint", "--deny-warnings", "testdata/cli/warnings.txt"]);
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).contains("warnings.txt:2:1: warning[misspelled-key]: "));
+}
+
+#[test]
+fn lint_summary_counts_files_and_pluralises() {
+    let o = run(&[
+        "lint",
+        "testdata/cli/clean.txt",
+        "testdata/cli/errors.txt",
+        "testdata/cli/warnings.txt",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stdout(&o).lines().last(),
+        Some("3 files: 1 error, 3 warnings")
+    );
+}
+
+#[test]
+fn lint_json_has_exactly_six_fields_and_no_summary() {
+    let o = run(&[
+        "lint",
+        "--json",
+        "testdata/cli/errors.txt",
+        "testdata/cli/clean.txt",
+    ]);
+    assert_eq!(code(&o), 1);
+    let objs = json_lines(&o);
+    assert_eq!(objs.len(), 2, "{}", stdout(&o));
+    for m in &objs {
+        assert_eq!(
+            keys(m),
+            ["code", "column", "line", "message", "path", "severity"]
+        );
+    }
+    let first = &objs[0];
+    assert_eq!(first["path"], "testdata/cli/errors.txt");
+    assert_eq!(first["line"], 3);
+    assert_eq!(first["column"], 1);
+    assert_eq!(first["severity"], "error");
+    assert_eq!(first["code"], "invalid-line");
+    assert!(first["message"].as_str().is_some_and(|s| !s.is_empty()));
+    assert_eq!(objs[1]["severity"], "warning");
+    // Fields in the documented order.
+    assert!(stdout(&o).starts_with("{\"path\":"), "{}", stdout(&o));
+}
+
+#[test]
+fn lint_missing_file_exits_2_with_one_sentence() {
+    let o = run(&["lint", "robots.txt.missing"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("crawlgate: cannot read robots.txt.missing: "),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn lint_still_lints_readable_files_when_one_is_missing() {
+    let o = run(&["lint", "robots.txt.missing", "testdata/cli/errors.txt"]);
+    assert_eq!(code(&o), 2, "an I/O error outranks lint errors");
+    assert!(stdout(&o).contains("testdata/cli/errors.txt:3:1: error[invalid-line]: "));
+    assert!(stdout(&o).ends_with("1 file: 1 error, 1 warning\n"));
+    assert!(stderr(&o).contains("robots.txt.missing"));
+}
+
+#[test]
+fn lint_reads_stdin_and_counts_columns_in_characters() {
+    let o = run_with(
+        &["lint", "-"],
+        Some("User-agent: *\nDisallow: /ä*\n".as_bytes()),
+        &[],
+    );
+    assert_eq!(code(&o), 0);
+    assert!(
+        stdout(&o).starts_with("<stdin>:2:13: warning[redundant-wildcard]: "),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn lint_mode_changes_what_is_an_error() {
+    let body: &[u8] = b"User-agent: *\nDisallowed: /x\n";
+    let rfc = run_with(&["lint", "-"], Some(body), &[]);
+    let google = run_with(&["lint", "--mode", "google", "-"], Some(body), &[]);
+    assert_eq!(code(&rfc), 1);
+    assert!(stdout(&rfc).contains("error[unknown-directive]"));
+    assert_eq!(code(&google), 0);
+    assert!(stdout(&google).contains("warning[misspelled-key]"));
+}
+
+#[test]
+fn lint_refuses_stdin_twice() {
+    let o = run_with(&["lint", "-", "-"], Some(b""), &[]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).starts_with("crawlgate: "), "{}", stderr(&o));
+}
+
+// ---- check ------------------------------------------------------------------------------
+
+#[test]
+fn check_prints_tab_separated_lines_and_exits_by_result() {
+    let o = run(&[
+        "check",
+        "--agent",
+        "MyBot",
+        "--robots",
+        "testdata/cli/clean.txt",
+        "https://example.com/private/x",
+        "https://example.com/private/public.html",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stdout(&o),
+        "disallowed\thttps://example.com/private/x\tline 3: Disallow: /private/\n\
+         allowed\thttps://example.com/private/public.html\n"
+    );
+
+    let o = run(&[
+        "check",
+        "--agent",
+        "MyBot",
+        "--robots",
+        "testdata/cli/clean.txt",
+        "https://example.com/",
+        "/private/public.html",
+    ]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        stdout(&o),
+        "allowed\thttps://example.com/\nallowed\t/private/public.html\n"
+    );
+}
+
+#[test]
+fn check_json_fields() {
+    let o = run(&[
+        "check",
+        "--json",
+        "--agent",
+        "BadBot",
+        "--robots",
+        "testdata/cli/clean.txt",
+        "https://example.com/a",
+        "/robots.txt",
+    ]);
+    assert_eq!(code(&o), 1);
+    let objs = json_lines(&o);
+    assert_eq!(objs.len(), 2);
+    for m in &objs {
+        assert_eq!(
+            keys(m),
+            ["allowed", "group", "line", "reason", "rule", "url"]
+        );
+    }
+    assert_eq!(objs[0]["url"], "https://example.com/a");
+    assert_eq!(objs[0]["allowed"], false);
+    assert_eq!(objs[0]["reason"], "rule");
+    assert_eq!(objs[0]["line"], 7);
+    assert_eq!(objs[0]["rule"], "Disallow: /");
+    assert_eq!(objs[0]["group"], "token");
+    assert_eq!(objs[1]["allowed"], true);
+    assert_eq!(objs[1]["reason"], "robots-txt");
+    assert_eq!(objs[1]["line"], Value::Null);
+    assert_eq!(objs[1]["rule"], Value::Null);
+}
+
+#[test]
+fn check_json_reasons_no_group_and_no_matching_rule() {
+    let file = TempFile::new("reasons", b"User-agent: OtherBot\nDisallow: /x\n");
+    let robots = file.path();
+    let o = run(&[
+        "check", "--json", "--agent", "MyBot", "--robots", robots, "/x",
+    ]);
+    assert_eq!(code(&o), 0);
+    let objs = json_lines(&o);
+    assert_eq!(objs[0]["reason"], "no-group");
+    assert_eq!(objs[0]["group"], "none");
+
+    let o = run(&[
+        "check", "--json", "--agent", "OtherBot", "--robots", robots, "/y",
+    ]);
+    let objs = json_lines(&o);
+    assert_eq!(objs[0]["reason"], "no-matching-rule");
+    assert_eq!(objs[0]["group"], "token");
+}
+
+#[test]
+fn check_mode_google_and_rfc_differ_on_percent_encoding() {
+    let file = TempFile::new("modes", ROBOTS_MODES.as_bytes());
+    let robots = file.path();
+    let url = "http://x/foo/bar/baz";
+    let rfc = run(&["check", "--agent", "MyBot", "--robots", robots, url]);
+    assert_eq!(code(&rfc), 0);
+    assert_eq!(stdout(&rfc), format!("allowed\t{url}\n"));
+
+    let google = run(&[
+        "check", "--agent", "MyBot", "--robots", robots, "--mode", "google", url,
+    ]);
+    assert_eq!(code(&google), 1);
+    assert_eq!(
+        stdout(&google),
+        format!("disallowed\t{url}\tline 2: Disallow: /\n")
+    );
+}
+
+#[test]
+fn check_google_index_html_rule_says_how_it_was_read() {
+    let robots = TempFile::new(
+        "index-html",
+        b"User-agent: *\nDisallow: /dir/\nAllow: /dir/index.html\n",
+    );
+    let o = run(&[
+        "check",
+        "--json",
+        "--mode",
+        "google",
+        "--agent",
+        "MyBot",
+        "--robots",
+        robots.path(),
+        "http://x/dir/",
+    ]);
+    assert_eq!(code(&o), 0);
+    let objs = json_lines(&o);
+    assert_eq!(objs[0]["rule"], "Allow: /dir/index.html (read as /dir/$)");
+    assert_eq!(objs[0]["line"], 3);
+}
+
+#[test]
+fn check_reads_agent_from_env() {
+    let args = [
+        "check",
+        "--robots",
+        "testdata/cli/clean.txt",
+        "https://example.com/a",
+    ];
+    let o = run_with(
+        &args,
+        None,
+        &[("CRAWLGATE_AGENT", "BadBot/2.0 (+https://bad.example)")],
+    );
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "disallowed\thttps://example.com/a\tline 7: Disallow: /\n"
+    );
+
+    // Without the variable, --agent is a missing required option: a usage error.
+    let o = run(&args);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--agent"), "{}", stderr(&o));
+}
+
+#[test]
+fn check_refuses_browser_header() {
+    let o = run(&[
+        "check",
+        "--agent",
+        "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        "--robots",
+        "testdata/cli/clean.txt",
+        "/",
+    ]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("crawlgate: "), "{err}");
+    assert!(err.contains("browser-style User-Agent header"), "{err}");
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn check_without_robots_says_fetching_is_unavailable() {
+    let o = run(&["check", "--agent", "MyBot", "https://example.com/"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(stderr(&o), NO_ROBOTS_SENTENCE);
+}
+
+#[test]
+fn check_without_urls_exits_2() {
+    let o = run(&[
+        "check",
+        "--agent",
+        "MyBot",
+        "--robots",
+        "testdata/cli/clean.txt",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).starts_with("crawlgate: no URLs to check"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn check_urls_file_skips_blank_and_comment_lines() {
+    let urls = TempFile::new(
+        "urls",
+        b"# to check\n\nhttps://example.com/private/a\r\n  /ok  \n",
+    );
+    let o = run(&[
+        "check",
+        "--agent",
+        "MyBot",
+        "--robots",
+        "testdata/cli/clean.txt",
+        "--urls",
+        urls.path(),
+        "/first",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert_eq!(
+        stdout(&o),
+        "allowed\t/first\n\
+         disallowed\thttps://example.com/private/a\tline 3: Disallow: /private/\n\
+         allowed\t/ok\n"
+    );
+}
+
+#[test]
+fn check_reads_robots_or_urls_from_stdin_but_not_both() {
+    let o = run_with(
+        &["check", "--agent", "MyBot", "--robots", "-", "/a"],
+        Some(b"User-agent: *\nDisallow: /a\n"),
+        &[],
+    );
+    assert_eq!(code(&o), 1);
+    assert_eq!(stdout(&o), "disallowed\t/a\tline 2: Disallow: /a\n");
+
+    let o = run_with(
+        &[
+            "check",
+            "--agent",
+            "MyBot",
+            "--robots",
+            "testdata/cli/clean.txt",
+            "--urls",
+            "-",
+        ],
+        Some(b"/private/x\n"),
+        &[],
+    );
+    assert_eq!(code(&o), 1);
+    assert!(stdout(&o).starts_with("disallowed\t/private/x\t"));
+
+    let o = run_with(
+        &["check", "--agent", "MyBot", "--robots", "-", "--urls", "-"],
+        Some(b""),
+        &[],
+    );
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).starts_with("crawlgate: "), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn check_missing_robots_file_exits_2() {
+    let o = run(&[
+        "check",
+        "--agent",
+        "MyBot",
+        "--robots",
+        "robots.txt.missing",
+        "/",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).starts_with("crawlgate: cannot read robots.txt.missing: "),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn closed_stdout_pipe_is_not_a_panic() {
+    let many: String = (0..100_000).map(|i| format!("/page/{i}\n")).collect();
+    let urls = TempFile::new("many-urls", many.as_bytes());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crawlgate"))
+        .args(["check", "--agent", "MyBot", "--robots"])
+        .arg(format!(
+            "{}/testdata/cli/clean.txt",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .arg("--urls")
+        .arg(urls.path())
+        .env_remove("CRAWLGATE_AGENT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("crawlgate runs");
+    // Close the reading end at once: ~1.5 MB of output cannot fit in the pipe.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err, "");
+    assert_eq!(code(&o), 0);
+}
+
+// ---- url --------------------------------------------------------------------------------
+
+#[test]
+fn url_prints_robots_txt_urls() {
+    let o = run(&[
+        "url",
+        "HTTPS://User:pw@Example.COM:443/a/b?c#d",
+        "http://example.com:8080/x",
+    ]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        stdout(&o),
+        "https://example.com/robots.txt\nhttp://example.com:8080/robots.txt\n"
+    );
+}
+
+#[test]
+fn url_bad_url_exits_2_after_printing_the_good_ones() {
+    let o = run(&[
+        "url",
+        "ftp://example.com/x",
+        "https://example.com/a",
+        "not a url",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(stdout(&o), "https://example.com/robots.txt\n");
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].starts_with("crawlgate: \"ftp://example.com/x\""),
+        "{err}"
+    );
+    assert!(lines[1].starts_with("crawlgate: \"not a url\""), "{err}");
+}
+
+#[test]
+fn url_json() {
+    let o = run(&["url", "--json", "https://Example.com/a?b"]);
+    assert_eq!(code(&o), 0);
+    let objs = json_lines(&o);
+    assert_eq!(objs.len(), 1);
+    assert_eq!(keys(&objs[0]), ["robots_txt", "url"]);
+    assert_eq!(objs[0]["url"], "https://Example.com/a?b");
+    assert_eq!(objs[0]["robots_txt"], "https://example.com/robots.txt");
+}
+
+// ---- usage ------------------------------------------------------------------------------
+
+#[test]
+fn help_and_version_exit_0() {
+    let o = run(&["--help"]);
+    assert_eq!(code(&o), 0);
+    let help = stdout(&o);
+    for cmd in ["lint", "check", "url"] {
+        assert!(help.contains(cmd), "{help}");
+    }
+    let o = run(&["check", "--help"]);
+    assert_eq!(code(&o), 0);
+    assert!(stdout(&o).contains("CRAWLGATE_AGENT"));
+    let o = run(&["--version"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        stdout(&o),
+        format!("crawlgate {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [
+        &["frobnicate"][..],
+        &["lint"],
+        &["lint", "--mode", "bing", "testdata/cli/clean.txt"],
+        &["url"],
+        &[],
+    ] {
+        let o = run(args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(!stderr(&o).contains("panicked"), "{args:?}");
+    }
+}
