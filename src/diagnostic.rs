@@ -4,6 +4,7 @@
 //! part named) is not used; a **warning** means it is still used, perhaps adjusted. Codes are
 //! stable kebab-case identifiers that scripts may match on; messages are for people and may change.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
@@ -127,8 +128,8 @@ pub struct Diagnostic {
     pub line: u32,
     /// Byte range in the input that the problem is about; always inside the input.
     pub span: Range<usize>,
-    /// A sentence for people.
-    pub message: String,
+    /// A sentence for people (static where it can be, so clean-but-noisy files stay cheap).
+    pub message: Cow<'static, str>,
 }
 
 impl Diagnostic {

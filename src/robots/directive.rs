@@ -97,21 +97,24 @@ const OTHERS: &[(&[u8], OtherKey)] = &[
 
 /// Classifies a key. `None`: unknown.
 pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {
-    // The common case first: an exact, canonical key.
+    let first = key.first()?.to_ascii_lowercase();
     for &(name, dir, spelling) in KEYS {
-        if key.eq_ignore_ascii_case(name) {
+        if name[0] == first && key.eq_ignore_ascii_case(name) {
             return Some((dir, spelling));
         }
     }
     for &(name, other) in OTHERS {
-        if key.eq_ignore_ascii_case(name) {
+        if name[0] == first && key.eq_ignore_ascii_case(name) {
             return Some((Directive::Other(other), Spelling::Exact));
         }
     }
     if mode == Mode::Google {
         // google/robotstxt matches keys with StartsWithIgnoreCase, in this order.
         for &(name, dir, _) in KEYS {
-            if key.len() > name.len() && key[..name.len()].eq_ignore_ascii_case(name) {
+            if name[0] == first
+                && key.len() > name.len()
+                && key[..name.len()].eq_ignore_ascii_case(name)
+            {
                 return Some((dir, Spelling::Prefix));
             }
         }

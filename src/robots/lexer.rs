@@ -47,10 +47,6 @@ pub(crate) fn is_ws(b: u8) -> bool {
 
 type Res<'a, O> = IResult<&'a [u8], O, ()>;
 
-fn content(line: &[u8]) -> Res<'_, &[u8]> {
-    take_till(|b| b == b'#')(line)
-}
-
 fn spaces(i: &[u8]) -> Res<'_, &[u8]> {
     take_while(is_ws)(i)
 }
@@ -85,8 +81,9 @@ fn two_tokens(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
 
 /// Splits one line (without its line end) into its parts.
 pub(crate) fn lex(line: &[u8]) -> Lexed<'_> {
-    // Neither parser can fail on a complete slice; the fallbacks are for the type only.
-    let body = content(line).map_or(line, |(_, c)| c);
+    // The comment starts at the first '#', wherever it is.
+    let body = memchr::memchr(b'#', line).map_or(line, |i| &line[..i]);
+    // `spaces` cannot fail on a complete slice; the fallback is for the type only.
     let body = trim_end(spaces(body).map_or(body, |(rest, _)| rest));
     if body.is_empty() {
         return Lexed::Empty;

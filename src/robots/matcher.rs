@@ -87,14 +87,9 @@ impl Index {
                 });
             }
         }
-        self.slots[start..].sort_unstable_by_key(|s| {
-            (
-                Reverse(s.pattern.priority),
-                !s.allow,
-                rules[s.rule as usize].line,
-                s.rule,
-            )
-        });
+        // Slots were pushed in file order (groups are in file order, their rules contiguous),
+        // so a stable sort on (specificity, allow first) keeps file order among equals.
+        self.slots[start..].sort_by_key(|s| (Reverse(s.pattern.priority), !s.allow));
         let gstart = self.group_ids.len();
         self.group_ids.extend_from_slice(gids);
         Entry {

@@ -8,6 +8,8 @@
 //! [RFC 9309 §2.1–2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.1
 //! [§2.5]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.5
 
+use std::borrow::Cow;
+
 use nom::Offset;
 
 use super::agent::leading_token;
@@ -44,6 +46,8 @@ struct Builder<'a> {
     sitemaps: Vec<Sitemap>,
     records: Vec<Record>,
     state: State,
+    /// Whether the input holds a NUL at all: most files do not, so lines skip the search.
+    has_nul: bool,
 }
 
 pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
@@ -52,13 +56,15 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         input,
         mode: options.mode,
         diagnostics: Vec::new(),
-        patterns: Vec::new(),
-        texts: String::new(),
-        rules: Vec::new(),
+        // Rough sizes for a typical file, to avoid most regrowth.
+        patterns: Vec::with_capacity(input.len().min(limit) / 4),
+        texts: String::with_capacity(input.len().min(limit) / 3),
+        rules: Vec::with_capacity(input.len().min(limit) / 40),
         groups: Vec::new(),
         sitemaps: Vec::new(),
         records: Vec::new(),
         state: State::Start,
+        has_nul: memchr::memchr(0, input).is_some(),
     };
 
     // google/robotstxt skips any prefix of the BOM (EF, EF BB, EF BB BF) at the very start.
@@ -111,7 +117,13 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
 }
 
 impl<'a> Builder<'a> {
-    fn push(&mut self, code: Code, line: u32, span: std::ops::Range<usize>, message: String) {
+    fn push(
+        &mut self,
+        code: Code,
+        line: u32,
+        span: std::ops::Range<usize>,
+        message: impl Into<Cow<'static, str>>,
+    ) {
         self.push_sev(code, code.default_severity(), line, span, message);
     }
 
@@ -121,14 +133,14 @@ impl<'a> Builder<'a> {
         severity: Severity,
         line: u32,
         span: std::ops::Range<usize>,
-        message: String,
+        message: impl Into<Cow<'static, str>>,
     ) {
         self.diagnostics.push(Diagnostic {
             code,
             severity,
             line,
             span,
-            message,
+            message: message.into(),
         });
     }
 
@@ -163,7 +175,7 @@ impl<'a> Builder<'a> {
                 Code::HtmlBody,
                 line,
                 at..at + 1,
-                "the body looks like HTML, not robots.txt; only its valid lines are used".into(),
+                "the body looks like HTML, not robots.txt; only its valid lines are used",
             );
         }
     }
@@ -190,12 +202,12 @@ impl<'a> Builder<'a> {
                 line = &line[..GOOGLE_MAX_LINE_BYTES];
             }
         }
-        if let Some(nul) = memchr::memchr(0, line) {
+        if let Some(nul) = self.has_nul.then(|| memchr::memchr(0, line)).flatten() {
             self.push(
                 Code::NulByte,
                 n,
                 start + nul..end,
-                "NUL byte: the rest of the line is ignored".into(),
+                "NUL byte: the rest of the line is ignored",
             );
             line = &line[..nul];
         }
@@ -206,7 +218,7 @@ impl<'a> Builder<'a> {
                         Code::MisplacedBom,
                         n,
                         start..start + 3,
-                        "byte order mark inside the file; skipped".into(),
+                        "byte order mark inside the file; skipped",
                     );
                     line = &line[3..];
                 }
@@ -215,7 +227,7 @@ impl<'a> Builder<'a> {
                     Severity::Error,
                     n,
                     start..start + 3,
-                    "byte order mark inside the file: Google does not skip it, so the line is not understood".into(),
+                    "byte order mark inside the file: Google does not skip it, so the line is not understood",
                 ),
             }
         }
@@ -228,7 +240,7 @@ impl<'a> Builder<'a> {
                     Code::InvalidLine,
                     n,
                     span,
-                    "not a `key: value` record or a comment; ignored".into(),
+                    "not a `key: value` record or a comment; ignored",
                 );
             }
             Lexed::Record { key, sep, value } => self.record(n, key, sep, value),
@@ -276,7 +288,7 @@ impl<'a> Builder<'a> {
                 Code::MissingColon,
                 n,
                 span.end..span.end,
-                "missing `:` after the key; accepted because the line has exactly two parts".into(),
+                "missing `:` after the key; accepted because the line has exactly two parts",
             );
         }
         match directive {
@@ -323,7 +335,7 @@ impl<'a> Builder<'a> {
                 Code::EmptyUserAgent,
                 n,
                 span,
-                "empty user-agent: the rules of this group apply to no crawler".into(),
+                "empty user-agent: the rules of this group apply to no crawler",
             );
             Agent::Nobody
         } else if value[0] == b'*' && (value.len() == 1 || is_ws(value[1])) {
@@ -412,40 +424,50 @@ impl<'a> Builder<'a> {
             );
             return;
         }
-        let valid_utf8 = match std::str::from_utf8(value) {
-            Ok(_) => true,
-            Err(e) => {
-                let bad = self.span(value).start + e.valid_up_to();
-                let span = bad..bad + e.error_len().unwrap_or(1);
-                match self.mode {
-                    Mode::Rfc => {
+        // The rule as written, key to end of value, validated once: the value follows ASCII
+        // (`:` or whitespace), so its lossy decoding is the tail of the line's.
+        let written = &self.input[self.span(key).start..self.span(value).end];
+        let text_start = self.texts.len() as u32;
+        let value_len = match std::str::from_utf8(written) {
+            Ok(text) => {
+                self.texts.push_str(text);
+                value.len()
+            }
+            Err(_) => {
+                if let Err(e) = std::str::from_utf8(value) {
+                    let bad = self.span(value).start + e.valid_up_to();
+                    let span = bad..bad + e.error_len().unwrap_or(1);
+                    if self.mode == Mode::Rfc {
                         self.push(
                             Code::InvalidUtf8,
                             n,
                             span,
-                            "bytes that are not UTF-8 in the path; the rule is ignored".into(),
+                            "bytes that are not UTF-8 in the path; the rule is ignored",
                         );
                         return;
                     }
-                    Mode::Google => self.push_sev(
+                    self.push_sev(
                         Code::InvalidUtf8,
                         Severity::Warning,
                         n,
                         span,
-                        "bytes that are not UTF-8 in the path; Google percent-encodes them and uses the rule".into(),
-                    ),
+                        "bytes that are not UTF-8 in the path; Google percent-encodes them and uses the rule",
+                    );
                 }
-                false
+                self.texts.push_str(&String::from_utf8_lossy(written));
+                String::from_utf8_lossy(value).len()
             }
         };
-        if let Some(i) = memchr::memchr(b'$', &value[..value.len() - 1]) {
+        let text_end = self.texts.len() as u32;
+        let value_range = text_end - value_len as u32..text_end;
+        let (compiled, dollar) = pattern::compile(value, self.mode, &mut self.patterns);
+        if let Some(i) = dollar {
             let at = self.span(value).start + i;
             self.push(
                 Code::LiteralDollar,
                 n,
                 at..at + 1,
-                "`$` is special only at the end of a pattern; here it is an ordinary character"
-                    .into(),
+                "`$` is special only at the end of a pattern; here it is an ordinary character",
             );
         }
         if value.len() > 1 && value.ends_with(b"*") {
@@ -454,23 +476,9 @@ impl<'a> Builder<'a> {
                 Code::RedundantWildcard,
                 n,
                 end - 1..end,
-                "a `*` at the end of a pattern changes nothing".into(),
+                "a `*` at the end of a pattern changes nothing",
             );
         }
-
-        // The rule as written: key to end of value (the value follows ASCII, so its lossy
-        // decoding is the tail of the line's).
-        let text_start = self.texts.len() as u32;
-        let written = &self.input[self.span(key).start..self.span(value).end];
-        self.texts.push_str(&String::from_utf8_lossy(written));
-        let text_end = self.texts.len() as u32;
-        let value_len = if valid_utf8 {
-            value.len()
-        } else {
-            String::from_utf8_lossy(value).len()
-        } as u32;
-        let value_range = text_end - value_len..text_end;
-        let compiled = pattern::compile(value, self.mode, &mut self.patterns);
         self.rules.push(Rule {
             kind,
             line: n,
@@ -497,7 +505,7 @@ impl<'a> Builder<'a> {
         }
         let mut derived = value[..=slash].to_vec();
         derived.push(b'$');
-        let compiled = pattern::compile(&derived, self.mode, &mut self.patterns);
+        let (compiled, _) = pattern::compile(&derived, self.mode, &mut self.patterns);
         let start = self.texts.len() as u32;
         self.texts.push_str(&String::from_utf8_lossy(&derived));
         self.rules.push(Rule {
@@ -512,10 +520,7 @@ impl<'a> Builder<'a> {
 
     fn sitemap(&mut self, n: u32, value: &[u8]) {
         let text = String::from_utf8_lossy(value);
-        let ok = std::str::from_utf8(value).is_ok()
-            && url::Url::parse(&text)
-                .map(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
-                .unwrap_or(false);
+        let ok = std::str::from_utf8(value).is_ok() && is_http_url(&text);
         if ok {
             self.sitemaps.push(Sitemap {
                 url: text.into_owned(),
@@ -575,6 +580,32 @@ impl<'a> Builder<'a> {
             diagnostics,
         }
     }
+}
+
+/// Is `s` an absolute http(s) URL with a host? Plain ASCII `scheme://host[:port][/…]` is
+/// accepted without a full parse (the common case); anything else goes through the URL parser.
+fn is_http_url(s: &str) -> bool {
+    let b = s.as_bytes();
+    let rest = if b.len() > 7 && b[..7].eq_ignore_ascii_case(b"http://") {
+        &b[7..]
+    } else if b.len() > 8 && b[..8].eq_ignore_ascii_case(b"https://") {
+        &b[8..]
+    } else {
+        return false;
+    };
+    let host_len = rest
+        .iter()
+        .position(|&c| !(c.is_ascii_alphanumeric() || c == b'.' || c == b'-'))
+        .unwrap_or(rest.len());
+    let simple = host_len > 0
+        && rest[0] != b'.'
+        && rest[..host_len].iter().any(u8::is_ascii_alphabetic)
+        && matches!(rest.get(host_len), None | Some(b'/'))
+        && rest.iter().all(|&c| c.is_ascii_graphic());
+    simple
+        || url::Url::parse(s)
+            .map(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
+            .unwrap_or(false)
 }
 
 fn directive_name(d: Directive) -> &'static str {

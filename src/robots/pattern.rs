@@ -167,28 +167,40 @@ pub(crate) struct Compiled {
 }
 
 /// Appends the canonical text of `value` (an `allow`/`disallow` value) to `arena` and returns
-/// the compiled pattern.
-pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> Compiled {
+/// the compiled pattern, with the position of the first `$` that is not at the end (an ordinary
+/// character there), if any.
+pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> (Compiled, Option<usize>) {
     let (body, anchored) = match value.split_last() {
         Some((b'$', body)) => (body, true),
         _ => (value, false),
     };
+    // One scan: is the body already canonical, and where is a literal `$`?
+    let mut plain = true;
+    let mut dollar = None;
+    for (i, &b) in body.iter().enumerate() {
+        match mode {
+            Mode::Rfc => match CLASS[b as usize] {
+                KEEP => {}
+                SPECIAL if b == b'*' => {}
+                _ => plain = false,
+            },
+            Mode::Google => plain &= b < 0x80 && b != b'%',
+        }
+        if b == b'$' && dollar.is_none() {
+            dollar = Some(i);
+        }
+    }
     let start = arena.len();
     match mode {
-        // Most patterns are already canonical: copy them whole.
-        Mode::Rfc if body.iter().all(|&b| CLASS[b as usize] == KEEP || b == b'*') => {
-            arena.extend_from_slice(body)
-        }
+        _ if plain => arena.extend_from_slice(body),
         Mode::Rfc => canonical_rfc(body, Side::Pattern, arena),
-        Mode::Google if body.iter().all(|&b| b < 0x80 && b != b'%') => {
-            arena.extend_from_slice(body)
-        }
         Mode::Google => canonical_google(body, arena),
     }
     let text = &arena[start..];
     let octets = match mode {
         Mode::Google => text.len(),
         // Every escape left in canonical RFC text is `%XX` with upper-case hex.
+        Mode::Rfc if plain => text.len(),
         Mode::Rfc => {
             let ascii_escapes = memchr::memchr_iter(b'%', text)
                 .filter(|&i| text.get(i + 1).is_some_and(|&h| h < b'8'))
@@ -196,13 +208,14 @@ pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> Compiled
             text.len() - 2 * ascii_escapes
         }
     };
-    Compiled {
+    let compiled = Compiled {
         start: start as u32,
         len: text.len() as u32,
         anchored,
         wildcard: memchr::memchr(b'*', text).is_some(),
         priority: (octets + usize::from(anchored)) as u32,
-    }
+    };
+    (compiled, dollar)
 }
 
 /// Does `pattern` (canonical text) match `path` (canonical)?
@@ -260,7 +273,7 @@ mod tests {
 
     fn canon_pat(p: &str, mode: Mode) -> (String, bool) {
         let mut arena = Vec::new();
-        let c = compile(p.as_bytes(), mode, &mut arena);
+        let (c, _) = compile(p.as_bytes(), mode, &mut arena);
         (String::from_utf8(arena).unwrap(), c.anchored)
     }
 
