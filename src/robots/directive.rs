@@ -97,6 +97,17 @@ const OTHERS: &[(&[u8], OtherKey)] = &[
 
 /// Classifies a key. `None`: unknown.
 pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {
+    // The common case first: one of the four keys, spelled right.
+    let (canonical, dir): (&[u8], _) = match key.len() {
+        10 => (b"user-agent", Directive::UserAgent),
+        8 => (b"disallow", Directive::Disallow),
+        5 => (b"allow", Directive::Allow),
+        7 => (b"sitemap", Directive::Sitemap),
+        _ => (b"", Directive::Allow),
+    };
+    if !canonical.is_empty() && key.eq_ignore_ascii_case(canonical) {
+        return Some((dir, Spelling::Exact));
+    }
     let first = key.first()?.to_ascii_lowercase();
     for &(name, dir, spelling) in KEYS {
         if name[0] == first && key.eq_ignore_ascii_case(name) {

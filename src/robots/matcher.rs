@@ -22,6 +22,13 @@ struct Slot {
     rule: u32,
 }
 
+impl Slot {
+    /// Precedence: most specific first, `allow` first on ties.
+    fn order(&self) -> (Reverse<u32>, bool) {
+        (Reverse(self.pattern.priority), !self.allow)
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Entry {
     token: Box<str>,
@@ -41,6 +48,22 @@ pub(crate) struct Index {
 
 impl Index {
     pub(crate) fn build(groups: &[Group], rules: &[Rule]) -> Index {
+        let mut index = Index::default();
+        index.slots.reserve(rules.len());
+        // Each group's rules, sorted once. Rules were pushed in file order, so a stable sort on
+        // (specificity, allow first) keeps file order among equals.
+        let mut group_slots = Vec::with_capacity(groups.len());
+        for g in groups {
+            let start = index.slots.len();
+            index.slots.extend(g.rules.clone().map(|r| Slot {
+                pattern: rules[r].pattern,
+                allow: rules[r].kind == RuleKind::Allow,
+                rule: r as u32,
+            }));
+            index.slots[start..].sort_by_key(Slot::order);
+            group_slots.push(start as u32..index.slots.len() as u32);
+        }
+
         let mut pairs: Vec<(&str, u32)> = Vec::new();
         let mut star_groups: Vec<u32> = Vec::new();
         for (gi, g) in groups.iter().enumerate() {
@@ -56,45 +79,46 @@ impl Index {
         pairs.dedup();
         star_groups.dedup();
 
-        let mut index = Index::default();
         let mut i = 0;
+        let mut gids = Vec::new();
         while i < pairs.len() {
             let token = pairs[i].0;
-            let mut j = i;
-            while j < pairs.len() && pairs[j].0 == token {
-                j += 1;
+            gids.clear();
+            while i < pairs.len() && pairs[i].0 == token {
+                gids.push(pairs[i].1);
+                i += 1;
             }
-            let gids: Vec<u32> = pairs[i..j].iter().map(|p| p.1).collect();
-            let entry = index.add(token, &gids, groups, rules);
+            let entry = index.entry(token, &gids, &group_slots);
             index.entries.push(entry);
-            i = j;
         }
         if !star_groups.is_empty() {
-            index.star = Some(index.add("*", &star_groups, groups, rules));
+            index.star = Some(index.entry("*", &star_groups, &group_slots));
         }
         index
     }
 
-    fn add(&mut self, token: &str, gids: &[u32], groups: &[Group], rules: &[Rule]) -> Entry {
-        let start = self.slots.len();
-        for &g in gids {
-            for r in groups[g as usize].rules.clone() {
-                let rule = &rules[r];
-                self.slots.push(Slot {
-                    pattern: rule.pattern,
-                    allow: rule.kind == RuleKind::Allow,
-                    rule: r as u32,
-                });
+    /// The entry of an agent named by groups `gids` (in file order). One group's sorted slots
+    /// are shared as they are; several groups are merged into a new run.
+    fn entry(&mut self, token: &str, gids: &[u32], group_slots: &[Range<u32>]) -> Entry {
+        let slots = match gids {
+            [g] => group_slots[*g as usize].clone(),
+            _ => {
+                let start = self.slots.len();
+                for &g in gids {
+                    let r = &group_slots[g as usize];
+                    self.slots
+                        .extend_from_within(r.start as usize..r.end as usize);
+                }
+                // Stable: among equals, earlier groups (earlier lines) stay first.
+                self.slots[start..].sort_by_key(Slot::order);
+                start as u32..self.slots.len() as u32
             }
-        }
-        // Slots were pushed in file order (groups are in file order, their rules contiguous),
-        // so a stable sort on (specificity, allow first) keeps file order among equals.
-        self.slots[start..].sort_by_key(|s| (Reverse(s.pattern.priority), !s.allow));
+        };
         let gstart = self.group_ids.len();
         self.group_ids.extend_from_slice(gids);
         Entry {
             token: token.into(),
-            slots: start as u32..self.slots.len() as u32,
+            slots,
             groups: gstart as u32..self.group_ids.len() as u32,
         }
     }

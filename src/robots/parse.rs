@@ -48,6 +48,8 @@ struct Builder<'a> {
     state: State,
     /// Whether the input holds a NUL at all: most files do not, so lines skip the search.
     has_nul: bool,
+    /// The input read as text when it is all UTF-8 (most files), validated once.
+    text: Option<&'a str>,
 }
 
 pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
@@ -65,6 +67,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         records: Vec::new(),
         state: State::Start,
         has_nul: memchr::memchr(0, input).is_some(),
+        text: std::str::from_utf8(&input[..input.len().min(limit)]).ok(),
     };
 
     // google/robotstxt skips any prefix of the BOM (EF, EF BB, EF BB BF) at the very start.
@@ -426,9 +429,15 @@ impl<'a> Builder<'a> {
         }
         // The rule as written, key to end of value, validated once: the value follows ASCII
         // (`:` or whitespace), so its lossy decoding is the tail of the line's.
-        let written = &self.input[self.span(key).start..self.span(value).end];
+        let range = self.span(key).start..self.span(value).end;
+        let written = &self.input[range.clone()];
         let text_start = self.texts.len() as u32;
-        let value_len = match std::str::from_utf8(written) {
+        // `get` also refuses a range that is not on character boundaries (a Google line cut).
+        let valid = match self.text.and_then(|t| t.get(range)) {
+            Some(text) => Ok(text),
+            None => std::str::from_utf8(written),
+        };
+        let value_len = match valid {
             Ok(text) => {
                 self.texts.push_str(text);
                 value.len()

@@ -45,6 +45,29 @@ static CLASS: [u8; 256] = {
     t
 };
 
+/// Pattern bytes that [`Mode::Rfc`] copies unchanged: canonical ones and the wildcard.
+static PLAIN_RFC: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = CLASS[b] == KEEP || b == b'*' as usize;
+        b += 1;
+    }
+    t
+};
+
+/// Pattern bytes that [`Mode::Google`] copies unchanged (`$` is excluded only so that a plain
+/// pattern is known to hold no literal `$`).
+static PLAIN_GOOGLE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x80 {
+        t[b] = b != b'%' as usize && b != b'$' as usize;
+        b += 1;
+    }
+    t
+};
+
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 #[inline]
@@ -174,22 +197,18 @@ pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> (Compile
         Some((b'$', body)) => (body, true),
         _ => (value, false),
     };
-    // One scan: is the body already canonical, and where is a literal `$`?
-    let mut plain = true;
-    let mut dollar = None;
-    for (i, &b) in body.iter().enumerate() {
-        match mode {
-            Mode::Rfc => match CLASS[b as usize] {
-                KEEP => {}
-                SPECIAL if b == b'*' => {}
-                _ => plain = false,
-            },
-            Mode::Google => plain &= b < 0x80 && b != b'%',
-        }
-        if b == b'$' && dollar.is_none() {
-            dollar = Some(i);
-        }
-    }
+    // Most patterns are already canonical: one table scan, then a plain copy.
+    let plain_table = match mode {
+        Mode::Rfc => &PLAIN_RFC,
+        Mode::Google => &PLAIN_GOOGLE,
+    };
+    let plain = body.iter().all(|&b| plain_table[b as usize]);
+    // `$` is never plain, so a plain body has no literal `$`.
+    let dollar = if plain {
+        None
+    } else {
+        memchr::memchr(b'$', body)
+    };
     let start = arena.len();
     match mode {
         _ if plain => arena.extend_from_slice(body),
