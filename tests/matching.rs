@@ -243,21 +243,44 @@ proptest! {
         rules in prop::collection::vec((any::<bool>(), pattern_strategy()), 1..5),
         paths in prop::collection::vec(path_strategy(), 1..6),
     ) {
+        agree(&rules, &paths)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    /// Enough rules that checks go through the prefix index.
+    #[test]
+    fn indexed_matcher_agrees_with_naive_reference(
+        rules in prop::collection::vec((any::<bool>(), pattern_strategy()), 17..60),
+        paths in prop::collection::vec(path_strategy(), 1..20),
+    ) {
+        agree(&rules, &paths)?;
+    }
+}
+
+fn agree(rules: &[(bool, String)], paths: &[String]) -> Result<(), TestCaseError> {
+    {
         let mut body = String::from("User-agent: *\n");
-        for (allow, p) in &rules {
+        for (allow, p) in rules {
             body.push_str(if *allow { "Allow: " } else { "Disallow: " });
             body.push_str(p);
             body.push('\n');
         }
         for mode in [Mode::Rfc, Mode::Google] {
             let r = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
-            for path in &paths {
+            for path in paths {
                 prop_assert_eq!(
                     r.check_path(&tok("x"), path).allowed,
-                    naive_allowed(&rules, path),
-                    "mode {:?}, file {:?}, path {:?}", mode, body, path
+                    naive_allowed(rules, path),
+                    "mode {:?}, file {:?}, path {:?}",
+                    mode,
+                    body,
+                    path
                 );
             }
         }
     }
+    Ok(())
 }

@@ -9,9 +9,11 @@
 
 use std::cmp::Reverse;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::path::request_path;
 use super::pattern::{self, Compiled};
+use super::prefix::PrefixIndex;
 use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
 /// One rule in an agent's precedence-ordered list: what the hot loop reads, contiguous.
@@ -34,7 +36,12 @@ struct Entry {
     token: Box<str>,
     slots: Range<u32>,
     groups: Range<u32>,
+    /// Built on the first check when the agent has many rules.
+    prefixes: OnceLock<PrefixIndex>,
 }
+
+/// Above this many rules, checks go through a [`PrefixIndex`] instead of a linear scan.
+const INDEX_ABOVE: usize = 16;
 
 /// Merged, sorted rules per agent.
 #[derive(Debug, Clone, Default)]
@@ -120,6 +127,7 @@ impl Index {
             token: token.into(),
             slots,
             groups: gstart as u32..self.group_ids.len() as u32,
+            prefixes: OnceLock::new(),
         }
     }
 
@@ -218,6 +226,7 @@ pub struct AgentRules<'a> {
     robots: &'a Robots,
     group: GroupMatch,
     slots: &'a [Slot],
+    prefixes: Option<&'a OnceLock<PrefixIndex>>,
 }
 
 impl<'a> AgentRules<'a> {
@@ -256,16 +265,34 @@ impl<'a> AgentRules<'a> {
         }
         let canon = pattern::canonical_path(path, robots.mode);
         let canon: &[u8] = &canon;
-        for s in self.slots {
+        let arena = &robots.patterns[..];
+        let matches = |s: &Slot| {
             let p = s.pattern;
-            let text = &robots.patterns[p.start as usize..(p.start + p.len) as usize];
-            if pattern::matches(text, p.anchored, p.wildcard, canon) {
-                return Decision {
-                    allowed: s.allow,
-                    group: self.group,
-                    reason: Reason::Rule(robots.rule_ref(&robots.rules[s.rule as usize])),
-                };
+            let text = &arena[p.start as usize..(p.start + p.len) as usize];
+            pattern::matches(text, p.anchored, p.wildcard, canon)
+        };
+        let hit = match self.prefixes {
+            Some(lazy) if self.slots.len() > INDEX_ABOVE => {
+                let index = lazy.get_or_init(|| {
+                    PrefixIndex::build(
+                        arena,
+                        self.slots
+                            .iter()
+                            .map(|s| s.pattern.start..s.pattern.start + s.pattern.len),
+                    )
+                });
+                index
+                    .first_match(arena, canon, |pos| matches(&self.slots[pos as usize]))
+                    .map(|pos| &self.slots[pos as usize])
             }
+            _ => self.slots.iter().find(|s| matches(s)),
+        };
+        if let Some(s) = hit {
+            return Decision {
+                allowed: s.allow,
+                group: self.group,
+                reason: Reason::Rule(robots.rule_ref(&robots.rules[s.rule as usize])),
+            };
         }
         Decision {
             allowed: true,
@@ -291,6 +318,7 @@ impl Robots {
             robots: self,
             group,
             slots,
+            prefixes: entry.map(|e| &e.prefixes),
         }
     }
 

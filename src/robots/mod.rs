@@ -15,6 +15,7 @@ mod matcher;
 mod parse;
 mod path;
 mod pattern;
+mod prefix;
 
 use std::ops::Range;
 

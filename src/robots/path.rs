@@ -9,11 +9,21 @@
 
 use std::borrow::Cow;
 
-fn find_any(s: &[u8], from: usize, set: &[u8]) -> Option<usize> {
-    s.get(from..)?
-        .iter()
-        .position(|b| set.contains(b))
-        .map(|i| i + from)
+/// First `/`, `?` or `;` at or after `from`.
+fn find_path_start(s: &[u8], from: usize) -> Option<usize> {
+    memchr::memchr3(b'/', b'?', b';', s.get(from..)?).map(|i| i + from)
+}
+
+/// First `://` at or after `from`.
+fn find_scheme_end(s: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    loop {
+        let i = at + memchr::memchr(b':', s.get(at..)?)?;
+        if s[i + 1..].starts_with(b"//") {
+            return Some(i);
+        }
+        at = i + 1;
+    }
 }
 
 /// Path + params + query of `url` (no fragment), always starting with `/`.
@@ -21,9 +31,8 @@ pub fn request_path(url: &str) -> Cow<'_, str> {
     let b = url.as_bytes();
     // Initial two slashes (scheme-relative URL) are skipped.
     let search_start = if b.starts_with(b"//") { 2 } else { 0 };
-    let early_path = find_any(b, search_start, b"/?;");
-    let mut protocol_end =
-        memchr::memmem::find(&b[search_start..], b"://").map(|i| i + search_start);
+    let early_path = find_path_start(b, search_start);
+    let mut protocol_end = find_scheme_end(b, search_start);
     if let (Some(early), Some(proto)) = (early_path, protocol_end) {
         if early < proto {
             // A path, param or query starts before "://", so "://" is no scheme separator.
@@ -31,7 +40,7 @@ pub fn request_path(url: &str) -> Cow<'_, str> {
         }
     }
     let protocol_end = protocol_end.map_or(search_start, |p| p + 3);
-    let Some(path_start) = find_any(b, protocol_end, b"/?;") else {
+    let Some(path_start) = find_path_start(b, protocol_end) else {
         return Cow::Borrowed("/");
     };
     let hash = memchr::memchr(b'#', &b[search_start..]).map(|i| i + search_start);

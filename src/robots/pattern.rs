@@ -277,11 +277,25 @@ fn glob(pattern: &[u8], anchored: bool, path: &[u8]) -> bool {
     }
 }
 
+/// Leftmost `needle` in `haystack`. Short needles (the usual case: `.pdf`, `?sid=`) are found
+/// with memchr on the first byte and a compare, which is cheaper than building a memmem finder
+/// per call and still bounded by `haystack.len() × 16`.
 #[inline]
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     match needle.len() {
         0 => Some(0),
         1 => memchr::memchr(needle[0], haystack),
+        n if n <= 16 => {
+            let mut from = 0;
+            while from + n <= haystack.len() {
+                let i = from + memchr::memchr(needle[0], &haystack[from..=haystack.len() - n])?;
+                if &haystack[i..i + n] == needle {
+                    return Some(i);
+                }
+                from = i + 1;
+            }
+            None
+        }
         _ => memmem::find(haystack, needle),
     }
 }

@@ -1,0 +1,157 @@
+//! A prefix index over an agent's rules, so that files with thousands of rules are checked by
+//! looking at the few rules that can match instead of all of them.
+//!
+//! Every rule starts with a literal prefix (its canonical text up to the first `*`); a rule can
+//! match a path only if that prefix is a prefix of the path. The distinct prefixes are kept
+//! sorted, each with its nearest proper prefix in the set (its parent). For a path, the last
+//! prefix that sorts at or before it is found by binary search; every prefix in the set that is
+//! a prefix of the path is on that entry's parent chain (anything sorting between such a prefix
+//! and the path starts with it), and the chain is cut where the entry stops agreeing with the
+//! path. The candidates' rules are then tried in precedence order.
+
+use std::ops::Range;
+
+/// No parent.
+const ROOT: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+struct Node {
+    /// The prefix, in the pattern arena.
+    text: Range<u32>,
+    /// Index of the longest other prefix in the set that is a prefix of this one.
+    parent: u32,
+    /// Positions (in the agent's precedence-ordered rule list) of the rules with this prefix,
+    /// ascending, in `PrefixIndex::rules`.
+    rules: Range<u32>,
+}
+
+/// See the module docs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PrefixIndex {
+    nodes: Vec<Node>,
+    rules: Vec<u32>,
+}
+
+impl PrefixIndex {
+    /// Builds the index of the rules whose canonical texts are `texts` (arena ranges, in
+    /// precedence order).
+    pub(crate) fn build(arena: &[u8], texts: impl Iterator<Item = Range<u32>>) -> PrefixIndex {
+        let bytes = |r: &Range<u32>| &arena[r.start as usize..r.end as usize];
+        // (prefix, rule position), sorted by prefix then position.
+        let mut keyed: Vec<(Range<u32>, u32)> = texts
+            .enumerate()
+            .map(|(pos, r)| {
+                let text = bytes(&r);
+                let lit = memchr::memchr(b'*', text).unwrap_or(text.len());
+                (r.start..r.start + lit as u32, pos as u32)
+            })
+            .collect();
+        keyed.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)).then(a.1.cmp(&b.1)));
+
+        let mut index = PrefixIndex {
+            nodes: Vec::new(),
+            rules: Vec::with_capacity(keyed.len()),
+        };
+        // Ancestors of the node being added, innermost last.
+        let mut stack: Vec<u32> = Vec::new();
+        let mut i = 0;
+        while i < keyed.len() {
+            let text = keyed[i].0.clone();
+            let start = index.rules.len() as u32;
+            while i < keyed.len() && bytes(&keyed[i].0) == bytes(&text) {
+                index.rules.push(keyed[i].1);
+                i += 1;
+            }
+            while let Some(&top) = stack.last() {
+                if bytes(&text).starts_with(bytes(&index.nodes[top as usize].text)) {
+                    break;
+                }
+                stack.pop();
+            }
+            let id = index.nodes.len() as u32;
+            index.nodes.push(Node {
+                text,
+                parent: stack.last().copied().unwrap_or(ROOT),
+                rules: start..index.rules.len() as u32,
+            });
+            stack.push(id);
+        }
+        index
+    }
+
+    /// The first rule position (in precedence order) for which `matches(position)` holds,
+    /// among the rules whose prefix is a prefix of `path`.
+    pub(crate) fn first_match(
+        &self,
+        arena: &[u8],
+        path: &[u8],
+        mut matches: impl FnMut(u32) -> bool,
+    ) -> Option<u32> {
+        let bytes = |r: &Range<u32>| &arena[r.start as usize..r.end as usize];
+        let after = self.nodes.partition_point(|n| bytes(&n.text) <= path);
+        let mut cur = match after.checked_sub(1) {
+            Some(i) => i as u32,
+            None => return None,
+        };
+        let lcp = common_prefix(bytes(&self.nodes[cur as usize].text), path);
+        let mut best: Option<u32> = None;
+        while cur != ROOT {
+            let node = &self.nodes[cur as usize];
+            if node.text.len() <= lcp {
+                for &pos in &self.rules[node.rules.start as usize..node.rules.end as usize] {
+                    if best.is_some_and(|b| pos >= b) {
+                        break;
+                    }
+                    if matches(pos) {
+                        best = Some(pos);
+                        break;
+                    }
+                }
+            }
+            cur = node.parent;
+        }
+        best
+    }
+}
+
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions of the texts whose literal prefix is a prefix of `path`, by brute force.
+    fn brute(texts: &[&str], path: &str) -> Option<u32> {
+        texts
+            .iter()
+            .position(|t| {
+                let lit = t.split('*').next().unwrap_or("");
+                path.starts_with(lit)
+            })
+            .map(|p| p as u32)
+    }
+
+    #[test]
+    fn finds_the_first_rule_whose_prefix_fits() {
+        let texts = ["/a/b/c", "/a/b", "*x", "/b", "/a*z", "/", "/a/bc", "/ab"];
+        let arena: Vec<u8> = texts.concat().into_bytes();
+        let mut at = 0u32;
+        let ranges: Vec<Range<u32>> = texts
+            .iter()
+            .map(|t| {
+                let r = at..at + t.len() as u32;
+                at = r.end;
+                r
+            })
+            .collect();
+        let index = PrefixIndex::build(&arena, ranges.iter().cloned());
+        for path in [
+            "/a/b/c/d", "/a/b", "/a/bz", "/abc", "/b", "/c", "/", "/a", "x", "",
+        ] {
+            let got = index.first_match(&arena, path.as_bytes(), |_| true);
+            assert_eq!(got, brute(&texts, path), "{path}");
+        }
+    }
+}
