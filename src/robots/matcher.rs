@@ -263,13 +263,16 @@ impl<'a> AgentRules<'a> {
                 };
             }
         }
-        let canon = pattern::canonical_path(path, robots.mode);
+        let (canon, mask) = pattern::canonical_path(path, robots.mode);
         let canon: &[u8] = &canon;
         let arena = &robots.patterns[..];
         let matches = |s: &Slot| {
-            let p = s.pattern;
-            let text = &arena[p.start as usize..(p.start + p.len) as usize];
-            pattern::matches(text, p.anchored, p.wildcard, canon)
+            let p = &s.pattern;
+            p.matches(
+                &arena[p.start as usize..(p.start + p.len) as usize],
+                canon,
+                mask,
+            )
         };
         let hit = match self.prefixes {
             Some(lazy) if self.slots.len() > INDEX_ABOVE => {

@@ -160,16 +160,31 @@ fn canonical_google(input: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// The request path (path + params + query) in the form patterns are compared with.
-/// Borrowed when nothing needs to change, which is the common case.
-pub(crate) fn canonical_path(path: &str, mode: Mode) -> Cow<'_, [u8]> {
+/// A 64-bit summary of which bytes occur in `bytes` (bit `b % 64` for each byte `b`). A pattern
+/// whose literal bytes are not all in a path's summary cannot match it: one AND rejects most
+/// rules before any comparison.
+#[inline]
+pub(crate) fn byte_mask(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0, |m, &b| m | 1 << (b & 63))
+}
+
+/// The request path (path + params + query) in the form patterns are compared with, and its
+/// [`byte_mask`]. Borrowed when nothing needs to change, which is the common case.
+pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
     let bytes = path.as_bytes();
-    if mode == Mode::Google || bytes.iter().all(|&b| CLASS[b as usize] == KEEP) {
-        return Cow::Borrowed(bytes);
+    let mut mask = 0u64;
+    let mut dirty = false;
+    for &b in bytes {
+        mask |= 1 << (b & 63);
+        dirty |= CLASS[b as usize] != KEEP;
+    }
+    if mode == Mode::Google || !dirty {
+        return (Cow::Borrowed(bytes), mask);
     }
     let mut out = Vec::with_capacity(bytes.len() + 8);
     canonical_rfc(bytes, Side::Url, &mut out);
-    Cow::Owned(out)
+    let mask = byte_mask(&out);
+    (Cow::Owned(out), mask)
 }
 
 /// A compiled pattern: its canonical text lives in the owner's text arena.
@@ -182,6 +197,10 @@ pub(crate) struct Compiled {
     pub anchored: bool,
     /// The canonical text holds at least one `*`.
     pub wildcard: bool,
+    /// [`byte_mask`] of the literal bytes (the text without `*`).
+    pub need: u64,
+    /// How many literal bytes a matching path has at least.
+    pub min_len: u32,
     /// How specific the pattern is: its octets, `*` and the final `$` included. In
     /// `Mode::Google` these are the octets of the escaped pattern, as google/robotstxt counts
     /// them. In `Mode::Rfc` an ASCII character counts one octet however it is written (`%2A`
@@ -227,14 +246,32 @@ pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> (Compile
             text.len() - 2 * ascii_escapes
         }
     };
+    let stars = memchr::memchr_iter(b'*', text).count();
     let compiled = Compiled {
         start: start as u32,
         len: text.len() as u32,
         anchored,
-        wildcard: memchr::memchr(b'*', text).is_some(),
+        wildcard: stars > 0,
+        need: text
+            .iter()
+            .filter(|&&b| b != b'*')
+            .fold(0, |m, &b| m | 1 << (b & 63)),
+        min_len: (text.len() - stars) as u32,
         priority: (octets + usize::from(anchored)) as u32,
     };
     (compiled, dollar)
+}
+
+impl Compiled {
+    /// Does this pattern, whose canonical text is `text`, match `path` (canonical, with
+    /// [`byte_mask`] `mask`)?
+    #[inline]
+    pub(crate) fn matches(&self, text: &[u8], path: &[u8], mask: u64) -> bool {
+        if self.need & !mask != 0 || self.min_len as usize > path.len() {
+            return false;
+        }
+        matches(text, self.anchored, self.wildcard, path)
+    }
 }
 
 /// Does `pattern` (canonical text) match `path` (canonical)?
@@ -311,7 +348,7 @@ mod tests {
     }
 
     fn canon_url(p: &str) -> String {
-        String::from_utf8(canonical_path(p, Mode::Rfc).into_owned()).unwrap()
+        String::from_utf8(canonical_path(p, Mode::Rfc).0.into_owned()).unwrap()
     }
 
     #[test]
