@@ -105,7 +105,9 @@ pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> 
         7 => (b"sitemap", Directive::Sitemap),
         _ => (b"", Directive::Allow),
     };
-    if !canonical.is_empty() && key.eq_ignore_ascii_case(canonical) {
+    // `canonical` is lowercase letters and `-`, so OR-ing 0x20 folds case; the only other byte
+    // that folds to `-` is CR, which never occurs inside a line.
+    if !canonical.is_empty() && key.iter().zip(canonical).all(|(&k, &c)| k | 0x20 == c) {
         return Some((dir, Spelling::Exact));
     }
     let first = key.first()?.to_ascii_lowercase();

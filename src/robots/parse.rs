@@ -382,11 +382,9 @@ impl<'a> Builder<'a> {
                     );
                 }
                 // Token bytes are ASCII letters, '_' and '-'.
-                let lower: String = token
-                    .iter()
-                    .map(|&c| char::from(c.to_ascii_lowercase()))
-                    .collect();
-                Agent::Token(lower.into())
+                let mut lower = String::with_capacity(token.len());
+                lower.extend(token.iter().map(|&c| char::from(c.to_ascii_lowercase())));
+                Agent::Token(lower.into_boxed_str())
             }
         };
         if let Some(group) = self.groups.last_mut() {

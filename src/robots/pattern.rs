@@ -221,7 +221,18 @@ pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> (Compile
         Mode::Rfc => &PLAIN_RFC,
         Mode::Google => &PLAIN_GOOGLE,
     };
-    let plain = body.iter().all(|&b| plain_table[b as usize]);
+    let mut plain = true;
+    // The prefilter's summary of the literal bytes, and the number of wildcards.
+    let mut need = 0u64;
+    let mut stars = 0usize;
+    for &b in body {
+        plain &= plain_table[b as usize];
+        if b == b'*' {
+            stars += 1;
+        } else {
+            need |= 1 << (b & 63);
+        }
+    }
     // `$` is never plain, so a plain body has no literal `$`.
     let dollar = if plain {
         None
@@ -246,14 +257,15 @@ pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> (Compile
             text.len() - 2 * ascii_escapes
         }
     };
-    // One pass for the prefilter: the literal bytes' summary and count.
-    let (need, stars) = text.iter().fold((0u64, 0usize), |(m, n), &b| {
-        if b == b'*' {
-            (m, n + 1)
-        } else {
-            (m | 1 << (b & 63), n)
-        }
-    });
+    if !plain {
+        (need, stars) = text.iter().fold((0, 0), |(m, n), &b| {
+            if b == b'*' {
+                (m, n + 1)
+            } else {
+                (m | 1 << (b & 63), n)
+            }
+        });
+    }
     let compiled = Compiled {
         start: start as u32,
         len: text.len() as u32,
