@@ -51,6 +51,7 @@
 
 pub mod diagnostic;
 pub mod origin;
+pub mod policy;
 pub mod robots;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
