@@ -40,6 +40,8 @@
 //!
 //! ## Crate features
 //!
+//! - `fetch` (default): the crawl-policy engine, [`fetch::RobotsCache`]: fetching (reqwest with
+//!   rustls, tokio), caching (moka) and the failure rules of [`policy`].
 //! - `cli` (default): the `crawlgate` command-line tool (clap, serde_json, anyhow).
 //!
 //! The core — parsing, diagnostics, matching, origins — builds with `--no-default-features` on
@@ -50,6 +52,8 @@
 #![warn(missing_docs)]
 
 pub mod diagnostic;
+#[cfg(feature = "fetch")]
+pub mod fetch;
 pub mod origin;
 pub mod policy;
 pub mod robots;

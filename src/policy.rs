@@ -53,7 +53,7 @@ impl fmt::Display for Unavailable {
 /// Why robots.txt could not be fetched (the crawler must be careful).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Unreachable {
-    /// 429 or a 5xx status.
+    /// 429, a 5xx status, or a status that gives nothing usable (a final 1xx, 600–999).
     Status(u16),
     /// The host name did not resolve.
     Dns(String),
@@ -90,7 +90,8 @@ impl fmt::Display for Unreachable {
 pub enum FetchOutcome {
     /// A 2xx response: its body (up to the size limit) parsed.
     Rules {
-        /// The body as read (at most the parsing limit).
+        /// The body as read: at most one byte past the parsing limit, so that the parser
+        /// knows when the limit cut it.
         body: Arc<[u8]>,
         /// The parsed rules and their diagnostics.
         parsed: Arc<Parsed>,
@@ -189,6 +190,54 @@ pub enum VerdictReason {
         /// The first failure of the run.
         since: SystemTime,
     },
+}
+
+impl VerdictReason {
+    /// A stable kebab-case name: `fetched`, `no-robots-txt`, `not-fetched`, `unreachable`,
+    /// `last-good-version`, `no-good-version`, `long-unreachable-site-up`,
+    /// `long-unreachable-site-down`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            VerdictReason::Fetched => "fetched",
+            VerdictReason::NoRobotsTxt(_) => "no-robots-txt",
+            VerdictReason::NotFetched => "not-fetched",
+            VerdictReason::Unreachable { .. } => "unreachable",
+            VerdictReason::LastGoodVersion { .. } => "last-good-version",
+            VerdictReason::NoGoodVersion { .. } => "no-good-version",
+            VerdictReason::LongUnreachableSiteUp { .. } => "long-unreachable-site-up",
+            VerdictReason::LongUnreachableSiteDown { .. } => "long-unreachable-site-down",
+        }
+    }
+}
+
+impl fmt::Display for VerdictReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VerdictReason::Fetched => f.write_str("robots.txt fetched"),
+            VerdictReason::NoRobotsTxt(why) => {
+                write!(f, "no robots.txt ({why}): everything allowed")
+            }
+            VerdictReason::NotFetched => f.write_str("robots.txt not fetched yet"),
+            VerdictReason::Unreachable { cause, .. } => {
+                write!(
+                    f,
+                    "robots.txt unreachable ({cause}): crawling stopped for 12 hours"
+                )
+            }
+            VerdictReason::LastGoodVersion { .. } => {
+                f.write_str("robots.txt unreachable for over 12 hours: using the last good version")
+            }
+            VerdictReason::NoGoodVersion { .. } => {
+                f.write_str("robots.txt unreachable and never fetched: no known restrictions")
+            }
+            VerdictReason::LongUnreachableSiteUp { .. } => f.write_str(
+                "robots.txt unreachable for over 30 days while the site is up: everything allowed",
+            ),
+            VerdictReason::LongUnreachableSiteDown { .. } => f.write_str(
+                "robots.txt unreachable for over 30 days and the site is down: crawling stopped",
+            ),
+        }
+    }
 }
 
 /// A [`Verdict`] with its reason.

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::Value;
 
 const ROBOTS_MODES: &str = "User-agent: *\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n";
-const NO_ROBOTS_SENTENCE: &str = "crawlgate: --robots FILE is required: fetching robots.txt over HTTP is not available in this build\n";
 
 /// Runs the binary from the package root (so `testdata/cli/…` paths print as given), with
 /// `CRAWLGATE_AGENT` unset unless `env` sets it, feeding `stdin` if given.
@@ -406,13 +405,6 @@ fn check_refuses_browser_header() {
     assert!(err.starts_with("crawlgate: "), "{err}");
     assert!(err.contains("browser-style User-Agent header"), "{err}");
     assert_eq!(stdout(&o), "");
-}
-
-#[test]
-fn check_without_robots_says_fetching_is_unavailable() {
-    let o = run(&["check", "--agent", "MyBot", "https://example.com/"]);
-    assert_eq!(code(&o), 2);
-    assert_eq!(stderr(&o), NO_ROBOTS_SENTENCE);
 }
 
 #[test]

@@ -17,16 +17,9 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
     {
         bail!("--robots and --urls cannot both read standard input (`-`)");
     }
-    let Some(robots_src) = robots_src else {
-        bail!(
-            "--robots FILE is required: fetching robots.txt over HTTP is not available in this build"
-        );
-    };
     if args.url.is_empty() && urls_src.is_none() {
         bail!("no URLs to check: give them as arguments or with --urls FILE");
     }
-
-    let body = robots_src.read()?;
     let mut urls: Vec<String> = args.url.clone();
     if let Some(src) = &urls_src {
         urls.extend(url_lines(&src.read_text()?));
@@ -38,11 +31,24 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
             name.as_deref().unwrap_or("--urls")
         );
     }
+    match robots_src {
+        Some(src) => check_local(args, &token, &src.read()?, &urls, out),
+        None => crate::remote::check(args, &token, &urls, out),
+    }
+}
 
-    let parsed = Robots::parse_with(&body, &Options::mode(args.mode.into()));
-    let rules = parsed.robots.rules_for(&token);
+/// Every URL against one robots.txt file.
+fn check_local(
+    args: &CheckArgs,
+    token: &ProductToken,
+    body: &[u8],
+    urls: &[String],
+    out: &mut Out,
+) -> anyhow::Result<Status> {
+    let parsed = Robots::parse_with(body, &Options::mode(args.mode.into()));
+    let rules = parsed.robots.rules_for(token);
     let mut status = Status::Clean;
-    for url in &urls {
+    for url in urls {
         let decision = rules.check(url);
         if !decision.allowed {
             status = Status::Findings;
@@ -53,7 +59,7 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
 }
 
 /// The URLs of a `--urls` file: one per line, trimmed; blank lines and `#` lines skipped.
-fn url_lines(text: &str) -> impl Iterator<Item = String> + '_ {
+pub fn url_lines(text: &str) -> impl Iterator<Item = String> + '_ {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -86,7 +92,7 @@ fn report(out: &mut Out, json: bool, url: &str, d: &Decision<'_>) -> std::io::Re
 
 /// The rule as written; for the `/dir/$` rule Google mode derives from
 /// `Allow: /dir/index.html`, says so: `Allow: /dir/index.html (read as /dir/$)`.
-fn rule_text(r: &RuleRef<'_>) -> String {
+pub fn rule_text(r: &RuleRef<'_>) -> String {
     if r.index_html {
         format!("{} (read as {})", r.text, r.pattern)
     } else {

@@ -7,6 +7,7 @@ mod check;
 mod input;
 mod lint;
 mod output;
+mod remote;
 mod url;
 
 use std::path::PathBuf;
@@ -32,12 +33,20 @@ Exit status:
   2  a file could not be read (the others are still linted), or a usage error";
 
 const CHECK_AFTER_HELP: &str = "\
-Output: `allowed<TAB>URL` or `disallowed<TAB>URL<TAB>line N: RULE` per URL.
+Output: `allowed<TAB>URL` or `disallowed<TAB>URL<TAB>line N: RULE` per URL. Without
+--robots, each origin's robots.txt is fetched once, and a URL disallowed by the failure
+rules (robots.txt unreachable) reads `disallowed<TAB>URL<TAB>REASON`.
 
 Exit status:
   0  every URL allowed
   1  at least one URL disallowed
   2  usage, input or I/O error";
+
+const FETCH_AFTER_HELP: &str = "\
+Exit status:
+  0  every robots.txt fetched, or absent (4xx: everything allowed)
+  1  at least one robots.txt unreachable (429, 5xx, network failure)
+  2  a URL is not an absolute http or https URL, or a usage error";
 
 const URL_AFTER_HELP: &str = "\
 Exit status:
@@ -63,6 +72,9 @@ enum Command {
     /// Print the robots.txt URL for each URL's origin.
     #[command(after_help = URL_AFTER_HELP)]
     Url(UrlArgs),
+    /// Fetch each origin's robots.txt and show what it leads to.
+    #[command(after_help = FETCH_AFTER_HELP)]
+    Fetch(FetchArgs),
 }
 
 /// How to read robots.txt and match URLs.
@@ -105,10 +117,12 @@ struct CheckArgs {
     /// (`MyBot/1.0 (+https://…)`).
     #[arg(long, value_name = "TOKEN", env = "CRAWLGATE_AGENT")]
     agent: String,
-    /// The robots.txt file to check against; `-` reads standard input. Required: this build
-    /// cannot fetch robots.txt over HTTP.
+    /// The robots.txt file to check against; `-` reads standard input. Without it, each URL's
+    /// robots.txt is fetched (once per origin).
     #[arg(long, value_name = "FILE")]
     robots: Option<PathBuf>,
+    #[command(flatten)]
+    http: HttpArgs,
     /// Matching mode.
     #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
     mode: ModeArg,
@@ -122,6 +136,33 @@ struct CheckArgs {
     /// URLs (or paths such as `/a?b`) to check.
     #[arg(value_name = "URL")]
     url: Vec<String>,
+}
+
+/// How robots.txt is fetched over HTTP.
+#[derive(Debug, Args)]
+struct HttpArgs {
+    /// Seconds a fetch may take, redirects and body included.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    timeout: f64,
+    /// The User-Agent header to send (default: the --agent value as given, or
+    /// `crawlgate/VERSION` for `fetch`).
+    #[arg(long, value_name = "HEADER")]
+    user_agent: Option<String>,
+}
+
+#[derive(Debug, Args)]
+struct FetchArgs {
+    /// URLs whose origins' robots.txt to fetch (each origin once).
+    #[arg(value_name = "URL", required = true)]
+    urls: Vec<String>,
+    /// Print JSON Lines: one object per origin.
+    #[arg(long)]
+    json: bool,
+    /// Parsing mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    mode: ModeArg,
+    #[command(flatten)]
+    http: HttpArgs,
 }
 
 #[derive(Debug, Args)]
@@ -163,6 +204,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => lint::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
         Command::Url(args) => url::run(args, &mut out),
+        Command::Fetch(args) => remote::fetch(args, &mut out),
     }
     .and_then(|status| {
         out.flush()?;

@@ -1,0 +1,1062 @@
+//! Fetching one robots.txt: redirects followed by hand, a byte cap, timeouts, an optional
+//! address policy, and every failure turned into a [`FetchOutcome`] ([RFC 9309 §2.3], SPEC §4).
+//!
+//! [`Fetcher::fetch`] never fails. It sends `GET /robots.txt` with the configured `User-Agent`
+//! and reads the answer as follows:
+//!
+//! | what happened | outcome |
+//! |---|---|
+//! | any 2xx (204 and an empty body included) | [`FetchOutcome::Rules`]: the body parsed |
+//! | 301, 302, 303, 307, 308 with a usable `Location` | followed (see below) |
+//! | more than [`FetchOptions::max_redirects`] consecutive redirects | [`Unavailable::TooManyRedirects`] |
+//! | a redirect to a URL already requested in this fetch | [`Unavailable::RedirectLoop`] |
+//! | any 3xx not followed (no, empty, unparsable or non-http(s) `Location`; 300, 304, …) | [`Unavailable::Status`] |
+//! | 4xx except 429 | [`Unavailable::Status`] |
+//! | 429 and 5xx | [`Unreachable::Status`] |
+//! | any other status (a final 1xx, 600–999) | [`Unreachable::Status`]: the server answered nothing usable |
+//! | the name did not resolve | [`Unreachable::Dns`] |
+//! | the connection was refused or the address is unreachable | [`Unreachable::Connect`] |
+//! | [`AddressPolicy::PublicOnly`] refused every address of a hop | [`Unreachable::Connect`] (the message says "refused by the address policy") |
+//! | the TLS handshake failed | [`Unreachable::Tls`] |
+//! | the connect timeout or the total timeout passed | [`Unreachable::Timeout`] |
+//! | the response broke before it was complete (reset, broken chunking, `Content-Length` not reached, bad compression) | [`Unreachable::Body`] |
+//! | anything else the HTTP client reports | [`Unreachable::Other`] |
+//!
+//! **Redirects** are followed by hand (the HTTP client's own policy is off), across hosts and
+//! schemes, with `Location` resolved against the URL that answered. Userinfo and fragments are
+//! removed from every URL before it is requested, so no credentials ever leave, and no
+//! `Cookie`, `Authorization` or `Referer` header is ever sent. The rules found apply to the
+//! *original* origin: [`Fetch::url`] is the robots.txt URL asked for, [`Fetch::final_url`] the
+//! one that answered. Google follows at least five hops and treats a longer chain as "not
+//! found"; so does [`FetchOptions::max_redirects`]'s default of 5: 301 × 5 then 200 is read,
+//! a sixth redirect is [`Unavailable::TooManyRedirects`].
+//!
+//! **Bodies** are read chunk by chunk after decompression (`gzip`, `br`, `deflate` are
+//! accepted), and reading stops at the parsing limit plus one byte. That byte tells the parser
+//! the file went on, so it drops the line the limit cuts and reports `content-after-limit`; the
+//! response is then dropped and the rest never read, so a compression bomb costs at most the
+//! limit in memory. A body that breaks before the cap is [`Unreachable::Body`]: half a file is
+//! not a file.
+//!
+//! **Headers**: `Retry-After` of a 429 or 503 becomes [`Fetch::retry_after`] (delta-seconds or
+//! an HTTP-date: IMF-fixdate, RFC 850 and asctime forms); `Cache-Control: max-age=N` of a 2xx
+//! becomes [`Fetch::max_age`]. Every other cache directive (`no-cache`, `no-store`, `s-maxage`,
+//! `private`, …) and `Expires` are ignored: how long to keep a copy is the cache's decision, and
+//! RFC 9309 §2.4 caps it at 24 hours anyway. Values above 2³¹ seconds are cut to 2³¹ (RFC 9111
+//! §1.2.2).
+//!
+//! **Timeouts**: [`FetchOptions::connect_timeout`] bounds each TCP (and TLS) connect;
+//! [`FetchOptions::timeout`] bounds the whole fetch, every hop and the body included, so a
+//! server trickling one byte a second cannot hold a fetch open.
+//!
+//! **Proxies**: none. The `HTTP_PROXY`/`HTTPS_PROXY` variables are ignored, because a proxy
+//! would resolve names itself and so escape the address policy.
+//!
+//! **Logging**: with a `tracing` subscriber installed, each request hop emits one `debug`
+//! event and each completed fetch one `info` event, target `crawlgate::fetch`.
+//!
+//! The fetcher needs a Tokio runtime with I/O and time enabled.
+//!
+//! [RFC 9309 §2.3]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.3
+//! [`FetchOutcome`]: crate::policy::FetchOutcome
+//! [`FetchOutcome::Rules`]: crate::policy::FetchOutcome::Rules
+//! [`Unavailable::Status`]: crate::policy::Unavailable::Status
+//! [`Unavailable::TooManyRedirects`]: crate::policy::Unavailable::TooManyRedirects
+//! [`Unavailable::RedirectLoop`]: crate::policy::Unavailable::RedirectLoop
+//! [`Unreachable::Status`]: crate::policy::Unreachable::Status
+//! [`Unreachable::Dns`]: crate::policy::Unreachable::Dns
+//! [`Unreachable::Connect`]: crate::policy::Unreachable::Connect
+//! [`Unreachable::Tls`]: crate::policy::Unreachable::Tls
+//! [`Unreachable::Timeout`]: crate::policy::Unreachable::Timeout
+//! [`Unreachable::Body`]: crate::policy::Unreachable::Body
+//! [`Unreachable::Other`]: crate::policy::Unreachable::Other
+//! [`Fetch::url`]: crate::policy::Fetch::url
+//! [`Fetch::final_url`]: crate::policy::Fetch::final_url
+//! [`Fetch::retry_after`]: crate::policy::Fetch::retry_after
+//! [`Fetch::max_age`]: crate::policy::Fetch::max_age
+
+use std::collections::HashSet;
+use std::error::Error as StdError;
+use std::fmt;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use reqwest::header::{HeaderMap, CACHE_CONTROL, LOCATION, RETRY_AFTER};
+use url::{Host, Url};
+
+use crate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable};
+use crate::robots::{Mode, Options, Robots, DEFAULT_MAX_BYTES};
+use crate::Origin;
+
+/// The `tracing` target of every event of this module.
+const TARGET: &str = "crawlgate::fetch";
+
+/// The largest `max-age` or `Retry-After` kept, in seconds (RFC 9111 §1.2.2).
+const MAX_DELTA_SECONDS: u64 = 1 << 31;
+
+/// Which addresses fetches (and every redirect hop) may go to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum AddressPolicy {
+    /// Any address (the default): for crawlers that choose their own URLs.
+    #[default]
+    Any,
+    /// Only globally routable unicast addresses, checked before connecting on every hop, for
+    /// crawlers that take URLs from strangers (server-side request forgery). IP literals are
+    /// checked directly; host names are resolved and the refused addresses dropped, and a hop
+    /// whose addresses are all refused fails with [`Unreachable::Connect`] without any packet
+    /// sent to it.
+    ///
+    /// Refused (see [`AddressPolicy::allows`]):
+    ///
+    /// - IPv4: `0.0.0.0/8` (this network, unspecified), `10/8`, `172.16/12`, `192.168/16`
+    ///   (private), `100.64/10` (shared CGNAT), `127/8` (loopback), `169.254/16` (link-local),
+    ///   `192.0.0/24` (IETF protocol assignments), `192.0.2/24`, `198.51.100/24`,
+    ///   `203.0.113/24` (documentation), `198.18/15` (benchmarking), `224/4` (multicast),
+    ///   `240/4` (reserved, with the broadcast address `255.255.255.255`).
+    /// - IPv6: `::/128`, `::1/128`, the rest of `::/96` (IPv4-compatible, deprecated),
+    ///   `64:ff9b:1::/48` (local NAT64), `100::/64` (discard), `2001::/32` (Teredo),
+    ///   `2001:2::/48` (benchmarking), `2001:db8::/32` and `3fff::/20` (documentation),
+    ///   `fc00::/7` (unique local), `fe80::/10` (link-local), `fec0::/10` (site-local,
+    ///   deprecated), `ff00::/8` (multicast).
+    /// - IPv6 addresses that embed an IPv4 address (`::ffff:0:0/96` mapped, `64:ff9b::/96`
+    ///   NAT64, `2002::/16` 6to4) are judged by that IPv4 address.
+    ///
+    /// Proxies are never used (see the module docs), so the check cannot be bypassed
+    /// through one.
+    ///
+    /// [`Unreachable::Connect`]: crate::policy::Unreachable::Connect
+    PublicOnly,
+}
+
+impl AddressPolicy {
+    /// Whether a connection to `ip` is allowed.
+    ///
+    /// ```
+    /// use crawlgate::fetch::AddressPolicy;
+    /// use std::net::IpAddr;
+    /// let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+    /// assert!(AddressPolicy::Any.allows(ip("127.0.0.1")));
+    /// assert!(!AddressPolicy::PublicOnly.allows(ip("127.0.0.1")));
+    /// assert!(!AddressPolicy::PublicOnly.allows(ip("::ffff:10.0.0.1")));
+    /// assert!(AddressPolicy::PublicOnly.allows(ip("8.8.8.8")));
+    /// ```
+    pub fn allows(self, ip: IpAddr) -> bool {
+        match self {
+            AddressPolicy::Any => true,
+            AddressPolicy::PublicOnly => is_public(ip),
+        }
+    }
+}
+
+/// Whether `ip` is a globally routable unicast address (see [`AddressPolicy::PublicOnly`]).
+fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => is_public_v4(v4),
+        IpAddr::V6(v6) => is_public_v6(v6),
+    }
+}
+
+fn is_public_v4(ip: Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
+    !(a == 0 // this network, 0.0.0.0 included
+        || a == 10 // private
+        || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
+        || a == 127 // loopback
+        || (a == 169 && b == 254) // link-local
+        || (a == 172 && (16..32).contains(&b)) // private
+        || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
+        || (a == 192 && b == 0 && c == 2) // TEST-NET-1
+        || (a == 192 && b == 168) // private
+        || (a == 198 && (b == 18 || b == 19)) // benchmarking
+        || (a == 198 && b == 51 && c == 100) // TEST-NET-2
+        || (a == 203 && b == 0 && c == 113) // TEST-NET-3
+        || a >= 224) // multicast, reserved, broadcast
+}
+
+fn is_public_v6(ip: Ipv6Addr) -> bool {
+    let s = ip.segments();
+    // Addresses carrying an IPv4 address are judged by it.
+    if let Some(v4) = ip.to_ipv4_mapped() {
+        return is_public_v4(v4);
+    }
+    if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0] {
+        // NAT64 well-known prefix 64:ff9b::/96.
+        let [_, _, _, _, _, _, hi, lo] = s;
+        return is_public_v4(Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo)));
+    }
+    if s[0] == 0x2002 {
+        // 6to4: the IPv4 address is in bits 16..48.
+        return is_public_v4(Ipv4Addr::from((u32::from(s[1]) << 16) | u32::from(s[2])));
+    }
+    !(s[..6] == [0, 0, 0, 0, 0, 0] // ::, ::1, IPv4-compatible
+        || (s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1) // local-use NAT64
+        || (s[0] == 0x100 && s[1..4] == [0, 0, 0]) // discard-only
+        || (s[0] == 0x2001 && s[1] == 0) // Teredo
+        || (s[0] == 0x2001 && s[1] == 2 && s[2] == 0) // benchmarking
+        || (s[0] == 0x2001 && s[1] == 0xdb8) // documentation
+        || (s[0] & 0xfff0) == 0x3ff0 // documentation (RFC 9637)
+        || (s[0] & 0xfe00) == 0xfc00 // unique local
+        || (s[0] & 0xffc0) == 0xfe80 // link-local
+        || (s[0] & 0xffc0) == 0xfec0 // site-local (deprecated)
+        || (s[0] & 0xff00) == 0xff00) // multicast
+}
+
+/// How robots.txt is fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchOptions {
+    /// Sent as `User-Agent`. Default `crawlgate/<version>`. It must be a valid header value, or
+    /// [`Fetcher::new`] fails.
+    pub user_agent: String,
+    /// The longest a TCP connect (with its TLS handshake) may take, per hop. Default 10 s.
+    pub connect_timeout: Duration,
+    /// The longest a whole fetch may take: every redirect hop and the body included.
+    /// Default 30 s.
+    pub timeout: Duration,
+    /// The parsing limit in bytes, as [`Options::max_bytes`]: values below
+    /// [`DEFAULT_MAX_BYTES`] (512,000, Google's 500 KiB) are raised to it, as RFC 9309 §2.5
+    /// asks for at least 500 KiB. One byte past it is read, then the response is dropped.
+    pub max_bytes: usize,
+    /// The most consecutive redirects followed; one more is
+    /// [`Unavailable::TooManyRedirects`]. Default 5, as Google.
+    pub max_redirects: u8,
+    /// The parsing mode. Default [`Mode::Rfc`].
+    pub mode: Mode,
+    /// Which addresses may be connected to. Default [`AddressPolicy::Any`].
+    pub addresses: AddressPolicy,
+}
+
+impl Default for FetchOptions {
+    fn default() -> Self {
+        FetchOptions {
+            user_agent: concat!("crawlgate/", env!("CARGO_PKG_VERSION")).to_owned(),
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(30),
+            max_bytes: DEFAULT_MAX_BYTES,
+            max_redirects: 5,
+            mode: Mode::Rfc,
+            addresses: AddressPolicy::Any,
+        }
+    }
+}
+
+impl FetchOptions {
+    /// The number of body bytes read: the effective parsing limit plus one.
+    fn body_cap(&self) -> usize {
+        self.max_bytes.max(DEFAULT_MAX_BYTES).saturating_add(1)
+    }
+}
+
+/// Why a [`Fetcher`] could not be made.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The HTTP client could not be built (an invalid `User-Agent`, no TLS backend…).
+    #[error("cannot build the HTTP client: {0}")]
+    Client(String),
+}
+
+/// Fetches robots.txt files. Cheap to clone; clones share one connection pool.
+#[derive(Debug, Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    options: Arc<FetchOptions>,
+}
+
+impl Fetcher {
+    /// A fetcher with these options.
+    pub fn new(options: FetchOptions) -> Result<Fetcher, FetchError> {
+        let mut builder = reqwest::Client::builder()
+            .user_agent(options.user_agent.as_str())
+            .redirect(reqwest::redirect::Policy::none())
+            .referer(false)
+            .connect_timeout(options.connect_timeout)
+            .no_proxy()
+            .retry(reqwest::retry::never());
+        if options.addresses == AddressPolicy::PublicOnly {
+            builder = builder.dns_resolver(PolicyResolver {
+                policy: options.addresses,
+            });
+        }
+        let client = builder
+            .build()
+            .map_err(|e| FetchError::Client(error_text(&e)))?;
+        Ok(Fetcher {
+            client,
+            options: Arc::new(options),
+        })
+    }
+
+    /// The options this fetcher was made with.
+    pub fn options(&self) -> &FetchOptions {
+        &self.options
+    }
+
+    /// Fetches `origin`'s robots.txt. Never fails: every failure is an outcome (see the
+    /// module docs for the table).
+    pub async fn fetch(&self, origin: &Origin) -> Fetch {
+        let started = Instant::now();
+        let url = origin.robots_txt_url();
+        let got = self.get_capped(&url, self.options.body_cap()).await;
+        let mut max_age = None;
+        let outcome = match got.result {
+            GetResult::Body(body) => {
+                max_age = got.max_age;
+                let parsed = Robots::parse_with(
+                    &body,
+                    &Options {
+                        mode: self.options.mode,
+                        max_bytes: self.options.max_bytes,
+                    },
+                );
+                FetchOutcome::Rules {
+                    body: Arc::from(body),
+                    parsed: Arc::new(parsed),
+                }
+            }
+            GetResult::Status(code) => status_outcome(code),
+            GetResult::TooManyRedirects => FetchOutcome::Unavailable(Unavailable::TooManyRedirects),
+            GetResult::RedirectLoop => FetchOutcome::Unavailable(Unavailable::RedirectLoop),
+            GetResult::Failed(why) => FetchOutcome::Unreachable(why),
+        };
+        let retry_after = match got.status {
+            Some(429 | 503) => got.retry_after,
+            _ => None,
+        };
+        let fetch = Fetch {
+            url,
+            final_url: got.final_url,
+            redirects: got.redirects,
+            status: got.status,
+            max_age,
+            retry_after,
+            outcome,
+        };
+        tracing::info!(
+            target: TARGET,
+            url = %fetch.url,
+            final_url = %fetch.final_url,
+            status = fetch.status,
+            outcome = %OutcomeLabel(&fetch.outcome),
+            size = fetch.size(),
+            redirects = fetch.redirects,
+            elapsed_ms = elapsed_ms(started),
+            "robots.txt fetched"
+        );
+        fetch
+    }
+
+    /// A `GET` of `url` that follows redirects by hand (at most
+    /// [`FetchOptions::max_redirects`], no loops, every hop under the address policy), stops
+    /// reading a 2xx body at `cap` bytes (counted decompressed), and bounds the whole exchange
+    /// by [`FetchOptions::timeout`]. Never fails: failures are in [`Got::result`].
+    pub(crate) async fn get_capped(&self, url: &str, cap: usize) -> Got {
+        let mut got = Got {
+            final_url: url.to_owned(),
+            redirects: 0,
+            status: None,
+            retry_after: None,
+            max_age: None,
+            content_type: None,
+            result: GetResult::Status(0),
+        };
+        let result =
+            match tokio::time::timeout(self.options.timeout, self.run(url, cap, &mut got)).await {
+                Ok(result) => result,
+                Err(_elapsed) => {
+                    tracing::debug!(target: TARGET, url = %got.final_url, "total timeout passed");
+                    GetResult::Failed(Unreachable::Timeout)
+                }
+            };
+        got.result = result;
+        got
+    }
+
+    /// The hops of [`Fetcher::get_capped`], recording what it sees in `got` as it goes (so
+    /// that a timeout still knows the last URL and status).
+    async fn run(&self, url: &str, cap: usize, got: &mut Got) -> GetResult {
+        let mut url = match Url::parse(url) {
+            Ok(u) => clean(u),
+            Err(e) => {
+                return GetResult::Failed(Unreachable::Other(format!("bad URL {url:?}: {e}")))
+            }
+        };
+        let mut visited = HashSet::new();
+        visited.insert(url.as_str().to_owned());
+        loop {
+            got.final_url = url.as_str().to_owned();
+            got.status = None;
+            got.retry_after = None;
+            got.max_age = None;
+            got.content_type = None;
+            let hop_started = Instant::now();
+            if let Err(why) = self.check_literal(&url) {
+                tracing::debug!(target: TARGET, url = %url, hop = got.redirects, refused = %why, "request refused");
+                return GetResult::Failed(Unreachable::Connect(why));
+            }
+            let sent = self.client.get(url.clone()).send().await;
+            let mut response = match sent {
+                Ok(r) => r,
+                Err(e) => {
+                    let why = classify(&e, Phase::Head);
+                    tracing::debug!(
+                        target: TARGET,
+                        url = %url,
+                        hop = got.redirects,
+                        error = %why,
+                        elapsed_ms = elapsed_ms(hop_started),
+                        "request failed"
+                    );
+                    return GetResult::Failed(why);
+                }
+            };
+            let status = response.status().as_u16();
+            let headers = response.headers();
+            got.status = Some(status);
+            got.retry_after = retry_after(headers, SystemTime::now());
+            got.max_age = max_age(headers);
+            got.content_type = headers
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            tracing::debug!(
+                target: TARGET,
+                url = %url,
+                hop = got.redirects,
+                status,
+                elapsed_ms = elapsed_ms(hop_started),
+                "response"
+            );
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                let Some(next) = location(&url, headers) else {
+                    return GetResult::Status(status);
+                };
+                if !visited.insert(next.as_str().to_owned()) {
+                    return GetResult::RedirectLoop;
+                }
+                if got.redirects >= self.options.max_redirects {
+                    return GetResult::TooManyRedirects;
+                }
+                got.redirects += 1;
+                url = next;
+                // The unread redirect body goes with `response`; its connection is closed.
+                continue;
+            }
+            if !(200..300).contains(&status) {
+                return GetResult::Status(status);
+            }
+            let mut body = Vec::new();
+            while body.len() < cap {
+                match response.chunk().await {
+                    Ok(Some(chunk)) => {
+                        let room = cap - body.len();
+                        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                    }
+                    Ok(None) => break,
+                    Err(e) => return GetResult::Failed(classify(&e, Phase::Body)),
+                }
+            }
+            // Dropping `response` here closes the connection if the body was not read to the
+            // end: the rest is never read.
+            return GetResult::Body(body);
+        }
+    }
+
+    /// Refuses an IP-literal host the address policy forbids. Host names are checked by the
+    /// resolver after resolution.
+    fn check_literal(&self, url: &Url) -> Result<(), String> {
+        let ip = match url.host() {
+            Some(Host::Ipv4(ip)) => IpAddr::V4(ip),
+            Some(Host::Ipv6(ip)) => IpAddr::V6(ip),
+            Some(Host::Domain(_)) => return Ok(()),
+            None => return Err(format!("{url} has no host")),
+        };
+        if self.options.addresses.allows(ip) {
+            Ok(())
+        } else {
+            Err(format!("{ip} {REFUSED}"))
+        }
+    }
+}
+
+/// The phrase every address-policy refusal contains.
+const REFUSED: &str = "refused by the address policy (PublicOnly)";
+
+/// What [`Fetcher::get_capped`] saw.
+#[derive(Debug)]
+pub(crate) struct Got {
+    /// The last URL requested (userinfo and fragment removed).
+    pub final_url: String,
+    /// Redirects followed.
+    pub redirects: u8,
+    /// The status of the response to `final_url`, if one arrived.
+    pub status: Option<u16>,
+    /// `Retry-After` of that response, whatever its status.
+    pub retry_after: Option<Duration>,
+    /// `Cache-Control: max-age` of that response, whatever its status.
+    pub max_age: Option<Duration>,
+    /// `Content-Type` of that response.
+    pub content_type: Option<String>,
+    /// What came of it.
+    pub result: GetResult,
+}
+
+/// The end of a [`Fetcher::get_capped`].
+#[derive(Debug)]
+pub(crate) enum GetResult {
+    /// A 2xx response and its body, at most the cap.
+    Body(Vec<u8>),
+    /// A final status that is not 2xx (including a 3xx not followed).
+    Status(u16),
+    /// One redirect more than allowed.
+    TooManyRedirects,
+    /// A redirect to a URL already requested.
+    RedirectLoop,
+    /// No complete response.
+    Failed(Unreachable),
+}
+
+/// The outcome of a final status other than 2xx.
+fn status_outcome(code: u16) -> FetchOutcome {
+    match code {
+        429 | 500..=599 => FetchOutcome::Unreachable(Unreachable::Status(code)),
+        // A redirect not followed is "not found" (Google), like 4xx.
+        300..=499 => FetchOutcome::Unavailable(Unavailable::Status(code)),
+        // 1xx as a final answer, or outside the standard range: nothing usable came back.
+        _ => FetchOutcome::Unreachable(Unreachable::Status(code)),
+    }
+}
+
+/// A URL as requested: no userinfo, no fragment.
+fn clean(mut url: Url) -> Url {
+    // These fail only for URLs that cannot have userinfo, which then have none.
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.set_fragment(None);
+    url
+}
+
+/// The redirect target: `Location` resolved against `base`, if it is a usable http(s) URL.
+fn location(base: &Url, headers: &HeaderMap) -> Option<Url> {
+    let value = headers.get(LOCATION)?;
+    let text = std::str::from_utf8(value.as_bytes()).ok()?.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let next = base.join(text).ok()?;
+    if !matches!(next.scheme(), "http" | "https") || next.host_str().is_none_or(str::is_empty) {
+        return None;
+    }
+    Some(clean(next))
+}
+
+/// `Cache-Control: max-age=N` (the first one, over all `Cache-Control` headers).
+fn max_age(headers: &HeaderMap) -> Option<Duration> {
+    headers
+        .get_all(CACHE_CONTROL)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .find_map(|directive| {
+            let (name, value) = directive.split_once('=')?;
+            if !name.trim().eq_ignore_ascii_case("max-age") {
+                return None;
+            }
+            delta_seconds(value.trim().trim_matches('"'))
+        })
+}
+
+/// `Retry-After`: delta-seconds, or an HTTP-date turned into the time left from `now` (zero
+/// if it has passed).
+fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    if let Some(d) = delta_seconds(value) {
+        return Some(d);
+    }
+    let at = parse_http_date(value)?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
+}
+
+/// `1*DIGIT` as seconds, capped at 2³¹.
+fn delta_seconds(s: &str) -> Option<Duration> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let secs = s.parse::<u64>().unwrap_or(u64::MAX).min(MAX_DELTA_SECONDS);
+    Some(Duration::from_secs(secs))
+}
+
+/// An HTTP-date (RFC 9110 §5.6.7) in any of its three forms:
+/// `Sun, 06 Nov 1994 08:49:37 GMT`, `Sunday, 06-Nov-94 08:49:37 GMT`, `Sun Nov  6 08:49:37 1994`.
+fn parse_http_date(s: &str) -> Option<SystemTime> {
+    let tokens: Vec<&str> = s.split_whitespace().collect();
+    let (day, month, year, time) = match tokens.as_slice() {
+        [_, day, mon, year, time, gmt] if gmt.eq_ignore_ascii_case("GMT") => {
+            (num(day)?, month(mon)?, num(year)?, *time)
+        }
+        [_, dmy, time, gmt] if gmt.eq_ignore_ascii_case("GMT") => {
+            let mut parts = dmy.split('-');
+            let day = num(parts.next()?)?;
+            let mon = month(parts.next()?)?;
+            let yy = parts.next()?;
+            if parts.next().is_some() {
+                return None;
+            }
+            let year = match (yy.len(), num(yy)?) {
+                (2, y) if y < 70 => 2000 + y,
+                (2, y) => 1900 + y,
+                (_, y) => y,
+            };
+            (day, mon, year, *time)
+        }
+        [_, mon, day, time, year] => (num(day)?, month(mon)?, num(year)?, *time),
+        _ => return None,
+    };
+    let mut hms = time.split(':');
+    let (h, m, sec) = (num(hms.next()?)?, num(hms.next()?)?, num(hms.next()?)?);
+    if hms.next().is_some()
+        || !(1..=31).contains(&day)
+        || !(1970..=9999).contains(&year)
+        || h > 23
+        || m > 59
+        || sec > 60
+    {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    let secs = days * 86_400 + h * 3600 + m * 60 + sec;
+    Some(UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).ok()?))
+}
+
+fn num(s: &str) -> Option<i64> {
+    if s.is_empty() || s.len() > 4 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+fn month(s: &str) -> Option<i64> {
+    const MONTHS: [&str; 12] = [
+        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ];
+    let i = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(s))?;
+    i64::try_from(i + 1).ok()
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+fn elapsed_ms(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A short label of an outcome for logs.
+struct OutcomeLabel<'a>(&'a FetchOutcome);
+
+impl fmt::Display for OutcomeLabel<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            FetchOutcome::Rules { .. } => f.write_str("rules"),
+            FetchOutcome::Unavailable(why) => write!(f, "unavailable: {why}"),
+            FetchOutcome::Unreachable(why) => write!(f, "unreachable: {why}"),
+        }
+    }
+}
+
+/// Where in the exchange an error happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Connecting, sending, or reading the response head.
+    Head,
+    /// Reading the body.
+    Body,
+}
+
+/// Turns a client error into an [`Unreachable`], by walking its source chain.
+fn classify(err: &reqwest::Error, phase: Phase) -> Unreachable {
+    let text = error_text(err);
+    let chain = || std::iter::successors(Some(err as &(dyn StdError + 'static)), |&e| e.source());
+    if let Some(refused) = chain().find_map(|e| e.downcast_ref::<AddressRefused>()) {
+        return Unreachable::Connect(refused.to_string());
+    }
+    let lower = text.to_ascii_lowercase();
+    if err.is_timeout() || lower.contains("timed out") {
+        return Unreachable::Timeout;
+    }
+    let io_kind = chain()
+        .filter_map(|e| e.downcast_ref::<io::Error>())
+        .map(io::Error::kind)
+        .next();
+    if phase == Phase::Body {
+        return Unreachable::Body(text);
+    }
+    if err.is_dns() || lower.contains("dns error") || lower.contains("failed to lookup address") {
+        return Unreachable::Dns(text);
+    }
+    let https = err.url().is_some_and(|u| u.scheme() == "https");
+    let tls_words = [
+        "tls",
+        "certificate",
+        "handshake",
+        "corrupt message",
+        "peer is incompatible",
+    ];
+    if (https && io_kind == Some(io::ErrorKind::InvalidData))
+        || tls_words.iter().any(|w| lower.contains(w))
+    {
+        return Unreachable::Tls(text);
+    }
+    if err.is_connect()
+        || matches!(
+            io_kind,
+            Some(
+                io::ErrorKind::ConnectionRefused
+                    | io::ErrorKind::HostUnreachable
+                    | io::ErrorKind::NetworkUnreachable
+                    | io::ErrorKind::AddrNotAvailable
+            )
+        )
+    {
+        return Unreachable::Connect(text);
+    }
+    // The connection broke while the head was read: the response is broken.
+    if matches!(
+        io_kind,
+        Some(
+            io::ErrorKind::ConnectionReset
+                | io::ErrorKind::ConnectionAborted
+                | io::ErrorKind::BrokenPipe
+                | io::ErrorKind::UnexpectedEof
+        )
+    ) || lower.contains("connection closed before message completed")
+        || err.is_body()
+        || err.is_decode()
+    {
+        return Unreachable::Body(text);
+    }
+    Unreachable::Other(text)
+}
+
+/// The messages of an error's source chain, without the URL, each new one once.
+fn error_text(err: &(dyn StdError + 'static)) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(err);
+    while let Some(e) = next {
+        let mut msg = e.to_string();
+        if let Some(i) = msg.find(" for url (") {
+            msg.truncate(i);
+        }
+        if !msg.is_empty() && !parts.iter().any(|p| p.contains(&msg)) {
+            parts.push(msg);
+        }
+        next = e.source();
+    }
+    parts.join(": ")
+}
+
+/// The error a [`PolicyResolver`] gives when every address of a name is refused.
+#[derive(Debug)]
+struct AddressRefused {
+    host: String,
+    addrs: Vec<IpAddr>,
+}
+
+impl fmt::Display for AddressRefused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} resolved only to addresses {REFUSED}:", self.host)?;
+        for ip in &self.addrs {
+            write!(f, " {ip}")?;
+        }
+        Ok(())
+    }
+}
+
+impl StdError for AddressRefused {}
+
+/// The system resolver, with the addresses the policy refuses dropped.
+struct PolicyResolver {
+    policy: AddressPolicy,
+}
+
+impl reqwest::dns::Resolve for PolicyResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let policy = self.policy;
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if all.is_empty() {
+                return Err(io::Error::new(
+                    io::ErrorKind::NotFound,
+                    format!("{host} has no address"),
+                )
+                .into());
+            }
+            let (kept, refused): (Vec<SocketAddr>, Vec<SocketAddr>) =
+                all.into_iter().partition(|a| policy.allows(a.ip()));
+            if kept.is_empty() {
+                let addrs = refused.iter().map(SocketAddr::ip).collect();
+                return Err(Box::new(AddressRefused { host, addrs }) as _);
+            }
+            let addrs: reqwest::dns::Addrs = Box::new(kept.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    fn public(s: &str) -> bool {
+        AddressPolicy::PublicOnly.allows(s.parse().expect("IP literal"))
+    }
+
+    #[test]
+    fn refused_addresses() {
+        let refused = [
+            "0.0.0.0",
+            "0.1.2.3",
+            "10.0.0.1",
+            "10.255.255.255",
+            "100.64.0.1",
+            "100.127.255.255",
+            "127.0.0.1",
+            "127.1.2.3",
+            "169.254.169.254",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.0.0.8",
+            "192.0.2.1",
+            "192.168.1.1",
+            "198.18.0.1",
+            "198.19.255.255",
+            "198.51.100.7",
+            "203.0.113.9",
+            "224.0.0.1",
+            "239.255.255.250",
+            "240.0.0.1",
+            "255.255.255.255",
+            "::",
+            "::1",
+            "::127.0.0.1",
+            "::ffff:127.0.0.1",
+            "::ffff:10.1.2.3",
+            "::ffff:169.254.169.254",
+            "64:ff9b::a00:1",
+            "64:ff9b:1::1",
+            "100::1",
+            "2001::1",
+            "2001:2::1",
+            "2001:db8::1",
+            "3fff::1",
+            "2002:a00:1::1",
+            "2002:7f00:1::1",
+            "fc00::1",
+            "fd12:3456::1",
+            "fe80::1",
+            "febf::1",
+            "fec0::1",
+            "ff02::1",
+        ];
+        for ip in refused {
+            assert!(!public(ip), "{ip} must be refused");
+            assert!(AddressPolicy::Any.allows(ip.parse().expect("literal")));
+        }
+    }
+
+    #[test]
+    fn public_addresses() {
+        let allowed = [
+            "1.1.1.1",
+            "8.8.8.8",
+            "9.255.255.255",
+            "11.0.0.1",
+            "100.63.255.255",
+            "100.128.0.1",
+            "126.255.255.255",
+            "128.0.0.1",
+            "169.253.1.1",
+            "172.15.255.255",
+            "172.32.0.1",
+            "192.0.1.1",
+            "192.0.3.1",
+            "192.167.1.1",
+            "192.169.1.1",
+            "198.17.1.1",
+            "198.20.0.1",
+            "198.51.101.1",
+            "203.0.114.1",
+            "223.255.255.255",
+            "2606:4700::1111",
+            "2a00:1450:4001::1",
+            "2001:4860:4860::8888",
+            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
+        ];
+        for ip in allowed {
+            assert!(public(ip), "{ip} must be allowed");
+        }
+    }
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_static(value));
+        }
+        map
+    }
+
+    #[test]
+    fn cache_control_max_age() {
+        type Case = (&'static [(&'static str, &'static str)], Option<u64>);
+        let cases: [Case; 8] = [
+            (&[("cache-control", "max-age=3600")], Some(3600)),
+            (
+                &[("cache-control", "public, Max-Age = 60 , no-cache")],
+                Some(60),
+            ),
+            (
+                &[
+                    ("cache-control", "no-store"),
+                    ("cache-control", "max-age=5"),
+                ],
+                Some(5),
+            ),
+            (&[("cache-control", "max-age=\"7\"")], Some(7)),
+            (&[("cache-control", "s-maxage=9")], None),
+            (&[("cache-control", "max-age=-1")], None),
+            (
+                &[("cache-control", "max-age=99999999999999999999999")],
+                Some(1 << 31),
+            ),
+            (&[], None),
+        ];
+        for (pairs, want) in cases {
+            assert_eq!(
+                max_age(&headers(pairs)),
+                want.map(Duration::from_secs),
+                "{pairs:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        // 1994-11-06T08:49:37Z
+        let date = UNIX_EPOCH + Duration::from_secs(784_111_777);
+        for form in [
+            "Sun, 06 Nov 1994 08:49:37 GMT",
+            "Sunday, 06-Nov-94 08:49:37 GMT",
+            "Sun Nov  6 08:49:37 1994",
+        ] {
+            assert_eq!(parse_http_date(form), Some(date), "{form}");
+        }
+        let now = date - Duration::from_secs(90);
+        let h = |v: &'static str| headers(&[("retry-after", v)]);
+        assert_eq!(retry_after(&h("120"), now), Some(Duration::from_secs(120)));
+        assert_eq!(
+            retry_after(&h("Sun, 06 Nov 1994 08:49:37 GMT"), now),
+            Some(Duration::from_secs(90))
+        );
+        // A date in the past: retry now.
+        assert_eq!(
+            retry_after(
+                &h("Sun, 06 Nov 1994 08:49:37 GMT"),
+                date + Duration::from_secs(5)
+            ),
+            Some(Duration::ZERO)
+        );
+        for bad in [
+            "soon",
+            "-5",
+            "1.5",
+            "Sun, 32 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Foo 1994 08:49:37 GMT",
+            "",
+        ] {
+            assert_eq!(retry_after(&h(bad), now), None, "{bad:?}");
+        }
+        assert_eq!(
+            parse_http_date("Thu, 01 Jan 1970 00:00:00 GMT"),
+            Some(UNIX_EPOCH)
+        );
+        assert_eq!(
+            parse_http_date("Tue, 29 Feb 2000 12:00:00 GMT"),
+            Some(UNIX_EPOCH + Duration::from_secs(951_825_600))
+        );
+    }
+
+    #[test]
+    fn locations() {
+        let base = Url::parse("http://example.com/robots.txt").expect("url");
+        let loc = |v: &'static str| location(&base, &headers(&[("location", v)])).map(String::from);
+        assert_eq!(loc("/a").as_deref(), Some("http://example.com/a"));
+        assert_eq!(loc("b#frag").as_deref(), Some("http://example.com/b"));
+        assert_eq!(
+            loc("https://user:pw@other.example:8443/r.txt").as_deref(),
+            Some("https://other.example:8443/r.txt")
+        );
+        assert_eq!(
+            loc("//cdn.example/robots.txt").as_deref(),
+            Some("http://cdn.example/robots.txt")
+        );
+        assert_eq!(loc("ftp://example.com/robots.txt"), None);
+        assert_eq!(loc("javascript:alert(1)"), None);
+        assert_eq!(loc("http://"), None);
+        assert_eq!(loc("   "), None);
+        assert_eq!(location(&base, &HeaderMap::new()), None);
+    }
+
+    #[test]
+    fn statuses() {
+        use FetchOutcome as O;
+        let kind = |code| match status_outcome(code) {
+            O::Unavailable(Unavailable::Status(c)) if c == code => "unavailable",
+            O::Unreachable(Unreachable::Status(c)) if c == code => "unreachable",
+            other => panic!("{code}: {other:?}"),
+        };
+        for code in [300, 301, 304, 400, 401, 403, 404, 410, 451, 499] {
+            assert_eq!(kind(code), "unavailable", "{code}");
+        }
+        for code in [100, 101, 429, 500, 502, 503, 599, 600, 999] {
+            assert_eq!(kind(code), "unreachable", "{code}");
+        }
+    }
+
+    #[test]
+    fn options_defaults() {
+        let o = FetchOptions::default();
+        assert_eq!(
+            o.user_agent,
+            format!("crawlgate/{}", env!("CARGO_PKG_VERSION"))
+        );
+        assert_eq!(o.connect_timeout, Duration::from_secs(10));
+        assert_eq!(o.timeout, Duration::from_secs(30));
+        assert_eq!(o.max_bytes, DEFAULT_MAX_BYTES);
+        assert_eq!(o.max_redirects, 5);
+        assert_eq!(o.mode, Mode::Rfc);
+        assert_eq!(o.addresses, AddressPolicy::Any);
+        assert_eq!(o.body_cap(), DEFAULT_MAX_BYTES + 1);
+        let small = FetchOptions {
+            max_bytes: 10,
+            ..FetchOptions::default()
+        };
+        assert_eq!(small.body_cap(), DEFAULT_MAX_BYTES + 1);
+    }
+
+    #[test]
+    fn fetcher_is_clone_send_sync() {
+        fn check<T: Clone + Send + Sync + 'static>() {}
+        check::<Fetcher>();
+    }
+}

@@ -1,0 +1,14 @@
+//! The crawl-policy engine (feature `fetch`): fetch an origin's robots.txt, cache it, and
+//! apply the failure rules of [`crate::policy`].
+//!
+//! - [`client`]: one fetch, with redirects followed by hand, a byte cap, timeouts and an
+//!   optional address policy; every failure becomes a [`crate::policy::FetchOutcome`].
+//! - `cache`: one state per origin, one fetch in flight per origin, refresh while answering.
+
+pub mod cache;
+pub mod client;
+
+pub use cache::{
+    Answer, CacheOptions, CheckError, Clock, DecidingRule, ManualClock, RobotsCache, SystemClock,
+};
+pub use client::{AddressPolicy, FetchError, FetchOptions, Fetcher};

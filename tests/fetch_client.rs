@@ -1,0 +1,882 @@
+//! `Fetcher::fetch` against real HTTP servers on 127.0.0.x: every row of the status table,
+//! redirects, caps, compression, broken responses, timeouts and the address policy.
+#![cfg(feature = "fetch")]
+
+mod support;
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crawlgate::fetch::{AddressPolicy, FetchError, FetchOptions, Fetcher};
+use crawlgate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable};
+use crawlgate::{Code, Origin, Parsed, ProductToken, DEFAULT_MAX_BYTES};
+use flate2::write::{GzEncoder, ZlibEncoder};
+use flate2::Compression;
+use support::{refused_addr, Reply, Request, TestServer};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const RULES: &str = "User-agent: *\nDisallow: /private\nAllow: /private/ok\n";
+const UA: &str = "crawlgate-test/1.0 (+https://example.com/bot)";
+
+fn options() -> FetchOptions {
+    FetchOptions {
+        user_agent: UA.into(),
+        connect_timeout: Duration::from_secs(1),
+        timeout: Duration::from_secs(2),
+        ..FetchOptions::default()
+    }
+}
+
+fn fetcher() -> Fetcher {
+    Fetcher::new(options()).expect("fetcher")
+}
+
+fn origin(server: &TestServer) -> Origin {
+    Origin::from_url(&server.url("/")).expect("origin")
+}
+
+fn token() -> ProductToken {
+    ProductToken::new("TestBot").expect("token")
+}
+
+/// The parsed rules and the body, or a panic naming the outcome.
+fn rules(fetch: &Fetch) -> (&[u8], &Parsed) {
+    match &fetch.outcome {
+        FetchOutcome::Rules { body, parsed } => (body, parsed),
+        other => panic!("expected rules, got {other:?} ({fetch:?})"),
+    }
+}
+
+fn allowed(fetch: &Fetch, path: &str) -> bool {
+    rules(fetch)
+        .1
+        .robots
+        .is_allowed(&token(), &format!("http://example.com{path}"))
+}
+
+fn has_code(parsed: &Parsed, code: Code) -> bool {
+    parsed.diagnostics.iter().any(|d| d.code == code)
+}
+
+/// `/robots.txt` → `/r1` → … → `/rN`, which answers `RULES`.
+fn redirect_chain(n: usize) -> impl Fn(&Request) -> Reply + Send + Sync + 'static {
+    move |req| {
+        let hop = if req.path == "/robots.txt" {
+            0
+        } else {
+            req.path
+                .trim_start_matches("/r")
+                .parse::<usize>()
+                .unwrap_or(usize::MAX)
+        };
+        if hop < n {
+            Reply::redirect(301, &format!("/r{}", hop + 1))
+        } else {
+            Reply::text(200, RULES)
+        }
+    }
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
+    enc.write_all(data).expect("gzip");
+    enc.finish().expect("gzip")
+}
+
+#[tokio::test]
+async fn ok_200_rules_are_obeyed() {
+    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(fetch.status, Some(200));
+    assert_eq!(fetch.url, server.url("/robots.txt"));
+    assert_eq!(fetch.final_url, server.url("/robots.txt"));
+    assert_eq!(fetch.redirects, 0);
+    assert_eq!(fetch.retry_after, None);
+    assert_eq!(fetch.size(), RULES.len());
+    assert_eq!(rules(&fetch).0, RULES.as_bytes());
+    assert!(!allowed(&fetch, "/private/x"));
+    assert!(allowed(&fetch, "/private/ok"));
+    assert!(allowed(&fetch, "/public"));
+    assert_eq!(server.hits(), 1);
+    assert_eq!(server.requests()[0].path, "/robots.txt");
+}
+
+#[tokio::test]
+async fn no_content_204_allows_all() {
+    let server = TestServer::start(|_| Reply::status(204)).await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(fetch.status, Some(204));
+    assert_eq!(fetch.size(), 0);
+    assert_eq!(rules(&fetch).1.robots.rule_count(), 0);
+    assert!(allowed(&fetch, "/anything"));
+}
+
+#[tokio::test]
+async fn five_redirects_then_200_is_read() {
+    let server = TestServer::start(redirect_chain(5)).await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(fetch.redirects, 5);
+    assert_eq!(fetch.status, Some(200));
+    assert_eq!(fetch.url, server.url("/robots.txt"));
+    assert_eq!(fetch.final_url, server.url("/r5"));
+    assert!(!allowed(&fetch, "/private/x"));
+    assert_eq!(server.hits(), 6);
+}
+
+#[tokio::test]
+async fn six_redirects_are_too_many() {
+    let server = TestServer::start(redirect_chain(6)).await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
+        ),
+        "{fetch:?}"
+    );
+    assert_eq!(fetch.redirects, 5);
+    assert_eq!(fetch.status, Some(301));
+    assert_eq!(fetch.final_url, server.url("/r5"));
+    // The sixth redirect's target is never requested.
+    assert_eq!(server.hits(), 6);
+    assert!(server.requests().iter().all(|r| r.path != "/r6"));
+}
+
+#[tokio::test]
+async fn max_redirects_is_configurable() {
+    let server = TestServer::start(redirect_chain(2)).await;
+    let f = Fetcher::new(FetchOptions {
+        max_redirects: 1,
+        ..options()
+    })
+    .expect("fetcher");
+    let fetch = f.fetch(&origin(&server)).await;
+    assert!(matches!(
+        fetch.outcome,
+        FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
+    ));
+    assert_eq!(fetch.redirects, 1);
+}
+
+#[tokio::test]
+async fn redirect_loop_is_detected() {
+    // /robots.txt → /a → /b → /robots.txt
+    let server = TestServer::start(|req| match req.path.as_str() {
+        "/robots.txt" => Reply::redirect(302, "/a"),
+        "/a" => Reply::redirect(307, "/b"),
+        _ => Reply::redirect(308, "/robots.txt"),
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unavailable(Unavailable::RedirectLoop)
+        ),
+        "{fetch:?}"
+    );
+    assert_eq!(fetch.redirects, 2);
+    assert_eq!(fetch.final_url, server.url("/b"));
+    assert_eq!(server.hits(), 3);
+
+    // A redirect to itself: a fragment does not make the URL new.
+    let server = TestServer::start(|_| Reply::redirect(303, "/robots.txt#top")).await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(matches!(
+        fetch.outcome,
+        FetchOutcome::Unavailable(Unavailable::RedirectLoop)
+    ));
+    assert_eq!(fetch.redirects, 0);
+    assert_eq!(server.hits(), 1);
+}
+
+#[tokio::test]
+async fn client_errors_are_unavailable() {
+    for code in [400, 401, 403, 404, 410, 451] {
+        let server = TestServer::start(move |_| Reply::text(code, "<h1>nope</h1>")).await;
+        let fetch = fetcher().fetch(&origin(&server)).await;
+        assert!(
+            matches!(fetch.outcome, FetchOutcome::Unavailable(Unavailable::Status(c)) if c == code),
+            "{code}: {fetch:?}"
+        );
+        assert_eq!(fetch.status, Some(code));
+        assert_eq!(fetch.size(), 0);
+        assert_eq!(fetch.max_age, None);
+    }
+}
+
+#[tokio::test]
+async fn too_many_requests_is_unreachable_with_retry_after() {
+    let server = TestServer::start(|_| Reply::status(429).with_header("retry-after", "120")).await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Status(429))
+        ),
+        "{fetch:?}"
+    );
+    assert_eq!(fetch.status, Some(429));
+    assert_eq!(fetch.retry_after, Some(Duration::from_secs(120)));
+}
+
+#[tokio::test]
+async fn server_errors_are_unreachable() {
+    for code in [500, 502, 503] {
+        let server = TestServer::start(move |_| {
+            Reply::status(code)
+                .with_header("retry-after", "30")
+                .with_header("cache-control", "max-age=60")
+        })
+        .await;
+        let fetch = fetcher().fetch(&origin(&server)).await;
+        assert!(
+            matches!(fetch.outcome, FetchOutcome::Unreachable(Unreachable::Status(c)) if c == code),
+            "{code}: {fetch:?}"
+        );
+        // Retry-After counts on 429 and 503 only; max-age on 2xx only.
+        let want = (code == 503).then_some(Duration::from_secs(30));
+        assert_eq!(fetch.retry_after, want, "{code}");
+        assert_eq!(fetch.max_age, None);
+    }
+}
+
+#[tokio::test]
+async fn retry_after_as_http_date() {
+    // A date long past: retry at once.
+    let server = TestServer::start(|_| {
+        Reply::status(503).with_header("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(fetch.retry_after, Some(Duration::ZERO));
+}
+
+#[tokio::test]
+async fn connection_refused_is_connect() {
+    let addr = refused_addr().await;
+    let origin = Origin::from_url(&format!("http://{addr}/")).expect("origin");
+    let fetch = fetcher().fetch(&origin).await;
+    match &fetch.outcome {
+        FetchOutcome::Unreachable(Unreachable::Connect(msg)) => {
+            assert!(msg.to_lowercase().contains("refused"), "{msg}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fetch.status, None);
+    assert_eq!(fetch.size(), 0);
+}
+
+#[tokio::test]
+async fn silent_server_times_out() {
+    let server = TestServer::start(|_| Reply::Hang).await;
+    let f = Fetcher::new(FetchOptions {
+        timeout: Duration::from_secs(1),
+        ..options()
+    })
+    .expect("fetcher");
+    let started = Instant::now();
+    let fetch = f.fetch(&origin(&server)).await;
+    let took = started.elapsed();
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Timeout)
+        ),
+        "{fetch:?}"
+    );
+    assert_eq!(fetch.status, None);
+    assert!(took >= Duration::from_millis(900), "{took:?}");
+    assert!(took < Duration::from_millis(2500), "{took:?}");
+    assert_eq!(server.hits(), 1);
+}
+
+#[tokio::test]
+async fn trickling_server_times_out() {
+    let server = TestServer::start(|_| Reply::Trickle {
+        body: RULES.as_bytes().to_vec(),
+        every: Duration::from_millis(200),
+    })
+    .await;
+    let f = Fetcher::new(FetchOptions {
+        timeout: Duration::from_secs(1),
+        ..options()
+    })
+    .expect("fetcher");
+    let started = Instant::now();
+    let fetch = f.fetch(&origin(&server)).await;
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Timeout)
+        ),
+        "{fetch:?}"
+    );
+    // The head arrived; the body did not finish in time.
+    assert_eq!(fetch.status, Some(200));
+    assert!(started.elapsed() < Duration::from_millis(2500));
+}
+
+#[tokio::test]
+async fn timeout_covers_all_redirect_hops() {
+    // Each hop answers in 400 ms: three hops fit in 1 s, not five.
+    let server = TestServer::start(|req| {
+        let inner = redirect_chain(5)(req);
+        Reply::Delayed(Duration::from_millis(400), Box::new(inner))
+    })
+    .await;
+    let f = Fetcher::new(FetchOptions {
+        timeout: Duration::from_secs(1),
+        ..options()
+    })
+    .expect("fetcher");
+    let fetch = f.fetch(&origin(&server)).await;
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Timeout)
+        ),
+        "{fetch:?}"
+    );
+    assert!(fetch.redirects >= 1 && fetch.redirects < 5, "{fetch:?}");
+}
+
+#[tokio::test]
+async fn reset_half_way_is_body() {
+    let server = TestServer::start(|_| Reply::ResetAfter {
+        length: 1000,
+        body: RULES.as_bytes().to_vec(),
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Body(_))
+        ),
+        "{fetch:?}"
+    );
+    assert_eq!(fetch.status, Some(200));
+    assert_eq!(fetch.size(), 0);
+}
+
+#[tokio::test]
+async fn content_length_not_reached_is_body() {
+    let server = TestServer::start(|_| {
+        let mut raw = b"HTTP/1.1 200 OK\r\ncontent-length: 500\r\n\r\n".to_vec();
+        raw.extend_from_slice(RULES.as_bytes());
+        Reply::Raw(raw)
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Body(_))
+        ),
+        "{fetch:?}"
+    );
+}
+
+#[tokio::test]
+async fn broken_chunking_is_body() {
+    let server = TestServer::start(|_| {
+        Reply::Raw(
+            b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n\
+              e\r\nUser-agent: *\n\r\nzz-not-a-size\r\nDisallow: /\r\n0\r\n\r\n"
+                .to_vec(),
+        )
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Body(_))
+        ),
+        "{fetch:?}"
+    );
+    assert_eq!(fetch.status, Some(200));
+}
+
+#[tokio::test]
+async fn chunked_body_is_read() {
+    let server = TestServer::start(|_| {
+        Reply::Raw(
+            b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n\
+              e\r\nUser-agent: *\n\r\nc\r\nDisallow: /\n\r\n0\r\n\r\n"
+                .to_vec(),
+        )
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(rules(&fetch).0, b"User-agent: *\nDisallow: /\n");
+    assert!(!allowed(&fetch, "/x"));
+}
+
+/// A 700 KiB file: `Disallow: /early` at the top, a `Disallow: /straddle` line that the
+/// 512,000-byte limit cuts, `Disallow: /late` after the limit.
+fn big_file() -> Vec<u8> {
+    let mut body = b"User-agent: *\nDisallow: /early\n".to_vec();
+    let pad = format!("#{}\n", "x".repeat(98));
+    while body.len() + pad.len() <= 511_990 {
+        body.extend_from_slice(pad.as_bytes());
+    }
+    let rest = 511_990 - body.len();
+    if rest >= 2 {
+        body.push(b'#');
+        body.extend(std::iter::repeat_n(b'y', rest - 2));
+    }
+    if rest >= 1 {
+        body.push(b'\n');
+    }
+    assert_eq!(body.len(), 511_990);
+    body.extend_from_slice(b"Disallow: /straddle\n");
+    while body.len() < 700 * 1024 - 100 {
+        body.extend_from_slice(pad.as_bytes());
+    }
+    body.extend_from_slice(b"Disallow: /late\n");
+    body
+}
+
+#[tokio::test]
+async fn large_body_is_capped_one_byte_past_the_limit() {
+    let file = big_file();
+    assert!(file.len() > 690 * 1024);
+    let server = TestServer::start(move |_| Reply::Full {
+        status: 200,
+        headers: vec![],
+        body: file.clone(),
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    let (body, parsed) = rules(&fetch);
+    assert_eq!(body.len(), DEFAULT_MAX_BYTES + 1);
+    assert_eq!(fetch.size(), DEFAULT_MAX_BYTES + 1);
+    assert_eq!(parsed.robots.bytes_used(), 512_000);
+    assert!(
+        has_code(parsed, Code::ContentAfterLimit),
+        "{:?}",
+        parsed.diagnostics
+    );
+    assert!(!allowed(&fetch, "/early"));
+    // The line the limit cuts is dropped, the one after it never read.
+    assert!(allowed(&fetch, "/straddle"));
+    assert!(allowed(&fetch, "/late"));
+}
+
+#[tokio::test]
+async fn gzip_body_is_decompressed_and_counted_decompressed() {
+    // Rules plus 100 KB of comment: compresses to a few KB.
+    let mut plain = RULES.as_bytes().to_vec();
+    plain.extend(std::iter::repeat_n(b"# comment line\n", 7000).flatten());
+    let compressed = gzip(&plain);
+    assert!(compressed.len() < plain.len() / 10);
+    let server = TestServer::start(move |_| Reply::Full {
+        status: 200,
+        headers: vec![("content-encoding".into(), "gzip".into())],
+        body: compressed.clone(),
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(fetch.size(), plain.len());
+    assert_eq!(rules(&fetch).0, &plain[..]);
+    assert!(!allowed(&fetch, "/private/x"));
+    assert!(allowed(&fetch, "/private/ok"));
+    let accept = server.requests()[0]
+        .header("accept-encoding")
+        .map(str::to_owned)
+        .unwrap_or_default();
+    assert!(accept.contains("gzip"), "{accept}");
+}
+
+#[tokio::test]
+async fn deflate_body_is_decompressed() {
+    let mut enc = ZlibEncoder::new(Vec::new(), Compression::fast());
+    enc.write_all(RULES.as_bytes()).expect("zlib");
+    let compressed = enc.finish().expect("zlib");
+    let server = TestServer::start(move |_| Reply::Full {
+        status: 200,
+        headers: vec![("content-encoding".into(), "deflate".into())],
+        body: compressed.clone(),
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(rules(&fetch).0, RULES.as_bytes());
+}
+
+#[tokio::test]
+async fn gzip_bomb_is_capped() {
+    // 50 MB of zeros in about 50 KB.
+    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..50 {
+        enc.write_all(&zeros).expect("gzip");
+    }
+    let bomb = Arc::new(enc.finish().expect("gzip"));
+    assert!(bomb.len() < 512 * 1024, "{}", bomb.len());
+    let served = bomb.clone();
+    let server = TestServer::start(move |_| Reply::Full {
+        status: 200,
+        headers: vec![("content-encoding".into(), "gzip".into())],
+        body: served.to_vec(),
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    let (body, parsed) = rules(&fetch);
+    assert_eq!(body.len(), DEFAULT_MAX_BYTES + 1);
+    assert!(body.iter().all(|&b| b == 0));
+    assert!(has_code(parsed, Code::ContentAfterLimit));
+}
+
+#[tokio::test]
+async fn bad_gzip_is_body() {
+    let server = TestServer::start(|_| Reply::Full {
+        status: 200,
+        headers: vec![("content-encoding".into(), "gzip".into())],
+        body: b"this is not gzip at all, just text pretending".to_vec(),
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Body(_))
+        ),
+        "{fetch:?}"
+    );
+}
+
+#[tokio::test]
+async fn html_body_is_parsed_with_a_diagnostic() {
+    let html =
+        "<!DOCTYPE html>\n<html><head><title>Home</title></head>\n<body>Welcome</body></html>\n";
+    let server =
+        TestServer::start(move |_| Reply::text(200, html).with_header("content-type", "text/html"))
+            .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    let (_, parsed) = rules(&fetch);
+    assert!(has_code(parsed, Code::HtmlBody), "{:?}", parsed.diagnostics);
+    assert!(allowed(&fetch, "/anything"));
+}
+
+#[tokio::test]
+async fn cross_host_redirect_keeps_the_original_url() {
+    let other = TestServer::start_on("127.0.0.2", |_| Reply::text(200, RULES)).await;
+    let target = other.url("/robots.txt");
+    let first = TestServer::start(move |_| Reply::redirect(301, &target)).await;
+    let fetch = fetcher().fetch(&origin(&first)).await;
+    assert_eq!(fetch.url, first.url("/robots.txt"));
+    assert_eq!(fetch.final_url, other.url("/robots.txt"));
+    assert!(fetch.final_url.starts_with("http://127.0.0.2:"));
+    assert_eq!(fetch.redirects, 1);
+    assert!(!allowed(&fetch, "/private/x"));
+    assert_eq!((first.hits(), other.hits()), (1, 1));
+}
+
+#[tokio::test]
+async fn unusable_location_is_unavailable() {
+    for (code, location) in [
+        (301, None),
+        (302, Some("ftp://example.com/robots.txt")),
+        (307, Some("http://")),
+        (308, Some("")),
+    ] {
+        let server = TestServer::start(move |_| match location {
+            Some(l) => Reply::redirect(code, l),
+            None => Reply::status(code),
+        })
+        .await;
+        let fetch = fetcher().fetch(&origin(&server)).await;
+        assert!(
+            matches!(fetch.outcome, FetchOutcome::Unavailable(Unavailable::Status(c)) if c == code),
+            "{code} {location:?}: {fetch:?}"
+        );
+        assert_eq!(fetch.redirects, 0);
+        assert_eq!(server.hits(), 1);
+    }
+    // 300 and 304 are not followed even with a Location.
+    let server = TestServer::start(|_| Reply::redirect(300, "/other")).await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(matches!(
+        fetch.outcome,
+        FetchOutcome::Unavailable(Unavailable::Status(300))
+    ));
+    assert_eq!(server.hits(), 1);
+}
+
+#[tokio::test]
+async fn headers_sent_are_user_agent_and_nothing_private() {
+    let server = TestServer::start(|req| {
+        if req.path == "/robots.txt" {
+            Reply::redirect(302, "/next").with_header("set-cookie", "session=secret; Path=/")
+        } else {
+            Reply::text(200, RULES)
+        }
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(fetch.redirects, 1);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for req in &requests {
+        assert_eq!(req.header("user-agent"), Some(UA), "{req:?}");
+        assert_eq!(req.header("cookie"), None, "{req:?}");
+        assert_eq!(req.header("authorization"), None, "{req:?}");
+        assert_eq!(req.header("referer"), None, "{req:?}");
+    }
+}
+
+#[tokio::test]
+async fn default_user_agent_names_the_crate() {
+    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
+    let f = Fetcher::new(FetchOptions {
+        user_agent: FetchOptions::default().user_agent,
+        ..options()
+    })
+    .expect("fetcher");
+    f.fetch(&origin(&server)).await;
+    let ua = server.requests()[0]
+        .header("user-agent")
+        .map(str::to_owned)
+        .unwrap_or_default();
+    assert_eq!(ua, format!("crawlgate/{}", env!("CARGO_PKG_VERSION")));
+}
+
+#[tokio::test]
+async fn userinfo_is_never_sent() {
+    let server = TestServer::start(|req| {
+        if req.path == "/robots.txt" {
+            Reply::redirect(301, "/placeholder")
+        } else {
+            Reply::text(200, RULES)
+        }
+    })
+    .await;
+    // Redirect to an absolute URL with credentials on the same server.
+    let port = server.addr.port();
+    let creds = TestServer::start(move |_| {
+        Reply::redirect(
+            301,
+            &format!("http://alice:s3cret@127.0.0.1:{port}/final.txt#frag"),
+        )
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&creds)).await;
+    assert!(
+        matches!(fetch.outcome, FetchOutcome::Rules { .. }),
+        "{fetch:?}"
+    );
+    assert_eq!(
+        fetch.final_url,
+        format!("http://127.0.0.1:{port}/final.txt")
+    );
+    let req = &server.requests()[0];
+    assert_eq!(req.path, "/final.txt");
+    assert_eq!(req.header("authorization"), None, "{req:?}");
+    assert!(!format!("{req:?}").contains("s3cret"));
+    assert!(!format!("{req:?}").contains("alice"));
+}
+
+#[tokio::test]
+async fn max_age_is_captured_on_2xx() {
+    let server = TestServer::start(|_| {
+        Reply::text(200, RULES).with_header("cache-control", "public, no-cache, max-age=86400")
+    })
+    .await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(fetch.max_age, Some(Duration::from_secs(86_400)));
+    assert_eq!(fetch.retry_after, None);
+
+    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(fetch.max_age, None);
+}
+
+#[tokio::test]
+async fn public_only_refuses_loopback_before_connecting() {
+    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
+    let f = Fetcher::new(FetchOptions {
+        addresses: AddressPolicy::PublicOnly,
+        ..options()
+    })
+    .expect("fetcher");
+    assert_eq!(f.options().addresses, AddressPolicy::PublicOnly);
+
+    // An IP literal.
+    let fetch = f.fetch(&origin(&server)).await;
+    match &fetch.outcome {
+        FetchOutcome::Unreachable(Unreachable::Connect(msg)) => {
+            assert!(msg.contains("refused by the address policy"), "{msg}");
+            assert!(msg.contains("127.0.0.1"), "{msg}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(fetch.status, None);
+
+    // A name that resolves to loopback only (from the hosts file, no DNS traffic).
+    let by_name =
+        Origin::from_url(&format!("http://localhost:{}/", server.addr.port())).expect("origin");
+    let fetch = f.fetch(&by_name).await;
+    match &fetch.outcome {
+        FetchOutcome::Unreachable(Unreachable::Connect(msg)) => {
+            assert!(msg.contains("refused by the address policy"), "{msg}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(server.hits(), 0);
+
+    // The same server is reachable under the default policy.
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert!(matches!(fetch.outcome, FetchOutcome::Rules { .. }));
+    assert_eq!(server.hits(), 1);
+}
+
+#[tokio::test]
+async fn tls_failure_is_tls() {
+    // A plain-text server on an https URL: the handshake gets an HTTP answer.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let task = tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut buf = [0u8; 512];
+            let _ = stream.read(&mut buf).await;
+            let _ = stream
+                .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n")
+                .await;
+            let _ = stream.shutdown().await;
+        }
+    });
+    let origin = Origin::from_url(&format!("https://{addr}/")).expect("origin");
+    let fetch = fetcher().fetch(&origin).await;
+    task.abort();
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Tls(_))
+        ),
+        "{fetch:?}"
+    );
+    assert_eq!(fetch.url, format!("https://{addr}/robots.txt"));
+}
+
+#[tokio::test]
+async fn invalid_user_agent_is_a_client_error() {
+    let err = Fetcher::new(FetchOptions {
+        user_agent: "bad\nagent".into(),
+        ..FetchOptions::default()
+    })
+    .expect_err("a newline is not a header value");
+    let FetchError::Client(msg) = &err;
+    assert!(!msg.is_empty());
+    assert!(err.to_string().starts_with("cannot build the HTTP client"));
+}
+
+#[tokio::test]
+async fn fetcher_is_shared_across_tasks() {
+    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
+    let f = fetcher();
+    let o = origin(&server);
+    let tasks: Vec<_> = (0..4)
+        .map(|_| {
+            let (f, o) = (f.clone(), o.clone());
+            tokio::spawn(async move { f.fetch(&o).await })
+        })
+        .collect();
+    for t in tasks {
+        let fetch = t.await.expect("task");
+        assert!(!allowed(&fetch, "/private/x"));
+    }
+    assert_eq!(server.hits(), 4);
+}
+
+/// Records the events of target `crawlgate::fetch`, with the thread that emitted them.
+///
+/// Installed as the global subscriber: a thread-local one (`set_default`) races with the
+/// other tests registering the same callsites and can miss events.
+#[derive(Clone, Default)]
+struct Recorder(Arc<std::sync::Mutex<Vec<(std::thread::ThreadId, tracing::Level, String)>>>);
+
+fn recorder() -> &'static Recorder {
+    static RECORDER: std::sync::OnceLock<Recorder> = std::sync::OnceLock::new();
+    RECORDER.get_or_init(|| {
+        let recorder = Recorder::default();
+        tracing::subscriber::set_global_default(recorder.clone()).expect("no other subscriber");
+        recorder
+    })
+}
+
+struct Fields(String);
+
+impl tracing::field::Visit for Fields {
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        self.0.push_str(&format!("{}={:?} ", field.name(), value));
+    }
+}
+
+impl tracing::Subscriber for Recorder {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        if event.metadata().target() == "crawlgate::fetch" {
+            let mut fields = Fields(String::new());
+            event.record(&mut fields);
+            if let Ok(mut events) = self.0.lock() {
+                let thread = std::thread::current().id();
+                events.push((thread, *event.metadata().level(), fields.0));
+            }
+        }
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[tokio::test]
+async fn tracing_one_debug_event_per_hop_and_one_info_per_fetch() {
+    let recorder = recorder();
+    let server = TestServer::start(redirect_chain(1)).await;
+    // The current-thread runtime polls the fetch on this thread.
+    let fetch = fetcher().fetch(&origin(&server)).await;
+    assert_eq!(fetch.redirects, 1);
+    let me = std::thread::current().id();
+    let events: Vec<_> = recorder
+        .0
+        .lock()
+        .expect("events")
+        .iter()
+        .filter(|(thread, _, _)| *thread == me)
+        .map(|(_, level, fields)| (*level, fields.clone()))
+        .collect();
+    let debug: Vec<_> = events
+        .iter()
+        .filter(|(l, _)| *l == tracing::Level::DEBUG)
+        .collect();
+    let info: Vec<_> = events
+        .iter()
+        .filter(|(l, _)| *l == tracing::Level::INFO)
+        .collect();
+    assert_eq!(debug.len(), 2, "{events:?}");
+    assert!(debug[0].1.contains("status=301"), "{events:?}");
+    assert!(debug[1].1.contains("status=200"), "{events:?}");
+    assert_eq!(info.len(), 1, "{events:?}");
+    let line = &info[0].1;
+    for field in [
+        "url=",
+        "status=200",
+        "outcome=rules",
+        &format!("size={}", RULES.len()),
+        "redirects=1",
+        "elapsed_ms=",
+    ] {
+        assert!(line.contains(field), "{field} in {line}");
+    }
+}
