@@ -289,3 +289,34 @@ fn nul_bytes_non_utf8_and_html_never_lose_the_file() {
     let google = Robots::parse_with(body, &Options::mode(Mode::Google));
     assert!(!google.robots.is_allowed(&tok("x"), "/b%FF"));
 }
+
+#[test]
+fn printed_back_and_parsed_again_gives_the_same_rules() {
+    let body = b"# shop\nUser-agent: a\nuser-agent: B/2.0\nDisallow: /x # c\nallow: /x/y$\nCrawl-delay: 3\n\nUser-agent: *\nDisallow: /*.pdf$\nSitemap: https://e.com/s.xml\nHost: e.com\n";
+    let first = Robots::parse(body).robots;
+    let printed = first.to_robots_txt();
+    let second = Robots::parse(printed.as_bytes());
+    assert!(
+        second
+            .diagnostics
+            .iter()
+            .all(|d| d.code == Code::IgnoredDirective),
+        "{:?}",
+        second.diagnostics
+    );
+    let second = second.robots;
+    let view = |r: &Robots| {
+        let groups: Vec<Vec<Agent>> = r
+            .groups()
+            .iter()
+            .map(|g| g.agents.iter().map(|(a, _)| a.clone()).collect())
+            .collect();
+        let rules: Vec<(crawlgate::RuleKind, String)> = (0..r.rule_count())
+            .filter_map(|i| r.rule(i))
+            .map(|x| (x.kind, x.pattern.to_owned()))
+            .collect();
+        (groups, rules, r.sitemaps().len(), r.records().len())
+    };
+    assert_eq!(view(&first), view(&second));
+    assert_eq!(printed, second.to_robots_txt(), "printing is stable");
+}

@@ -305,6 +305,54 @@ impl Robots {
             .filter(|d| d.is_finite() && *d >= 0.0)
     }
 
+    /// The rules written back as a clean robots.txt: each group's `user-agent` lines (as
+    /// product tokens) and its rules as written, then the records of the group, then the global
+    /// records and sitemaps. Parsing the result gives the same groups and rules; comments,
+    /// unusable lines and line numbers are not kept.
+    pub fn to_robots_txt(&self) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            if gi > 0 {
+                out.push('\n');
+            }
+            for (agent, _) in &g.agents {
+                let _ = match agent {
+                    Agent::Star => writeln!(out, "User-agent: *"),
+                    Agent::Token(t) => writeln!(out, "User-agent: {t}"),
+                    Agent::Nobody => writeln!(out, "User-agent:"),
+                };
+            }
+            for r in &self.rules[g.rules.clone()] {
+                if r.index_html {
+                    continue;
+                }
+                let rule = self.rule_ref(r);
+                let key = match r.kind {
+                    RuleKind::Allow => "Allow",
+                    RuleKind::Disallow => "Disallow",
+                };
+                let _ = writeln!(out, "{key}: {}", rule.pattern);
+            }
+            for rec in self.records.iter().filter(|r| r.group == Some(gi)) {
+                let _ = writeln!(out, "{}: {}", rec.key.as_str(), rec.value);
+            }
+        }
+        let globals: Vec<_> = self.records.iter().filter(|r| r.group.is_none()).collect();
+        if !globals.is_empty() || !self.sitemaps.is_empty() {
+            if !self.groups.is_empty() {
+                out.push('\n');
+            }
+            for rec in globals {
+                let _ = writeln!(out, "{}: {}", rec.key.as_str(), rec.value);
+            }
+            for s in &self.sitemaps {
+                let _ = writeln!(out, "Sitemap: {}", s.url);
+            }
+        }
+        out
+    }
+
     fn rule_ref(&self, r: &Rule) -> RuleRef<'_> {
         let s = |range: &Range<u32>| &self.texts[range.start as usize..range.end as usize];
         RuleRef {
