@@ -612,3 +612,14 @@ fn usage_errors_exit_2() {
         assert!(!stderr(&o).contains("panicked"), "{args:?}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn an_endless_input_is_an_error_not_a_hang() {
+    let o = run(&["lint", "/dev/zero"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "crawlgate: cannot read /dev/zero: it is larger than 64 MiB\n"
+    );
+}

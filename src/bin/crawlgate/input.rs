@@ -7,6 +7,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+/// The most bytes read from one input: far past any robots.txt limit, but a bound, so that
+/// `/dev/zero` or an endless pipe is an error rather than a hang.
+pub const MAX_INPUT: u64 = 64 << 20;
+
 /// A file named on the command line, or standard input (`-`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -35,16 +39,27 @@ impl Source {
         }
     }
 
-    /// All the bytes. The error reads `cannot read NAME: <why>`.
+    /// All the bytes, up to [`MAX_INPUT`]. The error reads `cannot read NAME: <why>`.
     pub fn read(&self) -> anyhow::Result<Vec<u8>> {
-        let bytes = match self {
-            Source::Stdin => {
-                let mut buf = Vec::new();
-                std::io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
+        let mut buf = Vec::new();
+        let read = match self {
+            Source::Stdin => std::io::stdin()
+                .lock()
+                .take(MAX_INPUT + 1)
+                .read_to_end(&mut buf),
+            Source::File(p) => {
+                std::fs::File::open(p).and_then(|f| f.take(MAX_INPUT + 1).read_to_end(&mut buf))
             }
-            Source::File(p) => std::fs::read(p),
         };
-        bytes.with_context(|| format!("cannot read {}", self.name()))
+        read.with_context(|| format!("cannot read {}", self.name()))?;
+        if buf.len() as u64 > MAX_INPUT {
+            anyhow::bail!(
+                "cannot read {}: it is larger than {} MiB",
+                self.name(),
+                MAX_INPUT >> 20
+            );
+        }
+        Ok(buf)
     }
 
     /// The text, which must be UTF-8.
