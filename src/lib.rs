@@ -12,6 +12,10 @@
 //!   line decided ([`Decision`]).
 //! - [`Origin`] finds where a URL's robots.txt lives.
 //! - [`Mode`] picks RFC 9309 (default) or Google's library; every difference is listed there.
+//! - [`policy`] is the failure ladder (404 → allow all; unreachable → stop for 12 hours, then
+//!   the last good version for 30 days, then allow if the site is up), pure and clock-free.
+//! - `fetch::RobotsCache` (feature `fetch`) is the engine a crawler calls before each request:
+//!   it fetches each origin's robots.txt once, caches and refreshes it, and applies the ladder.
 //!
 //! ## Examples
 //!
@@ -40,12 +44,12 @@
 //!
 //! ## Crate features
 //!
-//! - `fetch` (default): the crawl-policy engine, [`fetch::RobotsCache`]: fetching (reqwest with
+//! - `fetch` (default): the crawl-policy engine, `fetch::RobotsCache`: fetching (reqwest with
 //!   rustls, tokio), caching (moka) and the failure rules of [`policy`].
 //! - `cli` (default): the `crawlgate` command-line tool (clap, serde_json, anyhow).
 //!
-//! The core — parsing, diagnostics, matching, origins — builds with `--no-default-features` on
-//! nom, memchr, url and thiserror alone.
+//! The core — parsing, diagnostics, matching, origins, the failure ladder — builds with
+//! `--no-default-features` on nom, memchr, url and thiserror alone.
 //!
 //! [RFC 9309]: https://www.rfc-editor.org/rfc/rfc9309.html
 #![forbid(unsafe_code)]

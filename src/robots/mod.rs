@@ -1,9 +1,9 @@
 //! The robots.txt core: parse bytes into a compiled [`Robots`], then answer [`Robots::check`].
 //! No I/O.
 //!
-//! - [`lexer`]: one line → key, separator, value (nom).
+//! - `lexer`: one line → key, separator, value (nom).
 //! - `parse`: lines → groups, rules and records, with [`Diagnostic`]s.
-//! - [`pattern`]: percent-normalisation and `*`/`$` matching.
+//! - `pattern`: percent-normalisation and `*`/`$` matching.
 //! - `matcher`: group choice for a [`ProductToken`], longest match, [`Decision`].
 //!
 //! [`Diagnostic`]: crate::Diagnostic
@@ -157,7 +157,7 @@ pub struct Group {
     pub line: u32,
     /// The agents and the line of each.
     pub agents: Vec<(Agent, u32)>,
-    /// Indexes into [`Robots::rules`].
+    /// Indexes of its rules, for [`Robots::rule`].
     pub rules: Range<usize>,
 }
 
