@@ -305,15 +305,21 @@ impl Robots {
             .filter(|d| d.is_finite() && *d >= 0.0)
     }
 
-    /// The rules written back as a clean robots.txt: each group's `user-agent` lines (as
-    /// product tokens) and its rules as written, then the records of the group, then the global
-    /// records and sitemaps. Parsing the result gives the same groups and rules; comments,
-    /// unusable lines and line numbers are not kept.
+    /// The rules written back as a clean robots.txt: the global records (those before the first
+    /// group), then each group's `user-agent` lines (as product tokens) and its rules as written
+    /// (`Disallow:` when it has none, so that the next group's agents do not join it), then the
+    /// records of the group, then the sitemaps. Parsing the result gives the same groups, rules
+    /// and records; comments, unusable lines and line numbers are not kept.
     pub fn to_robots_txt(&self) -> String {
         use std::fmt::Write;
         let mut out = String::new();
+        // Printed after a group, a global record would belong to that group.
+        let globals: Vec<_> = self.records.iter().filter(|r| r.group.is_none()).collect();
+        for rec in &globals {
+            let _ = writeln!(out, "{}: {}", rec.key.as_str(), rec.value);
+        }
         for (gi, g) in self.groups.iter().enumerate() {
-            if gi > 0 {
+            if gi > 0 || !globals.is_empty() {
                 out.push('\n');
             }
             for (agent, _) in &g.agents {
@@ -323,6 +329,7 @@ impl Robots {
                     Agent::Nobody => writeln!(out, "User-agent:"),
                 };
             }
+            let mut written = 0;
             for r in &self.rules[g.rules.clone()] {
                 if r.index_html {
                     continue;
@@ -333,18 +340,18 @@ impl Robots {
                     RuleKind::Disallow => "Disallow",
                 };
                 let _ = writeln!(out, "{key}: {}", rule.pattern);
+                written += 1;
+            }
+            if written == 0 {
+                out.push_str("Disallow:\n");
             }
             for rec in self.records.iter().filter(|r| r.group == Some(gi)) {
                 let _ = writeln!(out, "{}: {}", rec.key.as_str(), rec.value);
             }
         }
-        let globals: Vec<_> = self.records.iter().filter(|r| r.group.is_none()).collect();
-        if !globals.is_empty() || !self.sitemaps.is_empty() {
-            if !self.groups.is_empty() {
+        if !self.sitemaps.is_empty() {
+            if !out.is_empty() {
                 out.push('\n');
-            }
-            for rec in globals {
-                let _ = writeln!(out, "{}: {}", rec.key.as_str(), rec.value);
             }
             for s in &self.sitemaps {
                 let _ = writeln!(out, "Sitemap: {}", s.url);
@@ -362,5 +369,78 @@ impl Robots {
             pattern: s(&r.value),
             index_html: r.index_html,
         }
+    }
+
+    /// An estimate of the heap bytes this `Robots` holds, for sizing caches and for bounding
+    /// what a hostile file can cost: the capacities of its vectors, strings and boxed strings
+    /// (rules, pattern and text arenas, groups and their agents, sitemaps, records).
+    ///
+    /// The per-agent rule index is counted from the groups it is built from (its own vectors
+    /// are private to the matcher), at the lengths it needs rather than its capacities, and the
+    /// prefix index of an agent with more than 16 rules is counted as if built (it is built on
+    /// that agent's first check). Allocator overhead and the `Robots` value itself are not
+    /// counted. The figure is meant to be within a small factor of the truth, not exact.
+    pub fn heap_size(&self) -> usize {
+        use std::collections::BTreeMap;
+        use std::mem::size_of;
+        // Stand-ins for the matcher's private types of the same layout: a rule in an agent's
+        // list (pattern, rule index, allow), an agent's entry (token, two ranges, lazily
+        // built prefix index of two vectors) and a prefix-index node (range, parent, range).
+        const SLOT: usize = size_of::<(pattern::Compiled, u32, bool)>();
+        const ENTRY: usize = size_of::<(Box<str>, [u32; 4], std::sync::OnceLock<[Vec<u32>; 2]>)>();
+        const NODE: usize = size_of::<(Range<u32>, u32, Range<u32>)>();
+
+        let mut bytes = self.patterns.capacity()
+            + self.texts.capacity()
+            + self.rules.capacity() * size_of::<Rule>()
+            + self.groups.capacity() * size_of::<Group>()
+            + self.sitemaps.capacity() * size_of::<Sitemap>()
+            + self.records.capacity() * size_of::<Record>();
+        bytes += self
+            .sitemaps
+            .iter()
+            .map(|s| s.url.capacity())
+            .sum::<usize>();
+        bytes += self
+            .records
+            .iter()
+            .map(|r| r.value.capacity())
+            .sum::<usize>();
+
+        // Groups, and the index entries they lead to: each distinct token (and `*`) gets the
+        // rules of its groups, shared when it has one group and copied when it has several.
+        let mut agents: BTreeMap<Option<&str>, Vec<usize>> = BTreeMap::new();
+        for (gi, g) in self.groups.iter().enumerate() {
+            bytes += g.agents.capacity() * size_of::<(Agent, u32)>();
+            for (agent, _) in &g.agents {
+                let key = match agent {
+                    Agent::Token(t) => {
+                        bytes += t.len();
+                        Some(&**t)
+                    }
+                    Agent::Star => None,
+                    Agent::Nobody => continue,
+                };
+                let groups = agents.entry(key).or_default();
+                if groups.last() != Some(&gi) {
+                    groups.push(gi);
+                }
+            }
+        }
+        let mut slots = self.rules.len();
+        for (key, groups) in &agents {
+            let rules: usize = groups.iter().map(|&g| self.groups[g].rules.len()).sum();
+            if groups.len() > 1 {
+                slots += rules;
+            }
+            if let Some(token) = key {
+                bytes += ENTRY + token.len();
+            }
+            bytes += groups.len() * size_of::<u32>();
+            if rules > 16 {
+                bytes += rules * (NODE + size_of::<u32>());
+            }
+        }
+        bytes + slots * SLOT
     }
 }
