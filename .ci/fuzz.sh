@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI: build every fuzz target, then run each for FUZZ_CI_SECONDS (default 40): 160 s of
+# CI: build every fuzz target, then run each for FUZZ_CI_SECONDS (default 40): 200 s of
 # fuzzing in all. On a fresh machine (rustup's stable toolchain only) scripts/fuzz.sh first
 # installs cargo-fuzz and builds with RUSTC_BOOTSTRAP=1: 246 s end to end on this 2-core
 # machine (install 33 s, build 37 s, seeding and 4 x 40 s of fuzzing).

@@ -25,7 +25,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
-TARGETS=(parse check differential origin)
+TARGETS=(parse check differential origin policy)
 CARGO_FUZZ_VERSION=0.13.2
 
 usage() {
@@ -46,12 +46,15 @@ SECONDS_EACH="${2:-60}"
 #                 a URL of a few KiB; the naive reference check stays cheap.
 #   differential  512: up to 48 rules of 16 characters and 8 paths of 21; more adds nothing.
 #   origin        4096: past DNS's 253-byte names and IDNA's label limits, and long paths.
+#   policy        4096: up to 256 events (fetches, availability reports, clock moves) with
+#                 small bodies; the ladder's state is what matters, not the bodies.
 max_len() {
     case "$1" in
         parse) echo 65536 ;;
         check) echo 16384 ;;
         differential) echo 512 ;;
         origin) echo 4096 ;;
+        policy) echo 4096 ;;
     esac
 }
 dict() {
@@ -116,7 +119,7 @@ seed() {
                 done
             fi
             ;;
-        differential) ;; # bytes are mapped onto a small alphabet: no file makes a useful seed
+        differential | policy) ;; # structured input: no file makes a useful seed
     esac
 }
 

@@ -1,0 +1,91 @@
+//! `policy`: the failure ladder under arbitrary sequences of fetch outcomes, availability
+//! reports and clock moves (forwards and backwards). No panic, and the ladder's promises hold:
+//! right after a 2xx the verdict is those rules, after a 4xx everything is allowed, within 12
+//! hours of a failure run's start nothing is, and there is a history exactly when there is a
+//! last fetch.
+#![no_main]
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use crawlgate::policy::{
+    Fetch, FetchOutcome, OriginState, PolicyOptions, Unavailable, Unreachable, Verdict,
+};
+use crawlgate::Robots;
+use libfuzzer_sys::arbitrary::{self, Arbitrary};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Debug, Arbitrary)]
+enum Event {
+    Ok(Vec<u8>),
+    NotFound(u16),
+    Down(u16),
+    SiteUp(bool),
+    /// Seconds forward (or, when negative, backward: a clock that jumps).
+    Tick(i32),
+}
+
+#[derive(Debug, Arbitrary)]
+struct Input {
+    strict: bool,
+    events: Vec<Event>,
+}
+
+fn fetch(status: u16, outcome: FetchOutcome) -> Fetch {
+    Fetch {
+        url: "https://example.com/robots.txt".into(),
+        final_url: "https://example.com/robots.txt".into(),
+        redirects: 0,
+        status: Some(status),
+        max_age: None,
+        retry_after: None,
+        outcome,
+    }
+}
+
+fuzz_target!(|input: Input| {
+    let options = PolicyOptions {
+        strict: input.strict,
+        ..PolicyOptions::default()
+    };
+    let mut state = OriginState::new();
+    let mut now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    for event in input.events.into_iter().take(256) {
+        match event {
+            Event::Ok(body) => {
+                let body = &body[..body.len().min(4096)];
+                let parsed = Arc::new(Robots::parse(body));
+                state.record(now, fetch(200, FetchOutcome::Rules { body: body.into(), parsed }));
+                assert!(matches!(state.verdict_at(now, &options).verdict, Verdict::Rules(_)));
+            }
+            Event::NotFound(s) => {
+                let s = 400 + s % 100;
+                state.record(now, fetch(s, FetchOutcome::Unavailable(Unavailable::Status(s))));
+                assert!(matches!(state.verdict_at(now, &options).verdict, Verdict::AllowAll));
+            }
+            Event::Down(s) => {
+                let s = 500 + s % 100;
+                state.record(now, fetch(s, FetchOutcome::Unreachable(Unreachable::Status(s))));
+                let since = state.failing_since().expect("a failure run");
+                if now.duration_since(since).is_ok_and(|d| d < options.stop_period) {
+                    assert!(matches!(
+                        state.verdict_at(now, &options).verdict,
+                        Verdict::DisallowAll
+                    ));
+                }
+            }
+            Event::SiteUp(up) => state.record_site_availability(up),
+            Event::Tick(secs) => {
+                let d = Duration::from_secs(u64::from(secs.unsigned_abs()));
+                let moved = if secs >= 0 { now.checked_add(d) } else { now.checked_sub(d) };
+                now = moved.unwrap_or(now);
+            }
+        }
+        let _ = state.verdict_at(now, &options);
+        assert_eq!(
+            state.history().next().is_none(),
+            state.last_fetch().is_none(),
+            "history and last fetch disagree"
+        );
+    }
+});
