@@ -102,6 +102,17 @@ pub enum FetchOutcome {
     Unreachable(Unreachable),
 }
 
+impl FetchOutcome {
+    /// `"fetched"`, `"not-found"` or `"unreachable"`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            FetchOutcome::Rules { .. } => "fetched",
+            FetchOutcome::Unavailable(_) => "not-found",
+            FetchOutcome::Unreachable(_) => "unreachable",
+        }
+    }
+}
+
 /// One fetch with what the fetcher saw.
 #[derive(Debug, Clone)]
 pub struct Fetch {
@@ -149,6 +160,17 @@ pub enum Verdict {
     AllowAll,
     /// Fetch nothing but robots.txt.
     DisallowAll,
+}
+
+impl Verdict {
+    /// `"rules"`, `"allow-all"` or `"disallow-all"`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Verdict::Rules(_) => "rules",
+            Verdict::AllowAll => "allow-all",
+            Verdict::DisallowAll => "disallow-all",
+        }
+    }
 }
 
 /// Why the [`Verdict`] is what it is.

@@ -7,6 +7,11 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+/// The span and line invariants the fuzz targets assert (`fuzz/src/lib.rs`).
+#[path = "../fuzz/src/lib.rs"]
+#[allow(dead_code)]
+mod invariants;
+
 use crawlgate::{Code, Diagnostic, Mode, Options, Robots};
 
 fn fixture_dir() -> PathBuf {
@@ -28,34 +33,13 @@ fn expectations(bytes: &[u8]) -> (Mode, BTreeSet<(String, u32)>) {
     (mode, want)
 }
 
-/// Invariants every diagnostic keeps: span inside the input, and its line is the line the
-/// span starts on.
-pub fn check_spans(input: &[u8], diagnostics: &[Diagnostic]) {
-    for d in diagnostics {
-        assert!(
-            d.span.start <= d.span.end && d.span.end <= input.len(),
-            "{d:?}"
-        );
-        let mut line = 1u32;
-        let mut i = 0;
-        while i < d.span.start {
-            match input[i] {
-                b'\n' => line += 1,
-                b'\r' if input.get(i + 1) != Some(&b'\n') => line += 1,
-                _ => {}
-            }
-            i += 1;
-        }
-        assert_eq!(line, d.line, "line of span start for {d:?}");
-    }
-}
-
 fn run(name: &str) -> (Vec<Diagnostic>, BTreeSet<(String, u32)>) {
     let path = fixture_dir().join(format!("{name}.txt"));
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let (mode, want) = expectations(&bytes);
     let parsed = Robots::parse_with(&bytes, &Options::mode(mode));
-    check_spans(&bytes, &parsed.diagnostics);
+    let starts = invariants::line_starts(&bytes);
+    invariants::assert_diagnostics(&bytes, &starts, mode, &parsed.diagnostics);
     (parsed.diagnostics, want)
 }
 

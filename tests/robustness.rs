@@ -1,26 +1,13 @@
 //! Any bytes parse without a panic, every diagnostic span lies inside the input and names the
 //! line it starts on, and any string can be checked.
 
-use crawlgate::{Diagnostic, Mode, Options, ProductToken, Robots};
+use crawlgate::{Mode, Options, ProductToken, Robots};
 use proptest::prelude::*;
 
-fn check_spans(input: &[u8], diagnostics: &[Diagnostic]) -> Result<(), TestCaseError> {
-    for d in diagnostics {
-        prop_assert!(
-            d.span.start <= d.span.end && d.span.end <= input.len(),
-            "{:?}",
-            d
-        );
-        let mut line = 1u32;
-        for (i, &b) in input[..d.span.start].iter().enumerate() {
-            if b == b'\n' || (b == b'\r' && input.get(i + 1) != Some(&b'\n')) {
-                line += 1;
-            }
-        }
-        prop_assert_eq!(line, d.line, "{:?}", d);
-    }
-    Ok(())
-}
+/// The span and line invariants the fuzz targets assert (`fuzz/src/lib.rs`).
+#[path = "../fuzz/src/lib.rs"]
+#[allow(dead_code)]
+mod invariants;
 
 /// Bytes that look like robots.txt often enough to reach deep into the parser.
 fn robots_like() -> impl Strategy<Value = Vec<u8>> {
@@ -53,7 +40,7 @@ proptest! {
     fn parse_and_check_never_panic(body in robots_like(), url in any::<String>(), agent in any::<String>()) {
         for mode in [Mode::Rfc, Mode::Google] {
             let parsed = Robots::parse_with(&body, &Options::mode(mode));
-            check_spans(&body, &parsed.diagnostics)?;
+            invariants::assert_diagnostics(&body, &invariants::line_starts(&body), mode, &parsed.diagnostics);
             for d in &parsed.diagnostics {
                 prop_assert!(d.column(&body) >= 1);
             }
@@ -70,7 +57,7 @@ proptest! {
     #[test]
     fn arbitrary_bytes_never_panic(body in prop::collection::vec(any::<u8>(), 0..400)) {
         let parsed = Robots::parse(&body);
-        check_spans(&body, &parsed.diagnostics)?;
+        invariants::assert_diagnostics(&body, &invariants::line_starts(&body), Mode::Rfc, &parsed.diagnostics);
     }
 }
 

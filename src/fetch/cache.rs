@@ -22,7 +22,7 @@ use crate::origin::{Origin, OriginError};
 use crate::policy::{
     Fetch, FetchOutcome, Judgement, OriginState, PolicyOptions, Verdict, VerdictReason,
 };
-use crate::robots::{ProductToken, RuleKind};
+use crate::robots::{is_robots_txt, ProductToken, RuleKind};
 
 /// The time source of the cache. Inject one in tests to make hours pass instantly.
 pub trait Clock: Send + Sync + 'static {
@@ -305,9 +305,9 @@ impl Inner {
                 .retry_after
                 .map_or(o.retry_interval, |r| r.min(o.max_retry_after)),
         };
-        let outcome = outcome_name(&fetch.outcome);
+        let outcome = fetch.outcome.as_str();
         let mut state = lock(&entry.state);
-        let before = verdict_name(&state.verdict_at(now, &o.policy).verdict);
+        let before = state.verdict_at(now, &o.policy).verdict.as_str();
         let changed = state.record(now, fetch);
         let after = state.verdict_at(now, &o.policy);
         drop(state);
@@ -320,7 +320,7 @@ impl Inner {
             next_fetch_in_s = ttl.as_secs(),
             "robots.txt fetched"
         );
-        let after_name = verdict_name(&after.verdict);
+        let after_name = after.verdict.as_str();
         if before != after_name {
             tracing::info!(
                 target: "crawlgate::cache",
@@ -331,22 +331,6 @@ impl Inner {
                 "origin state changed"
             );
         }
-    }
-}
-
-fn outcome_name(o: &FetchOutcome) -> &'static str {
-    match o {
-        FetchOutcome::Rules { .. } => "fetched",
-        FetchOutcome::Unavailable(_) => "not found",
-        FetchOutcome::Unreachable(_) => "unreachable",
-    }
-}
-
-fn verdict_name(v: &Verdict) -> &'static str {
-    match v {
-        Verdict::Rules(_) => "rules",
-        Verdict::AllowAll => "allow-all",
-        Verdict::DisallowAll => "disallow-all",
     }
 }
 
@@ -369,11 +353,7 @@ pub(crate) fn answer(
         }
         Verdict::AllowAll => (true, None),
         // robots.txt itself stays fetchable (RFC 9309 §2.2.2).
-        Verdict::DisallowAll => {
-            let path = crate::request_path(url);
-            let path = path.split('?').next().unwrap_or_default();
-            (path == "/robots.txt", None)
-        }
+        Verdict::DisallowAll => (is_robots_txt(&crate::request_path(url)), None),
     };
     Answer {
         allowed,

@@ -11,7 +11,7 @@ use std::cmp::Reverse;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use super::path::request_path;
+use super::path::{is_robots_txt, request_path};
 use super::pattern::{self, Compiled};
 use super::prefix::PrefixIndex;
 use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
@@ -252,16 +252,12 @@ impl<'a> AgentRules<'a> {
     /// `/`; no fragment). For callers that already hold the request target.
     pub fn check_path(&self, path: &str) -> Decision<'a> {
         let robots = self.robots;
-        if robots.mode == Mode::Rfc {
-            let p = path.as_bytes();
-            let end = memchr::memchr(b'?', p).unwrap_or(p.len());
-            if &p[..end] == b"/robots.txt" {
-                return Decision {
-                    allowed: true,
-                    group: self.group,
-                    reason: Reason::RobotsTxt,
-                };
-            }
+        if robots.mode == Mode::Rfc && is_robots_txt(path) {
+            return Decision {
+                allowed: true,
+                group: self.group,
+                reason: Reason::RobotsTxt,
+            };
         }
         let (canon, mask) = pattern::canonical_path(path, robots.mode);
         let canon: &[u8] = &canon;

@@ -22,6 +22,8 @@ use std::ops::Range;
 pub use agent::{ProductToken, TokenError};
 pub use directive::{Directive, OtherKey};
 pub use matcher::{AgentRules, Decision, GroupMatch, Reason};
+#[cfg(feature = "fetch")]
+pub(crate) use path::is_robots_txt;
 pub use path::request_path;
 
 use crate::Diagnostic;

@@ -56,6 +56,12 @@ pub fn request_path(url: &str) -> Cow<'_, str> {
     Cow::Borrowed(path)
 }
 
+/// Is `path` (path + query) the robots.txt file itself, which is always allowed
+/// (RFC 9309 §2.2.2)?
+pub(crate) fn is_robots_txt(path: &str) -> bool {
+    path.split('?').next() == Some("/robots.txt")
+}
+
 #[cfg(test)]
 mod tests {
     use super::request_path;

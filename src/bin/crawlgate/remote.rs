@@ -25,7 +25,7 @@ mod enabled {
 
     use anyhow::Context;
     use crawlgate::fetch::{Answer, CacheOptions, FetchOptions, Fetcher, RobotsCache};
-    use crawlgate::policy::{FetchOutcome, OriginState, PolicyOptions, Verdict};
+    use crawlgate::policy::{FetchOutcome, OriginState, PolicyOptions};
     use crawlgate::{Origin, ProductToken, Severity};
     use serde_json::json;
 
@@ -152,21 +152,18 @@ mod enabled {
                     }
                     _ => (0, 0),
                 };
-                let (outcome, cause) = match &fetch.outcome {
-                    FetchOutcome::Rules { .. } => ("fetched", None),
-                    FetchOutcome::Unavailable(why) => ("not-found", Some(why.to_string())),
+                let outcome = fetch.outcome.as_str();
+                let cause = match &fetch.outcome {
+                    FetchOutcome::Rules { .. } => None,
+                    FetchOutcome::Unavailable(why) => Some(why.to_string()),
                     FetchOutcome::Unreachable(why) => {
                         if status == Status::Clean {
                             status = Status::Findings;
                         }
-                        ("unreachable", Some(why.to_string()))
+                        Some(why.to_string())
                     }
                 };
-                let verdict = match judgement.verdict {
-                    Verdict::Rules(_) => "rules",
-                    Verdict::AllowAll => "allow-all",
-                    Verdict::DisallowAll => "disallow-all",
-                };
+                let verdict = judgement.verdict.as_str();
                 if args.json {
                     out.json(&[
                         ("robots_txt", json!(fetch.url)),
