@@ -33,41 +33,53 @@ impl fmt::Display for Severity {
     }
 }
 
+/// Defines a catalogue of diagnostic codes: the enum, `ALL`, `as_str`, `default_severity`,
+/// `from_name` and `Display`. Shared by the robots.txt and the sitemap catalogues so that both
+/// behave alike.
 macro_rules! codes {
-    ($( $(#[$doc:meta])* $variant:ident = $name:literal, $sev:ident; )*) => {
-        /// The stable identifier of a kind of problem.
-        ///
-        /// [`Code::as_str`] gives the kebab-case name used by the linter's output and JSON.
+    ($(#[$enum_doc:meta])* $Code:ident { $( $(#[$doc:meta])* $variant:ident = $name:literal, $sev:ident; )* }) => {
+        $(#[$enum_doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[non_exhaustive]
-        pub enum Code {
+        pub enum $Code {
             $( $(#[$doc])* $variant, )*
         }
 
-        impl Code {
+        impl $Code {
             /// Every code, in catalogue order.
-            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+            pub const ALL: &'static [$Code] = &[ $( $Code::$variant, )* ];
 
             /// The stable kebab-case name, e.g. `"unknown-directive"`.
             pub fn as_str(self) -> &'static str {
-                match self { $( Code::$variant => $name, )* }
+                match self { $( $Code::$variant => $name, )* }
             }
 
             /// The severity this code has unless the parsing mode says otherwise
             /// (see [`Diagnostic::severity`]).
-            pub fn default_severity(self) -> Severity {
-                match self { $( Code::$variant => Severity::$sev, )* }
+            pub fn default_severity(self) -> $crate::diagnostic::Severity {
+                match self { $( $Code::$variant => $crate::diagnostic::Severity::$sev, )* }
             }
 
             /// Looks a code up by its kebab-case name.
-            pub fn from_name(name: &str) -> Option<Code> {
-                match name { $( $name => Some(Code::$variant), )* _ => None }
+            pub fn from_name(name: &str) -> Option<$Code> {
+                match name { $( $name => Some($Code::$variant), )* _ => None }
+            }
+        }
+
+        impl std::fmt::Display for $Code {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
             }
         }
     };
 }
+pub(crate) use codes;
 
 codes! {
+    /// The stable identifier of a kind of robots.txt problem.
+    ///
+    /// [`Code::as_str`] gives the kebab-case name used by the linter's output and JSON.
+    Code {
     /// A line that is neither a `key: value` record nor a comment.
     InvalidLine = "invalid-line", Error;
     /// A `key: value` line whose key crawlgate does not know.
@@ -109,13 +121,7 @@ codes! {
     AgentsJoined = "agents-joined", Warning;
     /// The body looks like HTML, not robots.txt; only its valid lines are used.
     HtmlBody = "html-body", Warning;
-}
-
-impl fmt::Display for Code {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+}}
 
 /// One problem in a parsed file.
 #[derive(Debug, Clone, PartialEq, Eq)]

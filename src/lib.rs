@@ -61,6 +61,8 @@ pub mod fetch;
 pub mod origin;
 pub mod policy;
 pub mod robots;
+#[cfg(feature = "sitemap")]
+pub mod sitemap;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use origin::{robots_txt_url, Origin, OriginError, Scheme};

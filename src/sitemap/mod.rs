@@ -1,0 +1,113 @@
+//! Sitemaps: a streaming reader and validator (feature `sitemap`).
+//!
+//! [`Reader`] reads any of the formats Google accepts — XML `urlset` and `sitemapindex`, plain
+//! text, RSS 2.0 (with Media RSS), Atom 1.0 — gzip-compressed or not (told from the bytes, not
+//! the name), and yields [`Item`]s in file order: each [`Entry`] as soon as its element closes,
+//! and each [`Diagnostic`] where it is found. Memory stays flat however long the file: nothing
+//! but the current entry is kept (plus an 8-byte hash per URL, for duplicates, up to the
+//! 50,000-entry limit).
+//!
+//! The rules checked are those of the sitemaps protocol, Google's image, video and news
+//! extensions, and Search Console (see `SPEC.md` §6); [`Code`] lists them. [`CrossCheck`] checks
+//! every URL an entry makes a crawler fetch against robots.txt.
+//!
+//! ```
+//! use crawlgate::sitemap::{self, Code, Format};
+//!
+//! let xml = br#"<?xml version="1.0" encoding="UTF-8"?>
+//! <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+//!   <url><loc>https://example.com/a?x=1&amp;y=2</loc><lastmod>2024-01-31</lastmod></url>
+//!   <url><loc>/relative</loc></url>
+//! </urlset>"#;
+//! let parsed = sitemap::parse(xml);
+//! assert_eq!(parsed.format, Some(Format::UrlSet));
+//! assert_eq!(parsed.entries.len(), 1);
+//! assert_eq!(parsed.entries[0].loc, "https://example.com/a?x=1&y=2");
+//! assert_eq!(parsed.entries[0].lastmod.as_deref(), Some("2024-01-31"));
+//! let problems: Vec<_> = parsed.diagnostics.iter().map(|d| (d.line(), d.code)).collect();
+//! assert_eq!(problems, [(4, Code::InvalidUrl)]);
+//! ```
+
+mod crosscheck;
+mod diagnostic;
+mod entry;
+mod reader;
+mod value;
+
+pub use crosscheck::CrossCheck;
+pub use diagnostic::{Code, Diagnostic, Position};
+pub use entry::{
+    Alternate, Entry, Format, Image, News, Price, Relationship, Restriction, Uploader, Video,
+};
+pub use reader::Reader;
+
+/// The most bytes a sitemap may have once uncompressed: 50 MiB (52,428,800).
+pub const MAX_BYTES: u64 = 52_428_800;
+/// The most entries (URLs, or sitemaps in an index) one sitemap may list.
+pub const MAX_ENTRIES: usize = 50_000;
+/// The longest URL, in characters.
+pub const MAX_URL_CHARS: usize = 2_048;
+
+/// Limits a [`Reader`] applies; the defaults are the protocol's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// Uncompressed bytes read before `too-large` stops reading ([`MAX_BYTES`]).
+    pub max_bytes: u64,
+    /// Entries yielded before `too-many-urls` ([`MAX_ENTRIES`]).
+    pub max_entries: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            max_bytes: MAX_BYTES,
+            max_entries: MAX_ENTRIES,
+        }
+    }
+}
+
+/// What a [`Reader`] yields, in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Item {
+    /// An entry whose required parts are valid.
+    Entry(Entry),
+    /// A problem.
+    Diagnostic(Diagnostic),
+}
+
+impl Item {
+    /// The entry, if this is one.
+    pub fn into_entry(self) -> Option<Entry> {
+        match self {
+            Item::Entry(e) => Some(e),
+            Item::Diagnostic(_) => None,
+        }
+    }
+}
+
+/// A whole sitemap read into memory: what [`parse`] returns.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Parsed {
+    /// The format, if the file was recognised as one.
+    pub format: Option<Format>,
+    /// The entries, in file order.
+    pub entries: Vec<Entry>,
+    /// The problems, in file order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads a whole sitemap (compressed or not) from memory. For large files, iterate a [`Reader`]
+/// instead: it keeps only the current entry.
+pub fn parse(bytes: &[u8]) -> Parsed {
+    let mut reader = Reader::new(bytes);
+    let mut parsed = Parsed::default();
+    for item in reader.by_ref() {
+        match item {
+            Item::Entry(e) => parsed.entries.push(e),
+            Item::Diagnostic(d) => parsed.diagnostics.push(d),
+        }
+    }
+    parsed.format = reader.format();
+    parsed
+}

@@ -1,0 +1,1 @@
+//! Checks of sitemap values (placeholder; being written).
