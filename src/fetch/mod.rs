@@ -7,6 +7,8 @@
 
 pub mod cache;
 pub mod client;
+#[cfg(feature = "sitemap")]
+pub mod sitemaps;
 
 pub use cache::{
     Answer, CacheOptions, CheckError, Clock, DecidingRule, ManualClock, RobotsCache, SystemClock,

@@ -30,6 +30,7 @@
 
 mod crosscheck;
 mod diagnostic;
+pub mod discover;
 mod entry;
 mod reader;
 mod value;

@@ -1,0 +1,1 @@
+//! Fetching sitemaps (placeholder; being written).

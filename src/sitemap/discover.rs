@@ -1,0 +1,1 @@
+//! Discovery walk (placeholder; being written).
