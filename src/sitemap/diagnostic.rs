@@ -43,6 +43,8 @@ codes! {
     TooManyUrls = "too-many-urls", Error;
     /// The gzip stream is broken: reading stops where it breaks.
     CompressionError = "compression-error", Error;
+    /// The input could not be read to its end (an I/O error of the source): reading stops.
+    ReadError = "read-error", Error;
     /// A sitemap index lists another sitemap index; indexes do not nest.
     NestedIndex = "nested-index", Error;
     /// A sitemap index lists itself, or a sitemap already being read above it.

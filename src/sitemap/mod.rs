@@ -32,8 +32,10 @@ mod crosscheck;
 mod diagnostic;
 pub mod discover;
 mod entry;
+mod input;
 mod reader;
 mod value;
+mod xml;
 
 pub use crosscheck::CrossCheck;
 pub use diagnostic::{Code, Diagnostic, Position};

@@ -1,14 +1,183 @@
-//! The streaming reader (placeholder; being written).
-use std::io::Read;
+//! [`Reader`]: tells the format from the first bytes, then reads text sitemaps line by line and
+//! XML ones through [`super::xml`], yielding entries and diagnostics as it goes.
 
-use super::{Format, Item, Options};
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, BuildHasherDefault};
+use std::io::{BufRead, Read};
 
-/// Reads a sitemap from any [`Read`] and yields [`Item`]s.
-#[derive(Debug)]
-pub struct Reader<R> {
-    input: R,
-    options: Options,
-    format: Option<Format>,
+use super::input::{Input, Stop};
+use super::xml::Xml;
+use super::{value, Code, Diagnostic, Entry, Format, Item, Options, Position};
+
+/// The longest text line kept whole; longer lines are counted, not stored (any URL that long is
+/// already an error).
+const MAX_LINE_KEPT: usize = 16 * 1024;
+
+/// Reads a sitemap from any [`Read`] — gzip-compressed or not — and yields [`Item`]s in file
+/// order: each entry once its element (or line) ends, each problem where it is found.
+///
+/// The reader never fails and never panics: a broken file gives diagnostics, and whatever was
+/// read before the break is kept. It stops reading at [`Options::max_bytes`] uncompressed bytes,
+/// so a gzip bomb costs at most that much work.
+///
+/// ```
+/// use crawlgate::sitemap::{Item, Reader};
+///
+/// let text = "https://example.com/a\nhttps://example.com/b\n";
+/// let urls: Vec<String> = Reader::new(text.as_bytes())
+///     .filter_map(Item::into_entry)
+///     .map(|e| e.loc)
+///     .collect();
+/// assert_eq!(urls, ["https://example.com/a", "https://example.com/b"]);
+/// ```
+pub struct Reader<R: Read> {
+    state: State<R>,
+    pub(crate) sink: Sink,
+}
+
+enum State<R: Read> {
+    Start(Input<R>),
+    Text(Input<R>),
+    Xml(Box<Xml<R>>),
+    Done,
+}
+
+impl<R: Read> std::fmt::Debug for Reader<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Reader")
+            .field("format", &self.sink.format)
+            .field("entries", &self.sink.entries)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What every format shares: limits, counts, duplicate detection, and the queue of items.
+pub(crate) struct Sink {
+    pub(crate) options: Options,
+    pub(crate) format: Option<Format>,
+    /// Entry elements seen, valid or not, within the limit or not.
+    pub(crate) entries: usize,
+    /// Entries yielded.
+    pub(crate) yielded: usize,
+    /// Line of each URL yielded, by hash: duplicates are found in 8 + 4 bytes per URL.
+    seen: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
+    hasher: std::collections::hash_map::RandomState,
+    pub(crate) out: VecDeque<Item>,
+    pub(crate) errors: usize,
+    pub(crate) warnings: usize,
+    /// `ignored-tag` is reported once per file and tag.
+    pub(crate) reported_ignored: [bool; 2],
+}
+
+impl Sink {
+    fn new(options: Options) -> Sink {
+        Sink {
+            options,
+            format: None,
+            entries: 0,
+            yielded: 0,
+            seen: HashMap::default(),
+            hasher: std::collections::hash_map::RandomState::new(),
+            out: VecDeque::new(),
+            errors: 0,
+            warnings: 0,
+            reported_ignored: [false; 2],
+        }
+    }
+
+    /// Queues a diagnostic.
+    pub(crate) fn report(
+        &mut self,
+        code: Code,
+        position: Position,
+        message: impl Into<Cow<'static, str>>,
+    ) {
+        let d = Diagnostic::new(code, position, message);
+        match d.severity {
+            crate::Severity::Error => self.errors += 1,
+            crate::Severity::Warning => self.warnings += 1,
+        }
+        self.out.push_back(Item::Diagnostic(d));
+    }
+
+    /// Counts an entry element starting at `position`; false (after reporting `too-many-urls`
+    /// once) when it is past the limit and must not be read.
+    pub(crate) fn start_entry(&mut self, position: Position) -> bool {
+        self.entries += 1;
+        if self.entries <= self.options.max_entries {
+            return true;
+        }
+        if self.entries == self.options.max_entries + 1 {
+            let what = if self.format == Some(Format::Index) {
+                "sitemaps"
+            } else {
+                "URLs"
+            };
+            self.report(
+                Code::TooManyUrls,
+                position,
+                format!(
+                    "more than {} {what}: this entry and those after it are not used",
+                    self.options.max_entries
+                ),
+            );
+        }
+        false
+    }
+
+    /// Queues a complete entry, warning if its URL was listed before.
+    pub(crate) fn finish_entry(&mut self, entry: Entry) {
+        let hash = self.hasher.hash_one(entry.loc.as_str());
+        if let Some(&line) = self.seen.get(&hash) {
+            self.report(
+                Code::DuplicateUrl,
+                entry.position,
+                format!("{} is listed twice (first at line {line})", quote(&entry.loc)),
+            );
+        } else {
+            self.seen.insert(hash, entry.position.line);
+        }
+        self.yielded += 1;
+        self.out.push_back(Item::Entry(entry));
+    }
+
+    /// Checks a URL value, reporting its problems at `position`; true when it is usable.
+    pub(crate) fn check_url(&mut self, url: &str, position: Position) -> bool {
+        let mut found: Vec<(Code, Cow<'static, str>)> = Vec::new();
+        let ok = value::check_url(url, &mut |code, message| found.push((code, message)));
+        for (code, message) in found {
+            self.report(code, position, message);
+        }
+        ok
+    }
+}
+
+/// The hash is already a hash.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// A value for a message: quoted, and cut if long.
+pub(crate) fn quote(s: &str) -> String {
+    const MAX: usize = 80;
+    match s.char_indices().nth(MAX) {
+        Some((i, _)) => format!("\"{}…\"", &s[..i]),
+        None => format!("\"{s}\""),
+    }
 }
 
 impl<R: Read> Reader<R> {
@@ -19,23 +188,239 @@ impl<R: Read> Reader<R> {
 
     /// A reader with other limits.
     pub fn with_options(input: R, options: Options) -> Self {
+        let limit = options.max_bytes;
         Reader {
-            input,
-            options,
-            format: None,
+            state: State::Start(Input::new(input, limit)),
+            sink: Sink::new(options),
         }
     }
 
-    /// The format, once the first bytes are read.
+    /// The format, once the first bytes are read (`None` before, or when it is not a sitemap).
     pub fn format(&self) -> Option<Format> {
-        self.format
+        self.sink.format
+    }
+
+    /// Entry elements (or text lines) seen so far, including those past the limit and those
+    /// dropped for errors.
+    pub fn entries_seen(&self) -> usize {
+        self.sink.entries
+    }
+
+    /// Entries yielded so far.
+    pub fn entries_yielded(&self) -> usize {
+        self.sink.yielded
+    }
+
+    /// Errors reported so far.
+    pub fn errors(&self) -> usize {
+        self.sink.errors
+    }
+
+    /// Warnings reported so far.
+    pub fn warnings(&self) -> usize {
+        self.sink.warnings
+    }
+
+    /// Reads until at least one item is queued or the input is done.
+    fn advance(&mut self) {
+        let state = std::mem::replace(&mut self.state, State::Done);
+        self.state = match state {
+            State::Start(input) => self.sniff(input),
+            State::Text(mut input) => {
+                if self.text_line(&mut input) {
+                    State::Text(input)
+                } else {
+                    self.finish(input.stop().cloned(), input.position());
+                    State::Done
+                }
+            }
+            State::Xml(mut xml) => {
+                if xml.step(&mut self.sink) {
+                    State::Xml(xml)
+                } else {
+                    let (stop, at) = xml.stop();
+                    self.finish(stop, at);
+                    State::Done
+                }
+            }
+            State::Done => State::Done,
+        };
+    }
+
+    /// Tells the format from the first bytes: `<` (after a BOM and whitespace) is XML, anything
+    /// else a text sitemap.
+    fn sniff(&mut self, mut input: Input<R>) -> State<R> {
+        let head: Vec<u8> = match input.fill_buf() {
+            Ok(b) => b.iter().take(4096).copied().collect(),
+            Err(_) => Vec::new(),
+        };
+        let mut skip = 0;
+        if head.starts_with(b"\xEF\xBB\xBF") {
+            skip = 3;
+        }
+        let ws = head[skip..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+        let rest = &head[skip + ws..];
+        if rest.first() == Some(&b'<') {
+            if ws > 0 && rest.starts_with(b"<?xml") {
+                let at = input.position();
+                self.sink.report(
+                    Code::LeadingContent,
+                    at,
+                    "whitespace before <?xml: the XML declaration must be the very first thing",
+                );
+                input.consume(skip + ws);
+            } else if skip > 0 {
+                input.consume(skip);
+            }
+            return State::Xml(Box::new(Xml::new(input)));
+        }
+        if let Some(decl) = memchr::memmem::find(rest, b"<?xml") {
+            let at = input.position();
+            self.sink.report(
+                Code::LeadingContent,
+                at,
+                format!(
+                    "{} bytes before <?xml: the XML declaration must be the very first thing",
+                    skip + ws + decl
+                ),
+            );
+            input.consume(skip + ws + decl);
+            return State::Xml(Box::new(Xml::new(input)));
+        }
+        if rest.is_empty() {
+            // Nothing but whitespace (or nothing at all).
+            self.sink.format = Some(Format::Text);
+            let at = input.position();
+            self.finish(input.stop().cloned(), at);
+            return State::Done;
+        }
+        let first_line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
+        // A sequence cut by the end of `head` is not evidence; a bad one is.
+        let binary = first_line.contains(&0)
+            || std::str::from_utf8(first_line).is_err_and(|e| e.error_len().is_some());
+        if binary {
+            let at = input.position();
+            self.sink.report(
+                Code::UnsupportedFormat,
+                at,
+                "neither XML nor a text sitemap (the first line is not UTF-8 text)",
+            );
+            return State::Done;
+        }
+        input.consume(skip);
+        self.sink.format = Some(Format::Text);
+        State::Text(input)
+    }
+
+    /// Reads one line of a text sitemap; false at the end.
+    fn text_line(&mut self, input: &mut Input<R>) -> bool {
+        let at = input.position();
+        let mut line = Vec::new();
+        let mut cut = false;
+        let mut any = false;
+        loop {
+            let (done, used) = match input.fill_buf() {
+                Ok([]) | Err(_) => break,
+                Ok(buf) => {
+                    any = true;
+                    let (done, used) = match memchr::memchr(b'\n', buf) {
+                        Some(i) => (true, i + 1),
+                        None => (false, buf.len()),
+                    };
+                    let room = MAX_LINE_KEPT.saturating_sub(line.len());
+                    if room < used {
+                        cut = true;
+                    }
+                    line.extend_from_slice(&buf[..used.min(room)]);
+                    (done, used)
+                }
+            };
+            input.consume(used);
+            if done {
+                break;
+            }
+        }
+        if !any {
+            return false;
+        }
+        let text = match std::str::from_utf8(&line) {
+            Ok(t) => t,
+            Err(_) => {
+                self.sink
+                    .report(Code::Encoding, at, "this line is not UTF-8: it is not used");
+                return true;
+            }
+        };
+        let url = text.trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
+        if url.is_empty() {
+            return true;
+        }
+        if !self.sink.start_entry(at) {
+            return true;
+        }
+        if cut {
+            self.sink.report(
+                Code::UrlTooLong,
+                at,
+                format!("a line longer than {MAX_LINE_KEPT} bytes: it is not used"),
+            );
+            return true;
+        }
+        if self.sink.check_url(url, at) {
+            self.sink.finish_entry(Entry {
+                loc: url.to_owned(),
+                position: at,
+                ..Entry::default()
+            });
+        }
+        true
+    }
+
+    /// End-of-input diagnostics: why it stopped early, and an empty sitemap.
+    fn finish(&mut self, stop: Option<Stop>, at: Position) {
+        match stop {
+            Some(Stop::TooLarge) => self.sink.report(
+                Code::TooLarge,
+                at,
+                format!(
+                    "more than {} bytes uncompressed: reading stopped here",
+                    self.sink.options.max_bytes
+                ),
+            ),
+            Some(Stop::Compression(why)) => self.sink.report(
+                Code::CompressionError,
+                at,
+                format!("the gzip stream is broken here ({why}): reading stopped"),
+            ),
+            Some(Stop::Read(why)) => self.sink.report(
+                Code::ReadError,
+                at,
+                format!("the input could not be read to its end ({why})"),
+            ),
+            None => {}
+        }
+        if self.sink.format.is_some() && self.sink.entries == 0 {
+            self.sink
+                .report(Code::EmptySitemap, at, "the sitemap lists nothing");
+        }
     }
 }
 
 impl<R: Read> Iterator for Reader<R> {
     type Item = Item;
+
     fn next(&mut self) -> Option<Item> {
-        let _ = (&mut self.input, &self.options);
-        None
+        loop {
+            if let Some(item) = self.sink.out.pop_front() {
+                return Some(item);
+            }
+            if matches!(self.state, State::Done) {
+                return None;
+            }
+            self.advance();
+        }
     }
 }

@@ -1,0 +1,233 @@
+//! The byte layer under the reader: gzip told from the magic bytes, the uncompressed-size limit,
+//! and line/column bookkeeping, as one [`BufRead`] that quick-xml reads through.
+//!
+//! Positions are tracked as bytes are consumed, so the reader can ask "where am I?" at any time
+//! without keeping what was read: memory stays flat however long the file.
+
+use std::io::{self, BufRead, Chain, Cursor, Read};
+
+use flate2::read::MultiGzDecoder;
+
+use super::Position;
+
+/// How much is read from the source at a time.
+const CHUNK: usize = 64 * 1024;
+
+/// The source, decompressed if it starts with gzip's magic bytes.
+enum Source<R> {
+    Plain(Chain<Cursor<Vec<u8>>, R>),
+    Gzip(Box<MultiGzDecoder<Chain<Cursor<Vec<u8>>, R>>>),
+}
+
+impl<R: Read> Read for Source<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            Source::Plain(r) => r.read(buf),
+            Source::Gzip(r) => r.read(buf),
+        }
+    }
+}
+
+/// Why the input ended before its end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// More than the byte limit (uncompressed).
+    TooLarge,
+    /// The gzip stream is broken.
+    Compression(String),
+    /// The source failed.
+    Read(String),
+}
+
+/// A [`BufRead`] over the (decompressed) source that stops at the byte limit and knows the line
+/// and column of everything consumed.
+pub(crate) struct Input<R> {
+    source: Source<R>,
+    gzip: bool,
+    buf: Box<[u8]>,
+    pos: usize,
+    filled: usize,
+    /// Bytes taken from the source so far (uncompressed).
+    read: u64,
+    limit: u64,
+    /// Bytes consumed by the reader above.
+    consumed: u64,
+    line: u32,
+    /// Characters consumed since the start of the current line.
+    column: u32,
+    stop: Option<Stop>,
+    eof: bool,
+}
+
+impl<R: Read> Input<R> {
+    /// Wraps `source`, reading at most `limit` uncompressed bytes.
+    pub(crate) fn new(mut source: R, limit: u64) -> Input<R> {
+        // Two bytes tell gzip apart; a source that fails here fails again on the first read.
+        let mut head = Vec::with_capacity(2);
+        let mut stop = None;
+        while head.len() < 2 {
+            let mut b = [0u8; 2];
+            let want = 2 - head.len();
+            match source.read(&mut b[..want]) {
+                Ok(0) => break,
+                Ok(n) => head.extend_from_slice(&b[..n]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    stop = Some(Stop::Read(e.to_string()));
+                    break;
+                }
+            }
+        }
+        let gzip = head == [0x1f, 0x8b];
+        let chained = Cursor::new(head).chain(source);
+        let source = if gzip {
+            Source::Gzip(Box::new(MultiGzDecoder::new(chained)))
+        } else {
+            Source::Plain(chained)
+        };
+        Input {
+            source,
+            gzip,
+            buf: vec![0; CHUNK].into_boxed_slice(),
+            pos: 0,
+            filled: 0,
+            read: 0,
+            limit,
+            consumed: 0,
+            line: 1,
+            column: 0,
+            eof: stop.is_some(),
+            stop,
+        }
+    }
+
+    /// Whether the source was gzip-compressed.
+    pub(crate) fn is_gzip(&self) -> bool {
+        self.gzip
+    }
+
+    /// Why reading stopped early, if it did.
+    pub(crate) fn stop(&self) -> Option<&Stop> {
+        self.stop.as_ref()
+    }
+
+    /// Uncompressed bytes consumed.
+    pub(crate) fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Where the next unconsumed byte is.
+    pub(crate) fn position(&self) -> Position {
+        Position {
+            line: self.line,
+            column: self.column.saturating_add(1),
+            offset: self.consumed,
+        }
+    }
+
+    fn refill(&mut self) -> io::Result<()> {
+        if self.eof {
+            return Ok(());
+        }
+        let room = self.limit.saturating_sub(self.read);
+        if room == 0 {
+            // At the limit: one more byte says whether the file goes on.
+            let mut probe = [0u8; 1];
+            match self.read_source(&mut probe) {
+                Ok(0) => {}
+                Ok(_) => self.stop = Some(Stop::TooLarge),
+                Err(e) => self.fail(e),
+            }
+            self.eof = true;
+            return Ok(());
+        }
+        let want = self.buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let mut chunk = std::mem::take(&mut self.buf);
+        let result = self.read_source(&mut chunk[..want]);
+        self.buf = chunk;
+        match result {
+            Ok(0) => self.eof = true,
+            Ok(n) => {
+                self.pos = 0;
+                self.filled = n;
+                self.read += n as u64;
+            }
+            Err(e) => {
+                self.fail(e);
+                self.eof = true;
+            }
+        }
+        Ok(())
+    }
+
+    fn read_source(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            match self.source.read(buf) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => return other,
+            }
+        }
+    }
+
+    fn fail(&mut self, e: io::Error) {
+        // flate2 reports a corrupt stream as InvalidInput/InvalidData, a cut one as
+        // UnexpectedEof; both are the file's fault, not the source's.
+        let gzip_fault = self.gzip
+            && matches!(
+                e.kind(),
+                io::ErrorKind::InvalidInput
+                    | io::ErrorKind::InvalidData
+                    | io::ErrorKind::UnexpectedEof
+            );
+        self.stop = Some(if gzip_fault {
+            Stop::Compression(e.to_string())
+        } else {
+            Stop::Read(e.to_string())
+        });
+    }
+}
+
+impl<R: Read> Read for Input<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        out[..n].copy_from_slice(&available[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: Read> BufRead for Input<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.pos >= self.filled {
+            self.pos = 0;
+            self.filled = 0;
+            self.refill()?;
+        }
+        Ok(&self.buf[self.pos..self.filled])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        let end = (self.pos + amt).min(self.filled);
+        let bytes = &self.buf[self.pos..end];
+        match memchr::memrchr(b'\n', bytes) {
+            Some(last) => {
+                let lines = memchr::memchr_iter(b'\n', bytes).count();
+                self.line = self
+                    .line
+                    .saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
+                self.column = chars(&bytes[last + 1..]);
+            }
+            None => self.column = self.column.saturating_add(chars(bytes)),
+        }
+        self.consumed += (end - self.pos) as u64;
+        self.pos = end;
+    }
+}
+
+/// UTF-8 characters in `bytes` (every byte that is not a continuation byte starts one; invalid
+/// bytes count one each).
+fn chars(bytes: &[u8]) -> u32 {
+    let n = bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
