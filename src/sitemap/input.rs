@@ -125,6 +125,38 @@ impl<R: Read> Input<R> {
         }
     }
 
+    /// At least `n` unconsumed bytes (fewer only at the end of the input), without consuming
+    /// them: for telling the format apart.
+    pub(crate) fn peek(&mut self, n: usize) -> &[u8] {
+        let n = n.min(self.buf.len());
+        while self.filled - self.pos < n && !self.eof {
+            // Move what is left to the front and read more behind it.
+            self.buf.copy_within(self.pos..self.filled, 0);
+            self.filled -= self.pos;
+            self.pos = 0;
+            let room = self.limit.saturating_sub(self.read);
+            if room == 0 {
+                break;
+            }
+            let end = self.buf.len().min(self.filled + usize::try_from(room).unwrap_or(usize::MAX));
+            let mut chunk = std::mem::take(&mut self.buf);
+            let result = self.read_source(&mut chunk[self.filled..end]);
+            self.buf = chunk;
+            match result {
+                Ok(0) => self.eof = true,
+                Ok(k) => {
+                    self.filled += k;
+                    self.read += k as u64;
+                }
+                Err(e) => {
+                    self.fail(e);
+                    self.eof = true;
+                }
+            }
+        }
+        &self.buf[self.pos..self.filled]
+    }
+
     fn refill(&mut self) -> io::Result<()> {
         if self.eof {
             return Ok(());

@@ -68,6 +68,8 @@ pub(crate) struct Sink {
     pub(crate) warnings: usize,
     /// `ignored-tag` is reported once per file and tag.
     pub(crate) reported_ignored: [bool; 2],
+    /// Reading ended on a fatal problem (malformed, truncated, not a sitemap).
+    pub(crate) broken: bool,
 }
 
 impl Sink {
@@ -83,6 +85,7 @@ impl Sink {
             errors: 0,
             warnings: 0,
             reported_ignored: [false; 2],
+            broken: false,
         }
     }
 
@@ -250,10 +253,16 @@ impl<R: Read> Reader<R> {
     /// Tells the format from the first bytes: `<` (after a BOM and whitespace) is XML, anything
     /// else a text sitemap.
     fn sniff(&mut self, mut input: Input<R>) -> State<R> {
-        let head: Vec<u8> = match input.fill_buf() {
-            Ok(b) => b.iter().take(4096).copied().collect(),
-            Err(_) => Vec::new(),
-        };
+        let head: Vec<u8> = input.peek(4096).to_vec();
+        if head.starts_with(b"\xFF\xFE") || head.starts_with(b"\xFE\xFF") {
+            let at = input.position();
+            self.sink.report(
+                Code::Encoding,
+                at,
+                "a UTF-16 file: sitemaps must be UTF-8; nothing is read",
+            );
+            return State::Done;
+        }
         let mut skip = 0;
         if head.starts_with(b"\xEF\xBB\xBF") {
             skip = 3;
@@ -381,7 +390,7 @@ impl<R: Read> Reader<R> {
 
     /// End-of-input diagnostics: why it stopped early, and an empty sitemap.
     fn finish(&mut self, stop: Option<Stop>, at: Position) {
-        match stop {
+        match stop.clone() {
             Some(Stop::TooLarge) => self.sink.report(
                 Code::TooLarge,
                 at,
@@ -402,7 +411,7 @@ impl<R: Read> Reader<R> {
             ),
             None => {}
         }
-        if self.sink.format.is_some() && self.sink.entries == 0 {
+        if stop.is_none() && !self.sink.broken && self.sink.format.is_some() && self.sink.entries == 0 {
             self.sink
                 .report(Code::EmptySitemap, at, "the sitemap lists nothing");
         }

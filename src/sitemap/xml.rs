@@ -393,6 +393,7 @@ impl<R: Read> Xml<R> {
 
     fn error(&mut self, sink: &mut Sink, e: XmlError) {
         let at = self.at_end;
+        sink.broken = true;
         if self.reader.get_ref().stop().is_some() {
             // The input was cut (limit, broken gzip, read error): that is the diagnostic.
             return;
@@ -411,7 +412,13 @@ impl<R: Read> Xml<R> {
             XmlError::IllFormed(IllFormedError::MissingEndTag(_)) => true,
             _ => false,
         };
-        if truncated {
+        if matches!(e, XmlError::Encoding(_)) {
+            sink.report(
+                Code::Encoding,
+                at,
+                format!("bytes that are not UTF-8 ({e}): reading stopped here"),
+            );
+        } else if truncated {
             sink.report(
                 Code::XmlTruncated,
                 at,
@@ -535,6 +542,7 @@ impl<R: Read> Xml<R> {
             Event::Eof => {
                 self.at_end = self.reader.get_ref().position();
                 if self.reader.get_ref().stop().is_none() {
+                    sink.broken |= !self.stack.is_empty() || !self.root_seen;
                     if let Some(open) = self.stack.last() {
                         sink.report(
                             Code::XmlTruncated,
@@ -591,6 +599,7 @@ impl<R: Read> Xml<R> {
                     )
                 };
                 sink.report(Code::UnsupportedFormat, at, what);
+                sink.broken = true;
                 return false;
             }
         };
