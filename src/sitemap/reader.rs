@@ -70,6 +70,9 @@ pub(crate) struct Sink {
     pub(crate) reported_ignored: [bool; 2],
     /// Reading ended on a fatal problem (malformed, truncated, not a sitemap).
     pub(crate) broken: bool,
+    /// Bytes read and compression, kept when the input is dropped at the end.
+    final_bytes: u64,
+    gzip: bool,
 }
 
 impl Sink {
@@ -86,6 +89,8 @@ impl Sink {
             warnings: 0,
             reported_ignored: [false; 2],
             broken: false,
+            final_bytes: 0,
+            gzip: false,
         }
     }
 
@@ -203,6 +208,24 @@ impl<R: Read> Reader<R> {
         self.sink.format
     }
 
+    /// Uncompressed bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        match &self.state {
+            State::Start(i) | State::Text(i) => i.consumed(),
+            State::Xml(x) => x.consumed(),
+            State::Done => self.sink.final_bytes,
+        }
+    }
+
+    /// Whether the input is gzip-compressed (known once the first item is asked for).
+    pub fn is_gzip(&self) -> bool {
+        match &self.state {
+            State::Start(i) | State::Text(i) => i.is_gzip(),
+            State::Xml(x) => x.is_gzip(),
+            State::Done => self.sink.gzip,
+        }
+    }
+
     /// Entry elements (or text lines) seen so far, including those past the limit and those
     /// dropped for errors.
     pub fn entries_seen(&self) -> usize {
@@ -226,6 +249,17 @@ impl<R: Read> Reader<R> {
 
     /// Reads until at least one item is queued or the input is done.
     fn advance(&mut self) {
+        match &self.state {
+            State::Start(i) | State::Text(i) => {
+                self.sink.final_bytes = i.consumed();
+                self.sink.gzip = i.is_gzip();
+            }
+            State::Xml(x) => {
+                self.sink.final_bytes = x.consumed();
+                self.sink.gzip = x.is_gzip();
+            }
+            State::Done => {}
+        }
         let state = std::mem::replace(&mut self.state, State::Done);
         self.state = match state {
             State::Start(input) => self.sniff(input),
@@ -233,6 +267,7 @@ impl<R: Read> Reader<R> {
                 if self.text_line(&mut input) {
                     State::Text(input)
                 } else {
+                    self.sink.final_bytes = input.consumed();
                     self.finish(input.stop().cloned(), input.position());
                     State::Done
                 }
@@ -241,6 +276,7 @@ impl<R: Read> Reader<R> {
                 if xml.step(&mut self.sink) {
                     State::Xml(xml)
                 } else {
+                    self.sink.final_bytes = xml.consumed();
                     let (stop, at) = xml.stop();
                     self.finish(stop, at);
                     State::Done

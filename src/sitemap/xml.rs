@@ -355,6 +355,16 @@ impl<R: Read> Xml<R> {
         }
     }
 
+    /// Uncompressed bytes consumed.
+    pub(crate) fn consumed(&self) -> u64 {
+        self.reader.get_ref().consumed()
+    }
+
+    /// Whether the input is gzip-compressed.
+    pub(crate) fn is_gzip(&self) -> bool {
+        self.reader.get_ref().is_gzip()
+    }
+
     /// Why the input stopped early, and where reading ended.
     pub(crate) fn stop(&self) -> (Option<Stop>, Position) {
         (self.reader.get_ref().stop().cloned(), self.at_end)

@@ -1,4 +1,5 @@
-//! `crawlgate`: lint robots.txt files, check URLs against them, find a URL's robots.txt.
+//! `crawlgate`: lint robots.txt files, check URLs against them, find a URL's robots.txt, and
+//! read, validate and discover sitemaps.
 //!
 //! This file holds the command line (clap derive), dispatch, exit codes and error printing;
 //! each subcommand lives in its own module and uses only the library's public API.
@@ -8,6 +9,7 @@ mod input;
 mod lint;
 mod output;
 mod remote;
+mod sitemap;
 mod url;
 
 use std::path::PathBuf;
@@ -75,6 +77,102 @@ enum Command {
     /// Fetch each origin's robots.txt and show what it leads to.
     #[command(after_help = FETCH_AFTER_HELP)]
     Fetch(FetchArgs),
+    /// Read, validate and list sitemaps.
+    #[command(subcommand)]
+    Sitemap(SitemapCommand),
+}
+
+const SITEMAP_LINT_AFTER_HELP: &str = "\
+Output: `NAME:LINE:COL: error[CODE]: message` (or `warning[CODE]`) per problem, then a summary.
+Entries are cross-checked against --robots FILE for --agent; a URL input without --robots is
+cross-checked against its own origin's robots.txt (its URLs on that origin only).
+
+Exit status:
+  0  no errors (warnings allowed unless --deny-warnings)
+  1  errors, or warnings with --deny-warnings
+  2  a sitemap could not be read or fetched (the others are still linted), or a usage error";
+
+const SITEMAP_URLS_AFTER_HELP: &str = "\
+Output: `URL<TAB>LASTMOD` per entry (LASTMOD empty when absent); with --json one object per entry
+with everything read (images, videos, news, alternates). Problems are counted on standard error.
+
+Exit status:
+  0  no errors
+  1  the sitemap has errors (the valid entries are still printed)
+  2  a sitemap could not be read or fetched, or a usage error";
+
+const SITEMAP_DISCOVER_AFTER_HELP: &str = "\
+Output: the robots.txt URL and status, then one line per sitemap (indexes' children indented):
+`URL<TAB>FORMAT<TAB>N entries<TAB>N errors<TAB>N warnings`, each followed by its problems.
+
+Exit status:
+  0  no errors in any sitemap
+  1  errors in a sitemap (including one that could not be fetched)
+  2  robots.txt unreachable, a bad URL, or a usage error";
+
+#[derive(Debug, Subcommand)]
+enum SitemapCommand {
+    /// Report problems in sitemaps, one line per problem.
+    #[command(after_help = SITEMAP_LINT_AFTER_HELP)]
+    Lint(SitemapLintArgs),
+    /// Print the entries of sitemaps.
+    #[command(after_help = SITEMAP_URLS_AFTER_HELP)]
+    Urls(SitemapUrlsArgs),
+    /// List an origin's sitemaps (robots.txt `Sitemap:` lines, indexes followed one level) with
+    /// their entry counts and problems.
+    #[command(after_help = SITEMAP_DISCOVER_AFTER_HELP)]
+    Discover(SitemapDiscoverArgs),
+}
+
+#[derive(Debug, Args)]
+struct SitemapLintArgs {
+    /// Sitemap files (gzip or not), `-` for standard input, or http(s) URLs.
+    #[arg(value_name = "FILE|URL", required = true)]
+    inputs: Vec<String>,
+    /// The robots.txt file to cross-check entries against.
+    #[arg(long, value_name = "FILE")]
+    robots: Option<PathBuf>,
+    /// The crawler whose robots.txt rules apply.
+    #[arg(long, value_name = "TOKEN", env = "CRAWLGATE_AGENT", default_value = "Googlebot")]
+    agent: String,
+    /// Print JSON Lines: one object per problem, no summary.
+    #[arg(long)]
+    json: bool,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    deny_warnings: bool,
+    #[command(flatten)]
+    http: HttpArgs,
+}
+
+#[derive(Debug, Args)]
+struct SitemapUrlsArgs {
+    /// Sitemap files (gzip or not), `-` for standard input, or http(s) URLs.
+    #[arg(value_name = "FILE|URL", required = true)]
+    inputs: Vec<String>,
+    /// Print JSON Lines: one object per entry, with everything read.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    http: HttpArgs,
+}
+
+#[derive(Debug, Args)]
+struct SitemapDiscoverArgs {
+    /// Any URL of the origin (its robots.txt is fetched).
+    #[arg(value_name = "URL")]
+    url: String,
+    /// The crawler whose robots.txt rules the entries are checked against.
+    #[arg(long, value_name = "TOKEN", env = "CRAWLGATE_AGENT", default_value = "Googlebot")]
+    agent: String,
+    /// The most sitemaps fetched.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    max_sitemaps: usize,
+    /// Print JSON Lines: the robots.txt, then one object per sitemap.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    http: HttpArgs,
 }
 
 /// How to read robots.txt and match URLs.
@@ -205,6 +303,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args, &mut out),
         Command::Url(args) => url::run(args, &mut out),
         Command::Fetch(args) => remote::fetch(args, &mut out),
+        Command::Sitemap(SitemapCommand::Lint(args)) => sitemap::lint(args, &mut out),
+        Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
+        Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),
     }
     .and_then(|status| {
         out.flush()?;

@@ -1,0 +1,526 @@
+//! `crawlgate sitemap lint|urls|discover`: read sitemaps from files, standard input or URLs,
+//! report their problems in the `lint` format, print their entries, or walk an origin's sitemaps.
+
+use std::io::Read;
+
+use anyhow::Context;
+use crawlgate::sitemap::{CrossCheck, Diagnostic, Entry, Item, Reader};
+use crawlgate::{ProductToken, Robots, Severity};
+use serde_json::{json, Value};
+
+use crate::output::Out;
+use crate::{SitemapDiscoverArgs, SitemapLintArgs, SitemapUrlsArgs, Status};
+
+/// Counts over all sitemaps read.
+#[derive(Debug, Default)]
+struct Tally {
+    files: usize,
+    entries: usize,
+    errors: usize,
+    warnings: usize,
+    unreadable: usize,
+}
+
+impl Tally {
+    fn add(&mut self, d: &Diagnostic) {
+        match d.severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+        }
+    }
+
+    /// `2 sitemaps, 120 entries: 3 errors, 1 warning`.
+    fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if self.errors > 0 {
+            parts.push(plural(self.errors, "error", "errors"));
+        }
+        if self.warnings > 0 {
+            parts.push(plural(self.warnings, "warning", "warnings"));
+        }
+        if parts.is_empty() {
+            parts.push("no problems".to_owned());
+        }
+        format!(
+            "{}, {}: {}",
+            plural(self.files, "sitemap", "sitemaps"),
+            plural(self.entries, "entry", "entries"),
+            parts.join(", ")
+        )
+    }
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A sitemap named on the command line.
+enum Input {
+    Stdin,
+    File(String),
+    Url(String),
+}
+
+impl Input {
+    fn new(arg: &str) -> Input {
+        if arg == "-" {
+            Input::Stdin
+        } else if arg.starts_with("http://") || arg.starts_with("https://") {
+            Input::Url(arg.to_owned())
+        } else {
+            Input::File(arg.to_owned())
+        }
+    }
+
+    fn name(&self) -> &str {
+        match self {
+            Input::Stdin => "<stdin>",
+            Input::File(p) | Input::Url(p) => p,
+        }
+    }
+
+    /// A stream of the sitemap's bytes: files and standard input are streamed (the reader's own
+    /// 50 MiB limit bounds the work), URLs fetched whole (capped the same way).
+    fn open(&self, net: &mut remote_sitemaps::Net) -> anyhow::Result<Box<dyn Read>> {
+        match self {
+            Input::Stdin => Ok(Box::new(std::io::stdin())),
+            Input::File(p) => {
+                let f = std::fs::File::open(p).with_context(|| format!("cannot read {p}"))?;
+                Ok(Box::new(std::io::BufReader::with_capacity(64 * 1024, f)))
+            }
+            Input::Url(u) => Ok(Box::new(std::io::Cursor::new(net.get(u)?))),
+        }
+    }
+}
+
+fn robots_file(path: &std::path::Path) -> anyhow::Result<Robots> {
+    let bytes = crate::input::Source::new(path).read()?;
+    Ok(Robots::parse(&bytes).robots)
+}
+
+pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
+    let agent = ProductToken::from_user_agent(&args.agent)
+        .with_context(|| format!("--agent {:?} has no product token", args.agent))?;
+    let robots = args.robots.as_deref().map(robots_file).transpose()?;
+    let inputs: Vec<Input> = args.inputs.iter().map(|a| Input::new(a)).collect();
+    if inputs.iter().filter(|i| matches!(i, Input::Stdin)).count() > 1 {
+        anyhow::bail!("standard input (`-`) can be read only once");
+    }
+    let mut net = remote_sitemaps::Net::new(&args.http)?;
+    let mut tally = Tally::default();
+    for input in &inputs {
+        let stream = match input.open(&mut net) {
+            Ok(s) => s,
+            Err(e) => {
+                out.error(format_args!("{e:#}"));
+                tally.unreadable += 1;
+                continue;
+            }
+        };
+        // A URL without --robots is checked against its own origin's robots.txt.
+        let fetched = match (&robots, input) {
+            (None, Input::Url(u)) => net.robots_for(u),
+            _ => None,
+        };
+        let check = match (&robots, &fetched) {
+            (Some(r), _) => Some(CrossCheck::new(r, &agent)),
+            (None, Some((r, origin))) => Some(CrossCheck::scoped(r, &agent, origin.clone())),
+            _ => None,
+        };
+        tally.files += 1;
+        let name = input.name();
+        for item in Reader::new(stream) {
+            let found = match item {
+                Item::Diagnostic(d) => vec![d],
+                Item::Entry(e) => {
+                    tally.entries += 1;
+                    check.as_ref().map_or_else(Vec::new, |c| c.check(&e))
+                }
+            };
+            for d in &found {
+                tally.add(d);
+                report(out, args.json, name, d)?;
+            }
+        }
+    }
+    if !args.json && tally.files > 0 {
+        out.line(format_args!("{}", tally.summary()))?;
+    }
+    Ok(if tally.unreadable > 0 {
+        Status::Failed
+    } else if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) {
+        Status::Findings
+    } else {
+        Status::Clean
+    })
+}
+
+fn report(out: &mut Out, json: bool, name: &str, d: &Diagnostic) -> std::io::Result<()> {
+    report_indented(out, json, "", name, d)
+}
+
+fn report_indented(
+    out: &mut Out,
+    json: bool,
+    indent: &str,
+    name: &str,
+    d: &Diagnostic,
+) -> std::io::Result<()> {
+    if json {
+        out.json(&[
+            ("path", json!(name)),
+            ("line", json!(d.line())),
+            ("column", json!(d.column())),
+            ("severity", json!(d.severity.as_str())),
+            ("code", json!(d.code.as_str())),
+            ("message", json!(d.message)),
+        ])
+    } else {
+        out.line(format_args!(
+            "{indent}{name}:{}:{}: {}[{}]: {}",
+            d.line(),
+            d.column(),
+            d.severity.as_str(),
+            d.code.as_str(),
+            d.message
+        ))
+    }
+}
+
+pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
+    let inputs: Vec<Input> = args.inputs.iter().map(|a| Input::new(a)).collect();
+    if inputs.iter().filter(|i| matches!(i, Input::Stdin)).count() > 1 {
+        anyhow::bail!("standard input (`-`) can be read only once");
+    }
+    let mut net = remote_sitemaps::Net::new(&args.http)?;
+    let mut tally = Tally::default();
+    for input in &inputs {
+        let stream = match input.open(&mut net) {
+            Ok(s) => s,
+            Err(e) => {
+                out.error(format_args!("{e:#}"));
+                tally.unreadable += 1;
+                continue;
+            }
+        };
+        tally.files += 1;
+        let mut errors = 0;
+        let mut reader = Reader::new(stream);
+        for item in reader.by_ref() {
+            match item {
+                Item::Entry(e) => {
+                    tally.entries += 1;
+                    if args.json {
+                        out.json(&entry_json(input.name(), &e))?;
+                    } else {
+                        out.line(format_args!(
+                            "{}\t{}",
+                            e.loc,
+                            e.lastmod.as_deref().unwrap_or("")
+                        ))?;
+                    }
+                }
+                Item::Diagnostic(d) => {
+                    tally.add(&d);
+                    if d.severity == Severity::Error {
+                        errors += 1;
+                    }
+                }
+            }
+        }
+        if errors > 0 {
+            out.error(format_args!(
+                "{}: {} (run `crawlgate sitemap lint` for the details)",
+                input.name(),
+                plural(errors, "error", "errors")
+            ));
+        }
+    }
+    Ok(if tally.unreadable > 0 {
+        Status::Failed
+    } else if tally.errors > 0 {
+        Status::Findings
+    } else {
+        Status::Clean
+    })
+}
+
+/// Everything about an entry, for `urls --json`.
+fn entry_json(name: &str, e: &Entry) -> Vec<(&'static str, Value)> {
+    let images: Vec<Value> = e.images.iter().map(|i| json!({ "loc": i.loc })).collect();
+    let videos: Vec<Value> = e
+        .videos
+        .iter()
+        .map(|v| {
+            json!({
+                "thumbnail_loc": v.thumbnail_loc,
+                "title": v.title,
+                "description": v.description,
+                "content_loc": v.content_loc,
+                "player_loc": v.player_loc,
+                "duration": v.duration,
+                "expiration_date": v.expiration_date,
+                "rating": v.rating,
+                "view_count": v.view_count,
+                "publication_date": v.publication_date,
+                "family_friendly": v.family_friendly,
+                "restriction": v.restriction.as_ref().map(|r| json!({
+                    "relationship": relationship(r.relationship), "countries": r.values })),
+                "platform": v.platform.as_ref().map(|r| json!({
+                    "relationship": relationship(r.relationship), "platforms": r.values })),
+                "requires_subscription": v.requires_subscription,
+                "uploader": v.uploader.as_ref().map(|u| json!({ "name": u.name, "info": u.info })),
+                "live": v.live,
+                "tags": v.tags,
+                "category": v.category,
+                "prices": v.prices.iter().map(|p| json!({
+                    "amount": p.amount, "currency": p.currency, "type": p.kind,
+                    "resolution": p.resolution })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let news = e.news.as_ref().map(|n| {
+        json!({
+            "publication_name": n.publication_name,
+            "publication_language": n.publication_language,
+            "publication_date": n.publication_date,
+            "title": n.title,
+        })
+    });
+    let alternates: Vec<Value> = e
+        .alternates
+        .iter()
+        .map(|a| json!({ "hreflang": a.hreflang, "href": a.href }))
+        .collect();
+    vec![
+        ("path", json!(name)),
+        ("line", json!(e.position.line)),
+        ("column", json!(e.position.column)),
+        ("loc", json!(e.loc)),
+        ("lastmod", json!(e.lastmod)),
+        ("changefreq", json!(e.changefreq)),
+        ("priority", json!(e.priority)),
+        ("images", json!(images)),
+        ("videos", json!(videos)),
+        ("news", json!(news)),
+        ("alternates", json!(alternates)),
+    ]
+}
+
+fn relationship(r: crawlgate::sitemap::Relationship) -> &'static str {
+    match r {
+        crawlgate::sitemap::Relationship::Allow => "allow",
+        crawlgate::sitemap::Relationship::Deny => "deny",
+    }
+}
+
+pub fn discover(args: &SitemapDiscoverArgs, out: &mut Out) -> anyhow::Result<Status> {
+    remote_sitemaps::discover(args, out)
+}
+
+/// The network side, present with the `fetch` feature.
+#[cfg(feature = "fetch")]
+mod remote_sitemaps {
+    use std::time::Duration;
+
+    use anyhow::Context;
+    use crawlgate::fetch::{FetchOptions, Fetcher};
+    use crawlgate::policy::FetchOutcome;
+    use crawlgate::sitemap::discover::WalkOptions;
+    use crawlgate::{Origin, ProductToken, Robots};
+    use serde_json::json;
+
+    use super::{plural, report_indented};
+    use crate::output::Out;
+    use crate::{HttpArgs, SitemapDiscoverArgs, Status};
+
+    /// A fetcher and a runtime, made on first use (file-only runs never start either).
+    pub struct Net {
+        options: Option<FetchOptions>,
+        live: Option<(tokio::runtime::Runtime, Fetcher)>,
+    }
+
+    pub fn options(http: &HttpArgs) -> anyhow::Result<FetchOptions> {
+        if !(http.timeout.is_finite() && http.timeout > 0.0) {
+            anyhow::bail!("--timeout must be a positive number of seconds");
+        }
+        let timeout = Duration::from_secs_f64(http.timeout.min(3600.0));
+        Ok(FetchOptions {
+            user_agent: http
+                .user_agent
+                .clone()
+                .unwrap_or_else(|| FetchOptions::default().user_agent),
+            timeout,
+            connect_timeout: timeout.min(FetchOptions::default().connect_timeout),
+            ..FetchOptions::default()
+        })
+    }
+
+    impl Net {
+        pub fn new(http: &HttpArgs) -> anyhow::Result<Net> {
+            Ok(Net {
+                options: Some(options(http)?),
+                live: None,
+            })
+        }
+
+        fn live(&mut self) -> anyhow::Result<&(tokio::runtime::Runtime, Fetcher)> {
+            if self.live.is_none() {
+                let options = self.options.take().unwrap_or_default();
+                let fetcher = Fetcher::new(options).context("cannot set up the HTTP client")?;
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .context("cannot start the async runtime")?;
+                self.live = Some((rt, fetcher));
+            }
+            self.live
+                .as_ref()
+                .ok_or_else(|| anyhow::anyhow!("cannot set up the HTTP client"))
+        }
+
+        /// The body of a sitemap URL.
+        pub fn get(&mut self, url: &str) -> anyhow::Result<Vec<u8>> {
+            let (rt, fetcher) = self.live()?;
+            rt.block_on(fetcher.fetch_sitemap(url))
+                .with_context(|| format!("cannot fetch {url}"))
+        }
+
+        /// The robots.txt of `url`'s origin, when it has rules.
+        pub fn robots_for(&mut self, url: &str) -> Option<(Robots, Origin)> {
+            let origin = Origin::from_url(url).ok()?;
+            let (rt, fetcher) = self.live().ok()?;
+            match rt.block_on(fetcher.fetch(&origin)).outcome {
+                FetchOutcome::Rules { parsed, .. } => Some((parsed.robots.clone(), origin)),
+                _ => None,
+            }
+        }
+    }
+
+    pub fn discover(args: &SitemapDiscoverArgs, out: &mut Out) -> anyhow::Result<Status> {
+        let origin = Origin::from_url(&args.url).with_context(|| format!("{:?}", args.url))?;
+        let agent = ProductToken::from_user_agent(&args.agent)
+            .with_context(|| format!("--agent {:?} has no product token", args.agent))?;
+        let mut net = Net::new(&args.http)?;
+        let (rt, fetcher) = net.live()?;
+        let mut options = WalkOptions::default();
+        options.max_sitemaps = args.max_sitemaps;
+        let found = rt.block_on(fetcher.discover_sitemaps(&origin, Some(&agent), options));
+        let robots = &found.robots;
+        let status = robots
+            .status
+            .map_or_else(|| "no response".to_owned(), |s| s.to_string());
+        let announced = match &robots.outcome {
+            FetchOutcome::Rules { parsed, .. } => parsed.robots.sitemaps().len(),
+            _ => 0,
+        };
+        if args.json {
+            out.json(&[
+                ("robots_url", json!(robots.url)),
+                ("status", json!(robots.status)),
+                ("outcome", json!(robots.outcome.as_str())),
+                ("announced", json!(announced)),
+                ("skipped", json!(found.skipped)),
+            ])?;
+        } else {
+            out.line(format_args!(
+                "{}\t{status}\t{} announced",
+                robots.url,
+                plural(announced, "sitemap", "sitemaps")
+            ))?;
+        }
+        let mut errors = 0;
+        for s in &found.sitemaps {
+            errors += s.errors;
+            let format = s.format.map_or("-", |f| f.as_str());
+            if args.json {
+                let diagnostics: Vec<_> = s
+                    .diagnostics
+                    .iter()
+                    .map(|d| {
+                        json!({
+                            "line": d.line(), "column": d.column(),
+                            "severity": d.severity.as_str(), "code": d.code.as_str(),
+                            "message": d.message,
+                        })
+                    })
+                    .collect();
+                out.json(&[
+                    ("url", json!(s.url)),
+                    ("parent", json!(s.parent)),
+                    ("depth", json!(s.depth)),
+                    ("format", json!(s.format.map(|f| f.as_str()))),
+                    ("size", json!(s.size)),
+                    ("entries", json!(s.entries)),
+                    ("errors", json!(s.errors)),
+                    ("warnings", json!(s.warnings)),
+                    ("fetch_error", json!(s.fetch_error)),
+                    ("diagnostics", json!(diagnostics)),
+                    ("omitted", json!(s.omitted())),
+                ])?;
+            } else {
+                let indent = if s.depth > 0 { "  " } else { "" };
+                out.line(format_args!(
+                    "{indent}{}\t{format}\t{}\t{}\t{}",
+                    s.url,
+                    plural(s.entries, "entry", "entries"),
+                    plural(s.errors, "error", "errors"),
+                    plural(s.warnings, "warning", "warnings"),
+                ))?;
+                for d in &s.diagnostics {
+                    let name = match (d.line(), &s.parent) {
+                        // Problems of the sitemap as a whole sit where its parent lists it.
+                        (0, _) => robots.url.as_str(),
+                        _ if s.listed_at == Some(d.position) => {
+                            s.parent.as_deref().unwrap_or(&s.url)
+                        }
+                        _ => s.url.as_str(),
+                    };
+                    report_indented(out, false, &format!("{indent}  "), name, d)?;
+                }
+                if s.omitted() > 0 {
+                    out.line(format_args!("{indent}  … {} more", s.omitted()))?;
+                }
+            }
+        }
+        if found.truncated() && !args.json {
+            out.line(format_args!(
+                "{} not fetched (--max-sitemaps {})",
+                plural(found.skipped, "sitemap", "sitemaps"),
+                args.max_sitemaps
+            ))?;
+        }
+        Ok(match &robots.outcome {
+            FetchOutcome::Unreachable(_) => Status::Failed,
+            _ if errors > 0 => Status::Findings,
+            _ => Status::Clean,
+        })
+    }
+}
+
+/// Without the `fetch` feature, URLs are refused.
+#[cfg(not(feature = "fetch"))]
+mod remote_sitemaps {
+    use crawlgate::{Origin, Robots};
+
+    use crate::output::Out;
+    use crate::{HttpArgs, SitemapDiscoverArgs, Status};
+
+    pub struct Net;
+
+    impl Net {
+        pub fn new(_: &HttpArgs) -> anyhow::Result<Net> {
+            Ok(Net)
+        }
+        pub fn get(&mut self, url: &str) -> anyhow::Result<Vec<u8>> {
+            anyhow::bail!("cannot fetch {url}: this build cannot fetch (feature `fetch`)")
+        }
+        pub fn robots_for(&mut self, _: &str) -> Option<(Robots, Origin)> {
+            None
+        }
+    }
+
+    pub fn discover(_: &SitemapDiscoverArgs, _: &mut Out) -> anyhow::Result<Status> {
+        anyhow::bail!("this build cannot fetch (feature `fetch`)")
+    }
+}
