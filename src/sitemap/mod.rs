@@ -71,6 +71,8 @@ impl Default for Options {
 }
 
 /// What a [`Reader`] yields, in file order.
+// Entries are most of what is yielded: boxing them would cost an allocation each for nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Item {
     /// An entry whose required parts are valid.

@@ -25,8 +25,8 @@ const MAX_DURATION: u32 = 28_800;
 /// scheme, refused by the `url` crate, empty) and [`Code::UrlTooLong`] (more than
 /// [`MAX_URL_CHARS`] characters); warnings [`Code::UrlNotEncoded`] (characters RFC 3986 requires
 /// percent-encoded: non-ASCII, space, controls, `"` `<` `>` `\` `^` `` ` `` `{` `|` `}`, a `%`
-/// without two hex digits) and
-/// [`Code::SessionId`] (see [`has_session_id`]). Returns true when the URL is usable (no error).
+/// without two hex digits) and [`Code::SessionId`] (see [`has_session_id`]). Returns true when
+/// the URL is usable (no error).
 pub(crate) fn check_url(url: &str, report: &mut dyn FnMut(Code, Cow<'static, str>)) -> bool {
     if url.is_empty() {
         report(Code::InvalidUrl, Cow::Borrowed("the URL is empty"));
@@ -184,11 +184,12 @@ const SESSION_NAMES: [&str; 10] = [
     "oscsid",
 ];
 
-/// Session IDs: a path parameter `;jsessionid=` (any case), or a query parameter whose name is
+/// Whether `url` carries a session ID: a path parameter `;jsessionid=` (any case), or a query parameter whose name is
 /// (ASCII case-insensitively) one of `jsessionid`, `phpsessid`, `sid`, `sessionid`, `session_id`,
 /// `session`, `aspsessionid…` (IIS adds eight letters), `cfid`, `cftoken`, `zenid`, `osCsid`.
 /// The name decides, whatever the value (even none); parameters are separated by `&` or `;`;
 /// the fragment is not looked at, since it never reaches the server.
+#[cfg(test)]
 pub(crate) fn has_session_id(url: &str) -> bool {
     session_id(url).is_some()
 }

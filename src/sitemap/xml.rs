@@ -408,7 +408,8 @@ impl<R: Read> Xml<R> {
             // The input was cut (limit, broken gzip, read error): that is the diagnostic.
             return;
         }
-        let truncated = match &e {
+        let truncated = matches!(
+            &e,
             XmlError::Syntax(
                 SyntaxError::UnclosedTag
                 | SyntaxError::UnclosedComment
@@ -418,10 +419,8 @@ impl<R: Read> Xml<R> {
                 | SyntaxError::UnclosedXmlDecl
                 | SyntaxError::UnclosedSingleQuotedAttributeValue
                 | SyntaxError::UnclosedDoubleQuotedAttributeValue,
-            ) => true,
-            XmlError::IllFormed(IllFormedError::MissingEndTag(_)) => true,
-            _ => false,
-        };
+            ) | XmlError::IllFormed(IllFormedError::MissingEndTag(_))
+        );
         if matches!(e, XmlError::Encoding(_)) {
             sink.report(
                 Code::Encoding,
