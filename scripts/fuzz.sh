@@ -25,7 +25,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
-TARGETS=(parse check differential origin policy)
+TARGETS=(parse check differential origin policy sitemap)
 CARGO_FUZZ_VERSION=0.13.2
 
 usage() {
@@ -48,6 +48,9 @@ SECONDS_EACH="${2:-60}"
 #   origin        4096: past DNS's 253-byte names and IDNA's label limits, and long paths.
 #   policy        4096: up to 256 events (fetches, availability reports, clock moves) with
 #                 small bodies; the ladder's state is what matters, not the bodies.
+#   sitemap       16384: a few entries with every extension, CDATA, references, gzip headers;
+#                 odd first bytes run with 300-byte and 3-entry limits, so the limits are
+#                 reached without long inputs.
 max_len() {
     case "$1" in
         parse) echo 65536 ;;
@@ -55,11 +58,13 @@ max_len() {
         differential) echo 512 ;;
         origin) echo 4096 ;;
         policy) echo 4096 ;;
+        sitemap) echo 16384 ;;
     esac
 }
 dict() {
     case "$1" in
         origin) echo "$FUZZ/url.dict" ;;
+        sitemap) echo "$FUZZ/sitemap.dict" ;;
         *) echo "$FUZZ/robots.dict" ;;
     esac
 }
@@ -118,6 +123,11 @@ seed() {
                     head -n 1 "$f" | tr -d '\n' >"$dir/seed-bench-$(basename "$f")"
                 done
             fi
+            ;;
+        sitemap)
+            while IFS= read -r -d '' f; do
+                copy "$f" "$dir/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
+            done < <(find "$ROOT/testdata/sitemap" -type f ! -name '*.md' ! -name '*.expect' ! -name 'bomb-*' -print0)
             ;;
         differential | policy) ;; # structured input: no file makes a useful seed
     esac

@@ -2,7 +2,7 @@
 //! `NAME.txt` or `NAME.gz` has a `NAME.expect` listing, in order, exactly the diagnostics it
 //! gives (`line:column code`). Header lines in the `.expect` file set up the run:
 //!
-//! - `# options: max_bytes=N max_entries=N` — smaller limits, to reach the size codes with
+//! - `# options: max_bytes=N max_entries=N max_text_bytes=N` — smaller limits, to reach the size codes with
 //!   small files (the real limits are tested in `tests/sitemap_limits.rs`);
 //! - `# fail_after: N` — the source fails with an I/O error after N bytes;
 //! - `# robots: FILE` and `# agent: TOKEN` — cross-check entries against that robots.txt.
@@ -17,6 +17,7 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use crawlgate::sitemap::discover::{Walk, WalkOptions};
 use crawlgate::sitemap::{Code, CrossCheck, Item, Options, Reader};
 use crawlgate::{ProductToken, Robots};
 
@@ -66,6 +67,7 @@ fn read_expect(path: &Path) -> Expect {
                 match k {
                     "max_bytes" => e.options.max_bytes = v.parse().unwrap(),
                     "max_entries" => e.options.max_entries = v.parse().unwrap(),
+                    "max_text_bytes" => e.options.max_text_bytes = v.parse().unwrap(),
                     other => panic!("{}: unknown option {other}", path.display()),
                 }
             }
@@ -112,6 +114,50 @@ fn run_file(path: &Path, e: &Expect) -> Vec<String> {
         }
     }
     out
+}
+
+/// What a directory fixture's walk gives, as `FILE line:column code` lines (FILE: the sitemap
+/// whose report holds the diagnostic; walk-level ones sit where the parent lists it, or at 0:0
+/// for a sitemap robots.txt announced).
+fn run_walk(dir: &Path) -> Vec<String> {
+    let robots = Robots::parse(&fs::read(dir.join("robots.txt")).unwrap()).robots;
+    let announced = robots.sitemaps().iter().map(|s| s.url.clone());
+    let mut walk = Walk::new(announced, WalkOptions::default());
+    while let Some(request) = walk.next_request() {
+        let file = request.url.strip_prefix("https://example.com/").unwrap();
+        let body = fs::read(dir.join(file)).map_err(|_| "HTTP 404".to_owned());
+        walk.record(request, body.as_deref().map_err(Clone::clone), None);
+    }
+    let mut out = Vec::new();
+    for report in walk.finish().sitemaps {
+        let file = report.url.rsplit('/').next().unwrap().to_owned();
+        for d in &report.diagnostics {
+            assert_eq!(d.severity, d.code.default_severity());
+            out.push(format!("{file} {}:{} {}", d.line(), d.column(), d.code));
+        }
+    }
+    out
+}
+
+#[test]
+fn every_walk_fixture_gives_exactly_its_expected_diagnostics() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for entry in fs::read_dir(dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if !path.is_dir() {
+            continue;
+        }
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let e = read_expect(&dir().join(format!("{name}.expect")));
+        let got = run_walk(&path);
+        count += 1;
+        if got != e.lines {
+            failures.push(format!("{name}/:\n  expected {:?}\n  got      {:?}", e.lines, got));
+        }
+    }
+    assert!(count >= 4, "only {count} walk fixtures found");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]

@@ -142,13 +142,35 @@ fn testdata(name: &str) -> Vec<u8> {
 }
 
 #[test]
-fn gzip_bomb_is_read_to_the_limit_and_no_further() {
+fn gzip_bomb_of_one_value_stops_after_a_mebibyte() {
+    // 60 KB that inflate to a 60 MiB <loc>: quick-xml would hold the whole text node, so the
+    // reader stops at 1 MiB of text without markup.
     let bomb = testdata("bomb-60mib.xml.gz");
     assert!(bomb.len() < 100_000);
     let (codes, entries, read) = read_all(&bomb[..]);
     let only: Vec<Code> = codes.iter().map(|c| c.1).collect();
-    assert_eq!(only, [Code::TooLarge]);
+    assert_eq!(only, [Code::OversizedText]);
     assert_eq!(entries, 0);
+    assert!(read < 2 << 20, "read {read} bytes");
+}
+
+#[test]
+fn gzip_bomb_of_entries_is_read_to_the_limit_and_no_further() {
+    // 60 MiB of video entries, gzip-compressed in memory (about 1.5 MB).
+    let entry_len = video_entry(0).len();
+    let count = (60 << 20) / entry_len;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    io::copy(
+        &mut Generated::new(HEAD, count, "</urlset>\n", video_entry),
+        &mut gz,
+    )
+    .unwrap();
+    let gz = gz.finish().unwrap();
+    assert!(gz.len() < 8 << 20, "{} bytes compressed", gz.len());
+    let (codes, entries, read) = read_all(&gz[..]);
+    let only: Vec<Code> = codes.iter().map(|c| c.1).collect();
+    assert_eq!(only, [Code::TooLarge]);
+    assert!(entries > 30_000);
     assert_eq!(read, MAX_BYTES);
 }
 

@@ -578,3 +578,96 @@ pub fn assert_origin(input: &str) {
         Err(e) => assert!(!e.to_string().is_empty()),
     }
 }
+
+/// A reader that hands out one byte per call: the sitemap reader must give the same items
+/// however its source splits the bytes.
+pub struct OneByte<'a>(pub &'a [u8]);
+
+impl std::io::Read for OneByte<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match (self.0.split_first(), buf.first_mut()) {
+            (Some((&b, rest)), Some(slot)) => {
+                *slot = b;
+                self.0 = rest;
+                Ok(1)
+            }
+            _ => Ok(0),
+        }
+    }
+}
+
+/// The sitemap reader on any bytes: no panic; the same items whether the source gives all the
+/// bytes at once or one at a time, and from `sitemap::parse`; every diagnostic with its code's
+/// severity, a position inside what was read, and (for uncompressed input) the line and column
+/// of that byte offset; entries with a trimmed, non-empty URL, at most `max_entries` of them.
+/// Inputs whose first byte is odd run with small limits (300 bytes, 3 entries, 64-byte texts).
+pub fn assert_sitemap(input: &[u8]) {
+    use crawlgate::sitemap::{self, Item, Reader};
+
+    let mut options = sitemap::Options::default();
+    if input.first().is_some_and(|b| b % 2 == 1) {
+        options.max_bytes = 300;
+        options.max_entries = 3;
+        options.max_text_bytes = 64;
+    }
+    let mut reader = Reader::with_options(input, options.clone());
+    let items: Vec<Item> = reader.by_ref().collect();
+    let read = reader.bytes_read();
+    let gzip = reader.is_gzip();
+
+    let chunked: Vec<Item> = Reader::with_options(OneByte(input), options.clone()).collect();
+    assert_eq!(items, chunked, "items differ when the source gives one byte at a time");
+    if options == sitemap::Options::default() {
+        let parsed = sitemap::parse(input);
+        let entries: Vec<_> = items.iter().filter_map(|i| i.clone().into_entry()).collect();
+        assert_eq!(parsed.entries, entries, "sitemap::parse differs from the reader");
+    }
+
+    let starts = if gzip { Vec::new() } else { line_starts_lf(input) };
+    let mut entries = 0;
+    for item in &items {
+        match item {
+            Item::Diagnostic(d) => {
+                assert_eq!(d.severity, d.code.default_severity(), "{d:?}");
+                let p = d.position;
+                assert!(p.line >= 1 && p.column >= 1, "{d:?}");
+                assert!(p.offset <= read, "{d:?} past the {read} bytes read");
+                if !gzip {
+                    assert_position(input, &starts, p, &format!("{d:?}"));
+                }
+            }
+            Item::Entry(e) => {
+                entries += 1;
+                assert!(!e.loc.is_empty(), "{e:?}");
+                assert_eq!(e.loc.trim(), e.loc, "{e:?}");
+                assert!(e.position.offset <= read, "{e:?}");
+                if !gzip {
+                    assert_position(input, &starts, e.position, &format!("{e:?}"));
+                }
+            }
+        }
+    }
+    assert!(entries <= options.max_entries, "{entries} entries");
+    assert!(read <= options.max_bytes, "{read} bytes read");
+}
+
+/// Line starts counting LF only (the sitemap reader's lines: XML turns CR LF and CR into LF).
+fn line_starts_lf(input: &[u8]) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(memchr::memchr_iter(b'\n', input).map(|i| i + 1));
+    starts
+}
+
+/// A sitemap position's line and column are those of its byte offset.
+fn assert_position(input: &[u8], starts: &[usize], p: crawlgate::sitemap::Position, what: &str) {
+    let at = usize::try_from(p.offset).unwrap_or(usize::MAX).min(input.len());
+    let line = starts.partition_point(|&s| s <= at);
+    assert_eq!(p.line as usize, line, "line of {what}");
+    let line_start = starts[line - 1];
+    let column = input[line_start..at]
+        .iter()
+        .filter(|&&b| b & 0xC0 != 0x80)
+        .count()
+        + 1;
+    assert_eq!(p.column as usize, column, "column of {what}");
+}

@@ -4,6 +4,7 @@
 //! - [`client`]: one fetch, with redirects followed by hand, a byte cap, timeouts and an
 //!   optional address policy; every failure becomes a [`crate::policy::FetchOutcome`].
 //! - `cache`: one state per origin, one fetch in flight per origin, refresh while answering.
+//! - [`sitemaps`] (with feature `sitemap`): fetch a sitemap, or walk an origin's sitemaps.
 
 pub mod cache;
 pub mod client;
@@ -14,3 +15,5 @@ pub use cache::{
     Answer, CacheOptions, CheckError, Clock, DecidingRule, ManualClock, RobotsCache, SystemClock,
 };
 pub use client::{AddressPolicy, FetchError, FetchOptions, Fetcher};
+#[cfg(feature = "sitemap")]
+pub use sitemaps::{Discovery, SitemapFetchError};

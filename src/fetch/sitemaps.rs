@@ -1,1 +1,115 @@
-//! Fetching sitemaps (placeholder; being written).
+//! Fetching sitemaps (features `fetch` + `sitemap`): one sitemap with
+//! [`Fetcher::fetch_sitemap`], or every sitemap of an origin with
+//! [`Fetcher::discover_sitemaps`], which drives a [`Walk`].
+//!
+//! Sitemaps are fetched like robots.txt (see [`crate::fetch::client`]): redirects followed by
+//! hand, the address policy on every hop, the fetcher's timeouts, and the body cut one byte past
+//! [`MAX_BYTES`] after any `Content-Encoding` is undone. A `.xml.gz` served without
+//! `Content-Encoding` arrives still compressed; the [`Reader`](crate::sitemap::Reader)
+//! decompresses it with its own 50 MiB limit, so a compression bomb is bounded at both layers.
+
+use crate::fetch::client::GetResult;
+use crate::fetch::Fetcher;
+use crate::policy::{Fetch, FetchOutcome, Unreachable};
+use crate::sitemap::discover::{SitemapReport, Walk, WalkOptions};
+use crate::sitemap::{CrossCheck, MAX_BYTES};
+use crate::{Origin, ProductToken};
+
+/// Why a sitemap could not be fetched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SitemapFetchError {
+    /// The final response was not 2xx (a 3xx not followed included).
+    #[error("HTTP {0}")]
+    Status(u16),
+    /// More redirects than [`FetchOptions::max_redirects`](crate::fetch::FetchOptions::max_redirects).
+    #[error("too many redirects")]
+    TooManyRedirects,
+    /// A redirect to a URL already requested.
+    #[error("redirect loop")]
+    RedirectLoop,
+    /// No complete response: DNS, connection, TLS, timeout, a broken body, a refused address…
+    #[error("{0}")]
+    Unreachable(Unreachable),
+}
+
+/// What [`Fetcher::discover_sitemaps`] found.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Discovery {
+    /// The robots.txt fetch: its URL, status and outcome (with the parsed rules when 2xx).
+    pub robots: Fetch,
+    /// One report per sitemap fetched, in the order fetched: announced ones first, then those
+    /// their indexes list.
+    pub sitemaps: Vec<SitemapReport>,
+    /// Sitemap URLs not fetched because [`WalkOptions::max_sitemaps`] was reached.
+    pub skipped: usize,
+}
+
+impl Discovery {
+    /// The robots.txt URL requested.
+    pub fn robots_url(&self) -> &str {
+        &self.robots.url
+    }
+
+    /// Whether some sitemaps were not fetched because of [`WalkOptions::max_sitemaps`].
+    pub fn truncated(&self) -> bool {
+        self.skipped > 0
+    }
+}
+
+impl Fetcher {
+    /// Fetches one sitemap: the body of a 2xx response, at most [`MAX_BYTES`] + 1 bytes (the
+    /// extra byte lets the reader report `too-large`), still gzip-compressed if the server sent
+    /// a `.gz` file as it is.
+    pub async fn fetch_sitemap(&self, url: &str) -> Result<Vec<u8>, SitemapFetchError> {
+        // MAX_BYTES is 50 MiB: it fits any usize this crate builds for (32 bits or more).
+        let cap = usize::try_from(MAX_BYTES.saturating_add(1)).unwrap_or(usize::MAX);
+        match self.get_capped(url, cap).await.result {
+            GetResult::Body(body) => Ok(body),
+            GetResult::Status(code) => Err(SitemapFetchError::Status(code)),
+            GetResult::TooManyRedirects => Err(SitemapFetchError::TooManyRedirects),
+            GetResult::RedirectLoop => Err(SitemapFetchError::RedirectLoop),
+            GetResult::Failed(why) => Err(SitemapFetchError::Unreachable(why)),
+        }
+    }
+
+    /// Fetches `origin`'s robots.txt, then every sitemap it announces and, one level down, the
+    /// sitemaps their indexes list (see [`Walk`] for the rules), one at a time. With `agent`,
+    /// every entry's URLs on `origin` are checked against that robots.txt for that agent
+    /// (`blocked-by-robots`). A robots.txt that is not 2xx announces nothing.
+    pub async fn discover_sitemaps(
+        &self,
+        origin: &Origin,
+        agent: Option<&ProductToken>,
+        options: WalkOptions,
+    ) -> Discovery {
+        let robots = self.fetch(origin).await;
+        let parsed = match &robots.outcome {
+            FetchOutcome::Rules { parsed, .. } => Some(parsed.clone()),
+            FetchOutcome::Unavailable(_) | FetchOutcome::Unreachable(_) => None,
+        };
+        let announced: Vec<String> = parsed
+            .as_ref()
+            .map(|p| p.robots.sitemaps().iter().map(|s| s.url.clone()).collect())
+            .unwrap_or_default();
+        let cross_check = match (&parsed, agent) {
+            (Some(p), Some(agent)) => Some(CrossCheck::scoped(&p.robots, agent, origin.clone())),
+            _ => None,
+        };
+        let mut walk = Walk::new(announced, options);
+        // Sequential on purpose: one origin's sitemaps, one connection at a time, as polite
+        // crawlers fetch; at most one body (50 MiB) in memory.
+        while let Some(request) = walk.next_request() {
+            let body = self.fetch_sitemap(&request.url).await;
+            let body = body.as_deref().map_err(ToString::to_string);
+            walk.record(request, body, cross_check.as_ref());
+        }
+        let report = walk.finish();
+        Discovery {
+            robots,
+            sitemaps: report.sitemaps,
+            skipped: report.skipped,
+        }
+    }
+}

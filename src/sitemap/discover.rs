@@ -47,13 +47,11 @@
 //!     walk.record(request, Ok(body), None);
 //! }
 //! let report = walk.finish();
-//! # if report.sitemaps.iter().all(|s| s.format.is_some()) { // the reader is being written
 //! assert_eq!(report.sitemaps.len(), 2);
 //! assert_eq!(report.sitemaps[0].format, Some(Format::Index));
 //! assert_eq!(report.sitemaps[1].parent.as_deref(), Some("https://example.com/index.xml"));
 //! assert_eq!(report.sitemaps[1].entries, 1);
 //! assert_eq!(report.sitemaps[1].errors, 0);
-//! # }
 //! ```
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
@@ -347,7 +345,14 @@ impl Walk {
                         }
                     }
                     if format == Some(Format::Index) {
-                        self.listed(request.slot, &url, &key, parent_key.as_deref(), depth, entry);
+                        self.listed(
+                            request.slot,
+                            &url,
+                            &key,
+                            parent_key.as_deref(),
+                            depth,
+                            entry,
+                        );
                     }
                 }
             }
@@ -425,10 +430,7 @@ impl Walk {
             report.parent.as_deref().unwrap_or("?")
         );
         let position = report.listed_at.unwrap_or_default();
-        self.add_to(
-            slot,
-            Diagnostic::new(Code::NestedIndex, position, message),
-        );
+        self.add_to(slot, Diagnostic::new(Code::NestedIndex, position, message));
     }
 
     fn report_mut(&mut self, slot: usize) -> Option<&mut SitemapReport> {
@@ -509,9 +511,8 @@ mod tests {
     const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 
     fn index(locs: &[&str]) -> Vec<u8> {
-        let mut out = format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"{NS}\">\n"
-        );
+        let mut out =
+            format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"{NS}\">\n");
         for loc in locs {
             out.push_str(&format!("  <sitemap><loc>{loc}</loc></sitemap>\n"));
         }
@@ -626,10 +627,17 @@ mod tests {
                 "https://ex.com/nested.xml",
                 index(&["https://ex.com/self.xml", "https://ex.com/grandchild.xml"]),
             ),
-            ("https://ex.com/grandchild.xml", urlset(&["https://ex.com/x"])),
+            (
+                "https://ex.com/grandchild.xml",
+                urlset(&["https://ex.com/x"]),
+            ),
         ]);
-        let (report, requested) =
-            run(&["https://ex.com/self.xml"], &site, WalkOptions::default(), None);
+        let (report, requested) = run(
+            &["https://ex.com/self.xml"],
+            &site,
+            WalkOptions::default(),
+            None,
+        );
         assert_eq!(
             requested,
             ["https://ex.com/self.xml", "https://ex.com/nested.xml"]
@@ -648,10 +656,16 @@ mod tests {
     fn fetch_failures_and_limits() {
         let site = HashMap::from([(
             "https://ex.com/index.xml",
-            index(&["https://ex.com/1.xml", "https://ex.com/2.xml", "https://ex.com/3.xml"]),
+            index(&[
+                "https://ex.com/1.xml",
+                "https://ex.com/2.xml",
+                "https://ex.com/3.xml",
+            ]),
         )]);
-        let mut options = WalkOptions::default();
-        options.max_sitemaps = 3;
+        let options = WalkOptions {
+            max_sitemaps: 3,
+            ..WalkOptions::default()
+        };
         let (report, requested) = run(
             &["https://ex.com/index.xml", "https://ex.com/gone.xml"],
             &site,
@@ -705,8 +719,10 @@ mod tests {
 
     #[test]
     fn no_sitemaps_at_all() {
-        let mut options = WalkOptions::default();
-        options.max_sitemaps = 0;
+        let options = WalkOptions {
+            max_sitemaps: 0,
+            ..WalkOptions::default()
+        };
         let mut walk = Walk::new(["https://ex.com/a.xml".to_owned()], options);
         assert!(walk.next_request().is_none());
         let report = walk.finish();
@@ -719,8 +735,10 @@ mod tests {
         let locs: Vec<String> = (0..10).map(|i| format!("/relative/{i}")).collect();
         let refs: Vec<&str> = locs.iter().map(String::as_str).collect();
         let site = HashMap::from([("https://ex.com/a.xml", urlset(&refs))]);
-        let mut options = WalkOptions::default();
-        options.max_diagnostics_per_sitemap = 3;
+        let options = WalkOptions {
+            max_diagnostics_per_sitemap: 3,
+            ..WalkOptions::default()
+        };
         let (report, _) = run(&["https://ex.com/a.xml"], &site, options, None);
         let s = &report.sitemaps[0];
         assert_eq!(s.diagnostics.len(), 3);

@@ -16,7 +16,38 @@ const CHUNK: usize = 64 * 1024;
 /// The source, decompressed if it starts with gzip's magic bytes.
 enum Source<R> {
     Plain(Chain<Cursor<Vec<u8>>, R>),
-    Gzip(Box<MultiGzDecoder<Chain<Cursor<Vec<u8>>, R>>>),
+    Gzip(Box<MultiGzDecoder<Filled<Chain<Cursor<Vec<u8>>, R>>>>),
+}
+
+/// Reads that fill the buffer unless the source ends (or fails): the gzip decoder then sees the
+/// same chunks however the source splits its bytes, so what it yields before a corrupt spot, and
+/// hence what the reader reports, does not depend on the source's read sizes.
+struct Filled<R> {
+    inner: R,
+    /// An error met after some bytes were already read, returned on the next call.
+    pending: Option<io::Error>,
+}
+
+impl<R: Read> Read for Filled<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        let mut n = 0;
+        while n < buf.len() {
+            match self.inner.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if n == 0 => return Err(e),
+                Err(e) => {
+                    self.pending = Some(e);
+                    break;
+                }
+            }
+        }
+        Ok(n)
+    }
 }
 
 impl<R: Read> Read for Source<R> {
@@ -37,6 +68,8 @@ pub(crate) enum Stop {
     Compression(String),
     /// The source failed.
     Read(String),
+    /// More text without markup than the run limit.
+    LongText,
 }
 
 /// A [`BufRead`] over the (decompressed) source that stops at the byte limit and knows the line
@@ -57,6 +90,10 @@ pub(crate) struct Input<R> {
     column: u32,
     stop: Option<Stop>,
     eof: bool,
+    /// The most bytes handed out without a `<` among them (XML only; `usize::MAX`: no limit).
+    max_run: usize,
+    /// Bytes consumed since the last `<`.
+    run: usize,
 }
 
 impl<R: Read> Input<R> {
@@ -81,7 +118,10 @@ impl<R: Read> Input<R> {
         let gzip = head == [0x1f, 0x8b];
         let chained = Cursor::new(head).chain(source);
         let source = if gzip {
-            Source::Gzip(Box::new(MultiGzDecoder::new(chained)))
+            Source::Gzip(Box::new(MultiGzDecoder::new(Filled {
+                inner: chained,
+                pending: None,
+            })))
         } else {
             Source::Plain(chained)
         };
@@ -98,7 +138,15 @@ impl<R: Read> Input<R> {
             column: 0,
             eof: stop.is_some(),
             stop,
+            max_run: usize::MAX,
+            run: 0,
         }
+    }
+
+    /// Bounds text without markup to `max` bytes: quick-xml holds a whole text node (or
+    /// comment, or CDATA section) in memory, so this is what keeps memory flat on hostile input.
+    pub(crate) fn limit_runs(&mut self, max: usize) {
+        self.max_run = max;
     }
 
     /// Whether the source was gzip-compressed.
@@ -236,6 +284,18 @@ impl<R: Read> BufRead for Input<R> {
             self.filled = 0;
             self.refill()?;
         }
+        let available = &self.buf[self.pos..self.filled];
+        if self.max_run != usize::MAX {
+            let room = self.max_run.saturating_sub(self.run);
+            if available.len() > room && memchr::memchr(b'<', &available[..room]).is_none() {
+                if room == 0 {
+                    self.stop.get_or_insert(Stop::LongText);
+                    self.eof = true;
+                    return Ok(&[]);
+                }
+                return Ok(&self.buf[self.pos..self.pos + room]);
+            }
+        }
         Ok(&self.buf[self.pos..self.filled])
     }
 
@@ -251,6 +311,12 @@ impl<R: Read> BufRead for Input<R> {
                 self.column = chars(&bytes[last + 1..]);
             }
             None => self.column = self.column.saturating_add(chars(bytes)),
+        }
+        if self.max_run != usize::MAX {
+            self.run = match memchr::memrchr(b'<', bytes) {
+                Some(i) => bytes.len() - i - 1,
+                None => self.run.saturating_add(bytes.len()),
+            };
         }
         self.consumed += (end - self.pos) as u64;
         self.pos = end;

@@ -4,8 +4,8 @@
 //! text, RSS 2.0 (with Media RSS), Atom 1.0 — gzip-compressed or not (told from the bytes, not
 //! the name), and yields [`Item`]s in file order: each [`Entry`] as soon as its element closes,
 //! and each [`Diagnostic`] where it is found. Memory stays flat however long the file: nothing
-//! but the current entry is kept (plus an 8-byte hash per URL, for duplicates, up to the
-//! 50,000-entry limit).
+//! but the current entry is kept (plus 12 bytes per URL, for duplicates, up to the 50,000-entry
+//! limit), and no text run without markup may pass 1 MiB ([`Options::max_text_bytes`]).
 //!
 //! The rules checked are those of the sitemaps protocol, Google's image, video and news
 //! extensions, and Search Console (see `SPEC.md` §6); [`Code`] lists them. [`CrossCheck`] checks
@@ -38,6 +38,7 @@ mod value;
 mod xml;
 
 pub use crosscheck::CrossCheck;
+pub use discover::{SitemapReport, Walk, WalkOptions, WalkReport};
 pub use diagnostic::{Code, Diagnostic, Position};
 pub use entry::{
     Alternate, Entry, Format, Image, News, Price, Relationship, Restriction, Uploader, Video,
@@ -48,6 +49,9 @@ pub use reader::Reader;
 pub const MAX_BYTES: u64 = 52_428_800;
 /// The most entries (URLs, or sitemaps in an index) one sitemap may list.
 pub const MAX_ENTRIES: usize = 50_000;
+/// The most bytes of XML text without markup the reader accepts: 1 MiB, 512 times the longest
+/// value any rule allows (a 2,048-character description).
+pub const MAX_TEXT_BYTES: usize = 1 << 20;
 /// The longest URL, in characters.
 pub const MAX_URL_CHARS: usize = 2_048;
 
@@ -59,6 +63,10 @@ pub struct Options {
     pub max_bytes: u64,
     /// Entries yielded before `too-many-urls` ([`MAX_ENTRIES`]).
     pub max_entries: usize,
+    /// The most bytes of XML text without markup (a value, a comment, a CDATA section, the
+    /// space between elements) before `oversized-text` stops reading ([`MAX_TEXT_BYTES`]):
+    /// what bounds the reader's memory on hostile files.
+    pub max_text_bytes: usize,
 }
 
 impl Default for Options {
@@ -66,6 +74,7 @@ impl Default for Options {
         Options {
             max_bytes: MAX_BYTES,
             max_entries: MAX_ENTRIES,
+            max_text_bytes: MAX_TEXT_BYTES,
         }
     }
 }

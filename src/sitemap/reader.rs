@@ -320,6 +320,7 @@ impl<R: Read> Reader<R> {
             } else if skip > 0 {
                 input.consume(skip);
             }
+            input.limit_runs(self.sink.options.max_text_bytes);
             return State::Xml(Box::new(Xml::new(input)));
         }
         if let Some(decl) = memchr::memmem::find(rest, b"<?xml") {
@@ -333,6 +334,7 @@ impl<R: Read> Reader<R> {
                 ),
             );
             input.consume(skip + ws + decl);
+            input.limit_runs(self.sink.options.max_text_bytes);
             return State::Xml(Box::new(Xml::new(input)));
         }
         if rest.is_empty() {
@@ -439,6 +441,14 @@ impl<R: Read> Reader<R> {
                 Code::CompressionError,
                 at,
                 format!("the gzip stream is broken here ({why}): reading stopped"),
+            ),
+            Some(Stop::LongText) => self.sink.report(
+                Code::OversizedText,
+                at,
+                format!(
+                    "more than {} bytes of text without markup: reading stopped here",
+                    self.sink.options.max_text_bytes
+                ),
             ),
             Some(Stop::Read(why)) => self.sink.report(
                 Code::ReadError,
