@@ -73,6 +73,8 @@ macro_rules! codes {
         }
     };
 }
+// Used by the sitemap catalogue; without that feature only by this file's own expansion.
+#[cfg_attr(not(feature = "sitemap"), allow(unused_imports))]
 pub(crate) use codes;
 
 codes! {

@@ -13,10 +13,13 @@ use super::Position;
 /// How much is read from the source at a time.
 const CHUNK: usize = 64 * 1024;
 
+/// The source behind the two bytes read to tell gzip apart.
+type Rejoined<R> = Chain<Cursor<Vec<u8>>, R>;
+
 /// The source, decompressed if it starts with gzip's magic bytes.
 enum Source<R> {
-    Plain(Chain<Cursor<Vec<u8>>, R>),
-    Gzip(Box<MultiGzDecoder<Filled<Chain<Cursor<Vec<u8>>, R>>>>),
+    Plain(Rejoined<R>),
+    Gzip(Box<MultiGzDecoder<Filled<Rejoined<R>>>>),
 }
 
 /// Reads that fill the buffer unless the source ends (or fails): the gzip decoder then sees the
