@@ -34,7 +34,10 @@ struct Failing<R> {
 impl<R: Read> Read for Failing<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.left == 0 {
-            return Err(io::Error::new(io::ErrorKind::ConnectionReset, "connection reset"));
+            return Err(io::Error::new(
+                io::ErrorKind::ConnectionReset,
+                "connection reset",
+            ));
         }
         let n = buf.len().min(self.left);
         let n = self.inner.read(&mut buf[..n])?;
@@ -153,7 +156,10 @@ fn every_walk_fixture_gives_exactly_its_expected_diagnostics() {
         let got = run_walk(&path);
         count += 1;
         if got != e.lines {
-            failures.push(format!("{name}/:\n  expected {:?}\n  got      {:?}", e.lines, got));
+            failures.push(format!(
+                "{name}/:\n  expected {:?}\n  got      {:?}",
+                e.lines, got
+            ));
         }
     }
     assert!(count >= 4, "only {count} walk fixtures found");
@@ -198,8 +204,8 @@ fn every_code_has_a_fixture_that_shows_it() {
         if path.extension().is_some_and(|x| x == "expect") {
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
             let e = read_expect(&path);
-            let code = Code::from_name(&stem)
-                .unwrap_or_else(|| panic!("{stem}.expect names no code"));
+            let code =
+                Code::from_name(&stem).unwrap_or_else(|| panic!("{stem}.expect names no code"));
             assert!(
                 e.lines.iter().any(|l| l.ends_with(&format!(" {stem}"))),
                 "{stem}.expect does not expect {stem}"

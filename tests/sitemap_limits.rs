@@ -99,7 +99,10 @@ fn read_all(source: impl Read) -> (Vec<(u32, Code)>, usize, u64) {
 fn sixty_megabytes_stop_at_fifty_with_too_large_only() {
     let entry_len = video_entry(0).len();
     let count = (60 << 20) / entry_len;
-    assert!(count < MAX_ENTRIES, "the file must stay under the URL limit");
+    assert!(
+        count < MAX_ENTRIES,
+        "the file must stay under the URL limit"
+    );
     let (codes, entries, read) = read_all(Generated::new(HEAD, count, "</urlset>\n", video_entry));
     let only: Vec<Code> = codes.iter().map(|c| c.1).collect();
     assert_eq!(only, [Code::TooLarge]);
@@ -118,8 +121,7 @@ fn sixty_megabytes_stop_at_fifty_with_too_large_only() {
 #[test]
 fn fifty_thousand_and_one_urls_give_too_many_urls_once() {
     let url = |i: usize| format!("<url><loc>https://example.com/p/{i}</loc></url>\n");
-    let (codes, entries, _) =
-        read_all(Generated::new(HEAD, MAX_ENTRIES + 1, "</urlset>\n", url));
+    let (codes, entries, _) = read_all(Generated::new(HEAD, MAX_ENTRIES + 1, "</urlset>\n", url));
     // The 50,001st entry sits on line 3 + 50,000.
     assert_eq!(codes, [(3 + MAX_ENTRIES as u32, Code::TooManyUrls)]);
     assert_eq!(entries, MAX_ENTRIES);
@@ -137,8 +139,12 @@ fn fifty_thousand_and_one_urls_give_too_many_urls_once() {
 }
 
 fn testdata(name: &str) -> Vec<u8> {
-    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sitemap").join(name))
-        .unwrap()
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata/sitemap")
+            .join(name),
+    )
+    .unwrap()
 }
 
 #[test]
@@ -199,7 +205,10 @@ fn truncated_file_keeps_what_came_before() {
     // Cut between elements.
     let cut = &xml[..xml.rfind("<url>").unwrap()];
     let (codes, entries, _) = read_all(cut.as_bytes());
-    assert_eq!(codes.iter().map(|c| c.1).collect::<Vec<_>>(), [Code::XmlTruncated]);
+    assert_eq!(
+        codes.iter().map(|c| c.1).collect::<Vec<_>>(),
+        [Code::XmlTruncated]
+    );
     assert_eq!(entries, 3);
 }
 
@@ -216,6 +225,9 @@ fn truncated_gzip_is_a_compression_error() {
     );
     // Whole, it reads like the plain file.
     let (codes, entries, _) = read_all(&gz[..]);
-    assert_eq!(codes.iter().map(|c| c.1).collect::<Vec<_>>(), [Code::RetiredTag]);
+    assert_eq!(
+        codes.iter().map(|c| c.1).collect::<Vec<_>>(),
+        [Code::RetiredTag]
+    );
     assert_eq!(entries, 1);
 }

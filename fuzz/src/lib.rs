@@ -616,14 +616,27 @@ pub fn assert_sitemap(input: &[u8]) {
     let gzip = reader.is_gzip();
 
     let chunked: Vec<Item> = Reader::with_options(OneByte(input), options.clone()).collect();
-    assert_eq!(items, chunked, "items differ when the source gives one byte at a time");
+    assert_eq!(
+        items, chunked,
+        "items differ when the source gives one byte at a time"
+    );
     if options == sitemap::Options::default() {
         let parsed = sitemap::parse(input);
-        let entries: Vec<_> = items.iter().filter_map(|i| i.clone().into_entry()).collect();
-        assert_eq!(parsed.entries, entries, "sitemap::parse differs from the reader");
+        let entries: Vec<_> = items
+            .iter()
+            .filter_map(|i| i.clone().into_entry())
+            .collect();
+        assert_eq!(
+            parsed.entries, entries,
+            "sitemap::parse differs from the reader"
+        );
     }
 
-    let starts = if gzip { Vec::new() } else { line_starts_lf(input) };
+    let starts = if gzip {
+        Vec::new()
+    } else {
+        line_starts_lf(input)
+    };
     let mut entries = 0;
     for item in &items {
         match item {
@@ -660,7 +673,9 @@ fn line_starts_lf(input: &[u8]) -> Vec<usize> {
 
 /// A sitemap position's line and column are those of its byte offset.
 fn assert_position(input: &[u8], starts: &[usize], p: crawlgate::sitemap::Position, what: &str) {
-    let at = usize::try_from(p.offset).unwrap_or(usize::MAX).min(input.len());
+    let at = usize::try_from(p.offset)
+        .unwrap_or(usize::MAX)
+        .min(input.len());
     let line = starts.partition_point(|&s| s <= at);
     assert_eq!(p.line as usize, line, "line of {what}");
     let line_start = starts[line - 1];

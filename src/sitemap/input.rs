@@ -189,7 +189,10 @@ impl<R: Read> Input<R> {
             if room == 0 {
                 break;
             }
-            let end = self.buf.len().min(self.filled + usize::try_from(room).unwrap_or(usize::MAX));
+            let end = self
+                .buf
+                .len()
+                .min(self.filled + usize::try_from(room).unwrap_or(usize::MAX));
             let mut chunk = std::mem::take(&mut self.buf);
             let result = self.read_source(&mut chunk[self.filled..end]);
             self.buf = chunk;
@@ -224,7 +227,10 @@ impl<R: Read> Input<R> {
             self.eof = true;
             return Ok(());
         }
-        let want = self.buf.len().min(usize::try_from(room).unwrap_or(usize::MAX));
+        let want = self
+            .buf
+            .len()
+            .min(usize::try_from(room).unwrap_or(usize::MAX));
         let mut chunk = std::mem::take(&mut self.buf);
         let result = self.read_source(&mut chunk[..want]);
         self.buf = chunk;

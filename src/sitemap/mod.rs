@@ -38,8 +38,8 @@ mod value;
 mod xml;
 
 pub use crosscheck::CrossCheck;
-pub use discover::{SitemapReport, Walk, WalkOptions, WalkReport};
 pub use diagnostic::{Code, Diagnostic, Position};
+pub use discover::{SitemapReport, Walk, WalkOptions, WalkReport};
 pub use entry::{
     Alternate, Entry, Format, Image, News, Price, Relationship, Restriction, Uploader, Video,
 };

@@ -141,7 +141,10 @@ impl Sink {
             self.report(
                 Code::DuplicateUrl,
                 entry.position,
-                format!("{} is listed twice (first at line {line})", quote(&entry.loc)),
+                format!(
+                    "{} is listed twice (first at line {line})",
+                    quote(&entry.loc)
+                ),
             );
         } else {
             self.seen.insert(hash, entry.position.line);
@@ -457,7 +460,11 @@ impl<R: Read> Reader<R> {
             ),
             None => {}
         }
-        if stop.is_none() && !self.sink.broken && self.sink.format.is_some() && self.sink.entries == 0 {
+        if stop.is_none()
+            && !self.sink.broken
+            && self.sink.format.is_some()
+            && self.sink.entries == 0
+        {
             self.sink
                 .report(Code::EmptySitemap, at, "the sitemap lists nothing");
         }

@@ -17,8 +17,8 @@ use quick_xml::NsReader;
 use super::input::{Input, Stop};
 use super::reader::{quote, Sink};
 use super::{
-    value, Alternate, Code, Entry, Format, Image, News, Position, Price, Relationship,
-    Restriction, Uploader, Video, MAX_URL_CHARS,
+    value, Alternate, Code, Entry, Format, Image, News, Position, Price, Relationship, Restriction,
+    Uploader, Video, MAX_URL_CHARS,
 };
 
 const SITEMAP_NS: &[u8] = b"http://www.sitemaps.org/schemas/sitemap/0.9";
@@ -412,13 +412,13 @@ impl<R: Read> Xml<R> {
             &e,
             XmlError::Syntax(
                 SyntaxError::UnclosedTag
-                | SyntaxError::UnclosedComment
-                | SyntaxError::UnclosedCData
-                | SyntaxError::UnclosedDoctype
-                | SyntaxError::UnclosedPI
-                | SyntaxError::UnclosedXmlDecl
-                | SyntaxError::UnclosedSingleQuotedAttributeValue
-                | SyntaxError::UnclosedDoubleQuotedAttributeValue,
+                    | SyntaxError::UnclosedComment
+                    | SyntaxError::UnclosedCData
+                    | SyntaxError::UnclosedDoctype
+                    | SyntaxError::UnclosedPI
+                    | SyntaxError::UnclosedXmlDecl
+                    | SyntaxError::UnclosedSingleQuotedAttributeValue
+                    | SyntaxError::UnclosedDoubleQuotedAttributeValue,
             ) | XmlError::IllFormed(IllFormedError::MissingEndTag(_))
         );
         if matches!(e, XmlError::Encoding(_)) {
@@ -519,8 +519,7 @@ impl<R: Read> Xml<R> {
             }
             Event::Decl(d) => {
                 if let Some(Ok(enc)) = d.encoding() {
-                    if !enc.eq_ignore_ascii_case("utf-8") && !enc.eq_ignore_ascii_case("utf8")
-                    {
+                    if !enc.eq_ignore_ascii_case("utf-8") && !enc.eq_ignore_ascii_case("utf8") {
                         sink.report(
                             Code::Encoding,
                             at,
@@ -625,11 +624,7 @@ impl<R: Read> Xml<R> {
                         quote(&v)
                     ),
                 ),
-                None => sink.report(
-                    Code::MissingAttribute,
-                    at,
-                    "<rss> without version=\"2.0\"",
-                ),
+                None => sink.report(Code::MissingAttribute, at, "<rss> without version=\"2.0\""),
             }
         } else if ns != Some(want) {
             let have = match ns {
@@ -665,10 +660,7 @@ impl<R: Read> Xml<R> {
                     at,
                     "a second root element: everything after the first is ignored",
                 );
-                self.stack.push(Frame {
-                    tag: Tag::Skip,
-                    at,
-                });
+                self.stack.push(Frame { tag: Tag::Skip, at });
                 return;
             }
             self.root_seen = true;
@@ -689,10 +681,7 @@ impl<R: Read> Xml<R> {
                 );
                 self.unknown_prefixes.push(prefix);
             }
-            self.stack.push(Frame {
-                tag: Tag::Skip,
-                at,
-            });
+            self.stack.push(Frame { tag: Tag::Skip, at });
             return;
         }
         let mut tag = self.classify(sink, at, parent, ns, e);
@@ -848,10 +837,7 @@ impl<R: Read> Xml<R> {
             sink.report(
                 Code::UnknownTag,
                 at,
-                format!(
-                    "<{}> is not defined here: it is ignored",
-                    e.name().as_ref()
-                ),
+                format!("<{}> is not defined here: it is ignored", e.name().as_ref()),
             );
         }
         tag
@@ -875,7 +861,9 @@ impl<R: Read> Xml<R> {
                         sink.report(
                             Code::TooManyTags,
                             at,
-                            format!("more than {MAX_IMAGES} images for one page: the rest are not used"),
+                            format!(
+                                "more than {MAX_IMAGES} images for one page: the rest are not used"
+                            ),
                         );
                     }
                 }
@@ -921,11 +909,7 @@ impl<R: Read> Xml<R> {
                             b.loc_bad = true;
                         }
                     }
-                    None => sink.report(
-                        Code::MissingAttribute,
-                        at,
-                        "<link> without href",
-                    ),
+                    None => sink.report(Code::MissingAttribute, at, "<link> without href"),
                 }
             }
             Tag::XhtmlLink => self.alternate(sink, at, e),
@@ -940,7 +924,13 @@ impl<R: Read> Xml<R> {
         }
     }
 
-    fn open_video_field(&mut self, sink: &mut Sink, at: Position, field: VField, e: &BytesStart<'_>) {
+    fn open_video_field(
+        &mut self,
+        sink: &mut Sink,
+        at: Position,
+        field: VField,
+        e: &BytesStart<'_>,
+    ) {
         let Some(v) = self.video.as_mut() else { return };
         match field {
             VField::Restriction | VField::Platform => {
@@ -954,11 +944,9 @@ impl<R: Read> Xml<R> {
                 );
                 let currency = attr(e, b"currency");
                 match &currency {
-                    None => sink.report(
-                        Code::MissingAttribute,
-                        at,
-                        "<video:price> without currency",
-                    ),
+                    None => {
+                        sink.report(Code::MissingAttribute, at, "<video:price> without currency")
+                    }
                     Some(c) if !value::is_currency_code(c) => sink.report(
                         Code::InvalidAttributeValue,
                         at,
@@ -1121,9 +1109,10 @@ impl<R: Read> Xml<R> {
                     );
                 }
                 let kind = attr(e, b"type");
-                if let Some(k) = kind.as_deref().filter(|k| {
-                    !matches!(*k, "rent" | "purchase" | "package" | "subscription")
-                }) {
+                if let Some(k) = kind
+                    .as_deref()
+                    .filter(|k| !matches!(*k, "rent" | "purchase" | "package" | "subscription"))
+                {
                     sink.report(
                         Code::InvalidAttributeValue,
                         at,
@@ -1190,14 +1179,17 @@ impl<R: Read> Xml<R> {
                 sink.report(Code::MissingAttribute, at, "<xhtml:link> without href");
             }
         }
-        if let (true, Some(b), Some(hreflang), Some(href)) = (ok, self.entry.as_mut(), hreflang, href)
+        if let (true, Some(b), Some(hreflang), Some(href)) =
+            (ok, self.entry.as_mut(), hreflang, href)
         {
             b.entry.alternates.push(Alternate { hreflang, href });
         }
     }
 
     fn end(&mut self, sink: &mut Sink) {
-        let Some(frame) = self.stack.pop() else { return };
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
         let at = frame.at;
         if frame.tag.has_value() {
             let text = std::mem::take(&mut self.text);
@@ -1209,7 +1201,9 @@ impl<R: Read> Xml<R> {
         match frame.tag {
             Tag::Entry => self.finish_entry(sink),
             Tag::Image => {
-                let Some((image, bad)) = self.image.take() else { return };
+                let Some((image, bad)) = self.image.take() else {
+                    return;
+                };
                 if image.loc.is_empty() {
                     if !bad {
                         sink.report(Code::MissingTag, at, "<image:image> without <image:loc>");
@@ -1243,7 +1237,11 @@ impl<R: Read> Xml<R> {
             Tag::Loc | Tag::RssLink => {
                 let Some(b) = self.entry.as_mut() else { return };
                 if b.has_loc {
-                    sink.report(Code::DuplicateTag, at, "a second URL for this entry: only the first is used");
+                    sink.report(
+                        Code::DuplicateTag,
+                        at,
+                        "a second URL for this entry: only the first is used",
+                    );
                     return;
                 }
                 b.has_loc = true;
@@ -1256,7 +1254,11 @@ impl<R: Read> Xml<R> {
             Tag::Lastmod | Tag::AtomUpdated | Tag::PubDate => {
                 let Some(b) = self.entry.as_mut() else { return };
                 if b.seen_lastmod {
-                    sink.report(Code::DuplicateTag, at, "a second date for this entry: only the first is used");
+                    sink.report(
+                        Code::DuplicateTag,
+                        at,
+                        "a second date for this entry: only the first is used",
+                    );
                     return;
                 }
                 b.seen_lastmod = true;
@@ -1288,7 +1290,11 @@ impl<R: Read> Xml<R> {
                     &mut b.seen_priority
                 };
                 if std::mem::replace(seen, true) {
-                    sink.report(Code::DuplicateTag, at, format!("a second <{name}>: only the first is used"));
+                    sink.report(
+                        Code::DuplicateTag,
+                        at,
+                        format!("a second <{name}>: only the first is used"),
+                    );
                     return;
                 }
                 if !valid {
@@ -1311,9 +1317,15 @@ impl<R: Read> Xml<R> {
                 }
             }
             Tag::ImageLoc => {
-                let Some((image, bad)) = self.image.as_mut() else { return };
+                let Some((image, bad)) = self.image.as_mut() else {
+                    return;
+                };
                 if !image.loc.is_empty() || *bad {
-                    sink.report(Code::DuplicateTag, at, "a second <image:loc>: only the first is used");
+                    sink.report(
+                        Code::DuplicateTag,
+                        at,
+                        "a second <image:loc>: only the first is used",
+                    );
                     return;
                 }
                 match url_value(sink, at, v, cut) {
@@ -1349,7 +1361,9 @@ impl<R: Read> Xml<R> {
                 }
             }
             Tag::MediaTitle | Tag::MediaDescription => {
-                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else { return };
+                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else {
+                    return;
+                };
                 let (limit, name, slot) = if tag == Tag::MediaTitle {
                     (100, "media:title", &mut m.title)
                 } else {
@@ -1370,20 +1384,31 @@ impl<R: Read> Xml<R> {
                 *slot = Some(v.to_owned());
             }
             Tag::MediaRestriction => {
-                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else { return };
+                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else {
+                    return;
+                };
                 let pending = std::mem::take(&mut m.pending);
-                if let Some(r) = restriction_values(sink, at, "media:restriction", pending, v, true) {
+                if let Some(r) = restriction_values(sink, at, "media:restriction", pending, v, true)
+                {
                     if m.restriction.is_some() {
-                        sink.report(Code::DuplicateTag, at, "a second <media:restriction>: only the first is used");
+                        sink.report(
+                            Code::DuplicateTag,
+                            at,
+                            "a second <media:restriction>: only the first is used",
+                        );
                     } else {
                         m.restriction = Some(r);
                     }
                 }
             }
             Tag::DcValid => {
-                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else { return };
+                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else {
+                    return;
+                };
                 for part in v.split(';') {
-                    let Some((key, val)) = part.split_once('=') else { continue };
+                    let Some((key, val)) = part.split_once('=') else {
+                        continue;
+                    };
                     let (key, val) = (key.trim(), val.trim());
                     let slot = match key {
                         "start" => &mut m.start,
@@ -1398,7 +1423,9 @@ impl<R: Read> Xml<R> {
                 }
             }
             Tag::DcType => {
-                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else { return };
+                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else {
+                    return;
+                };
                 if v == "live-video" {
                     m.live = Some(true);
                 }
@@ -1487,7 +1514,11 @@ impl<R: Read> Xml<R> {
             }
             VField::Title => video.title = v.to_owned(),
             VField::Description => {
-                let n = if cut { Some(v.chars().count() + 1) } else { value::chars_over(v, 2_048) };
+                let n = if cut {
+                    Some(v.chars().count() + 1)
+                } else {
+                    value::chars_over(v, 2_048)
+                };
                 match n {
                     Some(n) => {
                         b.required_bad = true;
@@ -1549,7 +1580,9 @@ impl<R: Read> Xml<R> {
                 }
             }
             VField::Price => {
-                let Some(mut price) = b.price.take() else { return };
+                let Some(mut price) = b.price.take() else {
+                    return;
+                };
                 if !is_amount(v) {
                     invalid(sink, "an amount such as 1.99");
                 }
@@ -1624,7 +1657,10 @@ impl<R: Read> Xml<R> {
             sink.report(
                 Code::MissingTag,
                 at,
-                format!("<video:video> without {}: the video is not used", missing.join(", ")),
+                format!(
+                    "<video:video> without {}: the video is not used",
+                    missing.join(", ")
+                ),
             );
             return;
         }
@@ -1669,7 +1705,9 @@ impl<R: Read> Xml<R> {
     }
 
     fn finish_entry(&mut self, sink: &mut Sink) {
-        let Some(mut b) = self.entry.take() else { return };
+        let Some(mut b) = self.entry.take() else {
+            return;
+        };
         let format = sink.format;
         let at = b.entry.position;
         if b.entry.loc.is_empty() {
@@ -1680,7 +1718,11 @@ impl<R: Read> Xml<R> {
                     Some(Format::Index) => "<sitemap> without <loc>",
                     _ => "<url> without <loc>",
                 };
-                sink.report(Code::MissingTag, at, format!("{what}: the entry is not used"));
+                sink.report(
+                    Code::MissingTag,
+                    at,
+                    format!("{what}: the entry is not used"),
+                );
             }
             return;
         }
@@ -1718,7 +1760,10 @@ impl<R: Read> Xml<R> {
                     sink.report(
                         Code::VideoUrlSameAsPage,
                         v.position,
-                        format!("the video's {name} is the page's own URL {}: it is not used", quote(&loc)),
+                        format!(
+                            "the video's {name} is the page's own URL {}: it is not used",
+                            quote(&loc)
+                        ),
                     );
                     *slot = None;
                 }
@@ -1754,7 +1799,10 @@ fn mrss_video(sink: &mut Sink, m: Mrss) -> Option<Video> {
         sink.report(
             Code::MissingTag,
             m.at,
-            format!("a Media RSS video without {}: the video is not used", missing.join(", ")),
+            format!(
+                "a Media RSS video without {}: the video is not used",
+                missing.join(", ")
+            ),
         );
         return None;
     }
@@ -1808,7 +1856,12 @@ fn date_message(v: &str) -> String {
 }
 
 /// `relationship="allow|deny"` of a restriction, reported when missing or wrong.
-fn relationship(sink: &mut Sink, at: Position, e: &BytesStart<'_>, name: &str) -> PendingRestriction {
+fn relationship(
+    sink: &mut Sink,
+    at: Position,
+    e: &BytesStart<'_>,
+    name: &str,
+) -> PendingRestriction {
     match attr(e, b"relationship").as_deref() {
         Some("allow") => PendingRestriction {
             relationship: Some(Relationship::Allow),
@@ -1822,7 +1875,10 @@ fn relationship(sink: &mut Sink, at: Position, e: &BytesStart<'_>, name: &str) -
             sink.report(
                 Code::InvalidAttributeValue,
                 at,
-                format!("<{name} relationship={}>: must be allow or deny", quote(other)),
+                format!(
+                    "<{name} relationship={}>: must be allow or deny",
+                    quote(other)
+                ),
             );
             PendingRestriction {
                 relationship: None,

@@ -133,7 +133,12 @@ struct SitemapLintArgs {
     #[arg(long, value_name = "FILE")]
     robots: Option<PathBuf>,
     /// The crawler whose robots.txt rules apply.
-    #[arg(long, value_name = "TOKEN", env = "CRAWLGATE_AGENT", default_value = "Googlebot")]
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        default_value = "Googlebot"
+    )]
     agent: String,
     /// Print JSON Lines: one object per problem, no summary.
     #[arg(long)]
@@ -163,7 +168,12 @@ struct SitemapDiscoverArgs {
     #[arg(value_name = "URL")]
     url: String,
     /// The crawler whose robots.txt rules the entries are checked against.
-    #[arg(long, value_name = "TOKEN", env = "CRAWLGATE_AGENT", default_value = "Googlebot")]
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        default_value = "Googlebot"
+    )]
     agent: String,
     /// The most sitemaps fetched.
     #[arg(long, value_name = "N", default_value_t = 1_000)]
