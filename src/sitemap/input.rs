@@ -311,18 +311,40 @@ impl<R: Read> BufRead for Input<R> {
     fn consume(&mut self, amt: usize) {
         let end = (self.pos + amt).min(self.filled);
         let bytes = &self.buf[self.pos..end];
-        match memchr::memrchr(b'\n', bytes) {
-            Some(last) => {
-                let lines = memchr::memchr_iter(b'\n', bytes).count();
-                self.line = self
-                    .line
-                    .saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
-                self.column = chars(&bytes[last + 1..]);
+        // quick-xml consumes a few dozen bytes at a time, where SIMD searches cost more to set
+        // up than they save: short slices get one scalar pass, long ones memchr.
+        let (lines, line_start, last_lt) = if bytes.len() < 64 {
+            let mut lines = 0u32;
+            let mut line_start = None;
+            let mut last_lt = None;
+            for (i, &b) in bytes.iter().enumerate() {
+                if b == b'\n' {
+                    lines = lines.wrapping_add(1);
+                    line_start = Some(i + 1);
+                } else if b == b'<' {
+                    last_lt = Some(i);
+                }
+            }
+            (lines, line_start, last_lt)
+        } else {
+            let line_start = memchr::memrchr(b'\n', bytes).map(|i| i + 1);
+            let lines = match line_start {
+                Some(_) => {
+                    u32::try_from(memchr::memchr_iter(b'\n', bytes).count()).unwrap_or(u32::MAX)
+                }
+                None => 0,
+            };
+            (lines, line_start, memchr::memrchr(b'<', bytes))
+        };
+        match line_start {
+            Some(start) => {
+                self.line = self.line.saturating_add(lines);
+                self.column = chars(&bytes[start..]);
             }
             None => self.column = self.column.saturating_add(chars(bytes)),
         }
         if self.max_run != usize::MAX {
-            self.run = match memchr::memrchr(b'<', bytes) {
+            self.run = match last_lt {
                 Some(i) => bytes.len() - i - 1,
                 None => self.run.saturating_add(bytes.len()),
             };
@@ -335,6 +357,11 @@ impl<R: Read> BufRead for Input<R> {
 /// UTF-8 characters in `bytes` (every byte that is not a continuation byte starts one; invalid
 /// bytes count one each).
 fn chars(bytes: &[u8]) -> u32 {
-    let n = bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+    // Sitemaps are mostly ASCII, which the standard library checks many bytes at a time.
+    let n = if bytes.is_ascii() {
+        bytes.len()
+    } else {
+        bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+    };
     u32::try_from(n).unwrap_or(u32::MAX)
 }

@@ -378,15 +378,22 @@ impl<R: Read> Xml<R> {
         let more = {
             let root_ns = self.root_ns.as_deref();
             let root_seen = self.root_seen;
-            match self.reader.read_resolved_event_into(&mut buf) {
-                Ok((resolved, event)) => {
-                    let ns = classify_ns(&resolved, root_ns, root_seen);
-                    let (unknown, bound) = match resolved {
-                        ResolveResult::Unknown(p) => (Some(p), None),
-                        ResolveResult::Bound(n) if !root_seen => {
-                            (None, Some(n.as_ref().as_bytes().to_vec()))
+            match self.reader.read_event_into(&mut buf) {
+                Ok(event) => {
+                    // Only start tags need their namespace: resolving is skipped for the rest.
+                    let (ns, unknown, bound) = match &event {
+                        Event::Start(e) | Event::Empty(e) => {
+                            let (resolved, _) = self.reader.resolver().resolve_element(e.name());
+                            let ns = classify_ns(&resolved, root_ns, root_seen);
+                            match resolved {
+                                ResolveResult::Unknown(p) => (ns, Some(p), None),
+                                ResolveResult::Bound(n) if !root_seen => {
+                                    (ns, None, Some(n.as_ref().as_bytes().to_vec()))
+                                }
+                                _ => (ns, None, None),
+                            }
                         }
-                        _ => (None, None),
+                        _ => (Ns::Other, None, None),
                     };
                     self.event(sink, at, ns, unknown, bound, event)
                 }
