@@ -16,6 +16,9 @@
 //!   the last good version for 30 days, then allow if the site is up), pure and clock-free.
 //! - `fetch::RobotsCache` (feature `fetch`) is the engine a crawler calls before each request:
 //!   it fetches each origin's robots.txt once, caches and refreshes it, and applies the ladder.
+//! - `sitemap` (feature `sitemap`) reads and validates sitemaps — XML, text, RSS, Atom, gzip —
+//!   as a stream of entries and diagnostics in flat memory, cross-checks their URLs against
+//!   robots.txt, and walks an origin's sitemaps (`fetch::Fetcher::discover_sitemaps`).
 //!
 //! ## Examples
 //!
@@ -46,6 +49,7 @@
 //!
 //! - `fetch` (default): the crawl-policy engine, `fetch::RobotsCache`: fetching (reqwest with
 //!   rustls, tokio), caching (moka) and the failure rules of [`policy`].
+//! - `sitemap` (default): the sitemap reader, validator and discovery walk (quick-xml, flate2).
 //! - `cli` (default): the `crawlgate` command-line tool (clap, serde_json, anyhow).
 //!
 //! The core — parsing, diagnostics, matching, origins, the failure ladder — builds with

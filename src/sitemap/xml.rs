@@ -621,7 +621,7 @@ impl<R: Read> Xml<R> {
         sink.format = Some(format);
         self.root_ns = ns.map(<[u8]>::to_vec);
         if format == Format::Rss {
-            match attr(e, b"version") {
+            match attr(sink, at, e, b"version") {
                 Some(v) if v == "2.0" || v == "2.0.1" => {}
                 Some(v) => sink.report(
                     Code::InvalidAttributeValue,
@@ -899,7 +899,7 @@ impl<R: Read> Xml<R> {
             }
             Tag::V(field) => self.open_video_field(sink, at, field, e),
             Tag::AtomLink => {
-                let rel = attr(e, b"rel");
+                let rel = attr(sink, at, e, b"rel");
                 if rel.as_deref().is_some_and(|r| r != "alternate") {
                     return;
                 }
@@ -907,7 +907,7 @@ impl<R: Read> Xml<R> {
                 if b.has_loc {
                     return;
                 }
-                match attr(e, b"href") {
+                match attr(sink, at, e, b"href") {
                     Some(href) => {
                         b.has_loc = true;
                         if sink.check_url(&href, at) {
@@ -949,7 +949,7 @@ impl<R: Read> Xml<R> {
                     at,
                     "<video:price> was retired by Google in 2022: its syntax is checked, and it is ignored",
                 );
-                let currency = attr(e, b"currency");
+                let currency = attr(sink, at, e, b"currency");
                 match &currency {
                     None => {
                         sink.report(Code::MissingAttribute, at, "<video:price> without currency")
@@ -961,7 +961,7 @@ impl<R: Read> Xml<R> {
                     ),
                     _ => {}
                 }
-                let kind = attr(e, b"type");
+                let kind = attr(sink, at, e, b"type");
                 if let Some(k) = &kind {
                     if k != "rent" && k != "own" {
                         sink.report(
@@ -971,7 +971,7 @@ impl<R: Read> Xml<R> {
                         );
                     }
                 }
-                let resolution = attr(e, b"resolution");
+                let resolution = attr(sink, at, e, b"resolution");
                 if let Some(r) = &resolution {
                     if r != "hd" && r != "sd" {
                         sink.report(
@@ -989,11 +989,11 @@ impl<R: Read> Xml<R> {
                 });
             }
             VField::Uploader => {
-                v.uploader_info = attr(e, b"info");
+                v.uploader_info = attr(sink, at, e, b"info");
             }
             VField::Player => {
                 for (name, check_yes_no) in [("allow_embed", true), ("autoplay", false)] {
-                    if let Some(value) = attr(e, name.as_bytes()) {
+                    if let Some(value) = attr(sink, at, e, name.as_bytes()) {
                         sink.report(
                             Code::RetiredTag,
                             at,
@@ -1031,8 +1031,8 @@ impl<R: Read> Xml<R> {
         });
         match tag {
             Tag::MediaContent => {
-                let medium = attr(e, b"medium");
-                let kind = attr(e, b"type");
+                let medium = attr(sink, at, e, b"medium");
+                let kind = attr(sink, at, e, b"type");
                 let is_video = medium.as_deref() == Some("video")
                     || medium.is_none() && kind.as_deref().is_some_and(|t| t.starts_with("video/"));
                 if !is_video || m.video {
@@ -1041,14 +1041,14 @@ impl<R: Read> Xml<R> {
                 }
                 m.video = true;
                 m.at = at;
-                if let Some(url) = attr(e, b"url") {
+                if let Some(url) = attr(sink, at, e, b"url") {
                     if sink.check_url(&url, at) {
                         m.content = Some(url);
                     } else {
                         m.required_bad = true;
                     }
                 }
-                if let Some(d) = attr(e, b"duration") {
+                if let Some(d) = attr(sink, at, e, b"duration") {
                     match value::parse_media_duration(&d) {
                         Some(d) => m.duration = Some(d),
                         None => sink.report(
@@ -1059,7 +1059,7 @@ impl<R: Read> Xml<R> {
                     }
                 }
             }
-            Tag::MediaPlayer => match attr(e, b"url") {
+            Tag::MediaPlayer => match attr(sink, at, e, b"url") {
                 Some(url) if m.player.is_none() => {
                     m.video = true;
                     if sink.check_url(&url, at) {
@@ -1071,7 +1071,7 @@ impl<R: Read> Xml<R> {
                 Some(_) => {}
                 None => sink.report(Code::MissingAttribute, at, "<media:player> without url"),
             },
-            Tag::MediaThumbnail => match attr(e, b"url") {
+            Tag::MediaThumbnail => match attr(sink, at, e, b"url") {
                 Some(url) if m.thumbnail.is_none() => {
                     if sink.check_url(&url, at) {
                         m.thumbnail = Some(url);
@@ -1084,7 +1084,7 @@ impl<R: Read> Xml<R> {
             },
             Tag::MediaRestriction => {
                 m.pending = relationship(sink, at, e, "media:restriction");
-                match attr(e, b"type") {
+                match attr(sink, at, e, b"type") {
                     Some(t) if t == "country" => {}
                     Some(t) => {
                         m.pending.bad = true;
@@ -1107,7 +1107,7 @@ impl<R: Read> Xml<R> {
             Tag::MediaPrice => {
                 // Media RSS makes every attribute optional (Google's own example has a price
                 // without type and one without currency); the values given must be valid.
-                let currency = attr(e, b"currency");
+                let currency = attr(sink, at, e, b"currency");
                 if let Some(c) = currency.as_deref().filter(|c| !value::is_currency_code(c)) {
                     sink.report(
                         Code::InvalidAttributeValue,
@@ -1115,7 +1115,7 @@ impl<R: Read> Xml<R> {
                         format!("currency={}: not an ISO 4217 code", quote(c)),
                     );
                 }
-                let kind = attr(e, b"type");
+                let kind = attr(sink, at, e, b"type");
                 if let Some(k) = kind
                     .as_deref()
                     .filter(|k| !matches!(*k, "rent" | "purchase" | "package" | "subscription"))
@@ -1130,7 +1130,7 @@ impl<R: Read> Xml<R> {
                     );
                 }
                 m.prices.push(Price {
-                    amount: attr(e, b"price").unwrap_or_default(),
+                    amount: attr(sink, at, e, b"price").unwrap_or_default(),
                     currency,
                     kind,
                     resolution: None,
@@ -1141,9 +1141,9 @@ impl<R: Read> Xml<R> {
     }
 
     fn alternate(&mut self, sink: &mut Sink, at: Position, e: &BytesStart<'_>) {
-        let rel = attr(e, b"rel");
-        let hreflang = attr(e, b"hreflang");
-        let href = attr(e, b"href");
+        let rel = attr(sink, at, e, b"rel");
+        let hreflang = attr(sink, at, e, b"hreflang");
+        let href = attr(sink, at, e, b"href");
         let mut ok = true;
         match rel.as_deref() {
             Some("alternate") => {}
@@ -1869,7 +1869,7 @@ fn relationship(
     e: &BytesStart<'_>,
     name: &str,
 ) -> PendingRestriction {
-    match attr(e, b"relationship").as_deref() {
+    match attr(sink, at, e, b"relationship").as_deref() {
         Some("allow") => PendingRestriction {
             relationship: Some(Relationship::Allow),
             bad: false,
@@ -1960,13 +1960,24 @@ fn is_amount(v: &str) -> bool {
 
 /// An unprefixed attribute's value, with the five XML entities and character references
 /// replaced; `None` when absent or not usable.
-fn attr(e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
+fn attr(sink: &mut Sink, at: Position, e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
     for a in e.attributes().with_checks(false).flatten() {
         if a.key.as_ref().as_bytes() == name {
-            return a
-                .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                .ok()
-                .map(|v| v.trim().to_owned());
+            return match a.normalized_value(quick_xml::XmlVersion::Implicit1_0) {
+                Ok(v) => Some(v.trim().to_owned()),
+                Err(why) => {
+                    sink.report(
+                        Code::UndefinedEntity,
+                        at,
+                        format!(
+                            "attribute {} ({why}): only XML's five entities and character \
+                             references are expanded; the attribute is not used",
+                            String::from_utf8_lossy(name)
+                        ),
+                    );
+                    None
+                }
+            };
         }
     }
     None
