@@ -268,6 +268,8 @@ struct VideoBuilder {
     restriction: PendingRestriction,
     price: Option<Price>,
     uploader_info: Option<String>,
+    /// Where `<video:uploader>` is, for `uploader-info-domain`.
+    uploader_at: Position,
 }
 
 /// Media RSS parts of an item being read.
@@ -990,6 +992,7 @@ impl<R: Read> Xml<R> {
             }
             VField::Uploader => {
                 v.uploader_info = attr(sink, at, e, b"info");
+                v.uploader_at = at;
             }
             VField::Player => {
                 for (name, check_yes_no) in [("allow_embed", true), ("autoplay", false)] {
@@ -1224,7 +1227,7 @@ impl<R: Read> Xml<R> {
                 }
             }
             Tag::Video => self.finish_video(sink, at),
-            Tag::News => self.finish_news(sink, at),
+            Tag::News => self.finish_news(sink),
             _ => {}
         }
     }
@@ -1673,13 +1676,13 @@ impl<R: Read> Xml<R> {
         }
         if let Some(e) = self.entry.as_mut() {
             if v.uploader.as_ref().is_some_and(|u| u.info.is_some()) {
-                e.uploader_info.push((e.entry.videos.len(), at));
+                e.uploader_info.push((e.entry.videos.len(), b.uploader_at));
             }
             e.entry.videos.push(v);
         }
     }
 
-    fn finish_news(&mut self, sink: &mut Sink, at: Position) {
+    fn finish_news(&mut self, sink: &mut Sink) {
         let Some(n) = self.news.take() else { return };
         if n.bad {
             return;
@@ -1705,7 +1708,6 @@ impl<R: Read> Xml<R> {
             );
             return;
         }
-        let _ = at;
         if let Some(e) = self.entry.as_mut() {
             e.entry.news = Some(n.news);
         }
