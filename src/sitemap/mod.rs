@@ -37,6 +37,7 @@ mod reader;
 mod value;
 mod xml;
 
+pub use crate::diagnostic::Severity;
 pub use crosscheck::CrossCheck;
 pub use diagnostic::{Code, Diagnostic, Position};
 pub use discover::{SitemapReport, Walk, WalkOptions, WalkReport};
