@@ -252,8 +252,8 @@ struct HttpArgs {
     /// Seconds a fetch may take, redirects and body included.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     timeout: f64,
-    /// The User-Agent header to send (default: the --agent value as given, or
-    /// `crawlgate/VERSION` for `fetch`).
+    /// The User-Agent header to send (default: for `check`, the --agent value as given; for
+    /// `fetch` and `sitemap`, `crawlgate/VERSION`, since their --agent defaults to Googlebot).
     #[arg(long, value_name = "HEADER")]
     user_agent: Option<String>,
 }

@@ -119,7 +119,15 @@ pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
         };
         // A URL without --robots is checked against its own origin's robots.txt.
         let fetched = match (&robots, input) {
-            (None, Input::Url(u)) => net.robots_for(u),
+            (None, Input::Url(u)) => match net.robots_for(u) {
+                Ok(found) => found,
+                Err(why) => {
+                    out.error(format_args!(
+                        "{u}: its robots.txt is unreachable ({why}): entries not cross-checked"
+                    ));
+                    None
+                }
+            },
             _ => None,
         };
         let check = match (&robots, &fetched) {
@@ -204,7 +212,7 @@ pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
             }
         };
         tally.files += 1;
-        let mut errors = 0;
+        let (mut errors, mut warnings) = (0, 0);
         let mut reader = Reader::new(stream);
         for item in reader.by_ref() {
             match item {
@@ -222,17 +230,25 @@ pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
                 }
                 Item::Diagnostic(d) => {
                     tally.add(&d);
-                    if d.severity == Severity::Error {
-                        errors += 1;
+                    match d.severity {
+                        Severity::Error => errors += 1,
+                        Severity::Warning => warnings += 1,
                     }
                 }
             }
         }
-        if errors > 0 {
+        if errors + warnings > 0 {
+            let mut counts = Vec::new();
+            if errors > 0 {
+                counts.push(plural(errors, "error", "errors"));
+            }
+            if warnings > 0 {
+                counts.push(plural(warnings, "warning", "warnings"));
+            }
             out.error(format_args!(
                 "{}: {} (run `crawlgate sitemap lint` for the details)",
                 input.name(),
-                plural(errors, "error", "errors")
+                counts.join(", ")
             ));
         }
     }
@@ -326,7 +342,8 @@ mod remote_sitemaps {
     use anyhow::Context;
     use crawlgate::fetch::{FetchOptions, Fetcher};
     use crawlgate::policy::FetchOutcome;
-    use crawlgate::sitemap::discover::WalkOptions;
+    use crawlgate::sitemap::discover::{SitemapReport, WalkOptions};
+    use crawlgate::sitemap::{Code, Diagnostic};
     use crawlgate::{Origin, ProductToken, Robots};
     use serde_json::json;
 
@@ -386,13 +403,50 @@ mod remote_sitemaps {
                 .with_context(|| format!("cannot fetch {url}"))
         }
 
-        /// The robots.txt of `url`'s origin, when it has rules.
-        pub fn robots_for(&mut self, url: &str) -> Option<(Robots, Origin)> {
-            let origin = Origin::from_url(url).ok()?;
-            let (rt, fetcher) = self.live().ok()?;
+        /// The robots.txt of `url`'s origin: its rules, `None` when it has none (4xx), or why
+        /// it could not be fetched.
+        pub fn robots_for(&mut self, url: &str) -> Result<Option<(Robots, Origin)>, String> {
+            let origin = Origin::from_url(url).map_err(|e| e.to_string())?;
+            let (rt, fetcher) = self.live().map_err(|e| format!("{e:#}"))?;
             match rt.block_on(fetcher.fetch(&origin)).outcome {
-                FetchOutcome::Rules { parsed, .. } => Some((parsed.robots.clone(), origin)),
-                _ => None,
+                FetchOutcome::Rules { parsed, .. } => Ok(Some((parsed.robots.clone(), origin))),
+                FetchOutcome::Unavailable(_) => Ok(None),
+                FetchOutcome::Unreachable(why) => Err(why.to_string()),
+            }
+        }
+    }
+
+    /// The file a walk diagnostic is about, and the diagnostic placed in it. Problems of a
+    /// sitemap as a whole (`fetch-failed`, `nested-index`, a repeated announcement) sit where it
+    /// is listed: in its parent index, or on its `Sitemap:` line in robots.txt; the others are in
+    /// the sitemap itself.
+    fn home<'a>(
+        s: &'a SitemapReport,
+        d: &Diagnostic,
+        robots_url: &'a str,
+        announced_at: &[(String, u32)],
+    ) -> (&'a str, Diagnostic) {
+        let whole = matches!(d.code, Code::FetchFailed | Code::NestedIndex)
+            || (d.code == Code::DuplicateSitemap && s.listed_at.is_none());
+        if !whole {
+            return (s.url.as_str(), d.clone());
+        }
+        match &s.parent {
+            Some(parent) => (parent.as_str(), d.clone()),
+            None => {
+                let mut d = d.clone();
+                // A repeat is about the last announcement, anything else about the first.
+                let mut lines = announced_at.iter().filter(|(u, _)| *u == s.url);
+                let line = if d.code == Code::DuplicateSitemap {
+                    lines.next_back()
+                } else {
+                    lines.next()
+                };
+                if let Some((_, line)) = line {
+                    d.position.line = *line;
+                    d.position.column = 1;
+                }
+                (robots_url, d)
             }
         }
     }
@@ -410,10 +464,18 @@ mod remote_sitemaps {
         let status = robots
             .status
             .map_or_else(|| "no response".to_owned(), |s| s.to_string());
-        let announced = match &robots.outcome {
-            FetchOutcome::Rules { parsed, .. } => parsed.robots.sitemaps().len(),
-            _ => 0,
+        // Where robots.txt announces each sitemap: problems of an announced sitemap as a whole
+        // (a failed fetch, a repeat) are shown at that line.
+        let announced_at: Vec<(String, u32)> = match &robots.outcome {
+            FetchOutcome::Rules { parsed, .. } => parsed
+                .robots
+                .sitemaps()
+                .iter()
+                .map(|s| (s.url.clone(), s.line))
+                .collect(),
+            _ => Vec::new(),
         };
+        let announced = announced_at.len();
         if args.json {
             out.json(&[
                 ("robots_url", json!(robots.url)),
@@ -424,8 +486,9 @@ mod remote_sitemaps {
             ])?;
         } else {
             out.line(format_args!(
-                "{}\t{status}\t{} announced",
+                "{}\t{status}\t{}\t{} announced",
                 robots.url,
+                robots.outcome.as_str(),
                 plural(announced, "sitemap", "sitemaps")
             ))?;
         }
@@ -438,8 +501,9 @@ mod remote_sitemaps {
                     .diagnostics
                     .iter()
                     .map(|d| {
+                        let (path, d) = home(s, d, &robots.url, &announced_at);
                         json!({
-                            "line": d.line(), "column": d.column(),
+                            "path": path, "line": d.line(), "column": d.column(),
                             "severity": d.severity.as_str(), "code": d.code.as_str(),
                             "message": d.message,
                         })
@@ -468,15 +532,8 @@ mod remote_sitemaps {
                     plural(s.warnings, "warning", "warnings"),
                 ))?;
                 for d in &s.diagnostics {
-                    let name = match (d.line(), &s.parent) {
-                        // Problems of the sitemap as a whole sit where its parent lists it.
-                        (0, _) => robots.url.as_str(),
-                        _ if s.listed_at == Some(d.position) => {
-                            s.parent.as_deref().unwrap_or(&s.url)
-                        }
-                        _ => s.url.as_str(),
-                    };
-                    report_indented(out, false, &format!("{indent}  "), name, d)?;
+                    let (name, d) = home(s, d, &robots.url, &announced_at);
+                    report_indented(out, false, &format!("{indent}  "), name, &d)?;
                 }
                 if s.omitted() > 0 {
                     out.line(format_args!("{indent}  … {} more", s.omitted()))?;
@@ -515,8 +572,8 @@ mod remote_sitemaps {
         pub fn get(&mut self, url: &str) -> anyhow::Result<Vec<u8>> {
             anyhow::bail!("cannot fetch {url}: this build cannot fetch (feature `fetch`)")
         }
-        pub fn robots_for(&mut self, _: &str) -> Option<(Robots, Origin)> {
-            None
+        pub fn robots_for(&mut self, _: &str) -> Result<Option<(Robots, Origin)>, String> {
+            Ok(None)
         }
     }
 
