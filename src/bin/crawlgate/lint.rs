@@ -4,7 +4,7 @@ use crawlgate::{Diagnostic, Options, Robots, Severity};
 use serde_json::json;
 
 use crate::input::Source;
-use crate::output::Out;
+use crate::output::{plural, problems, Out};
 use crate::{LintArgs, Status};
 
 /// Counts over all files read.
@@ -84,19 +84,9 @@ fn report(
 
 /// `1 file: no problems`, `2 files: 3 errors, 1 warning`.
 fn summary(t: &Tally) -> String {
-    let mut parts = Vec::new();
-    if t.errors > 0 {
-        parts.push(plural(t.errors, "error", "errors"));
-    }
-    if t.warnings > 0 {
-        parts.push(plural(t.warnings, "warning", "warnings"));
-    }
-    if parts.is_empty() {
-        parts.push("no problems".to_owned());
-    }
-    format!("{}: {}", plural(t.files, "file", "files"), parts.join(", "))
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
+    format!(
+        "{}: {}",
+        plural(t.files, "file", "files"),
+        problems(t.errors, t.warnings)
+    )
 }

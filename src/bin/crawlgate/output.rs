@@ -74,3 +74,23 @@ pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
             .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
     })
 }
+
+/// `1 file`, `2 files`.
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `3 errors, 1 warning`, `1 error`, or `no problems`: the tail of every linter summary.
+pub fn problems(errors: usize, warnings: usize) -> String {
+    let mut parts = Vec::new();
+    if errors > 0 {
+        parts.push(plural(errors, "error", "errors"));
+    }
+    if warnings > 0 {
+        parts.push(plural(warnings, "warning", "warnings"));
+    }
+    if parts.is_empty() {
+        parts.push("no problems".to_owned());
+    }
+    parts.join(", ")
+}

@@ -8,7 +8,7 @@ use crawlgate::sitemap::{CrossCheck, Diagnostic, Entry, Item, Reader};
 use crawlgate::{ProductToken, Robots, Severity};
 use serde_json::{json, Value};
 
-use crate::output::Out;
+use crate::output::{plural, problems, Out};
 use crate::{SitemapDiscoverArgs, SitemapLintArgs, SitemapUrlsArgs, Status};
 
 /// Counts over all sitemaps read.
@@ -31,27 +31,13 @@ impl Tally {
 
     /// `2 sitemaps, 120 entries: 3 errors, 1 warning`.
     fn summary(&self) -> String {
-        let mut parts = Vec::new();
-        if self.errors > 0 {
-            parts.push(plural(self.errors, "error", "errors"));
-        }
-        if self.warnings > 0 {
-            parts.push(plural(self.warnings, "warning", "warnings"));
-        }
-        if parts.is_empty() {
-            parts.push("no problems".to_owned());
-        }
         format!(
             "{}, {}: {}",
             plural(self.files, "sitemap", "sitemaps"),
             plural(self.entries, "entry", "entries"),
-            parts.join(", ")
+            problems(self.errors, self.warnings)
         )
     }
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A sitemap named on the command line.
@@ -98,14 +84,20 @@ fn robots_file(path: &std::path::Path) -> anyhow::Result<Robots> {
     Ok(Robots::parse(&bytes).robots)
 }
 
+/// The inputs named on the command line; `-` at most once.
+fn inputs(args: &[String]) -> anyhow::Result<Vec<Input>> {
+    let inputs: Vec<Input> = args.iter().map(|a| Input::new(a)).collect();
+    if inputs.iter().filter(|i| matches!(i, Input::Stdin)).count() > 1 {
+        anyhow::bail!("standard input (`-`) can be read only once");
+    }
+    Ok(inputs)
+}
+
 pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
     let agent = ProductToken::from_user_agent(&args.agent)
         .with_context(|| format!("--agent {:?} has no product token", args.agent))?;
     let robots = args.robots.as_deref().map(robots_file).transpose()?;
-    let inputs: Vec<Input> = args.inputs.iter().map(|a| Input::new(a)).collect();
-    if inputs.iter().filter(|i| matches!(i, Input::Stdin)).count() > 1 {
-        anyhow::bail!("standard input (`-`) can be read only once");
-    }
+    let inputs = inputs(&args.inputs)?;
     let mut net = remote_sitemaps::Net::new(&args.http)?;
     let mut tally = Tally::default();
     for input in &inputs {
@@ -196,10 +188,7 @@ fn report_indented(
 }
 
 pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
-    let inputs: Vec<Input> = args.inputs.iter().map(|a| Input::new(a)).collect();
-    if inputs.iter().filter(|i| matches!(i, Input::Stdin)).count() > 1 {
-        anyhow::bail!("standard input (`-`) can be read only once");
-    }
+    let inputs = inputs(&args.inputs)?;
     let mut net = remote_sitemaps::Net::new(&args.http)?;
     let mut tally = Tally::default();
     for input in &inputs {
@@ -238,17 +227,10 @@ pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
             }
         }
         if errors + warnings > 0 {
-            let mut counts = Vec::new();
-            if errors > 0 {
-                counts.push(plural(errors, "error", "errors"));
-            }
-            if warnings > 0 {
-                counts.push(plural(warnings, "warning", "warnings"));
-            }
             out.error(format_args!(
                 "{}: {} (run `crawlgate sitemap lint` for the details)",
                 input.name(),
-                counts.join(", ")
+                problems(errors, warnings)
             ));
         }
     }
@@ -347,7 +329,8 @@ mod remote_sitemaps {
     use crawlgate::{Origin, ProductToken, Robots};
     use serde_json::json;
 
-    use super::{plural, report_indented};
+    use super::report_indented;
+    use crate::output::plural;
     use crate::output::Out;
     use crate::{HttpArgs, SitemapDiscoverArgs, Status};
 
