@@ -345,8 +345,8 @@ fn multi_member_bomb() -> Vec<u8> {
     out
 }
 
-/// 1 MiB of comments: markup every few bytes, so the reader's 1 MiB bound on text without
-/// markup (`oversized-text`) is not what stops it; the size limit is.
+/// 1 MiB of short comments, so the reader's 1 MiB bound on one XML event (`oversized-text`)
+/// is not what stops it; the size limit is.
 fn markup_pad() -> Vec<u8> {
     b"<!-- pad -->\n".repeat((1 << 20) / 13)
 }

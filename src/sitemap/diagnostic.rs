@@ -39,8 +39,8 @@ codes! {
     IncorrectNamespace = "incorrect-namespace", Error;
     /// More than 52,428,800 bytes once uncompressed: reading stops at the limit.
     TooLarge = "too-large", Error;
-    /// More than 1 MiB of XML text without markup (a value, comment or CDATA section): no value
-    /// is allowed a thousandth of that, so reading stops there, which bounds memory.
+    /// An XML text node, comment, CDATA section or tag of more than 1 MiB: no value is allowed a
+    /// thousandth of that, so reading stops there, which bounds memory.
     OversizedText = "oversized-text", Error;
     /// More than 50,000 entries: the entries after the 50,000th are not used.
     TooManyUrls = "too-many-urls", Error;

@@ -71,7 +71,7 @@ pub(crate) enum Stop {
     Compression(String),
     /// The source failed.
     Read(String),
-    /// More text without markup than the run limit.
+    /// An XML event longer than the event limit.
     LongText,
 }
 
@@ -93,9 +93,9 @@ pub(crate) struct Input<R> {
     column: u32,
     stop: Option<Stop>,
     eof: bool,
-    /// The most bytes handed out without a `<` among them (XML only; `usize::MAX`: no limit).
+    /// The most bytes one XML event may span (`usize::MAX`: no limit).
     max_run: usize,
-    /// Bytes consumed since the last `<`.
+    /// Bytes consumed since the current event began ([`Input::start_event`]).
     run: usize,
 }
 
@@ -146,10 +146,16 @@ impl<R: Read> Input<R> {
         }
     }
 
-    /// Bounds text without markup to `max` bytes: quick-xml holds a whole text node (or
-    /// comment, or CDATA section) in memory, so this is what keeps memory flat on hostile input.
+    /// Bounds each XML event (a text node, a tag, a comment, a CDATA section) to `max` bytes:
+    /// quick-xml holds a whole event in memory, so this is what keeps memory flat on hostile
+    /// input. The reader calls [`Input::start_event`] before each event.
     pub(crate) fn limit_runs(&mut self, max: usize) {
         self.max_run = max;
+    }
+
+    /// A new event begins here.
+    pub(crate) fn start_event(&mut self) {
+        self.run = 0;
     }
 
     /// Whether the source was gzip-compressed.
@@ -293,17 +299,16 @@ impl<R: Read> BufRead for Input<R> {
             self.filled = 0;
             self.refill()?;
         }
-        let available = &self.buf[self.pos..self.filled];
-        if self.max_run != usize::MAX {
-            let room = self.max_run.saturating_sub(self.run);
-            if available.len() > room && memchr::memchr(b'<', &available[..room]).is_none() {
-                if room == 0 {
-                    self.stop.get_or_insert(Stop::LongText);
-                    self.eof = true;
-                    return Ok(&[]);
-                }
-                return Ok(&self.buf[self.pos..self.pos + room]);
+        let available = self.filled - self.pos;
+        let room = self.max_run.saturating_sub(self.run);
+        if available > room {
+            // Never more of one event than the limit; at the limit, the input ends here.
+            if room == 0 {
+                self.stop.get_or_insert(Stop::LongText);
+                self.eof = true;
+                return Ok(&[]);
             }
+            return Ok(&self.buf[self.pos..self.pos + room]);
         }
         Ok(&self.buf[self.pos..self.filled])
     }
@@ -311,44 +316,19 @@ impl<R: Read> BufRead for Input<R> {
     fn consume(&mut self, amt: usize) {
         let end = (self.pos + amt).min(self.filled);
         let bytes = &self.buf[self.pos..end];
-        // quick-xml consumes a few dozen bytes at a time, where SIMD searches cost more to set
-        // up than they save: short slices get one scalar pass, long ones memchr.
-        let (lines, line_start, last_lt) = if bytes.len() < 64 {
-            let mut lines = 0u32;
-            let mut line_start = None;
-            let mut last_lt = None;
-            for (i, &b) in bytes.iter().enumerate() {
-                if b == b'\n' {
-                    lines = lines.wrapping_add(1);
-                    line_start = Some(i + 1);
-                } else if b == b'<' {
-                    last_lt = Some(i);
-                }
-            }
-            (lines, line_start, last_lt)
-        } else {
-            let line_start = memchr::memrchr(b'\n', bytes).map(|i| i + 1);
-            let lines = match line_start {
-                Some(_) => {
-                    u32::try_from(memchr::memchr_iter(b'\n', bytes).count()).unwrap_or(u32::MAX)
-                }
-                None => 0,
-            };
-            (lines, line_start, memchr::memrchr(b'<', bytes))
-        };
-        match line_start {
-            Some(start) => {
-                self.line = self.line.saturating_add(lines);
-                self.column = chars(&bytes[start..]);
+        // quick-xml consumes one event at a time, often a few dozen bytes: a plain count (which
+        // the compiler vectorises) finds the line ends; most calls have none.
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count();
+        match memchr::memrchr(b'\n', bytes).filter(|_| lines > 0) {
+            Some(last) => {
+                self.line = self
+                    .line
+                    .saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
+                self.column = chars(&bytes[last + 1..]);
             }
             None => self.column = self.column.saturating_add(chars(bytes)),
         }
-        if self.max_run != usize::MAX {
-            self.run = match last_lt {
-                Some(i) => bytes.len() - i - 1,
-                None => self.run.saturating_add(bytes.len()),
-            };
-        }
+        self.run = self.run.saturating_add(bytes.len());
         self.consumed += (end - self.pos) as u64;
         self.pos = end;
     }

@@ -5,7 +5,8 @@
 //! the name), and yields [`Item`]s in file order: each [`Entry`] as soon as its element closes,
 //! and each [`Diagnostic`] where it is found. Memory stays flat however long the file: nothing
 //! but the current entry is kept (plus 12 bytes per URL, for duplicates, up to the 50,000-entry
-//! limit), and no text run without markup may pass 1 MiB ([`Options::max_text_bytes`]).
+//! limit), and no XML event (text node, tag, comment, CDATA section) may pass 1 MiB
+//! ([`Options::max_text_bytes`]).
 //!
 //! The rules checked are those of the sitemaps protocol, Google's image, video and news
 //! extensions, and Search Console (see `SPEC.md` §6); [`Code`] lists them. [`CrossCheck`] checks
@@ -50,7 +51,7 @@ pub use reader::Reader;
 pub const MAX_BYTES: u64 = 52_428_800;
 /// The most entries (URLs, or sitemaps in an index) one sitemap may list.
 pub const MAX_ENTRIES: usize = 50_000;
-/// The most bytes of XML text without markup the reader accepts: 1 MiB, 512 times the longest
+/// The most bytes one XML event (a text node, tag, comment or CDATA section) may span: 1 MiB, 512 times the longest
 /// value any rule allows (a 2,048-character description).
 pub const MAX_TEXT_BYTES: usize = 1 << 20;
 /// The longest URL, in characters.
@@ -64,7 +65,7 @@ pub struct Options {
     pub max_bytes: u64,
     /// Entries yielded before `too-many-urls` ([`MAX_ENTRIES`]).
     pub max_entries: usize,
-    /// The most bytes of XML text without markup (a value, a comment, a CDATA section, the
+    /// The most bytes one XML event may span (a text node, a tag, a comment, a CDATA section, the
     /// space between elements) before `oversized-text` stops reading ([`MAX_TEXT_BYTES`]):
     /// what bounds the reader's memory on hostile files.
     pub max_text_bytes: usize,

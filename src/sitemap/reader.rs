@@ -449,7 +449,7 @@ impl<R: Read> Reader<R> {
                 Code::OversizedText,
                 at,
                 format!(
-                    "more than {} bytes of text without markup: reading stopped here",
+                    "an XML text, tag, comment or CDATA section of more than {} bytes: reading stopped here",
                     self.sink.options.max_text_bytes
                 ),
             ),

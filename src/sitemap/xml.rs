@@ -374,6 +374,7 @@ impl<R: Read> Xml<R> {
 
     /// Handles one event; false when reading is over.
     pub(crate) fn step(&mut self, sink: &mut Sink) -> bool {
+        self.reader.get_mut().start_event();
         let at = self.reader.get_ref().position();
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
