@@ -223,3 +223,25 @@ fn positions_count_characters_not_bytes() {
     assert_eq!((d.line(), d.column()), (2, 16));
     assert_eq!(&xml.as_bytes()[d.position.offset as usize..][..5], b"<loc>");
 }
+
+#[test]
+fn an_unusable_attribute_is_reported_once_and_a_missing_one_still_is() {
+    let xml = br#"<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
+        xmlns:xhtml="http://www.w3.org/1999/xhtml">
+      <url><loc>https://example.com/</loc>
+        <xhtml:link rel="alternate" hreflang="de" href="https://example.com/&nbsp;de"/>
+        <xhtml:link rel="alternate" href="https://example.com/&nbsp;fr"/>
+      </url>
+    </urlset>"#;
+    let parsed = sitemap::parse(xml);
+    assert_eq!(
+        codes(&parsed),
+        [
+            (4, Code::UndefinedEntity),
+            (5, Code::UndefinedEntity),
+            (5, Code::MissingAttribute),
+        ]
+    );
+    assert!(parsed.diagnostics[2].message.contains("hreflang"));
+    assert!(parsed.entries[0].alternates.is_empty());
+}

@@ -70,6 +70,8 @@ pub(crate) struct Sink {
     pub(crate) reported_ignored: [bool; 2],
     /// Reading ended on a fatal problem (malformed, truncated, not a sitemap).
     pub(crate) broken: bool,
+    /// The last attribute whose value could not be used (already reported), by element offset.
+    pub(crate) unusable_attribute: Option<(u64, &'static [u8])>,
     /// Bytes read and compression, kept when the input is dropped at the end.
     final_bytes: u64,
     gzip: bool,
@@ -89,6 +91,7 @@ impl Sink {
             warnings: 0,
             reported_ignored: [false; 2],
             broken: false,
+            unusable_attribute: None,
             final_bytes: 0,
             gzip: false,
         }
@@ -107,6 +110,19 @@ impl Sink {
             crate::Severity::Warning => self.warnings += 1,
         }
         self.out.push_back(Item::Diagnostic(d));
+    }
+
+    /// Reports `missing-attribute` for `name`, unless it was there but unusable (reported as
+    /// such already).
+    pub(crate) fn missing_attribute(
+        &mut self,
+        at: Position,
+        name: &'static [u8],
+        message: impl Into<Cow<'static, str>>,
+    ) {
+        if self.unusable_attribute != Some((at.offset, name)) {
+            self.report(Code::MissingAttribute, at, message);
+        }
     }
 
     /// Counts an entry element starting at `position`; false (after reporting `too-many-urls`

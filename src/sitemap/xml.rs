@@ -509,7 +509,7 @@ impl<R: Read> Xml<R> {
                         quote(&v)
                     ),
                 ),
-                None => sink.report(Code::MissingAttribute, at, "<rss> without version=\"2.0\""),
+                None => sink.missing_attribute(at, b"version", "<rss> without version=\"2.0\""),
             }
         } else if ns != Some(want) {
             let have = match ns {
@@ -794,7 +794,7 @@ impl<R: Read> Xml<R> {
                             b.loc_bad = true;
                         }
                     }
-                    None => sink.report(Code::MissingAttribute, at, "<link> without href"),
+                    None => sink.missing_attribute(at, b"href", "<link> without href"),
                 }
             }
             Tag::XhtmlLink => self.alternate(sink, at, e),
@@ -826,11 +826,7 @@ impl<R: Read> Xml<R> {
             }
             None => {
                 ok = false;
-                sink.report(
-                    Code::MissingAttribute,
-                    at,
-                    "<xhtml:link> without rel=\"alternate\"",
-                );
+                sink.missing_attribute(at, b"rel", "<xhtml:link> without rel=\"alternate\"");
             }
         }
         match hreflang.as_deref() {
@@ -845,14 +841,14 @@ impl<R: Read> Xml<R> {
             }
             None => {
                 ok = false;
-                sink.report(Code::MissingAttribute, at, "<xhtml:link> without hreflang");
+                sink.missing_attribute(at, b"hreflang", "<xhtml:link> without hreflang");
             }
         }
         match href.as_deref() {
             Some(h) => ok &= sink.check_url(h, at),
             None => {
                 ok = false;
-                sink.report(Code::MissingAttribute, at, "<xhtml:link> without href");
+                sink.missing_attribute(at, b"href", "<xhtml:link> without href");
             }
         }
         if let (true, Some(b), Some(hreflang), Some(href)) =
@@ -1290,7 +1286,7 @@ fn date_message(v: &str) -> String {
 
 /// An unprefixed attribute's value, with the five XML entities and character references
 /// replaced; `None` when absent or not usable.
-fn attr(sink: &mut Sink, at: Position, e: &BytesStart<'_>, name: &[u8]) -> Option<String> {
+fn attr(sink: &mut Sink, at: Position, e: &BytesStart<'_>, name: &'static [u8]) -> Option<String> {
     for a in e.attributes().with_checks(false).flatten() {
         if a.key.as_ref().as_bytes() == name {
             return match a.normalized_value(quick_xml::XmlVersion::Implicit1_0) {
@@ -1305,6 +1301,8 @@ fn attr(sink: &mut Sink, at: Position, e: &BytesStart<'_>, name: &[u8]) -> Optio
                             String::from_utf8_lossy(name)
                         ),
                     );
+                    // Reported once: not again as missing.
+                    sink.unusable_attribute = Some((at.offset, name));
                     None
                 }
             };

@@ -83,7 +83,7 @@ impl<R: Read> Xml<R> {
                     }
                 }
                 Some(_) => {}
-                None => sink.report(Code::MissingAttribute, at, "<media:player> without url"),
+                None => sink.missing_attribute(at, b"url", "<media:player> without url"),
             },
             Tag::MediaThumbnail => match attr(sink, at, e, b"url") {
                 Some(url) if m.thumbnail.is_none() => {
@@ -94,7 +94,7 @@ impl<R: Read> Xml<R> {
                     }
                 }
                 Some(_) => {}
-                None => sink.report(Code::MissingAttribute, at, "<media:thumbnail> without url"),
+                None => sink.missing_attribute(at, b"url", "<media:thumbnail> without url"),
             },
             Tag::MediaRestriction => {
                 m.pending = relationship(sink, at, e, "media:restriction");
@@ -110,9 +110,9 @@ impl<R: Read> Xml<R> {
                     }
                     None => {
                         m.pending.bad = true;
-                        sink.report(
-                            Code::MissingAttribute,
+                        sink.missing_attribute(
                             at,
+                            b"type",
                             "<media:restriction> without type=\"country\"",
                         );
                     }

@@ -139,7 +139,7 @@ impl<R: Read> Xml<R> {
                 let currency = attr(sink, at, e, b"currency");
                 match &currency {
                     None => {
-                        sink.report(Code::MissingAttribute, at, "<video:price> without currency")
+                        sink.missing_attribute(at, b"currency", "<video:price> without currency")
                     }
                     Some(c) if !value::is_currency_code(c) => sink.report(
                         Code::InvalidAttributeValue,
@@ -443,9 +443,9 @@ pub(super) fn relationship(
             }
         }
         None => {
-            sink.report(
-                Code::MissingAttribute,
+            sink.missing_attribute(
                 at,
+                b"relationship",
                 format!("<{name}> without relationship=\"allow\" or \"deny\""),
             );
             PendingRestriction {
