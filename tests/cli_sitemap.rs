@@ -759,13 +759,19 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
         _ => Reply::status(404),
     }));
     let url = server.url("/sitemap.xml");
+    // The other origin's URL is also outside what this sitemap may list (its own site).
+    let not_allowed = format!(
+        "{url}:5:3: error[url-not-allowed]: http://other.example/private/y is outside {}: a \
+         sitemap lists URLs of its own site; this one is not used\n",
+        server.url("/")
+    );
     let o = run(&["sitemap", "lint", &url]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_eq!(code(&o), 1, "{}", both(&o));
     assert_eq!(
         stdout(&o),
         format!(
             "{url}:4:3: warning[blocked-by-robots]: loc {} is blocked by robots.txt (line 2: \
-             Disallow: /private)\n1 sitemap, 3 entries: 1 warning\n",
+             Disallow: /private)\n{not_allowed}1 sitemap, 3 entries: 1 error, 1 warning\n",
             server.url("/private/x")
         )
     );
@@ -776,17 +782,21 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
     // --json: the URL is the path.
     let o = run(&["sitemap", "lint", "--json", &url]);
     let objs = json_lines(&o);
-    assert_eq!(objs.len(), 1, "{}", both(&o));
+    assert_eq!(objs.len(), 2, "{}", both(&o));
     assert_eq!(objs[0]["path"], url.as_str());
     assert_eq!(objs[0]["code"], "blocked-by-robots");
+    assert_eq!(objs[1]["code"], "url-not-allowed");
 
     // --robots FILE replaces the origin's own robots.txt, which is then not fetched.
     let dir = TempDir::new("lint_url_input");
     let allow_all = dir.write("robots.txt", b"User-agent: *\nAllow: /\n");
     let before = hits(&server, "/robots.txt");
     let o = run(&["sitemap", "lint", "--robots", &allow_all, &url]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
-    assert_eq!(stdout(&o), "1 sitemap, 3 entries: no problems\n");
+    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_eq!(
+        stdout(&o),
+        format!("{not_allowed}1 sitemap, 3 entries: 1 error\n")
+    );
     assert_eq!(hits(&server, "/robots.txt"), before);
 }
 
@@ -1307,4 +1317,36 @@ fn discover_names_the_file_each_problem_is_in() {
         "{cycle}"
     );
     assert_eq!(code(&o), 1, "{}", both(&o));
+}
+
+/// A sitemap URL lists URLs under its own directory; announced in robots.txt, the whole site.
+#[test]
+fn lint_url_input_lists_its_directory_or_its_site_when_announced() {
+    let rt = runtime();
+    let server = rt.block_on(TestServer::start(|req| {
+        let b = base(req);
+        match req.path.as_str() {
+            "/robots.txt" => Reply::text(200, &format!("Sitemap: {b}/blog/announced.xml\n")),
+            "/blog/announced.xml" | "/blog/plain.xml" => {
+                xml(urlset(&[format!("{b}/blog/a"), format!("{b}/shop/b")]))
+            }
+            _ => Reply::status(404),
+        }
+    }));
+    let o = run(&["sitemap", "lint", &server.url("/blog/announced.xml")]);
+    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_eq!(stdout(&o), "1 sitemap, 2 entries: no problems\n");
+    let plain = server.url("/blog/plain.xml");
+    let o = run(&["sitemap", "lint", &plain]);
+    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{plain}:4:3: error[url-not-allowed]: {} is outside {}: a sitemap lists URLs of its \
+             own site under its own directory (or of the whole site when robots.txt announces \
+             it); this one is not used\n1 sitemap, 2 entries: 1 error\n",
+            server.url("/shop/b"),
+            server.url("/blog/")
+        )
+    );
 }

@@ -5,7 +5,8 @@
 //! - `# options: max_bytes=N max_entries=N max_text_bytes=N` — smaller limits, to reach the size codes with
 //!   small files (the real limits are tested in `tests/sitemap_limits.rs`);
 //! - `# fail_after: N` — the source fails with an I/O error after N bytes;
-//! - `# robots: FILE` and `# agent: TOKEN` — cross-check entries against that robots.txt.
+//! - `# robots: FILE` and `# agent: TOKEN` — cross-check entries against that robots.txt;
+//! - `# location: URL` — where the sitemap lives: its entries must be under that directory.
 //!
 //! Directory fixtures (`NAME/` with a `robots.txt`) run a discovery walk over the files in the
 //! directory, served by name as `https://example.com/FILE`; their `.expect` lines are
@@ -18,8 +19,8 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use crawlgate::sitemap::discover::{Walk, WalkOptions};
-use crawlgate::sitemap::{Code, CrossCheck, Item, Options, Reader};
-use crawlgate::{ProductToken, Robots};
+use crawlgate::sitemap::{Code, CrossCheck, Item, Options, Reader, Scope};
+use crawlgate::{Origin, ProductToken, Robots};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/sitemap/diagnostics")
@@ -51,6 +52,7 @@ struct Expect {
     fail_after: Option<usize>,
     robots: Option<String>,
     agent: Option<String>,
+    location: Option<String>,
     lines: Vec<String>,
 }
 
@@ -61,6 +63,7 @@ fn read_expect(path: &Path) -> Expect {
         fail_after: None,
         robots: None,
         agent: None,
+        location: None,
         lines: Vec::new(),
     };
     for line in text.lines() {
@@ -80,6 +83,8 @@ fn read_expect(path: &Path) -> Expect {
             e.robots = Some(rest.trim().to_owned());
         } else if let Some(rest) = line.strip_prefix("# agent:") {
             e.agent = Some(rest.trim().to_owned());
+        } else if let Some(rest) = line.strip_prefix("# location:") {
+            e.location = Some(rest.trim().to_owned());
         } else if line.starts_with('#') || line.trim().is_empty() {
             continue;
         } else {
@@ -105,11 +110,16 @@ fn run_file(path: &Path, e: &Expect) -> Vec<String> {
         .map(|r| Robots::parse(&fs::read(dir().join(r)).unwrap()).robots);
     let agent = ProductToken::new(e.agent.as_deref().unwrap_or("googlebot")).unwrap();
     let check = robots.as_ref().map(|r| CrossCheck::new(r, &agent));
+    let scope = e.location.as_deref().map(|u| Scope::location(u).unwrap());
     let mut out = Vec::new();
     for item in Reader::with_options(source, e.options.clone()) {
         let diagnostics = match item {
             Item::Diagnostic(d) => vec![d],
-            Item::Entry(entry) => check.as_ref().map_or_else(Vec::new, |c| c.check(&entry)),
+            Item::Entry(entry) => {
+                let mut found = check.as_ref().map_or_else(Vec::new, |c| c.check(&entry));
+                found.extend(scope.as_ref().and_then(|s| s.check(&entry)));
+                found
+            }
         };
         for d in diagnostics {
             assert_eq!(d.severity, d.code.default_severity());
@@ -125,7 +135,11 @@ fn run_file(path: &Path, e: &Expect) -> Vec<String> {
 fn run_walk(dir: &Path) -> Vec<String> {
     let robots = Robots::parse(&fs::read(dir.join("robots.txt")).unwrap()).robots;
     let announced = robots.sitemaps().iter().map(|s| s.url.clone());
-    let mut walk = Walk::new(announced, WalkOptions::default());
+    let mut options = WalkOptions::default();
+    options.scope = Some(Scope::site(
+        Origin::from_url("https://example.com/").unwrap(),
+    ));
+    let mut walk = Walk::new(announced, options);
     while let Some(request) = walk.next_request() {
         let file = request.url.strip_prefix("https://example.com/").unwrap();
         let body = fs::read(dir.join(file)).map_err(|_| "HTTP 404".to_owned());

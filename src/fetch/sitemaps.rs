@@ -12,7 +12,7 @@ use crate::fetch::client::GetResult;
 use crate::fetch::Fetcher;
 use crate::policy::{Fetch, FetchOutcome, Unreachable};
 use crate::sitemap::discover::{SitemapReport, Walk, WalkOptions};
-use crate::sitemap::{CrossCheck, MAX_BYTES};
+use crate::sitemap::{CrossCheck, Scope, MAX_BYTES};
 use crate::{Origin, ProductToken};
 
 /// Why a sitemap could not be fetched.
@@ -97,6 +97,11 @@ impl Fetcher {
             (Some(p), Some(agent)) => Some(CrossCheck::scoped(&p.robots, agent, origin.clone())),
             _ => None,
         };
+        let mut options = options;
+        // Announced in robots.txt, a sitemap may list any URL of this origin.
+        if options.scope.is_none() {
+            options.scope = Some(Scope::site(origin.clone()));
+        }
         let mut walk = Walk::new(announced, options);
         // Sequential on purpose: one origin's sitemaps, one connection at a time, as polite
         // crawlers fetch; at most one body (50 MiB) in memory.

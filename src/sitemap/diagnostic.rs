@@ -60,6 +60,9 @@ codes! {
     MissingAttribute = "missing-attribute", Error;
     /// Not an absolute `http`/`https` URL.
     InvalidUrl = "invalid-url", Error;
+    /// A `<loc>` outside what the sitemap may list: another site, or outside the sitemap's
+    /// directory when robots.txt does not announce it (Search Console's "URL not allowed").
+    UrlNotAllowed = "url-not-allowed", Error;
     /// A URL longer than 2,048 characters.
     UrlTooLong = "url-too-long", Error;
     /// A date that is not in W3C Datetime format (`YYYY-MM-DD`, or with `Thh:mm[:ss[.s]]` and a

@@ -58,7 +58,7 @@ use std::collections::{BTreeMap, HashSet, VecDeque};
 
 use url::Url;
 
-use super::{Code, CrossCheck, Diagnostic, Format, Item, Options, Position, Reader};
+use super::{Code, CrossCheck, Diagnostic, Format, Item, Options, Position, Reader, Scope};
 use crate::diagnostic::Severity;
 
 /// Limits of a [`Walk`].
@@ -73,6 +73,9 @@ pub struct WalkOptions {
     pub max_diagnostics_per_sitemap: usize,
     /// The limits each sitemap is read with (50 MiB, 50,000 entries).
     pub reader: Options,
+    /// The URLs the sitemaps may list (`url-not-allowed`); sitemaps an index lists outside it
+    /// are not followed. `Fetcher::discover_sitemaps` sets the robots.txt's origin. Default none.
+    pub scope: Option<Scope>,
 }
 
 impl Default for WalkOptions {
@@ -81,6 +84,7 @@ impl Default for WalkOptions {
             max_sitemaps: 1_000,
             max_diagnostics_per_sitemap: 1_000,
             reader: Options::default(),
+            scope: None,
         }
     }
 }
@@ -324,6 +328,7 @@ impl Walk {
         let depth = slot.report.depth;
         let url = slot.report.url.clone();
 
+        let scope = self.options.scope.clone();
         let mut reader = Reader::with_options(bytes, self.options.reader.clone());
         let mut nested_flagged = false;
         // `while let`, not `for`: the reader's format is read between items.
@@ -343,6 +348,11 @@ impl Walk {
                         for d in check.check(&entry) {
                             self.add_to(request.slot, d);
                         }
+                    }
+                    if let Some(d) = scope.as_ref().and_then(|s| s.check(&entry)) {
+                        // Not used: an index's entry outside the scope is not followed.
+                        self.add_to(request.slot, d);
+                        continue;
                     }
                     if format == Some(Format::Index) {
                         self.listed(
@@ -773,6 +783,39 @@ mod tests {
         assert_eq!(codes(s), [Code::BlockedByRobots]);
         assert_eq!(s.diagnostics[0].position.line, 4);
         assert_eq!(s.warnings, 1);
+    }
+
+    #[test]
+    fn scope_drops_other_sites_and_does_not_follow_them() {
+        let site: HashMap<&str, Vec<u8>> = HashMap::from([
+            (
+                "https://ex.com/index.xml",
+                index(&["https://ex.com/a.xml", "https://cdn.other/b.xml"]),
+            ),
+            (
+                "https://ex.com/a.xml",
+                urlset(&[
+                    "https://ex.com/p",
+                    "http://ex.com/q",
+                    "https://www.ex.com/r",
+                ]),
+            ),
+        ]);
+        let mut options = WalkOptions::default();
+        options.scope = Some(Scope::site(
+            crate::Origin::from_url("https://ex.com/").unwrap(),
+        ));
+        let (report, requested) = run(&["https://ex.com/index.xml"], &site, options, None);
+        assert_eq!(
+            requested,
+            ["https://ex.com/index.xml", "https://ex.com/a.xml"]
+        );
+        assert_eq!(codes(&report.sitemaps[0]), [Code::UrlNotAllowed]);
+        assert_eq!(report.sitemaps[0].diagnostics[0].position.line, 4);
+        assert_eq!(
+            codes(&report.sitemaps[1]),
+            [Code::UrlNotAllowed, Code::UrlNotAllowed]
+        );
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub mod discover;
 mod entry;
 mod input;
 mod reader;
+mod scope;
 mod value;
 mod xml;
 
@@ -46,6 +47,7 @@ pub use entry::{
     Alternate, Entry, Format, Image, News, Price, Relationship, Restriction, Uploader, Video,
 };
 pub use reader::Reader;
+pub use scope::Scope;
 
 /// The most bytes a sitemap may have once uncompressed: 50 MiB (52,428,800).
 pub const MAX_BYTES: u64 = 52_428_800;

@@ -4,7 +4,7 @@
 use std::io::Read;
 
 use anyhow::Context;
-use crawlgate::sitemap::{CrossCheck, Diagnostic, Entry, Item, Reader};
+use crawlgate::sitemap::{CrossCheck, Diagnostic, Entry, Item, Reader, Scope};
 use crawlgate::{ProductToken, Robots, Severity};
 use serde_json::{json, Value};
 
@@ -127,6 +127,19 @@ pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
             (None, Some((r, origin))) => Some(CrossCheck::scoped(r, &agent, origin.clone())),
             _ => None,
         };
+        // A URL input may list its own directory, or its whole site if robots.txt announces it.
+        let scope = match input {
+            Input::Url(u) => {
+                let announced = fetched
+                    .as_ref()
+                    .is_some_and(|(r, _)| r.sitemaps().iter().any(|s| s.url == *u));
+                match (announced, &fetched) {
+                    (true, Some((_, origin))) => Some(Scope::site(origin.clone())),
+                    _ => Scope::location(u).ok(),
+                }
+            }
+            _ => None,
+        };
         tally.files += 1;
         let name = input.name();
         for item in Reader::new(stream) {
@@ -134,7 +147,9 @@ pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
                 Item::Diagnostic(d) => vec![d],
                 Item::Entry(e) => {
                     tally.entries += 1;
-                    check.as_ref().map_or_else(Vec::new, |c| c.check(&e))
+                    let mut found = check.as_ref().map_or_else(Vec::new, |c| c.check(&e));
+                    found.extend(scope.as_ref().and_then(|s| s.check(&e)));
+                    found
                 }
             };
             for d in &found {
