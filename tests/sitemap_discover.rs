@@ -186,10 +186,12 @@ async fn announced_and_listed_sitemaps_are_fetched_once() {
     assert_eq!(a.listed_at.map(|p| p.line), Some(3));
 
     let b = report(&found, &server, "/b.xml.gz");
+    // Its URLs name port 80, another origin than the server's: outside what it may list.
     assert_eq!(
         (b.format, b.entries, b.errors),
-        (Some(Format::UrlSet), 3, 0)
+        (Some(Format::UrlSet), 3, 3)
     );
+    assert_eq!(codes(b), [Code::UrlNotAllowed; 3]);
     // The bytes fetched were the compressed ones; the reader decompressed them.
     assert_eq!(b.size, b_len);
     assert_eq!(b.fetch_error, None);
@@ -441,20 +443,22 @@ async fn blocked_entries_are_reported_for_the_agent() {
         .await;
     let pages = report(&with_agent, &server, "/pages.xml");
     assert_eq!(pages.entries, 3);
-    assert_eq!(codes(pages), [Code::BlockedByRobots]);
+    // The other host's URL is not checked against this robots.txt, and it is outside what a
+    // sitemap of this site may list.
+    assert_eq!(codes(pages), [Code::BlockedByRobots, Code::UrlNotAllowed]);
     assert_eq!(pages.diagnostics[0].line(), 4);
     assert!(
         pages.diagnostics[0].message.contains("Disallow: /private"),
         "{}",
         pages.diagnostics[0].message
     );
-    assert_eq!((pages.errors, pages.warnings), (0, 1));
+    assert_eq!((pages.errors, pages.warnings), (1, 1));
 
     let without = fetcher()
         .discover_sitemaps(&origin(&server), None, WalkOptions::default())
         .await;
     let pages = report(&without, &server, "/pages.xml");
-    assert_eq!((pages.entries, pages.warnings), (3, 0));
+    assert_eq!((pages.entries, pages.errors, pages.warnings), (3, 1, 0));
 }
 
 #[tokio::test]

@@ -801,10 +801,12 @@ mod tests {
                 ]),
             ),
         ]);
-        let mut options = WalkOptions::default();
-        options.scope = Some(Scope::site(
-            crate::Origin::from_url("https://ex.com/").unwrap(),
-        ));
+        let options = WalkOptions {
+            scope: Some(Scope::site(
+                crate::Origin::from_url("https://ex.com/").unwrap(),
+            )),
+            ..WalkOptions::default()
+        };
         let (report, requested) = run(&["https://ex.com/index.xml"], &site, options, None);
         assert_eq!(
             requested,
