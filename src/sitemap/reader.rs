@@ -40,7 +40,22 @@ enum State<R: Read> {
     Start(Input<R>),
     Text(Input<R>),
     Xml(Box<Xml<R>>),
-    Done,
+    /// The input is dropped; what it read is kept for [`Reader::bytes_read`] and
+    /// [`Reader::is_gzip`].
+    Done {
+        bytes: u64,
+        gzip: bool,
+    },
+}
+
+impl<R: Read> State<R> {
+    /// The end state after `input`.
+    fn done(input: &Input<R>) -> State<R> {
+        State::Done {
+            bytes: input.consumed(),
+            gzip: input.is_gzip(),
+        }
+    }
 }
 
 impl<R: Read> std::fmt::Debug for Reader<R> {
@@ -72,9 +87,6 @@ pub(crate) struct Sink {
     pub(crate) broken: bool,
     /// The last attribute whose value could not be used (already reported), by element offset.
     pub(crate) unusable_attribute: Option<(u64, &'static [u8])>,
-    /// Bytes read and compression, kept when the input is dropped at the end.
-    final_bytes: u64,
-    gzip: bool,
 }
 
 impl Sink {
@@ -92,8 +104,6 @@ impl Sink {
             reported_ignored: [false; 2],
             broken: false,
             unusable_attribute: None,
-            final_bytes: 0,
-            gzip: false,
         }
     }
 
@@ -171,12 +181,9 @@ impl Sink {
 
     /// Checks a URL value, reporting its problems at `position`; true when it is usable.
     pub(crate) fn check_url(&mut self, url: &str, position: Position) -> bool {
-        let mut found: Vec<(Code, Cow<'static, str>)> = Vec::new();
-        let ok = value::check_url(url, &mut |code, message| found.push((code, message)));
-        for (code, message) in found {
-            self.report(code, position, message);
-        }
-        ok
+        value::check_url(url, &mut |code, message| {
+            self.report(code, position, message)
+        })
     }
 }
 
@@ -232,7 +239,7 @@ impl<R: Read> Reader<R> {
         match &self.state {
             State::Start(i) | State::Text(i) => i.consumed(),
             State::Xml(x) => x.consumed(),
-            State::Done => self.sink.final_bytes,
+            State::Done { bytes, .. } => *bytes,
         }
     }
 
@@ -241,7 +248,7 @@ impl<R: Read> Reader<R> {
         match &self.state {
             State::Start(i) | State::Text(i) => i.is_gzip(),
             State::Xml(x) => x.is_gzip(),
-            State::Done => self.sink.gzip,
+            State::Done { gzip, .. } => *gzip,
         }
     }
 
@@ -268,40 +275,34 @@ impl<R: Read> Reader<R> {
 
     /// Reads until at least one item is queued or the input is done.
     fn advance(&mut self) {
-        match &self.state {
-            State::Start(i) | State::Text(i) => {
-                self.sink.final_bytes = i.consumed();
-                self.sink.gzip = i.is_gzip();
-            }
-            State::Xml(x) => {
-                self.sink.final_bytes = x.consumed();
-                self.sink.gzip = x.is_gzip();
-            }
-            State::Done => {}
-        }
-        let state = std::mem::replace(&mut self.state, State::Done);
+        let placeholder = State::Done {
+            bytes: 0,
+            gzip: false,
+        };
+        let state = std::mem::replace(&mut self.state, placeholder);
         self.state = match state {
             State::Start(input) => self.sniff(input),
             State::Text(mut input) => {
                 if self.text_line(&mut input) {
                     State::Text(input)
                 } else {
-                    self.sink.final_bytes = input.consumed();
                     self.finish(input.stop().cloned(), input.position());
-                    State::Done
+                    State::done(&input)
                 }
             }
             State::Xml(mut xml) => {
                 if xml.step(&mut self.sink) {
                     State::Xml(xml)
                 } else {
-                    self.sink.final_bytes = xml.consumed();
                     let (stop, at) = xml.stop();
                     self.finish(stop, at);
-                    State::Done
+                    State::Done {
+                        bytes: xml.consumed(),
+                        gzip: xml.is_gzip(),
+                    }
                 }
             }
-            State::Done => State::Done,
+            done @ State::Done { .. } => done,
         };
     }
 
@@ -316,7 +317,7 @@ impl<R: Read> Reader<R> {
                 at,
                 "a UTF-16 file: sitemaps must be UTF-8; nothing is read",
             );
-            return State::Done;
+            return State::done(&input);
         }
         let mut skip = 0;
         if head.starts_with(b"\xEF\xBB\xBF") {
@@ -361,7 +362,7 @@ impl<R: Read> Reader<R> {
             self.sink.format = Some(Format::Text);
             let at = input.position();
             self.finish(input.stop().cloned(), at);
-            return State::Done;
+            return State::done(&input);
         }
         let first_line = &rest[..memchr::memchr(b'\n', rest).unwrap_or(rest.len())];
         // A sequence cut by the end of `head` is not evidence; a bad one is.
@@ -374,7 +375,7 @@ impl<R: Read> Reader<R> {
                 at,
                 "neither XML nor a text sitemap (the first line is not UTF-8 text)",
             );
-            return State::Done;
+            return State::done(&input);
         }
         input.consume(skip);
         self.sink.format = Some(Format::Text);
@@ -495,7 +496,7 @@ impl<R: Read> Iterator for Reader<R> {
             if let Some(item) = self.sink.out.pop_front() {
                 return Some(item);
             }
-            if matches!(self.state, State::Done) {
+            if matches!(self.state, State::Done { .. }) {
                 return None;
             }
             self.advance();

@@ -93,6 +93,24 @@ fn inputs(args: &[String]) -> anyhow::Result<Vec<Input>> {
     Ok(inputs)
 }
 
+/// The input's stream, or `None` after saying on stderr why it cannot be read (it counts as
+/// unreadable: exit 2, the other inputs still read).
+fn open_or_report(
+    input: &Input,
+    net: &mut remote_sitemaps::Net,
+    out: &mut Out,
+    tally: &mut Tally,
+) -> Option<Box<dyn Read>> {
+    match input.open(net) {
+        Ok(s) => Some(s),
+        Err(e) => {
+            out.error(format_args!("{e:#}"));
+            tally.unreadable += 1;
+            None
+        }
+    }
+}
+
 pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
     let agent = ProductToken::from_user_agent(&args.agent)
         .with_context(|| format!("--agent {:?} has no product token", args.agent))?;
@@ -101,13 +119,8 @@ pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
     let mut net = remote_sitemaps::Net::new(&args.http)?;
     let mut tally = Tally::default();
     for input in &inputs {
-        let stream = match input.open(&mut net) {
-            Ok(s) => s,
-            Err(e) => {
-                out.error(format_args!("{e:#}"));
-                tally.unreadable += 1;
-                continue;
-            }
+        let Some(stream) = open_or_report(input, &mut net, out, &mut tally) else {
+            continue;
         };
         // A URL without --robots is checked against its own origin's robots.txt.
         let fetched = match (&robots, input) {
@@ -207,13 +220,8 @@ pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
     let mut net = remote_sitemaps::Net::new(&args.http)?;
     let mut tally = Tally::default();
     for input in &inputs {
-        let stream = match input.open(&mut net) {
-            Ok(s) => s,
-            Err(e) => {
-                out.error(format_args!("{e:#}"));
-                tally.unreadable += 1;
-                continue;
-            }
+        let Some(stream) = open_or_report(input, &mut net, out, &mut tally) else {
+            continue;
         };
         tally.files += 1;
         let (mut errors, mut warnings) = (0, 0);
