@@ -67,6 +67,8 @@ pub mod policy;
 pub mod robots;
 #[cfg(feature = "sitemap")]
 pub mod sitemap;
+#[cfg(feature = "fetch")]
+pub mod store;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use origin::{robots_txt_url, Origin, OriginError, Scheme};

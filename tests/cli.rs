@@ -12,10 +12,14 @@ const ROBOTS_MODES: &str = "User-agent: *\nDisallow: /\nAllow: /foo/bar/%62%61%7
 /// Runs the binary from the package root (so `testdata/cli/…` paths print as given), with
 /// `CRAWLGATE_AGENT` unset unless `env` sets it, feeding `stdin` if given.
 fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
+    // A state of its own, never the user's.
+    let state = tempfile::tempdir().expect("temp dir");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
     cmd.args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .env_remove("CRAWLGATE_AGENT")
+        .env_remove("CRAWLGATE_STATE")
+        .env("XDG_STATE_HOME", state.path())
         .envs(env.iter().copied())
         .stdin(if stdin.is_some() {
             Stdio::piped()

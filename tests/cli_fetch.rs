@@ -16,10 +16,16 @@ fn runtime() -> tokio::runtime::Runtime {
         .expect("runtime")
 }
 
+/// Runs the binary with a state of its own (a fresh `XDG_STATE_HOME`): no run sees another's
+/// state (the same local port may come back), and the user's real state is never touched.
 fn run(args: &[&str]) -> Output {
+    let state = tempfile::tempdir().expect("temp dir");
     Command::new(env!("CARGO_BIN_EXE_crawlgate"))
         .args(args)
         .env_remove("CRAWLGATE_AGENT")
+        .env_remove("CRAWLGATE_STATE")
+        .env("XDG_STATE_HOME", state.path())
+        .env("HOME", state.path())
         .stdin(Stdio::null())
         .output()
         .expect("run crawlgate")

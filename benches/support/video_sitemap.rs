@@ -82,7 +82,7 @@ impl Lcg {
 
     /// True one time in `n`.
     fn one_in(&mut self, n: u32) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
 }
 
@@ -218,7 +218,7 @@ fn write_entry(out: &mut String, n: u64, rng: &mut Lcg) {
     let with_time = rng.one_in(2);
     write_date(out, rng, (2020, 2024), with_time);
     out.push_str("</lastmod>\n");
-    let videos = if n % 10 == 0 { 2 } else { 1 };
+    let videos = if n.is_multiple_of(10) { 2 } else { 1 };
     for v in 1..=videos {
         write_video(out, n, v, rng);
     }

@@ -32,15 +32,7 @@ struct Input {
 }
 
 fn fetch(status: u16, outcome: FetchOutcome) -> Fetch {
-    Fetch {
-        url: "https://example.com/robots.txt".into(),
-        final_url: "https://example.com/robots.txt".into(),
-        redirects: 0,
-        status: Some(status),
-        max_age: None,
-        retry_after: None,
-        outcome,
-    }
+    Fetch::new("https://example.com/robots.txt", Some(status), outcome)
 }
 
 fuzz_target!(|input: Input| {
@@ -55,17 +47,17 @@ fuzz_target!(|input: Input| {
             Event::Ok(body) => {
                 let body = &body[..body.len().min(4096)];
                 let parsed = Arc::new(Robots::parse(body));
-                state.record(now, fetch(200, FetchOutcome::Rules { body: body.into(), parsed }));
-                assert!(matches!(state.verdict_at(now, &options).verdict, Verdict::Rules(_)));
+                state.record(now, &fetch(200, FetchOutcome::Rules { body: body.into(), parsed }));
+                assert!(matches!(state.verdict_at(now, &options).verdict, Verdict::Rules));
             }
             Event::NotFound(s) => {
                 let s = 400 + s % 100;
-                state.record(now, fetch(s, FetchOutcome::Unavailable(Unavailable::Status(s))));
+                state.record(now, &fetch(s, FetchOutcome::Unavailable(Unavailable::Status(s))));
                 assert!(matches!(state.verdict_at(now, &options).verdict, Verdict::AllowAll));
             }
             Event::Down(s) => {
                 let s = 500 + s % 100;
-                state.record(now, fetch(s, FetchOutcome::Unreachable(Unreachable::Status(s))));
+                state.record(now, &fetch(s, FetchOutcome::Unreachable(Unreachable::Status(s))));
                 let since = state.failing_since().expect("a failure run");
                 if now.duration_since(since).is_ok_and(|d| d < options.stop_period) {
                     assert!(matches!(
@@ -74,7 +66,7 @@ fuzz_target!(|input: Input| {
                     ));
                 }
             }
-            Event::SiteUp(up) => state.record_site_availability(up),
+            Event::SiteUp(up) => state.record_site_availability(now, up),
             Event::Tick(secs) => {
                 let d = Duration::from_secs(u64::from(secs.unsigned_abs()));
                 let moved = if secs >= 0 { now.checked_add(d) } else { now.checked_sub(d) };

@@ -1,30 +1,66 @@
-//! One robots.txt state per origin, fetched once however many tasks ask, refreshed while
-//! callers keep getting answers ([RFC 9309 §2.4], SPEC §4).
+//! The engine: one robots.txt state per origin, kept in a [`Store`], compiled rules in memory,
+//! one fetch per origin however many tasks (or, with a shared store, processes) ask
+//! ([RFC 9309 §2.4]).
 //!
-//! Entries live in a moka cache bounded by [`CacheOptions::max_origins`]; moka's `get_with`
-//! makes concurrent callers on a cold origin wait for one fetch. Freshness is ours, not moka's,
-//! and is measured with the injected [`Clock`] so that days pass in a test in milliseconds:
-//! a 2xx is fresh for `Cache-Control: max-age` clamped to [`CacheOptions::min_ttl`,
-//! `max_ttl`] (24 hours without one), a 4xx for 24 hours, a failure until the next retry
-//! (`Retry-After` when given, else [`CacheOptions::retry_interval`]). A stale entry is
-//! refreshed by one background task while every caller is answered from the current state.
+//! **Memory holds compiled rules only.** A moka cache bounded by [`CacheOptions::max_origins`]
+//! (least recently used first out) keeps, per origin, a copy of its stored [`OriginState`] and
+//! the parsed rules of its last good file. An origin that is not in memory (new, evicted, or a
+//! new process) is read from the store and its stored body re-parsed; it is fetched only when
+//! the store has nothing or the state is due. Eviction and restarts therefore lose nothing.
+//!
+//! **Freshness** is the state's, measured with the injected [`Clock`]: a 2xx (or 304) is fresh
+//! for `Cache-Control: max-age` clamped to [`CacheOptions::min_ttl`, `max_ttl`] (24 hours
+//! without one), a 4xx for 24 hours, a failure until the next retry: `Retry-After` floored at
+//! [`CacheOptions::min_retry_interval`] and capped at `max_retry_after`, else
+//! [`CacheOptions::retry_interval`]. A due origin is refreshed by one background task while
+//! every caller is answered from the state it has.
+//!
+//! **One fetch.** In a process, fetches run as detached tasks that callers join (a caller that
+//! times out or is dropped does not cancel a fetch, and the next caller joins it). Across a
+//! fleet, a fetch needs the origin's lease from the store ([`Store::try_lease`]); a process that
+//! does not get it waits for the holder's result, polling the store, or, for a due origin,
+//! keeps answering from its copy. A fetch sends the validators of the last good file
+//! (`If-None-Match`, `If-Modified-Since`); a 304 re-confirms that file.
+//!
+//! **Order.** [`RobotsCache::request_recrawl`] starts a new recrawl epoch in the store; a fetch
+//! that started before it and lands after it is dropped, so an emergency recrawl is never
+//! undone by an older refresh.
+//!
+//! **When the store fails** (Redis down, disk error), checks are answered from the copies in
+//! memory, origins new to the process are fetched without a lease, changes are kept per origin
+//! and written when the store answers again, and a `tracing` warning (target
+//! `crawlgate::store`) says so once per outage; [`RobotsCache::store_status`] tells too.
 //!
 //! [RFC 9309 §2.4]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.4
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
 use std::time::{Duration, SystemTime};
 
 use moka::future::Cache;
+use moka::policy::EvictionPolicy;
+use tokio::sync::watch;
 
 use super::client::{FetchError, FetchOptions, Fetcher};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{
-    Fetch, FetchOutcome, Judgement, OriginState, PolicyOptions, Verdict, VerdictReason,
+    Change, Digest, Fetch, FetchOutcome, FetchRecord, Judgement, OriginState, PolicyOptions,
+    Verdict, VerdictReason,
 };
-use crate::robots::{is_robots_txt, ProductToken, RuleKind};
+use crate::robots::{is_robots_txt, Options, Parsed, ProductToken, Robots, RuleKind};
+use crate::store::{MemoryStore, Store, StoreError};
 
-/// The time source of the cache. Inject one in tests to make hours pass instantly.
+/// The `tracing` target of the engine's events.
+const TARGET: &str = "crawlgate::cache";
+/// The `tracing` target of store failures.
+const STORE_TARGET: &str = "crawlgate::store";
+/// How often a process waiting for another's fetch looks at the store.
+const LEASE_POLL: Duration = Duration::from_millis(25);
+/// Changes kept per origin while the store is down; older ones are dropped first.
+const MAX_PENDING: usize = 64;
+
+/// The time source of the engine. Inject one in tests to make hours pass instantly.
 pub trait Clock: Send + Sync + 'static {
     /// The current time.
     fn now(&self) -> SystemTime;
@@ -55,6 +91,11 @@ impl ManualClock {
         let mut t = lock(&self.0);
         *t += by;
     }
+
+    /// Sets the clock.
+    pub fn set(&self, to: SystemTime) {
+        *lock(&self.0) = to;
+    }
 }
 
 impl Clock for ManualClock {
@@ -78,10 +119,21 @@ pub struct CacheOptions {
     pub max_ttl: Duration,
     /// When to retry after a failure without `Retry-After` (default 5 minutes).
     pub retry_interval: Duration,
+    /// The shortest wait before retrying a failure, whatever `Retry-After` says (default
+    /// 1 minute), so that a loop of checks on a failing site is never a loop of fetches.
+    pub min_retry_interval: Duration,
     /// `Retry-After` is honoured up to this (default 24 hours).
     pub max_retry_after: Duration,
-    /// How many origins are kept; the least recently used go first (default 10,000).
+    /// How many origins' compiled rules are kept in memory; the least recently used go first
+    /// (default 10,000). Their states stay in the store.
     pub max_origins: u64,
+    /// With a shared store (Redis), how old the copy of a state in memory may get before it is
+    /// read again in the background, so that what other processes record is seen (default
+    /// 30 seconds). Not used with stores that only this process writes.
+    pub sync_interval: Duration,
+    /// How long a fetch lease lasts if its holder never releases it (it died): default the
+    /// fetch timeout plus 10 seconds.
+    pub lease_ttl: Option<Duration>,
 }
 
 impl Default for CacheOptions {
@@ -93,9 +145,35 @@ impl Default for CacheOptions {
             min_ttl: Duration::from_secs(60),
             max_ttl: Duration::from_secs(7 * 86_400),
             retry_interval: Duration::from_secs(300),
+            min_retry_interval: Duration::from_secs(60),
             max_retry_after: Duration::from_secs(24 * 3600),
             max_origins: 10_000,
+            sync_interval: Duration::from_secs(30),
+            lease_ttl: None,
         }
+    }
+}
+
+impl CacheOptions {
+    /// When the fetch after `fetch`, completed at `at`, is due.
+    pub fn next_due(&self, fetch: &Fetch, at: SystemTime) -> SystemTime {
+        let wait = match &fetch.outcome {
+            FetchOutcome::Rules { .. } | FetchOutcome::NotModified { .. } => fetch
+                .max_age
+                .map_or(self.default_ttl, |a| a.clamp(self.min_ttl, self.max_ttl)),
+            FetchOutcome::Unavailable(_) => self.default_ttl,
+            FetchOutcome::Unreachable(_) => fetch
+                .retry_after
+                .unwrap_or(self.retry_interval)
+                .min(self.max_retry_after)
+                .max(self.min_retry_interval),
+        };
+        at.checked_add(wait).unwrap_or(at)
+    }
+
+    fn lease_ttl(&self) -> Duration {
+        self.lease_ttl
+            .unwrap_or(self.fetch.timeout + Duration::from_secs(10))
     }
 }
 
@@ -131,13 +209,76 @@ pub struct Answer {
     pub rule: Option<DecidingRule>,
 }
 
-/// Per-origin entry.
+/// Whether the store is answering, as the engine last saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreStatus {
+    /// The last store operation succeeded (or none failed yet).
+    pub available: bool,
+    /// Store operations that failed since the engine started.
+    pub errors: u64,
+    /// The latest failure.
+    pub last_error: Option<String>,
+    /// Changes recorded in memory and not yet written (origins evicted meanwhile lose theirs).
+    pub pending: u64,
+}
+
+/// What the engine knows of an origin, as of one moment.
 #[derive(Debug)]
-struct Entry {
-    state: Mutex<OriginState>,
-    /// When the next fetch is due.
-    due: Mutex<SystemTime>,
-    refreshing: AtomicBool,
+struct View {
+    state: OriginState,
+    /// The parsed last good file, when there is one.
+    rules: Option<(Digest, Arc<Parsed>)>,
+    /// When the store was last asked for (or given) this state, successfully or not.
+    synced_at: SystemTime,
+}
+
+/// Per-origin entry in memory.
+#[derive(Debug)]
+struct Slot {
+    view: RwLock<Arc<View>>,
+    /// Changes the store did not take (it was down), oldest first.
+    pending: Mutex<Vec<Change>>,
+}
+
+impl Slot {
+    fn new(view: Arc<View>) -> Slot {
+        Slot {
+            view: RwLock::new(view),
+            pending: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn view(&self) -> Arc<View> {
+        self.view.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set(&self, view: Arc<View>) {
+        *self.view.write().unwrap_or_else(|e| e.into_inner()) = view;
+    }
+
+    fn has_pending(&self) -> bool {
+        !lock(&self.pending).is_empty()
+    }
+}
+
+/// Work on one origin that callers can join.
+#[derive(Debug, Clone)]
+struct Flight {
+    id: u64,
+    /// The recrawl epoch the flight fetches for.
+    epoch: u64,
+    done: watch::Receiver<Option<Arc<View>>>,
+}
+
+/// What a flight is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Task {
+    /// The origin is not in memory: read it from the store, fetch if needed.
+    Cold,
+    /// The origin is due, or its copy is old: re-read, fetch if due.
+    Refresh,
+    /// A recrawl was requested (epoch given): fetch now.
+    Recrawl(u64),
 }
 
 /// The crawl-policy engine: answers "may this agent fetch this URL?" for any http(s) URL.
@@ -152,197 +293,743 @@ struct Inner {
     fetcher: Fetcher,
     clock: Arc<dyn Clock>,
     options: CacheOptions,
-    entries: Cache<Origin, Arc<Entry>>,
+    store: Arc<dyn Store>,
+    slots: Cache<Origin, Arc<Slot>>,
+    flights: Mutex<HashMap<Origin, Flight>>,
+    next_flight: AtomicU64,
+    /// Signalled whenever a flight ends (for [`RobotsCache::flush`]).
+    landed: tokio::sync::Notify,
+    owner: String,
+    health: Health,
 }
 
 impl std::fmt::Debug for RobotsCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RobotsCache")
-            .field("origins", &self.inner.entries.entry_count())
+            .field("origins", &self.inner.slots.entry_count())
+            .field("store", &self.inner.store)
             .finish()
     }
 }
 
 impl RobotsCache {
-    /// An engine on the system clock.
+    /// An engine on the system clock, with an in-memory store.
     pub fn new(options: CacheOptions) -> Result<RobotsCache, FetchError> {
         Self::with_clock(options, Arc::new(SystemClock))
     }
 
-    /// An engine on `clock`.
+    /// An engine on `clock`, with an in-memory store.
     pub fn with_clock(
         options: CacheOptions,
         clock: Arc<dyn Clock>,
     ) -> Result<RobotsCache, FetchError> {
+        Self::with_store(options, Arc::new(MemoryStore::new()), clock)
+    }
+
+    /// An engine keeping its state in `store`, on `clock`.
+    pub fn with_store(
+        options: CacheOptions,
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<RobotsCache, FetchError> {
         let fetcher = Fetcher::new(options.fetch.clone())?;
+        let slots = Cache::builder()
+            .max_capacity(options.max_origins)
+            // LRU, not moka's default TinyLFU: a new origin is always admitted, so it is never
+            // read again from the store (or fetched) because the cache refused it.
+            .eviction_policy(EvictionPolicy::lru())
+            .build();
         Ok(RobotsCache {
             inner: Arc::new(Inner {
                 fetcher,
                 clock,
-                entries: Cache::builder().max_capacity(options.max_origins).build(),
                 options,
+                store,
+                slots,
+                flights: Mutex::new(HashMap::new()),
+                next_flight: AtomicU64::new(1),
+                landed: tokio::sync::Notify::new(),
+                owner: crate::store::owner_token(),
+                health: Health::default(),
             }),
         })
     }
 
-    /// May `token` fetch `url`? Fetches the origin's robots.txt when it is not cached (once,
-    /// however many tasks ask), and applies the failure rules.
+    /// May `token` fetch `url`? Reads the origin's state from memory, or from the store, or
+    /// fetches its robots.txt (once, however many tasks ask), and applies the failure rules.
     pub async fn check(&self, token: &ProductToken, url: &str) -> Result<Answer, CheckError> {
         let origin = Origin::from_url(url)?;
-        let judgement = self.judgement(&origin).await;
-        Ok(answer(origin, &judgement, token, url))
+        let view = self.inner.view(&origin).await;
+        let now = self.inner.clock.now();
+        let judgement = view.state.verdict_at(now, &self.inner.options.policy);
+        Ok(answer(
+            origin,
+            &judgement,
+            view.rules.as_ref().map(|(_, p)| p),
+            token,
+            url,
+        ))
     }
 
     /// The origin's verdict now, fetching or refreshing as needed.
     pub async fn judgement(&self, origin: &Origin) -> Judgement {
-        let entry = self.entry(origin).await;
-        let now = self.inner.clock.now();
-        if now >= *lock(&entry.due) {
-            self.spawn_refresh(origin.clone(), entry.clone());
-        }
-        let state = lock(&entry.state);
-        state.verdict_at(now, &self.inner.options.policy)
+        let view = self.inner.view(origin).await;
+        view.state
+            .verdict_at(self.inner.clock.now(), &self.inner.options.policy)
     }
 
-    /// Fetches the origin's robots.txt now, whatever the cache holds (after the rules were
-    /// fixed, say), and returns the new verdict.
+    /// The parsed rules of the origin's last good file, if it has one.
+    pub async fn rules(&self, origin: &Origin) -> Option<Arc<Parsed>> {
+        let view = self.inner.view(origin).await;
+        view.rules.as_ref().map(|(_, p)| p.clone())
+    }
+
+    /// Fetches the origin's robots.txt now, whatever its state says (after the rules were
+    /// fixed, say), and returns the new verdict. A fetch already running that started before
+    /// this call is not joined, and its result is dropped if it lands later: the recrawl wins.
     pub async fn request_recrawl(&self, origin: &Origin) -> Judgement {
-        let entry = self.entry(origin).await;
-        let fetch = self.inner.fetcher.fetch(origin).await;
-        self.inner.apply(origin, &entry, fetch);
-        let state = lock(&entry.state);
-        state.verdict_at(self.inner.clock.now(), &self.inner.options.policy)
+        let inner = &self.inner;
+        let at = inner.clock.now();
+        let change = Change::RecrawlRequested { at };
+        let state = match inner
+            .store
+            .update(origin, std::slice::from_ref(&change))
+            .await
+        {
+            Ok(updated) => {
+                inner.health.ok();
+                updated.state
+            }
+            Err(e) => {
+                inner.health.failed(&e);
+                // The new epoch goes into memory, so that the recrawl's fetch carries it and is
+                // not dropped as stale when the pending changes are written.
+                let slot = inner.slots.get(origin).await;
+                let old = slot.as_ref().map(|s| s.view());
+                let mut state = old.as_ref().map(|v| v.state.clone()).unwrap_or_default();
+                state.apply(&change);
+                let view = inner
+                    .compile(origin, state.clone(), None, old.as_deref())
+                    .await;
+                match slot {
+                    Some(slot) => {
+                        slot.set(view);
+                        push_pending(&slot, change);
+                    }
+                    None => {
+                        let slot = Arc::new(Slot::new(view));
+                        push_pending(&slot, change);
+                        inner.slots.insert(origin.clone(), slot).await;
+                    }
+                }
+                state
+            }
+        };
+        let view = self.inner.join(origin, Task::Recrawl(state.epoch())).await;
+        view.state
+            .verdict_at(inner.clock.now(), &inner.options.policy)
     }
 
-    /// Records a fetch made elsewhere (a copy persisted across restarts, the crawler's own
-    /// fetch) as if the engine had made it now: the origin is then served from the cache
-    /// until the fetch goes stale.
+    /// Records a fetch made elsewhere (the crawler's own, a copy from another system) as if
+    /// the engine had made it now.
     pub async fn insert(&self, origin: &Origin, fetch: Fetch) {
         let inner = &self.inner;
-        let entry = inner
-            .entries
-            .get_with_by_ref(origin, async {
-                Arc::new(Entry {
-                    state: Mutex::new(OriginState::new()),
-                    due: Mutex::new(inner.clock.now()),
-                    refreshing: AtomicBool::new(false),
-                })
-            })
+        let now = inner.clock.now();
+        let before = inner.current_state(origin).await;
+        let next_due = inner.options.next_due(&fetch, now);
+        let record = FetchRecord::new(&fetch, &before, now, now, next_due);
+        let hint = parsed_of(&fetch);
+        inner
+            .record(origin, Change::Fetched(record), hint, "inserted")
             .await;
-        inner.apply(origin, &entry, fetch);
     }
 
     /// Tells the engine whether the origin's pages are being served. It matters only after
-    /// 30 days of failing robots.txt fetches: then a site that is up is crawled as if it had
-    /// no robots.txt, one that is down is not crawled.
+    /// 30 days of failing robots.txt fetches: then a site reported up within
+    /// [`PolicyOptions::availability_window`] is crawled as if it had no robots.txt, one that
+    /// is down (or not reported lately) is not crawled.
     pub async fn record_page_fetch(&self, origin: &Origin, ok: bool) {
-        if let Some(entry) = self.inner.entries.get(origin).await {
-            lock(&entry.state).record_site_availability(ok);
-        }
+        let at = self.inner.clock.now();
+        let change = Change::SiteAvailability(crate::policy::SiteReport { at, up: ok });
+        self.inner
+            .record(origin, change, None, "site availability")
+            .await;
     }
 
-    /// A snapshot of the origin's state (last fetch, last good version, history), if cached.
+    /// The origin's stored state (versions, last good version, ladder), if any. Read from the
+    /// store; while the store is down, the copy in memory.
     pub async fn state(&self, origin: &Origin) -> Option<OriginState> {
-        let entry = self.inner.entries.get(origin).await?;
-        let state = lock(&entry.state).clone();
-        Some(state)
-    }
-
-    /// How many origins are cached (approximate while moka settles).
-    pub fn origin_count(&self) -> u64 {
-        self.inner.entries.entry_count()
-    }
-
-    /// The entry, fetched first if the origin is cold: concurrent callers wait for that one
-    /// fetch.
-    async fn entry(&self, origin: &Origin) -> Arc<Entry> {
-        let inner = &self.inner;
-        inner
-            .entries
-            .get_with_by_ref(origin, async {
-                let entry = Arc::new(Entry {
-                    state: Mutex::new(OriginState::new()),
-                    due: Mutex::new(inner.clock.now()),
-                    refreshing: AtomicBool::new(true),
-                });
-                let fetch = inner.fetcher.fetch(origin).await;
-                inner.apply(origin, &entry, fetch);
-                entry.refreshing.store(false, Ordering::Release);
-                entry
-            })
-            .await
-    }
-
-    /// One refresh in the background, unless one is running already.
-    fn spawn_refresh(&self, origin: Origin, entry: Arc<Entry>) {
-        if entry
-            .refreshing
-            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
-            .is_err()
-        {
-            return;
+        match self.inner.store.load(origin).await {
+            Ok(state) => {
+                self.inner.health.ok();
+                state
+            }
+            Err(e) => {
+                self.inner.health.failed(&e);
+                let slot = self.inner.slots.get(origin).await?;
+                let state = slot.view().state.clone();
+                Some(state)
+            }
         }
-        let inner = self.inner.clone();
-        tokio::spawn(async move {
-            let fetch = inner.fetcher.fetch(&origin).await;
-            inner.apply(&origin, &entry, fetch);
-            entry.refreshing.store(false, Ordering::Release);
-        });
+    }
+
+    /// The store the engine keeps its state in.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.inner.store
+    }
+
+    /// Whether the store is answering, and what waits to be written.
+    pub fn store_status(&self) -> StoreStatus {
+        let pending = self
+            .inner
+            .slots
+            .iter()
+            .map(|(_, slot)| lock(&slot.pending).len() as u64)
+            .sum();
+        self.inner.health.status(pending)
+    }
+
+    /// Waits until no fetch is running, then writes the changes the store did not take yet.
+    /// Call it before a short-lived process exits.
+    pub async fn flush(&self) -> Result<(), StoreError> {
+        loop {
+            let notified = self.inner.landed.notified();
+            if lock(&self.inner.flights).is_empty() {
+                break;
+            }
+            notified.await;
+        }
+        let mut result = Ok(());
+        for (origin, slot) in self.inner.slots.iter() {
+            if let Err(e) = self.inner.write_pending(&origin, &slot).await {
+                result = Err(e);
+            }
+        }
+        result
+    }
+
+    /// How many origins are in memory (approximate while moka settles).
+    pub fn origin_count(&self) -> u64 {
+        self.inner.slots.entry_count()
+    }
+
+    /// Whether the origin's compiled rules are in memory (not evicted).
+    pub async fn in_memory(&self, origin: &Origin) -> bool {
+        self.inner.slots.run_pending_tasks().await;
+        self.inner.slots.contains_key(origin)
     }
 }
 
 impl Inner {
-    /// Records a fetch and schedules the next one.
-    fn apply(&self, origin: &Origin, entry: &Entry, fetch: Fetch) {
-        let now = self.clock.now();
-        let o = &self.options;
-        let ttl = match &fetch.outcome {
-            FetchOutcome::Rules { .. } => fetch
-                .max_age
-                .map_or(o.default_ttl, |a| a.clamp(o.min_ttl, o.max_ttl)),
-            FetchOutcome::Unavailable(_) => o.default_ttl,
-            FetchOutcome::Unreachable(_) => fetch
-                .retry_after
-                .map_or(o.retry_interval, |r| r.min(o.max_retry_after)),
+    /// The origin's view: from memory (starting a background refresh if it is due or its copy
+    /// old), else from a flight.
+    async fn view(self: &Arc<Self>, origin: &Origin) -> Arc<View> {
+        if let Some(slot) = self.slots.get(origin).await {
+            let view = slot.view();
+            let now = self.clock.now();
+            // A shared store's copy goes stale, and changes the store refused are retried: both
+            // at most once per `sync_interval`, so a dead store is not hammered once per check.
+            let resync = now
+                .duration_since(view.synced_at)
+                .is_ok_and(|age| age >= self.options.sync_interval)
+                && (self.store.is_shared() || slot.has_pending());
+            if view.state.is_due(now) || resync {
+                self.start(origin, Task::Refresh);
+            }
+            return view;
+        }
+        self.join(origin, Task::Cold).await
+    }
+
+    /// Joins the origin's flight, or starts one; waits for its view.
+    async fn join(self: &Arc<Self>, origin: &Origin, task: Task) -> Arc<View> {
+        let mut done = self.start(origin, task);
+        loop {
+            if let Some(view) = done.borrow_and_update().clone() {
+                return view;
+            }
+            if done.changed().await.is_err() {
+                // The flight's task ended without a result (its runtime is shutting down):
+                // answer from what there is.
+                let state = self.current_state(origin).await;
+                return Arc::new(View {
+                    state,
+                    rules: None,
+                    synced_at: self.clock.now(),
+                });
+            }
+        }
+    }
+
+    /// Starts `task` on `origin` unless a flight that serves it is running; returns the flight
+    /// to wait on.
+    fn start(self: &Arc<Self>, origin: &Origin, task: Task) -> watch::Receiver<Option<Arc<View>>> {
+        let mut flights = lock(&self.flights);
+        if let Some(f) = flights.get(origin) {
+            // Any flight serves a cold read or a refresh; a recrawl needs one that started
+            // after it was requested.
+            let serves = match task {
+                Task::Recrawl(epoch) => f.epoch >= epoch,
+                Task::Cold | Task::Refresh => true,
+            };
+            if serves {
+                return f.done.clone();
+            }
+        }
+        let id = self.next_flight.fetch_add(1, Ordering::Relaxed);
+        let epoch = match task {
+            Task::Recrawl(epoch) => epoch,
+            _ => 0,
         };
-        let outcome = fetch.outcome.as_str();
-        let mut state = lock(&entry.state);
-        let before = state.verdict_at(now, &o.policy).verdict.as_str();
-        let changed = state.record(now, fetch);
-        let after = state.verdict_at(now, &o.policy);
-        drop(state);
-        *lock(&entry.due) = now + ttl;
-        tracing::info!(
-            target: "crawlgate::cache",
-            origin = %origin,
-            outcome,
-            new_version = changed,
-            next_fetch_in_s = ttl.as_secs(),
-            "robots.txt fetched"
+        let (tx, rx) = watch::channel(None);
+        flights.insert(
+            origin.clone(),
+            Flight {
+                id,
+                epoch,
+                done: rx.clone(),
+            },
         );
-        let after_name = after.verdict.as_str();
-        if before != after_name {
+        drop(flights);
+        let inner = self.clone();
+        let origin = origin.clone();
+        // Detached: the callers only wait for it.
+        tokio::spawn(async move {
+            let view = match task {
+                Task::Cold => inner.cold(&origin).await,
+                Task::Refresh => inner.refresh(&origin).await,
+                Task::Recrawl(_) => inner.fetch_and_record(&origin, None, true).await,
+            };
+            let due = view.state.is_due(inner.clock.now());
+            inner.land(&origin, id, view, tx).await;
+            if task == Task::Cold && due {
+                inner.start(&origin, Task::Refresh);
+            }
+        });
+        rx
+    }
+
+    /// Installs a flight's view, ends the flight, wakes its callers.
+    async fn land(
+        &self,
+        origin: &Origin,
+        id: u64,
+        view: Arc<View>,
+        tx: watch::Sender<Option<Arc<View>>>,
+    ) {
+        // Into memory before the flight ends, so that no caller finds neither.
+        self.install(origin, view.clone()).await;
+        {
+            let mut flights = lock(&self.flights);
+            if flights.get(origin).is_some_and(|f| f.id == id) {
+                flights.remove(origin);
+            }
+        }
+        tx.send_replace(Some(view));
+        self.landed.notify_waiters();
+    }
+
+    /// An origin not in memory: its stored state, or a fetch if it was never fetched.
+    async fn cold(&self, origin: &Origin) -> Arc<View> {
+        match self.store.load(origin).await {
+            // Fetched before: answer from it (a due one is refreshed once it is in memory).
+            Ok(Some(state)) if state.last_fetch().is_some() => {
+                self.health.ok();
+                self.compile(origin, state, None, None).await
+            }
+            Ok(known) => {
+                self.health.ok();
+                self.fetch_and_record(origin, known, false).await
+            }
+            Err(e) => {
+                self.health.failed(&e);
+                self.fetch_and_record(origin, None, false).await
+            }
+        }
+    }
+
+    /// A due origin, or an old copy: write what is pending, re-read, fetch if due.
+    async fn refresh(&self, origin: &Origin) -> Arc<View> {
+        let slot = self.slots.get(origin).await;
+        let old = slot.as_ref().map(|s| s.view());
+        // Writing what is pending gives the stored state back; otherwise it is read. (Errors
+        // are counted in `health`; the copy in memory goes on.)
+        let written = match &slot {
+            Some(slot) => self.write_pending(origin, slot).await.ok().flatten(),
+            None => None,
+        };
+        let state = match written {
+            Some(state) => Some(state),
+            None => match self.store.load(origin).await {
+                Ok(state) => {
+                    self.health.ok();
+                    state
+                }
+                Err(e) => {
+                    self.health.failed(&e);
+                    old.as_ref().map(|v| v.state.clone())
+                }
+            },
+        };
+        match state {
+            Some(state) if !state.is_due(self.clock.now()) => {
+                self.compile(origin, state, None, old.as_deref()).await
+            }
+            known => self.fetch_and_record(origin, known, false).await,
+        }
+    }
+
+    /// Fetches (holding the lease when the store gives it), records, and returns the view.
+    /// `known` is the state as last read (`None`: nothing, or the store is down). A `forced`
+    /// fetch (a recrawl) does not wait for another holder of the lease.
+    async fn fetch_and_record(
+        &self,
+        origin: &Origin,
+        mut known: Option<OriginState>,
+        forced: bool,
+    ) -> Arc<View> {
+        if known.is_none() {
+            // The store had nothing or is down: the copy in memory, if any, is what we know.
+            if let Some(slot) = self.slots.get(origin).await {
+                known = Some(slot.view().state.clone());
+            }
+        }
+        let ttl = self.options.lease_ttl();
+        let waited_since = tokio::time::Instant::now();
+        let mut leased = false;
+        loop {
+            match self.store.try_lease(origin, &self.owner, ttl).await {
+                Ok(true) => {
+                    self.health.ok();
+                    leased = true;
+                    // Someone may have fetched between our read and the lease.
+                    match self.store.load(origin).await {
+                        Ok(Some(state)) if !forced && !state.is_due(self.clock.now()) => {
+                            let _ = self.store.release_lease(origin, &self.owner).await;
+                            return self.compile(origin, state, None, None).await;
+                        }
+                        Ok(state) => known = state,
+                        Err(e) => self.health.failed(&e),
+                    }
+                    break;
+                }
+                Ok(false) if forced => {
+                    // A recrawl fetches now, with the epoch it created.
+                    if let Ok(Some(state)) = self.store.load(origin).await {
+                        known = Some(state);
+                    }
+                    break;
+                }
+                Ok(false) => {
+                    // Another process is fetching: wait for its result, bounded by the
+                    // lease's life (it expires if the holder died).
+                    if waited_since.elapsed() > ttl {
+                        tracing::warn!(target: TARGET, origin = %origin, "fetch lease held too long: fetching anyway");
+                        break;
+                    }
+                    tokio::time::sleep(LEASE_POLL).await;
+                    if let Ok(Some(state)) = self.store.load(origin).await {
+                        if !state.is_due(self.clock.now()) {
+                            return self.compile(origin, state, None, None).await;
+                        }
+                    }
+                }
+                Err(e) => {
+                    // Store down: fetch on our own rather than not at all.
+                    self.health.failed(&e);
+                    break;
+                }
+            }
+        }
+        let state = known.unwrap_or_default();
+        let started = self.clock.now();
+        let fetch = self
+            .fetcher
+            .fetch_with(origin, state.validators().as_ref())
+            .await;
+        let at = self.clock.now();
+        let next_due = self.options.next_due(&fetch, at);
+        let record = FetchRecord::new(&fetch, &state, started, at, next_due);
+        let view = self
+            .record_on(
+                origin,
+                state,
+                Change::Fetched(record),
+                parsed_of(&fetch),
+                "robots.txt fetched",
+            )
+            .await;
+        if leased {
+            if let Err(e) = self.store.release_lease(origin, &self.owner).await {
+                self.health.failed(&e);
+            }
+        }
+        view
+    }
+
+    /// The origin's state as best known now: memory, else the store, else empty.
+    async fn current_state(&self, origin: &Origin) -> OriginState {
+        if let Some(slot) = self.slots.get(origin).await {
+            return slot.view().state.clone();
+        }
+        match self.store.load(origin).await {
+            Ok(state) => state.unwrap_or_default(),
+            Err(e) => {
+                self.health.failed(&e);
+                OriginState::default()
+            }
+        }
+    }
+
+    /// Records a change made outside a flight and updates the copy in memory.
+    async fn record(
+        &self,
+        origin: &Origin,
+        change: Change,
+        hint: Option<(Digest, Arc<Parsed>)>,
+        what: &'static str,
+    ) {
+        let state = self.current_state(origin).await;
+        let view = self.record_on(origin, state, change, hint, what).await;
+        self.install(origin, view).await;
+    }
+
+    /// Puts `view` in memory: in the origin's slot, or a new one.
+    async fn install(&self, origin: &Origin, view: Arc<View>) {
+        match self.slots.get(origin).await {
+            Some(slot) => slot.set(view),
+            None => {
+                self.slots
+                    .insert(origin.clone(), Arc::new(Slot::new(view)))
+                    .await
+            }
+        }
+    }
+
+    /// Writes `change` (after whatever is pending) to the store; if the store fails, applies it
+    /// to `local` and keeps it pending. Returns the new view.
+    async fn record_on(
+        &self,
+        origin: &Origin,
+        local: OriginState,
+        change: Change,
+        hint: Option<(Digest, Arc<Parsed>)>,
+        what: &'static str,
+    ) -> Arc<View> {
+        let now = self.clock.now();
+        let before = local.verdict_at(now, &self.options.policy);
+        let slot = self.slots.get(origin).await;
+        // Taken, not copied: two writers never send (or drop) the same pending change.
+        let mut changes = slot.as_ref().map(|s| take_pending(s)).unwrap_or_default();
+        changes.push(change.clone());
+        // Changes the store refused, for an origin not in memory yet.
+        let mut unsaved = None;
+        let (state, applied) = match self.store.update(origin, &changes).await {
+            Ok(updated) => {
+                self.health.ok();
+                let applied = updated.applied.last().copied();
+                (updated.state, applied)
+            }
+            Err(e) => {
+                self.health.failed(&e);
+                let mut state = local;
+                let applied = state.apply(&change);
+                match &slot {
+                    Some(slot) => restore_pending(slot, changes),
+                    None => unsaved = Some(changes),
+                }
+                (state, Some(applied))
+            }
+        };
+        let old = slot.as_ref().map(|s| s.view());
+        let view = self.compile(origin, state, hint, old.as_deref()).await;
+        if let Some(changes) = unsaved {
+            // Kept with the view installed for this origin, so that they are written later.
+            let slot = Arc::new(Slot::new(view.clone()));
+            restore_pending(&slot, changes);
+            self.slots.insert(origin.clone(), slot).await;
+        }
+        let after = view.state.verdict_at(now, &self.options.policy);
+        if let Change::Fetched(r) = &change {
             tracing::info!(
-                target: "crawlgate::cache",
+                target: TARGET,
                 origin = %origin,
-                from = before,
-                to = after_name,
-                reason = ?after.reason,
-                "origin state changed"
+                outcome = r.content.as_str(),
+                applied = ?applied,
+                next_fetch_in_s = r.next_due.duration_since(now).unwrap_or_default().as_secs(),
+                "{what}"
             );
+        }
+        if before.verdict != after.verdict {
+            tracing::info!(
+                target: TARGET,
+                origin = %origin,
+                from = before.verdict.as_str(),
+                to = after.verdict.as_str(),
+                reason = %after.reason,
+                "origin verdict changed"
+            );
+        }
+        view
+    }
+
+    /// Writes the slot's pending changes, if any; returns the stored state after them.
+    async fn write_pending(
+        &self,
+        origin: &Origin,
+        slot: &Slot,
+    ) -> Result<Option<OriginState>, StoreError> {
+        let changes = take_pending(slot);
+        if changes.is_empty() {
+            return Ok(None);
+        }
+        match self.store.update(origin, &changes).await {
+            Ok(updated) => {
+                self.health.ok();
+                let old = slot.view();
+                let view = self
+                    .compile(origin, updated.state.clone(), None, Some(&old))
+                    .await;
+                slot.set(view);
+                tracing::info!(target: STORE_TARGET, origin = %origin, changes = changes.len(), "pending changes written");
+                Ok(Some(updated.state))
+            }
+            Err(e) => {
+                self.health.failed(&e);
+                restore_pending(slot, changes);
+                Err(e)
+            }
+        }
+    }
+
+    /// A view of `state`: its good file parsed, reusing `hint` or `old`'s rules when they are
+    /// that file, else parsing the stored body.
+    async fn compile(
+        &self,
+        origin: &Origin,
+        state: OriginState,
+        hint: Option<(Digest, Arc<Parsed>)>,
+        old: Option<&View>,
+    ) -> Arc<View> {
+        let synced_at = self.clock.now();
+        let Some(file) = state.good_file() else {
+            return Arc::new(View {
+                state,
+                rules: None,
+                synced_at,
+            });
+        };
+        let digest = file.digest;
+        let reuse = hint.filter(|(d, _)| *d == digest).or_else(|| {
+            old.and_then(|v| v.rules.clone())
+                .filter(|(d, _)| *d == digest)
+        });
+        let rules = match reuse {
+            Some(rules) => Some(rules),
+            None => match self.store.body(origin, &digest).await {
+                Ok(Some(body)) => {
+                    let options = Options {
+                        mode: self.options.fetch.mode,
+                        max_bytes: self.options.fetch.max_bytes,
+                    };
+                    Some((digest, Arc::new(Robots::parse_with(&body, &options))))
+                }
+                Ok(None) => {
+                    tracing::error!(target: STORE_TARGET, origin = %origin, digest = %digest, "stored body missing: the origin is treated as disallowed until it is fetched again");
+                    None
+                }
+                Err(e) => {
+                    self.health.failed(&e);
+                    None
+                }
+            },
+        };
+        Arc::new(View {
+            state,
+            rules,
+            synced_at,
+        })
+    }
+}
+
+fn push_pending(slot: &Slot, change: Change) {
+    restore_pending(slot, vec![change]);
+}
+
+/// The slot's pending changes, leaving none.
+fn take_pending(slot: &Slot) -> Vec<Change> {
+    std::mem::take(&mut *lock(&slot.pending))
+}
+
+/// Puts `changes` (taken earlier, or new) back, before any pushed meanwhile, keeping the
+/// newest [`MAX_PENDING`].
+fn restore_pending(slot: &Slot, mut changes: Vec<Change>) {
+    let mut pending = lock(&slot.pending);
+    changes.append(&mut pending);
+    let excess = changes.len().saturating_sub(MAX_PENDING);
+    if excess > 0 {
+        tracing::warn!(target: STORE_TARGET, dropped = excess, "store down too long: oldest pending changes dropped");
+        changes.drain(..excess);
+    }
+    *pending = changes;
+}
+
+fn parsed_of(fetch: &Fetch) -> Option<(Digest, Arc<Parsed>)> {
+    match &fetch.outcome {
+        FetchOutcome::Rules { body, parsed } => Some((Digest::of(body), parsed.clone())),
+        _ => None,
+    }
+}
+
+/// The store's health as the engine sees it.
+#[derive(Debug, Default)]
+struct Health {
+    failing: AtomicBool,
+    errors: AtomicU64,
+    last_error: Mutex<Option<String>>,
+}
+
+impl Health {
+    fn failed(&self, e: &StoreError) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        *lock(&self.last_error) = Some(e.to_string());
+        if !self.failing.swap(true, Ordering::AcqRel) {
+            tracing::warn!(
+                target: STORE_TARGET,
+                error = %e,
+                "state store unavailable: answering from the states in memory; changes are kept and written when it answers again"
+            );
+        }
+    }
+
+    fn ok(&self) {
+        if self.failing.swap(false, Ordering::AcqRel) {
+            tracing::info!(target: STORE_TARGET, "state store available again");
+        }
+    }
+
+    fn status(&self, pending: u64) -> StoreStatus {
+        StoreStatus {
+            available: !self.failing.load(Ordering::Acquire),
+            errors: self.errors.load(Ordering::Relaxed),
+            last_error: lock(&self.last_error).clone(),
+            pending,
         }
     }
 }
 
-/// Applies a judgement to one URL.
+/// Applies a judgement to one URL. `rules` are the parsed last good file (needed when the
+/// verdict is [`Verdict::Rules`]; without them nothing but robots.txt is allowed).
 pub(crate) fn answer(
     origin: Origin,
     judgement: &Judgement,
+    rules: Option<&Arc<Parsed>>,
     token: &ProductToken,
     url: &str,
 ) -> Answer {
-    let (allowed, rule) = match &judgement.verdict {
-        Verdict::Rules(parsed) => {
+    let robots_txt = || is_robots_txt(&crate::request_path(url));
+    let (allowed, rule) = match (&judgement.verdict, rules) {
+        (Verdict::Rules, Some(parsed)) => {
             let d = parsed.robots.check(token, url);
             let rule = d.rule().map(|r| DecidingRule {
                 kind: r.kind,
@@ -351,9 +1038,11 @@ pub(crate) fn answer(
             });
             (d.allowed, rule)
         }
-        Verdict::AllowAll => (true, None),
+        // The file could not be read back from the store: be safe until it is fetched again.
+        (Verdict::Rules, None) => (robots_txt(), None),
+        (Verdict::AllowAll, _) => (true, None),
         // robots.txt itself stays fetchable (RFC 9309 §2.2.2).
-        Verdict::DisallowAll => (is_robots_txt(&crate::request_path(url)), None),
+        (Verdict::DisallowAll, _) => (robots_txt(), None),
     };
     Answer {
         allowed,

@@ -10,7 +10,9 @@
 //! | 301, 302, 303, 307, 308 with a usable `Location` | followed (see below) |
 //! | more than [`FetchOptions::max_redirects`] consecutive redirects | [`Unavailable::TooManyRedirects`] |
 //! | a redirect to a URL already requested in this fetch | [`Unavailable::RedirectLoop`] |
-//! | any 3xx not followed (no, empty, unparsable or non-http(s) `Location`; 300, 304, …) | [`Unavailable::Status`] |
+//! | 304 to a conditional request (validators of the last good file sent) | [`FetchOutcome::NotModified`]: that file is current |
+//! | 304 to a request without validators | [`Unreachable::Status`]: it confirms nothing |
+//! | any other 3xx not followed (no, empty, unparsable or non-http(s) `Location`; 300, …) | [`Unavailable::Status`] |
 //! | 4xx except 429 | [`Unavailable::Status`] |
 //! | 429 and 5xx | [`Unreachable::Status`] |
 //! | any other status (a final 1xx, 600–999) | [`Unreachable::Status`]: the server answered nothing usable |
@@ -60,6 +62,7 @@
 //! [RFC 9309 §2.3]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.3
 //! [`FetchOutcome`]: crate::policy::FetchOutcome
 //! [`FetchOutcome::Rules`]: crate::policy::FetchOutcome::Rules
+//! [`FetchOutcome::NotModified`]: crate::policy::FetchOutcome::NotModified
 //! [`Unavailable::Status`]: crate::policy::Unavailable::Status
 //! [`Unavailable::TooManyRedirects`]: crate::policy::Unavailable::TooManyRedirects
 //! [`Unavailable::RedirectLoop`]: crate::policy::Unavailable::RedirectLoop
@@ -83,10 +86,13 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use reqwest::header::{HeaderMap, CACHE_CONTROL, LOCATION, RETRY_AFTER};
+use reqwest::header::{
+    HeaderMap, CACHE_CONTROL, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, LOCATION,
+    RETRY_AFTER,
+};
 use url::{Host, Url};
 
-use crate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable};
+use crate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable, Validators};
 use crate::robots::{Mode, Options, Robots, DEFAULT_MAX_BYTES};
 use crate::Origin;
 
@@ -295,13 +301,26 @@ impl Fetcher {
     /// Fetches `origin`'s robots.txt. Never fails: every failure is an outcome (see the
     /// module docs for the table).
     pub async fn fetch(&self, origin: &Origin) -> Fetch {
+        self.fetch_with(origin, None).await
+    }
+
+    /// Fetches `origin`'s robots.txt, as a conditional request when `validators` are given
+    /// (`If-None-Match`, `If-Modified-Since`): a 304 then re-confirms the file they belong to
+    /// ([`FetchOutcome::NotModified`]). A 304 to a request without validators is unreachable:
+    /// it confirms nothing.
+    pub async fn fetch_with(&self, origin: &Origin, validators: Option<&Validators>) -> Fetch {
         let started = Instant::now();
         let url = origin.robots_txt_url();
-        let got = self.get_capped(&url, self.options.body_cap()).await;
+        let got = self
+            .get_capped_with(&url, self.options.body_cap(), validators)
+            .await;
         let mut max_age = None;
+        let (mut etag, mut last_modified) = (None, None);
         let outcome = match got.result {
             GetResult::Body(body) => {
                 max_age = got.max_age;
+                etag = got.etag;
+                last_modified = got.last_modified;
                 let parsed = Robots::parse_with(
                     &body,
                     &Options {
@@ -314,6 +333,13 @@ impl Fetcher {
                     parsed: Arc::new(parsed),
                 }
             }
+            GetResult::Status(304) => match validators {
+                Some(v) => {
+                    max_age = got.max_age;
+                    FetchOutcome::NotModified { digest: v.digest }
+                }
+                None => FetchOutcome::Unreachable(Unreachable::Status(304)),
+            },
             GetResult::Status(code) => status_outcome(code),
             GetResult::TooManyRedirects => FetchOutcome::Unavailable(Unavailable::TooManyRedirects),
             GetResult::RedirectLoop => FetchOutcome::Unavailable(Unavailable::RedirectLoop),
@@ -330,6 +356,8 @@ impl Fetcher {
             status: got.status,
             max_age,
             retry_after,
+            etag,
+            last_modified,
             outcome,
         };
         tracing::info!(
@@ -350,7 +378,13 @@ impl Fetcher {
     /// [`FetchOptions::max_redirects`], no loops, every hop under the address policy), stops
     /// reading a 2xx body at `cap` bytes (counted decompressed), and bounds the whole exchange
     /// by [`FetchOptions::timeout`]. Never fails: failures are in [`Got::result`].
+    #[cfg(feature = "sitemap")]
     pub(crate) async fn get_capped(&self, url: &str, cap: usize) -> Got {
+        self.get_capped_with(url, cap, None).await
+    }
+
+    /// [`Fetcher::get_capped`], sending `validators` with every hop.
+    async fn get_capped_with(&self, url: &str, cap: usize, validators: Option<&Validators>) -> Got {
         let mut got = Got {
             final_url: url.to_owned(),
             redirects: 0,
@@ -358,23 +392,31 @@ impl Fetcher {
             retry_after: None,
             max_age: None,
             content_type: None,
+            etag: None,
+            last_modified: None,
             result: GetResult::Status(0),
         };
-        let result =
-            match tokio::time::timeout(self.options.timeout, self.run(url, cap, &mut got)).await {
-                Ok(result) => result,
-                Err(_elapsed) => {
-                    tracing::debug!(target: TARGET, url = %got.final_url, "total timeout passed");
-                    GetResult::Failed(Unreachable::Timeout)
-                }
-            };
+        let run = self.run(url, cap, validators, &mut got);
+        let result = match tokio::time::timeout(self.options.timeout, run).await {
+            Ok(result) => result,
+            Err(_elapsed) => {
+                tracing::debug!(target: TARGET, url = %got.final_url, "total timeout passed");
+                GetResult::Failed(Unreachable::Timeout)
+            }
+        };
         got.result = result;
         got
     }
 
     /// The hops of [`Fetcher::get_capped`], recording what it sees in `got` as it goes (so
     /// that a timeout still knows the last URL and status).
-    async fn run(&self, url: &str, cap: usize, got: &mut Got) -> GetResult {
+    async fn run(
+        &self,
+        url: &str,
+        cap: usize,
+        validators: Option<&Validators>,
+        got: &mut Got,
+    ) -> GetResult {
         let mut url = match Url::parse(url) {
             Ok(u) => clean(u),
             Err(e) => {
@@ -389,12 +431,23 @@ impl Fetcher {
             got.retry_after = None;
             got.max_age = None;
             got.content_type = None;
+            got.etag = None;
+            got.last_modified = None;
             let hop_started = Instant::now();
             if let Err(why) = self.check_literal(&url) {
                 tracing::debug!(target: TARGET, url = %url, hop = got.redirects, refused = %why, "request refused");
                 return GetResult::Failed(Unreachable::Connect(why));
             }
-            let sent = self.client.get(url.clone()).send().await;
+            let mut request = self.client.get(url.clone());
+            if let Some(v) = validators {
+                if let Some(etag) = &v.etag {
+                    request = request.header(IF_NONE_MATCH, etag.as_str());
+                }
+                if let Some(date) = &v.last_modified {
+                    request = request.header(IF_MODIFIED_SINCE, date.as_str());
+                }
+            }
+            let sent = request.send().await;
             let mut response = match sent {
                 Ok(r) => r,
                 Err(e) => {
@@ -415,10 +468,15 @@ impl Fetcher {
             got.status = Some(status);
             got.retry_after = retry_after(headers, SystemTime::now());
             got.max_age = max_age(headers);
-            got.content_type = headers
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned);
+            let text = |name| {
+                headers
+                    .get(name)
+                    .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+                    .map(str::to_owned)
+            };
+            got.content_type = text(reqwest::header::CONTENT_TYPE);
+            got.etag = text(ETAG);
+            got.last_modified = text(LAST_MODIFIED);
             tracing::debug!(
                 target: TARGET,
                 url = %url,
@@ -497,6 +555,10 @@ pub(crate) struct Got {
     pub max_age: Option<Duration>,
     /// `Content-Type` of that response.
     pub content_type: Option<String>,
+    /// `ETag` of that response (a visible-ASCII value).
+    pub etag: Option<String>,
+    /// `Last-Modified` of that response (a visible-ASCII value).
+    pub last_modified: Option<String>,
     /// What came of it.
     pub result: GetResult,
 }
@@ -665,6 +727,7 @@ impl fmt::Display for OutcomeLabel<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             FetchOutcome::Rules { .. } => f.write_str("rules"),
+            FetchOutcome::NotModified { .. } => f.write_str("not modified"),
             FetchOutcome::Unavailable(why) => write!(f, "unavailable: {why}"),
             FetchOutcome::Unreachable(why) => write!(f, "unreachable: {why}"),
         }

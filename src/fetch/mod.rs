@@ -3,7 +3,8 @@
 //!
 //! - [`client`]: one fetch, with redirects followed by hand, a byte cap, timeouts and an
 //!   optional address policy; every failure becomes a [`crate::policy::FetchOutcome`].
-//! - `cache`: one state per origin, one fetch in flight per origin, refresh while answering.
+//! - `cache`: the engine, [`RobotsCache`]: states in a [`crate::store::Store`], compiled rules in
+//!   memory, one fetch per origin (per fleet, with a shared store), refresh while answering.
 //! - [`sitemaps`] (with feature `sitemap`): fetch a sitemap, or walk an origin's sitemaps.
 
 pub mod cache;
@@ -12,7 +13,8 @@ pub mod client;
 pub mod sitemaps;
 
 pub use cache::{
-    Answer, CacheOptions, CheckError, Clock, DecidingRule, ManualClock, RobotsCache, SystemClock,
+    Answer, CacheOptions, CheckError, Clock, DecidingRule, ManualClock, RobotsCache, StoreStatus,
+    SystemClock,
 };
 pub use client::{AddressPolicy, FetchError, FetchOptions, Fetcher};
 #[cfg(feature = "sitemap")]

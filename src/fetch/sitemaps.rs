@@ -87,7 +87,10 @@ impl Fetcher {
         let robots = self.fetch(origin).await;
         let parsed = match &robots.outcome {
             FetchOutcome::Rules { parsed, .. } => Some(parsed.clone()),
-            FetchOutcome::Unavailable(_) | FetchOutcome::Unreachable(_) => None,
+            // Unconditional: a 304 cannot happen.
+            FetchOutcome::NotModified { .. }
+            | FetchOutcome::Unavailable(_)
+            | FetchOutcome::Unreachable(_) => None,
         };
         let announced: Vec<String> = parsed
             .as_ref()

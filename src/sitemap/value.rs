@@ -356,7 +356,9 @@ fn byte(b: &[u8], at: usize, want: u8) -> Option<()> {
 /// Days in `month` (1–12) of `year`, Gregorian.
 fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
-        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 if year.is_multiple_of(4) && (!year.is_multiple_of(100) || year.is_multiple_of(400)) => {
+            29
+        }
         2 => 28,
         4 | 6 | 9 | 11 => 30,
         _ => 31,

@@ -1,15 +1,19 @@
-//! `crawlgate`: lint robots.txt files, check URLs against them, find a URL's robots.txt, and
-//! read, validate and discover sitemaps.
+//! `crawlgate`: lint robots.txt files, check URLs against them, find a URL's robots.txt, fetch
+//! robots.txt into a lasting crawl state (and show its history), and read, validate and
+//! discover sitemaps.
 //!
 //! This file holds the command line (clap derive), dispatch, exit codes and error printing;
 //! each subcommand lives in its own module and uses only the library's public API.
 
 mod check;
+mod history;
 mod input;
 mod lint;
 mod output;
 mod remote;
 mod sitemap;
+#[cfg(feature = "fetch")]
+mod state;
 mod url;
 
 use std::path::PathBuf;
@@ -36,8 +40,9 @@ Exit status:
 
 const CHECK_AFTER_HELP: &str = "\
 Output: `allowed<TAB>URL` or `disallowed<TAB>URL<TAB>line N: RULE` per URL. Without
---robots, each origin's robots.txt is fetched once, and a URL disallowed by the failure
-rules (robots.txt unreachable) reads `disallowed<TAB>URL<TAB>REASON`.
+--robots, each origin's robots.txt comes from the crawl state (--state), fetched only when the
+state has none or it is due, and a URL disallowed by the failure rules (robots.txt unreachable)
+reads `disallowed<TAB>URL<TAB>REASON`.
 
 Exit status:
   0  every URL allowed
@@ -45,10 +50,40 @@ Exit status:
   2  usage, input or I/O error";
 
 const FETCH_AFTER_HELP: &str = "\
+Output: per origin, the robots.txt URL, then status, outcome, final URL, size, problems,
+version (new, or the same as the fetch before) and the verdict now in force from the crawl
+state. Every fetch is recorded in the state (--state); see `crawlgate history`.
+
 Exit status:
   0  every robots.txt fetched, or absent (4xx: everything allowed)
   1  at least one robots.txt unreachable (429, 5xx, network failure)
-  2  a URL is not an absolute http or https URL, or a usage error";
+  2  a URL is not an absolute http or https URL, the state cannot be opened, or a usage error";
+
+const HISTORY_AFTER_HELP: &str = "\
+Output: per origin, the robots.txt URL, then one line per version of the last 30 days, oldest
+first: `TIME[–LAST ×COUNT]  STATUS  OUTCOME  SIZE bytes  PROBLEMS  DIGEST` (times in UTC; a
+version is a run of fetches with the same result). The version the verdict comes from is
+followed by `in force: REASON`; then the verdict, the start of a failure run and the next
+fetch. With --json, JSON Lines: one {\"type\":\"version\",…} object per version, then one
+{\"type\":\"origin\",…} summary. Nothing is fetched.
+
+Exit status:
+  0  every origin has a recorded history
+  2  an origin has nothing recorded, a URL is not an absolute http or https URL (the others are
+     still printed), the state cannot be opened, or a usage error";
+
+const RECRAWL_AFTER_HELP: &str = "\
+For an emergency (the rules were fixed): fetches each origin's robots.txt now, whatever the
+state says, and records it; a fetch that was running and started before is discarded.
+
+Output: per origin, the origin, then `result: STATUS OUTCOME`, `version: new (DIGEST)` or
+`same as before (N fetches since TIME)`, and the verdict now in force. --json: one object per
+origin, as `fetch` with \"origin\" first.
+
+Exit status:
+  0  every robots.txt fetched, or absent (4xx: everything allowed)
+  1  at least one robots.txt unreachable (429, 5xx, network failure)
+  2  a URL is not an absolute http or https URL, the state cannot be opened, or a usage error";
 
 const URL_AFTER_HELP: &str = "\
 Exit status:
@@ -77,6 +112,12 @@ enum Command {
     /// Fetch each origin's robots.txt and show what it leads to.
     #[command(after_help = FETCH_AFTER_HELP)]
     Fetch(FetchArgs),
+    /// Show the recorded robots.txt versions of each origin and the one in force.
+    #[command(after_help = HISTORY_AFTER_HELP)]
+    History(HistoryArgs),
+    /// Fetch each origin's robots.txt now, whatever the state says (after a fix).
+    #[command(after_help = RECRAWL_AFTER_HELP)]
+    Recrawl(RecrawlArgs),
     /// Read, validate and list sitemaps.
     #[command(subcommand)]
     Sitemap(SitemapCommand),
@@ -244,6 +285,25 @@ struct CheckArgs {
     /// URLs (or paths such as `/a?b`) to check.
     #[arg(value_name = "URL")]
     url: Vec<String>,
+    #[command(flatten)]
+    state: StateArgs,
+}
+
+/// Where the commands that fetch robots.txt through the engine keep the crawl state.
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+struct StateArgs {
+    /// The crawl state: a state file (created if missing) or a Redis server
+    /// (`redis://HOST[:PORT][/DB]`); also from CRAWLGATE_STATE. Default:
+    /// $XDG_STATE_HOME/crawlgate/state.redb, else ~/.local/state/crawlgate/state.redb.
+    // CRAWLGATE_STATE is read by `state::open`, not by clap, so that --no-state overrides it
+    // while still conflicting with an explicit --state.
+    #[arg(long, value_name = "PATH|URL")]
+    state: Option<PathBuf>,
+    /// Keep no state: nothing is read or recorded, robots.txt is fetched as if for the first
+    /// time.
+    #[arg(long, conflicts_with = "state")]
+    no_state: bool,
 }
 
 /// How robots.txt is fetched over HTTP.
@@ -253,7 +313,7 @@ struct HttpArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     timeout: f64,
     /// The User-Agent header to send (default: for `check`, the --agent value as given; for
-    /// `fetch` and `sitemap`, `crawlgate/VERSION`, since their --agent defaults to Googlebot).
+    /// `fetch`, `recrawl` and `sitemap`, `crawlgate/VERSION`).
     #[arg(long, value_name = "HEADER")]
     user_agent: Option<String>,
 }
@@ -271,6 +331,39 @@ struct FetchArgs {
     mode: ModeArg,
     #[command(flatten)]
     http: HttpArgs,
+    #[command(flatten)]
+    state: StateArgs,
+}
+
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+struct HistoryArgs {
+    /// URLs whose origins' history to show (each origin once).
+    #[arg(value_name = "URL", required = true)]
+    urls: Vec<String>,
+    /// Print JSON Lines: one object per version, then one per origin.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    state: StateArgs,
+}
+
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+struct RecrawlArgs {
+    /// URLs whose origins' robots.txt to fetch again (each origin once).
+    #[arg(value_name = "URL", required = true)]
+    urls: Vec<String>,
+    /// Print JSON Lines: one object per origin.
+    #[arg(long)]
+    json: bool,
+    /// Parsing mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    mode: ModeArg,
+    #[command(flatten)]
+    http: HttpArgs,
+    #[command(flatten)]
+    state: StateArgs,
 }
 
 #[derive(Debug, Args)]
@@ -313,6 +406,8 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args, &mut out),
         Command::Url(args) => url::run(args, &mut out),
         Command::Fetch(args) => remote::fetch(args, &mut out),
+        Command::History(args) => history::history(args, &mut out),
+        Command::Recrawl(args) => history::recrawl(args, &mut out),
         Command::Sitemap(SitemapCommand::Lint(args)) => sitemap::lint(args, &mut out),
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),

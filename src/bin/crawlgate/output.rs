@@ -1,7 +1,8 @@
 //! Where results go: buffered standard output (plain lines or JSON Lines) and `crawlgate: …`
 //! sentences on standard error.
 
-use std::fmt::{self, Display};
+use std::borrow::Cow;
+use std::fmt::{self, Display, Write as _};
 use std::io::{self, BufWriter, StdoutLock, Write};
 
 use serde_json::Value;
@@ -93,4 +94,47 @@ pub fn problems(errors: usize, warnings: usize) -> String {
         parts.push("no problems".to_owned());
     }
     parts.join(", ")
+}
+
+/// A site-provided string made safe for a terminal: control characters (and the bidi
+/// overrides that reorder text) become visible escapes, so that a robots.txt cannot
+/// rewrite the screen or hide what it says.
+// Used by the commands that fetch; `check --robots` and `lint` do not escape yet (issue 12).
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+pub fn escape(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(needs_escape) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_controls() {
+        assert!(matches!(escape("plain – text"), Cow::Borrowed(_)));
+        assert_eq!(
+            escape("a\tb\x1b[2J\u{7f}\u{202e}c\n"),
+            "a\\tb\\u{1b}[2J\\u{7f}\\u{202e}c\\n"
+        );
+    }
 }

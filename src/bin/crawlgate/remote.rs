@@ -1,5 +1,6 @@
 //! The commands that go to the network: `crawlgate fetch`, and `crawlgate check` without
-//! `--robots`. Without the `fetch` feature they say so.
+//! `--robots`, both through the engine and its crawl state (`--state`). Without the `fetch`
+//! feature they say so.
 
 use crate::output::Out;
 use crate::{CheckArgs, FetchArgs, Status};
@@ -17,22 +18,27 @@ pub fn fetch(_: &FetchArgs, _: &mut Out) -> anyhow::Result<Status> {
 }
 
 #[cfg(feature = "fetch")]
-pub use enabled::{check, fetch};
+pub use enabled::{cause, check, fetch, fetch_each, origins, runtime, FetchEach, Fetched};
 
 #[cfg(feature = "fetch")]
 mod enabled {
-    use std::time::{Duration, SystemTime};
+    use std::collections::HashSet;
+    use std::sync::Arc;
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
     use anyhow::Context;
-    use crawlgate::fetch::{Answer, CacheOptions, FetchOptions, Fetcher, RobotsCache};
-    use crawlgate::policy::{FetchOutcome, OriginState, PolicyOptions};
-    use crawlgate::{Origin, ProductToken, Severity};
+    use crawlgate::fetch::{Answer, CacheOptions, FetchOptions, RobotsCache, SystemClock};
+    use crawlgate::policy::{Content, Judgement, OriginState, Version};
+    use crawlgate::{Origin, ProductToken};
     use serde_json::json;
 
     use super::*;
+    use crate::history::rfc3339;
+    use crate::output::escape;
+    use crate::state::{self, State};
     use crate::HttpArgs;
 
-    fn fetch_options(
+    pub fn fetch_options(
         http: &HttpArgs,
         user_agent: String,
         mode: crawlgate::Mode,
@@ -50,14 +56,45 @@ mod enabled {
         })
     }
 
-    fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .context("cannot start the async runtime")
     }
 
-    /// `crawlgate check` without `--robots`: one fetch per origin, through the engine.
+    /// The engine on `state`'s store.
+    pub fn engine(fetch: FetchOptions, state: &State) -> anyhow::Result<RobotsCache> {
+        let options = CacheOptions {
+            fetch,
+            ..CacheOptions::default()
+        };
+        Ok(RobotsCache::with_store(
+            options,
+            state.store.clone(),
+            Arc::new(SystemClock),
+        )?)
+    }
+
+    /// The distinct origins of `urls`, in order; a URL without one is reported and makes the
+    /// status `Failed`.
+    pub fn origins(urls: &[String], out: &mut Out, status: &mut Status) -> Vec<Origin> {
+        let mut origins: Vec<Origin> = Vec::new();
+        for url in urls {
+            match Origin::from_url(url) {
+                Ok(o) if !origins.contains(&o) => origins.push(o),
+                Ok(_) => {}
+                Err(e) => {
+                    out.error(format_args!("{e}"));
+                    *status = Status::Failed;
+                }
+            }
+        }
+        origins
+    }
+
+    /// `crawlgate check` without `--robots`: answers from the crawl state, fetching an origin
+    /// only when the state has nothing for it or it is due.
     pub fn check(
         args: &CheckArgs,
         token: &ProductToken,
@@ -69,29 +106,51 @@ mod enabled {
             .user_agent
             .clone()
             .unwrap_or_else(|| args.agent.clone());
-        let options = CacheOptions {
-            fetch: fetch_options(&args.http, user_agent, args.mode.into())?,
-            ..CacheOptions::default()
-        };
-        let cache = RobotsCache::new(options)?;
+        let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
         runtime()?.block_on(async {
-            let mut status = Status::Clean;
+            let state = state::open(&args.state, true).await?;
+            let cache = engine(fetch, &state)?;
+            // Load every origin first, then wait for the refreshes of those that were due, so
+            // that each answer below comes from a current state rather than a stale copy.
+            let mut seen = HashSet::new();
             for url in urls {
-                match cache.check(token, url).await {
-                    Ok(answer) => {
-                        if !answer.allowed && status == Status::Clean {
-                            status = Status::Findings;
-                        }
-                        report(out, args.json, url, &answer)?;
-                    }
-                    Err(e) => {
-                        out.error(format_args!("{e}"));
-                        status = Status::Failed;
+                if let Ok(origin) = Origin::from_url(url) {
+                    if seen.insert(origin.clone()) {
+                        cache.judgement(&origin).await;
                     }
                 }
             }
-            Ok(status)
+            // A failure here is reported by `finish`.
+            let _ = cache.flush().await;
+            let result = check_all(&cache, args.json, token, urls, out).await;
+            state::finish(&cache, &state, out).await;
+            result
         })
+    }
+
+    async fn check_all(
+        cache: &RobotsCache,
+        json: bool,
+        token: &ProductToken,
+        urls: &[String],
+        out: &mut Out,
+    ) -> anyhow::Result<Status> {
+        let mut status = Status::Clean;
+        for url in urls {
+            match cache.check(token, url).await {
+                Ok(answer) => {
+                    if !answer.allowed && status == Status::Clean {
+                        status = Status::Findings;
+                    }
+                    report(out, json, url, &answer)?;
+                }
+                Err(e) => {
+                    out.error(format_args!("{e}"));
+                    status = Status::Failed;
+                }
+            }
+        }
+        Ok(status)
     }
 
     fn report(out: &mut Out, json: bool, url: &str, a: &Answer) -> std::io::Result<()> {
@@ -109,105 +168,238 @@ mod enabled {
             (true, _) => out.line(format_args!("allowed\t{url}")),
             (false, Some(r)) => out.line(format_args!(
                 "disallowed\t{url}\tline {}: {}",
-                r.line, r.text
+                r.line,
+                escape(&r.text)
             )),
-            (false, None) => out.line(format_args!("disallowed\t{url}\t{}", a.reason)),
+            (false, None) => out.line(format_args!(
+                "disallowed\t{url}\t{}",
+                escape(&a.reason.to_string())
+            )),
         }
     }
 
-    /// `crawlgate fetch`: each origin's robots.txt, what came back, and what it leads to.
+    /// A forced fetch of one origin, as recorded in the state.
+    pub struct Fetched {
+        pub origin: Origin,
+        /// The verdict in force after it.
+        pub judgement: Judgement,
+        /// The history entry the fetch was recorded in; `None` if it was not recorded (a newer
+        /// recrawl request, from another process, superseded it).
+        pub version: Option<Version>,
+        /// The fetch started a new history entry rather than repeating the newest one.
+        pub new_version: bool,
+        /// When the next fetch is due.
+        pub next_due: Option<SystemTime>,
+    }
+
+    impl Fetched {
+        pub fn unreachable(&self) -> bool {
+            self.version
+                .as_ref()
+                .is_some_and(|v| matches!(v.content, Content::Unreachable(_)))
+        }
+
+        /// `fetched`, `not-modified` (a 304 re-confirmed the file), `not-found`, `unreachable`.
+        pub fn outcome(&self) -> &'static str {
+            match &self.version {
+                Some(v) if v.status == Some(304) && matches!(v.content, Content::Rules(_)) => {
+                    "not-modified"
+                }
+                Some(v) => v.content.as_str(),
+                None => "not-recorded",
+            }
+        }
+
+        pub fn cause(&self) -> Option<String> {
+            self.version.as_ref().and_then(|v| cause(&v.content))
+        }
+
+        /// `new`, or `same as before (N fetches since TIME)`.
+        pub fn version_text(&self) -> String {
+            match &self.version {
+                None => "not recorded: a newer recrawl request superseded this fetch".to_owned(),
+                Some(v) if self.new_version => match v.content.digest() {
+                    Some(d) => format!("new ({})", d.short()),
+                    None => "new".to_owned(),
+                },
+                Some(v) => format!(
+                    "same as before ({} fetches since {})",
+                    v.count,
+                    rfc3339(v.first_at)
+                ),
+            }
+        }
+
+        /// The JSON fields `fetch` and `recrawl` print (those of `fetch` before the state
+        /// existed first, so that readers of them keep working).
+        pub fn json_fields(&self) -> Vec<(&'static str, serde_json::Value)> {
+            let v = self.version.as_ref();
+            let file = v.and_then(|v| match &v.content {
+                Content::Rules(f) => Some(f),
+                _ => None,
+            });
+            vec![
+                ("robots_txt", json!(self.origin.robots_txt_url())),
+                ("status", json!(v.and_then(|v| v.status))),
+                ("outcome", json!(self.outcome())),
+                ("cause", json!(self.cause())),
+                ("final_url", json!(v.map(|v| v.final_url.as_str()))),
+                ("redirects", json!(v.map_or(0, |v| v.redirects))),
+                ("size", json!(file.map_or(0, |f| f.size))),
+                ("errors", json!(file.map_or(0, |f| f.errors))),
+                ("warnings", json!(file.map_or(0, |f| f.warnings))),
+                ("verdict", json!(self.judgement.verdict.as_str())),
+                ("reason", json!(self.judgement.reason.to_string())),
+                ("digest", json!(file.map(|f| f.digest.to_string()))),
+                ("new_version", json!(self.new_version)),
+                ("next_due", json!(self.next_due.map(rfc3339))),
+            ]
+        }
+    }
+
+    /// The cause of a result that is not a file.
+    pub fn cause(content: &Content) -> Option<String> {
+        match content {
+            Content::Rules(_) => None,
+            Content::NoRobotsTxt(why) => Some(why.to_string()),
+            Content::Unreachable(why) => Some(why.to_string()),
+        }
+    }
+
+    /// Fetches the origin's robots.txt now (a recrawl request: recorded, and it wins over any
+    /// older fetch still running) and reads back what the state made of it.
+    pub async fn fetch_now(cache: &RobotsCache, origin: &Origin) -> Fetched {
+        // Stored times are whole milliseconds.
+        let started = floor_ms(SystemTime::now());
+        let judgement = cache.request_recrawl(origin).await;
+        let state: Option<OriginState> = cache.state(origin).await;
+        let version = state
+            .as_ref()
+            .and_then(OriginState::last_fetch)
+            .filter(|v| v.last_at >= started)
+            .cloned();
+        let new_version = version
+            .as_ref()
+            .is_some_and(|v| v.count == 1 && v.first_at >= started);
+        Fetched {
+            origin: origin.clone(),
+            judgement,
+            version,
+            new_version,
+            next_due: state.as_ref().and_then(OriginState::next_due),
+        }
+    }
+
+    fn floor_ms(t: SystemTime) -> SystemTime {
+        let ms = t
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        UNIX_EPOCH + Duration::from_millis(ms)
+    }
+
+    /// `crawlgate fetch`: each origin's robots.txt now, what came back, and the verdict the
+    /// state holds after it.
     pub fn fetch(args: &FetchArgs, out: &mut Out) -> anyhow::Result<Status> {
-        let user_agent = args
+        let request = FetchEach {
+            http: &args.http,
+            mode: args.mode,
+            state: &args.state,
+            urls: &args.urls,
+            json: args.json,
+        };
+        fetch_each(&request, out, report_fetch)
+    }
+
+    /// What `fetch` and `recrawl` both take.
+    pub struct FetchEach<'a> {
+        pub http: &'a HttpArgs,
+        pub mode: crate::ModeArg,
+        pub state: &'a crate::StateArgs,
+        pub urls: &'a [String],
+        pub json: bool,
+    }
+
+    /// Fetches each origin now (a recrawl: whatever the state says), records it, and shows it
+    /// with `report`. Exit status: 1 if a robots.txt is unreachable.
+    pub fn fetch_each(
+        request: &FetchEach<'_>,
+        out: &mut Out,
+        report: fn(&mut Out, bool, &Fetched) -> std::io::Result<()>,
+    ) -> anyhow::Result<Status> {
+        let user_agent = request
             .http
             .user_agent
             .clone()
             .unwrap_or_else(|| FetchOptions::default().user_agent);
-        let fetcher = Fetcher::new(fetch_options(&args.http, user_agent, args.mode.into())?)?;
-        let mut origins: Vec<Origin> = Vec::new();
+        let options = fetch_options(request.http, user_agent, request.mode.into())?;
         let mut status = Status::Clean;
-        for url in &args.urls {
-            match Origin::from_url(url) {
-                Ok(o) if !origins.contains(&o) => origins.push(o),
-                Ok(_) => {}
-                Err(e) => {
-                    out.error(format_args!("{e}"));
-                    status = Status::Failed;
-                }
-            }
+        let origins = origins(request.urls, out, &mut status);
+        if origins.is_empty() {
+            // Every URL was bad (and reported): no state to open.
+            return Ok(status);
         }
         runtime()?.block_on(async {
-            for origin in &origins {
-                let fetch = fetcher.fetch(origin).await;
-                let mut state = OriginState::new();
-                state.record(SystemTime::now(), fetch.clone());
-                let judgement = state.verdict_at(SystemTime::now(), &PolicyOptions::default());
-                let (errors, warnings) = match &fetch.outcome {
-                    FetchOutcome::Rules { parsed, .. } => {
-                        let e = parsed
-                            .diagnostics
-                            .iter()
-                            .filter(|d| d.severity == Severity::Error)
-                            .count();
-                        (e, parsed.diagnostics.len() - e)
+            let state = state::open(request.state, true).await?;
+            let cache = engine(options, &state)?;
+            let result = async {
+                for origin in &origins {
+                    let fetched = fetch_now(&cache, origin).await;
+                    if fetched.unreachable() && status == Status::Clean {
+                        status = Status::Findings;
                     }
-                    _ => (0, 0),
-                };
-                let outcome = fetch.outcome.as_str();
-                let cause = match &fetch.outcome {
-                    FetchOutcome::Rules { .. } => None,
-                    FetchOutcome::Unavailable(why) => Some(why.to_string()),
-                    FetchOutcome::Unreachable(why) => {
-                        if status == Status::Clean {
-                            status = Status::Findings;
-                        }
-                        Some(why.to_string())
-                    }
-                };
-                let verdict = judgement.verdict.as_str();
-                if args.json {
-                    out.json(&[
-                        ("robots_txt", json!(fetch.url)),
-                        ("status", json!(fetch.status)),
-                        ("outcome", json!(outcome)),
-                        ("cause", json!(cause)),
-                        ("final_url", json!(fetch.final_url)),
-                        ("redirects", json!(fetch.redirects)),
-                        ("size", json!(fetch.size())),
-                        ("errors", json!(errors)),
-                        ("warnings", json!(warnings)),
-                        ("verdict", json!(verdict)),
-                        ("reason", json!(judgement.reason.to_string())),
-                    ])?;
-                } else {
-                    let status_text = fetch.status.map_or("-".to_owned(), |s| s.to_string());
-                    out.line(format_args!("{}", fetch.url))?;
-                    out.line(format_args!("  status:    {status_text}"))?;
-                    match &cause {
-                        Some(c) => out.line(format_args!("  outcome:   {outcome} ({c})"))?,
-                        None => out.line(format_args!("  outcome:   {outcome}"))?,
-                    }
-                    if fetch.redirects > 0 {
-                        out.line(format_args!(
-                            "  final url: {} ({} redirect{})",
-                            fetch.final_url,
-                            fetch.redirects,
-                            if fetch.redirects == 1 { "" } else { "s" }
-                        ))?;
-                    }
-                    out.line(format_args!("  size:      {} bytes", fetch.size()))?;
-                    let plural = |n: usize| if n == 1 { "" } else { "s" };
-                    out.line(format_args!(
-                        "  problems:  {errors} error{}, {warnings} warning{}",
-                        plural(errors),
-                        plural(warnings)
-                    ))?;
-                    out.line(format_args!(
-                        "  verdict:   {verdict} ({})",
-                        judgement.reason
-                    ))?;
+                    report(out, request.json, &fetched)?;
                 }
+                anyhow::Ok(status)
             }
-            Ok(status)
+            .await;
+            state::finish(&cache, &state, out).await;
+            result
         })
+    }
+
+    fn report_fetch(out: &mut Out, json: bool, f: &Fetched) -> std::io::Result<()> {
+        if json {
+            return out.json(&f.json_fields());
+        }
+        let v = f.version.as_ref();
+        let file = v.and_then(|v| match &v.content {
+            Content::Rules(f) => Some(f),
+            _ => None,
+        });
+        let status_text = v
+            .and_then(|v| v.status)
+            .map_or("-".to_owned(), |s| s.to_string());
+        out.line(format_args!("{}", f.origin.robots_txt_url()))?;
+        out.line(format_args!("  status:    {status_text}"))?;
+        match f.cause() {
+            Some(c) => out.line(format_args!(
+                "  outcome:   {} ({})",
+                f.outcome(),
+                escape(&c)
+            ))?,
+            None => out.line(format_args!("  outcome:   {}", f.outcome()))?,
+        }
+        if let Some(v) = v.filter(|v| v.redirects > 0) {
+            out.line(format_args!(
+                "  final url: {} ({} redirect{})",
+                escape(&v.final_url),
+                v.redirects,
+                if v.redirects == 1 { "" } else { "s" }
+            ))?;
+        }
+        let (size, errors, warnings) = file.map_or((0, 0, 0), |f| (f.size, f.errors, f.warnings));
+        out.line(format_args!("  size:      {size} bytes"))?;
+        let plural = |n: u32| if n == 1 { "" } else { "s" };
+        out.line(format_args!(
+            "  problems:  {errors} error{}, {warnings} warning{}",
+            plural(errors),
+            plural(warnings)
+        ))?;
+        out.line(format_args!("  version:   {}", f.version_text()))?;
+        out.line(format_args!(
+            "  verdict:   {} ({})",
+            f.judgement.verdict.as_str(),
+            escape(&f.judgement.reason.to_string())
+        ))
     }
 }

@@ -418,6 +418,10 @@ mod remote_sitemaps {
                 FetchOutcome::Rules { parsed, .. } => Ok(Some((parsed.robots.clone(), origin))),
                 FetchOutcome::Unavailable(_) => Ok(None),
                 FetchOutcome::Unreachable(why) => Err(why.to_string()),
+                // Unconditional: a 304 cannot happen.
+                FetchOutcome::NotModified { .. } => {
+                    Err("HTTP 304 to an unconditional request".into())
+                }
             }
         }
     }

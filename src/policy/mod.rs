@@ -1,21 +1,31 @@
 //! The failure rules: what a crawler may do on an origin, given what fetching its robots.txt
-//! produced over time ([RFC 9309 §2.3.1], Google's documented behaviour; SPEC §4).
+//! produced over time ([RFC 9309 §2.3.1], [Google's robots.txt documentation]).
 //!
-//! Pure: no I/O and no clock. [`OriginState::record`] takes each fetch with the time it
-//! happened, [`OriginState::verdict_at`] answers for an explicit `now`, so that the 12-hour and
-//! 30-day rules are tested without waiting.
+//! Pure: no I/O and no clock. An origin's whole crawl state is an [`OriginState`], changed only
+//! by [`Change`]s that carry their own times ([`OriginState::apply`]), and asked with an explicit
+//! `now` ([`OriginState::verdict_at`]), so that the 12-hour and 30-day rules are tested without
+//! waiting and the same state can be stored, shared by a fleet and replayed.
 //!
 //! | fetch outcome | verdict |
 //! |---|---|
-//! | 2xx | the parsed rules |
+//! | 2xx, or 304 to a conditional request | the parsed rules |
 //! | 4xx except 429, more than 5 redirects | no robots.txt: allow all |
 //! | 429, 5xx, network failure (first 12 h of an unbroken run of failures) | disallow all |
 //! | … then up to 30 days | the last good version (none: allow all, or disallow all when strict) |
-//! | … after 30 days | allow all if the site is generally available, else disallow all |
+//! | … after 30 days | allow all if the site was recently reported available, else disallow all |
 //!
 //! [RFC 9309 §2.3.1]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.3.1
+//! [Google's robots.txt documentation]: https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#http-status-codes
 
-use std::collections::VecDeque;
+mod state;
+#[cfg(feature = "serde")]
+mod unix_ms;
+
+pub use state::{
+    Applied, Change, Content, Digest, FetchRecord, GoodVersion, OriginState, RobotsFile,
+    SiteReport, Validators, Version, MAX_VERSIONS,
+};
+
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -28,9 +38,18 @@ pub const STOP_PERIOD: Duration = Duration::from_secs(12 * 3600);
 pub const LAST_GOOD_PERIOD: Duration = Duration::from_secs(30 * 86_400);
 /// How long versions are kept in the history: 30 days.
 pub const HISTORY_PERIOD: Duration = LAST_GOOD_PERIOD;
+/// How long a "site is up" report counts: 30 days.
+pub const AVAILABILITY_WINDOW: Duration = LAST_GOOD_PERIOD;
+/// How long an origin that answers "not found" stays listed: 30 days (it is still checked).
+pub const DORMANT_AFTER: Duration = LAST_GOOD_PERIOD;
 
 /// Why there is no robots.txt (everything is allowed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case", tag = "kind", content = "status")
+)]
 pub enum Unavailable {
     /// A 4xx status other than 429.
     Status(u16),
@@ -52,6 +71,11 @@ impl fmt::Display for Unavailable {
 
 /// Why robots.txt could not be fetched (the crawler must be careful).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(rename_all = "kebab-case", tag = "kind", content = "detail")
+)]
 pub enum Unreachable {
     /// 429, a 5xx status, or a status that gives nothing usable (a final 1xx, 600–999).
     Status(u16),
@@ -96,6 +120,11 @@ pub enum FetchOutcome {
         /// The parsed rules and their diagnostics.
         parsed: Arc<Parsed>,
     },
+    /// A 304 to a conditional request: the version whose validators were sent is current.
+    NotModified {
+        /// The digest of the version the validators belong to.
+        digest: Digest,
+    },
     /// No robots.txt: everything is allowed.
     Unavailable(Unavailable),
     /// Not reachable: the ladder applies.
@@ -103,10 +132,11 @@ pub enum FetchOutcome {
 }
 
 impl FetchOutcome {
-    /// `"fetched"`, `"not-found"` or `"unreachable"`.
+    /// `"fetched"`, `"not-modified"`, `"not-found"` or `"unreachable"`.
     pub fn as_str(&self) -> &'static str {
         match self {
             FetchOutcome::Rules { .. } => "fetched",
+            FetchOutcome::NotModified { .. } => "not-modified",
             FetchOutcome::Unavailable(_) => "not-found",
             FetchOutcome::Unreachable(_) => "unreachable",
         }
@@ -124,15 +154,35 @@ pub struct Fetch {
     pub redirects: u8,
     /// The last HTTP status, if a response arrived.
     pub status: Option<u16>,
-    /// `Cache-Control: max-age` of a 2xx response, if any.
+    /// `Cache-Control: max-age` of a 2xx or 304 response, if any.
     pub max_age: Option<Duration>,
     /// `Retry-After` of a 429/503 response, if any.
     pub retry_after: Option<Duration>,
+    /// `ETag` of a 2xx response, if any: sent back as `If-None-Match`.
+    pub etag: Option<String>,
+    /// `Last-Modified` of a 2xx response, if any: sent back as `If-Modified-Since`.
+    pub last_modified: Option<String>,
     /// What it means.
     pub outcome: FetchOutcome,
 }
 
 impl Fetch {
+    /// A fetch with no response details: for tests, simulations and copies made elsewhere.
+    pub fn new(url: impl Into<String>, status: Option<u16>, outcome: FetchOutcome) -> Fetch {
+        let url = url.into();
+        Fetch {
+            final_url: url.clone(),
+            url,
+            redirects: 0,
+            status,
+            max_age: None,
+            retry_after: None,
+            etag: None,
+            last_modified: None,
+            outcome,
+        }
+    }
+
     /// Body bytes read (0 unless 2xx).
     pub fn size(&self) -> usize {
         match &self.outcome {
@@ -142,20 +192,12 @@ impl Fetch {
     }
 }
 
-/// The last successful fetch: rules, or "no robots.txt".
-#[derive(Debug, Clone)]
-pub enum GoodVersion {
-    /// A parsed robots.txt.
-    Rules(Arc<Parsed>),
-    /// There was no robots.txt (4xx).
-    NoRobotsTxt(Unavailable),
-}
-
 /// What a crawler may do on the origin now.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// Obey these rules.
-    Rules(Arc<Parsed>),
+    /// Obey the rules of the last good version ([`OriginState::last_good`]), a parsed
+    /// robots.txt.
+    Rules,
     /// No restrictions.
     AllowAll,
     /// Fetch nothing but robots.txt.
@@ -166,7 +208,7 @@ impl Verdict {
     /// `"rules"`, `"allow-all"` or `"disallow-all"`.
     pub fn as_str(&self) -> &'static str {
         match self {
-            Verdict::Rules(_) => "rules",
+            Verdict::Rules => "rules",
             Verdict::AllowAll => "allow-all",
             Verdict::DisallowAll => "disallow-all",
         }
@@ -202,12 +244,14 @@ pub enum VerdictReason {
         /// The first failure of the run.
         since: SystemTime,
     },
-    /// Unreachable for over 30 days while the site's pages are served: no restrictions.
+    /// Unreachable for over 30 days while the site's pages are served (a recent report): no
+    /// restrictions.
     LongUnreachableSiteUp {
         /// The first failure of the run.
         since: SystemTime,
     },
-    /// Unreachable for over 30 days and the site is not generally available: stop.
+    /// Unreachable for over 30 days and the site is not known to be generally available (no
+    /// report, an old one, or a "down" report): stop.
     LongUnreachableSiteDown {
         /// The first failure of the run.
         since: SystemTime,
@@ -281,6 +325,9 @@ pub struct PolicyOptions {
     pub stop_period: Duration,
     /// How long the last good version is used (default 30 days from the first failure).
     pub last_good_period: Duration,
+    /// How long a "site is up" report counts (default 30 days): after 30 days of failures, a
+    /// site is crawled as if it had no robots.txt only while its last report is this recent.
+    pub availability_window: Duration,
 }
 
 impl Default for PolicyOptions {
@@ -289,175 +336,7 @@ impl Default for PolicyOptions {
             strict: false,
             stop_period: STOP_PERIOD,
             last_good_period: LAST_GOOD_PERIOD,
+            availability_window: AVAILABILITY_WINDOW,
         }
     }
-}
-
-/// One fetch kept in an origin's history.
-#[derive(Debug, Clone)]
-pub struct HistoryEntry {
-    /// When it was fetched.
-    pub at: SystemTime,
-    /// The fetch.
-    pub fetch: Arc<Fetch>,
-}
-
-/// Everything known about one origin's robots.txt.
-#[derive(Debug, Clone, Default)]
-pub struct OriginState {
-    good: Option<(SystemTime, GoodVersion)>,
-    failing_since: Option<SystemTime>,
-    last: Option<HistoryEntry>,
-    history: VecDeque<HistoryEntry>,
-    site_available: Option<bool>,
-}
-
-impl OriginState {
-    /// A state with nothing fetched yet.
-    pub fn new() -> OriginState {
-        OriginState::default()
-    }
-
-    /// Records a fetch that completed at `at`. Returns whether the content changed from the
-    /// previous fetch (and so entered the history).
-    pub fn record(&mut self, at: SystemTime, fetch: Fetch) -> bool {
-        match &fetch.outcome {
-            FetchOutcome::Rules { parsed, .. } => {
-                self.failing_since = None;
-                self.good = Some((at, GoodVersion::Rules(parsed.clone())));
-            }
-            FetchOutcome::Unavailable(why) => {
-                self.failing_since = None;
-                self.good = Some((at, GoodVersion::NoRobotsTxt(*why)));
-            }
-            FetchOutcome::Unreachable(_) => {
-                self.failing_since.get_or_insert(at);
-            }
-        }
-        let entry = HistoryEntry {
-            at,
-            fetch: Arc::new(fetch),
-        };
-        let changed = self
-            .history
-            .back()
-            .is_none_or(|prev| !same_content(&prev.fetch, &entry.fetch));
-        if changed {
-            self.history.push_back(entry.clone());
-        }
-        self.last = Some(entry);
-        // Keep 30 days, and always the newest version.
-        while self.history.len() > 1
-            && self.history.front().is_some_and(|e| {
-                at.duration_since(e.at)
-                    .is_ok_and(|age| age > HISTORY_PERIOD)
-            })
-        {
-            self.history.pop_front();
-        }
-        changed
-    }
-
-    /// Records whether the site's pages are being served (the crawler knows; crawlgate does
-    /// not guess). Used only after 30 days of failures.
-    pub fn record_site_availability(&mut self, available: bool) {
-        self.site_available = Some(available);
-    }
-
-    /// The verdict at `now`.
-    pub fn verdict_at(&self, now: SystemTime, options: &PolicyOptions) -> Judgement {
-        let Some(since) = self.failing_since else {
-            return match &self.good {
-                Some((_, GoodVersion::Rules(parsed))) => Judgement {
-                    verdict: Verdict::Rules(parsed.clone()),
-                    reason: VerdictReason::Fetched,
-                },
-                Some((_, GoodVersion::NoRobotsTxt(why))) => Judgement {
-                    verdict: Verdict::AllowAll,
-                    reason: VerdictReason::NoRobotsTxt(*why),
-                },
-                // Nothing fetched: the caller fetches before asking; be safe meanwhile.
-                None => Judgement {
-                    verdict: Verdict::DisallowAll,
-                    reason: VerdictReason::NotFetched,
-                },
-            };
-        };
-        // A clock that went backwards counts as no time passed.
-        let failing_for = now.duration_since(since).unwrap_or(Duration::ZERO);
-        if failing_for < options.stop_period {
-            let cause = match self.last.as_ref().map(|e| &e.fetch.outcome) {
-                Some(FetchOutcome::Unreachable(c)) => c.clone(),
-                _ => Unreachable::Other("unknown".into()),
-            };
-            return Judgement {
-                verdict: Verdict::DisallowAll,
-                reason: VerdictReason::Unreachable { since, cause },
-            };
-        }
-        if failing_for < options.last_good_period {
-            return match &self.good {
-                Some((fetched_at, good)) => Judgement {
-                    verdict: match good {
-                        GoodVersion::Rules(parsed) => Verdict::Rules(parsed.clone()),
-                        GoodVersion::NoRobotsTxt(_) => Verdict::AllowAll,
-                    },
-                    reason: VerdictReason::LastGoodVersion {
-                        since,
-                        fetched_at: *fetched_at,
-                    },
-                },
-                None => Judgement {
-                    verdict: if options.strict {
-                        Verdict::DisallowAll
-                    } else {
-                        Verdict::AllowAll
-                    },
-                    reason: VerdictReason::NoGoodVersion { since },
-                },
-            };
-        }
-        if self.site_available == Some(true) {
-            Judgement {
-                verdict: Verdict::AllowAll,
-                reason: VerdictReason::LongUnreachableSiteUp { since },
-            }
-        } else {
-            Judgement {
-                verdict: Verdict::DisallowAll,
-                reason: VerdictReason::LongUnreachableSiteDown { since },
-            }
-        }
-    }
-
-    /// The start of the current unbroken run of failures, if robots.txt is failing.
-    pub fn failing_since(&self) -> Option<SystemTime> {
-        self.failing_since
-    }
-
-    /// The latest fetch and when it completed.
-    pub fn last_fetch(&self) -> Option<&HistoryEntry> {
-        self.last.as_ref()
-    }
-
-    /// The last successful fetch and when it happened.
-    pub fn last_good(&self) -> Option<(SystemTime, &GoodVersion)> {
-        self.good.as_ref().map(|(at, g)| (*at, g))
-    }
-
-    /// Fetches of the last 30 days that differ from the fetch before them, oldest first.
-    pub fn history(&self) -> impl Iterator<Item = &HistoryEntry> {
-        self.history.iter()
-    }
-}
-
-/// Same content: same status and, for 2xx, the same body.
-fn same_content(a: &Fetch, b: &Fetch) -> bool {
-    a.status == b.status
-        && match (&a.outcome, &b.outcome) {
-            (FetchOutcome::Rules { body: x, .. }, FetchOutcome::Rules { body: y, .. }) => x == y,
-            (FetchOutcome::Unavailable(x), FetchOutcome::Unavailable(y)) => x == y,
-            (FetchOutcome::Unreachable(x), FetchOutcome::Unreachable(y)) => x == y,
-            _ => false,
-        }
 }

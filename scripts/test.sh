@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Every test:  bash scripts/test.sh [cargo test arguments]
+#
+# Installs what the tests need beyond Rust when it is missing, then runs `cargo test` (default
+# features: the embedded and Redis stores included). Nothing is skipped: a test whose tool is
+# missing fails and says how to get it.
+#
+# - redis-server (Debian/Ubuntu package `redis-server`): the Redis store, fleet and outage tests
+#   start their own servers on 127.0.0.1 (random port, temp dir) and stop them. Installed with
+#   apt-get (as root, or through sudo) when `redis-server` is not on PATH.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "== installing ${need_apt[*]} (apt-get)" >&2
+    if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "error: ${need_apt[*]} missing and apt-get not available: install it by hand" >&2
+        exit 2
+    fi
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+    # The package starts a system service; the tests start their own servers.
+    if command -v systemctl >/dev/null 2>&1; then "${sudo[@]}" systemctl stop redis-server 2>/dev/null || true; fi
+fi
+echo "== redis-server: $(redis-server --version | cut -d' ' -f3)" >&2
+
+exec cargo test "$@"

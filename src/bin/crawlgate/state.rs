@@ -1,0 +1,155 @@
+//! `--state` and `--no-state`: which store the commands that fetch through the engine keep
+//! their crawl state in, and the warnings when it failed them.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crawlgate::fetch::RobotsCache;
+use crawlgate::store::{MemoryStore, Store};
+
+use crate::output::Out;
+use crate::StateArgs;
+
+/// An open store and what it is called in messages.
+pub struct State {
+    pub store: Arc<dyn Store>,
+    /// The path, the Redis URL without its password, or `--no-state`.
+    pub name: String,
+}
+
+enum Location {
+    File(PathBuf),
+    Redis(String),
+    Memory,
+}
+
+fn location(args: &StateArgs) -> anyhow::Result<Location> {
+    if args.no_state {
+        return Ok(Location::Memory);
+    }
+    let from_env = || {
+        std::env::var_os("CRAWLGATE_STATE")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    match &args.state.clone().or_else(from_env) {
+        Some(p) if p.as_os_str().is_empty() => {
+            anyhow::bail!("--state is empty: give a path or a redis:// URL")
+        }
+        Some(p) => match p.to_str() {
+            Some(s) if is_redis_url(s) => Ok(Location::Redis(s.to_owned())),
+            _ => Ok(Location::File(p.clone())),
+        },
+        None => default_location(),
+    }
+}
+
+fn is_redis_url(s: &str) -> bool {
+    ["redis://", "rediss://"].iter().any(|scheme| {
+        s.get(..scheme.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(scheme))
+    })
+}
+
+#[cfg(feature = "redb")]
+fn default_location() -> anyhow::Result<Location> {
+    match crawlgate::store::EmbeddedStore::default_path() {
+        Some(path) => Ok(Location::File(path)),
+        None => anyhow::bail!(
+            "no home directory to keep the crawl state in: give --state PATH, or --no-state"
+        ),
+    }
+}
+
+/// Without a file store there is nothing durable to default to: behave as before state existed.
+#[cfg(not(feature = "redb"))]
+fn default_location() -> anyhow::Result<Location> {
+    Ok(Location::Memory)
+}
+
+/// Opens the store the arguments name. With `create` false, a state file that does not exist
+/// is not created (read-only commands then see an empty state).
+pub async fn open(args: &StateArgs, create: bool) -> anyhow::Result<State> {
+    match location(args)? {
+        Location::Memory => Ok(State {
+            store: Arc::new(MemoryStore::new()),
+            name: "--no-state".to_owned(),
+        }),
+        Location::File(path) if !create && !path.exists() => Ok(State {
+            store: Arc::new(MemoryStore::new()),
+            name: path.display().to_string(),
+        }),
+        Location::File(path) => open_file(path).await,
+        Location::Redis(url) => open_redis(url).await,
+    }
+}
+
+#[cfg(feature = "redb")]
+async fn open_file(path: PathBuf) -> anyhow::Result<State> {
+    use crawlgate::store::EmbeddedStore;
+    let name = path.display().to_string();
+    // Blocking: it waits for another process to close the file.
+    let store = tokio::task::spawn_blocking(move || EmbeddedStore::open(&path)).await??;
+    Ok(State {
+        store: Arc::new(store),
+        name,
+    })
+}
+
+#[cfg(not(feature = "redb"))]
+async fn open_file(path: PathBuf) -> anyhow::Result<State> {
+    anyhow::bail!(
+        "cannot keep state in {}: this build has no state files (feature `redb`); use --state redis://… or --no-state",
+        path.display()
+    )
+}
+
+#[cfg(feature = "redis")]
+async fn open_redis(url: String) -> anyhow::Result<State> {
+    use crawlgate::store::{RedisOptions, RedisStore};
+    let name = redact(&url);
+    let store = RedisStore::connect(RedisOptions::new(url)).await?;
+    Ok(State {
+        store: Arc::new(store),
+        name,
+    })
+}
+
+#[cfg(not(feature = "redis"))]
+async fn open_redis(url: String) -> anyhow::Result<State> {
+    anyhow::bail!(
+        "cannot keep state in {}: this build has no Redis store (feature `redis`)",
+        redact(&url)
+    )
+}
+
+/// The URL with its password hidden, for messages.
+fn redact(url: &str) -> String {
+    match ::url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let _ = u.set_password(Some("***"));
+            u.to_string()
+        }
+        Ok(_) => url.to_owned(),
+        Err(_) => "(an invalid Redis URL)".to_owned(),
+    }
+}
+
+/// Writes what is pending and warns (without changing the exit status) if the store failed:
+/// what this run fetched may then be lost.
+pub async fn finish(cache: &RobotsCache, state: &State, out: &mut Out) {
+    let flushed = cache.flush().await;
+    let status = cache.store_status();
+    match flushed {
+        Err(e) => out.error(format_args!(
+            "warning: changes not written to the state store {}: {e}",
+            state.name
+        )),
+        Ok(()) if !status.available => out.error(format_args!(
+            "warning: the state store {} failed ({}); what this run fetched may not be recorded",
+            state.name,
+            status.last_error.as_deref().unwrap_or("unknown error")
+        )),
+        Ok(()) => {}
+    }
+}

@@ -1,0 +1,83 @@
+//! How a state is written (feature `serde`): JSON in an envelope with a format number, so that a
+//! store written by one version of crawlgate is read by the next, or refused with a clear error.
+//! JSON because states are small (bodies are stored apart) and a store can then be inspected
+//! with `redis-cli GET` or a dump, which matters more here than a few hundred bytes.
+
+use crate::policy::OriginState;
+
+/// The format written today. A reader refuses newer formats rather than misread them.
+pub const FORMAT: u32 = 1;
+
+#[derive(serde::Serialize)]
+struct EnvelopeRef<'a> {
+    format: u32,
+    state: &'a OriginState,
+}
+
+#[derive(serde::Deserialize)]
+struct Envelope {
+    format: u32,
+    state: serde_json::Value,
+}
+
+/// The stored form of `state`.
+pub fn encode(state: &OriginState) -> Vec<u8> {
+    let envelope = EnvelopeRef {
+        format: FORMAT,
+        state,
+    };
+    // Serialising plain structs with string keys into memory cannot fail.
+    serde_json::to_vec(&envelope).unwrap_or_default()
+}
+
+/// Reads a stored state; the error says what is wrong with it.
+pub fn decode(bytes: &[u8]) -> Result<OriginState, String> {
+    let envelope: Envelope = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    if envelope.format != FORMAT {
+        return Err(format!(
+            "format {} (this crawlgate reads format {FORMAT})",
+            envelope.format
+        ));
+    }
+    serde_json::from_value(envelope.state).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{Fetch, FetchOutcome, Unreachable};
+    use crate::Robots;
+    use std::sync::Arc;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn round_trip_and_refusals() {
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_800_000_000_123);
+        let mut state = OriginState::new();
+        let body: &[u8] = b"User-agent: *\nDisallow: /x\nFoo: bar\n";
+        let mut ok = Fetch::new(
+            "https://a.example/robots.txt",
+            Some(200),
+            FetchOutcome::Rules {
+                body: body.into(),
+                parsed: Arc::new(Robots::parse(body)),
+            },
+        );
+        ok.etag = Some("\"v1\"".into());
+        state.record(t, &ok);
+        state.record(
+            t + Duration::from_secs(60),
+            &Fetch::new(
+                "https://a.example/robots.txt",
+                None,
+                FetchOutcome::Unreachable(Unreachable::Dns("no such host".into())),
+            ),
+        );
+        state.record_site_availability(t, true);
+        let bytes = encode(&state);
+        assert_eq!(decode(&bytes), Ok(state));
+        assert!(decode(b"{").is_err());
+        let future = String::from_utf8_lossy(&bytes).replacen("\"format\":1", "\"format\":9", 1);
+        assert!(decode(future.as_bytes()).unwrap_err().contains("format 9"));
+    }
+}

@@ -1,0 +1,478 @@
+//! The embedded store (feature `redb`): crawl state in one file on disk, for the CLI and for a
+//! single crawler.
+//!
+//! # Why redb
+//!
+//! [redb] is a pure-Rust embedded key-value store: no C toolchain to build it (unlike SQLite or
+//! RocksDB), ACID transactions, and crash safety by design. It writes copy-on-write B-trees
+//! whose pages carry checksums, and a commit flips between two commit slots in the header, so
+//! a process killed at any instant leaves the file at its last commit; the next open notices
+//! the unclean shutdown and repairs the allocator state before handing the file out. We also
+//! ask it to verify every page's checksum on each open: redb trusts a cleanly closed file, and
+//! one damaged since (a bad disk, a stray write) could make it panic instead of failing.
+//!
+//! # Tables
+//!
+//! | table | key | value |
+//! |---|---|---|
+//! | `states` | the origin, as `scheme://host[:port]` | the state, as [`codec::encode`] writes it (JSON in a versioned envelope) |
+//! | `bodies` | (the origin, the body's 32-byte SHA-256) | the robots.txt body as read |
+//!
+//! Bodies are keyed by origin as well as digest, as in every store: an origin's bodies go
+//! with its state, and two origins serving the same file cost a copy each rather than a
+//! reference count to keep right.
+//!
+//! # Durability
+//!
+//! Each [`Store::update`] is one write transaction — read the state, apply the changes, write
+//! the state, add the new bodies, drop the unreferenced ones — committed with
+//! [`Durability::Immediate`]: when `update` returns, the change is on disk (fsync'd), and a
+//! crash before that leaves the previous state and its bodies untouched, never a state whose
+//! bodies are missing. redb is synchronous, so every transaction runs on Tokio's blocking pool
+//! ([`tokio::task::spawn_blocking`]): an fsync never stalls the async threads.
+//!
+//! # One process at a time
+//!
+//! redb locks the file: while one process has it open, another's open fails. [`EmbeddedStore::open`]
+//! retries for up to 5 seconds, since the other process is most often a short CLI run that is
+//! about to finish, then gives up with [`StoreError::Locked`], whose message tells the user to
+//! point `--state` elsewhere or run with `--no-state`. Fetch leases therefore only have to
+//! coordinate the tasks of this process, and are kept in memory.
+//!
+//! [redb]: https://www.redb.org
+//! [`codec::encode`]: super::codec::encode
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use redb::{
+    Database, DatabaseError, Durability, ReadableDatabase, ReadableTable, ReadableTableMetadata,
+    TableDefinition, TableError, WriteTransaction,
+};
+
+use super::codec;
+use super::{LocalLeases, Plan, Pruned, Store, StoreError, StoreFuture, Updated, Usage};
+use crate::policy::{Change, Digest, OriginState};
+use crate::Origin;
+
+/// Origin → encoded state.
+const STATES: TableDefinition<&str, &[u8]> = TableDefinition::new("states");
+/// (origin, SHA-256 of the body) → body.
+const BODIES: TableDefinition<(&str, &[u8; 32]), &[u8]> = TableDefinition::new("bodies");
+
+/// How long [`EmbeddedStore::open`] waits for another process to close the file.
+const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// Between two attempts to open a file another process holds.
+const LOCK_RETRY: Duration = Duration::from_millis(100);
+
+/// redb's page cache. Its default (1 GiB) suits a database server; the states of even a large
+/// crawl fit in far less, and the CLI should not grow to that size.
+const CACHE_BYTES: usize = 64 << 20;
+
+/// States pruned per write transaction: big enough that pruning a large store costs few fsyncs,
+/// small enough that an update waiting for the writer is not held up for long.
+const PRUNE_BATCH: usize = 512;
+
+/// The crawl state in one [redb] file: for the CLI and a single crawler.
+///
+/// - Two tables: `states` (origin → the state as [`codec::encode`] writes it) and `bodies`
+///   ((origin, SHA-256) → robots.txt body).
+/// - Each [`Store::update`] is one write transaction, fsync'd before it returns: atomic, and a
+///   process killed at any moment leaves the file at its last commit, which the next open
+///   repairs and finds. Transactions run on Tokio's blocking pool, off the async threads.
+/// - One process at a time: redb locks the file. [`EmbeddedStore::open`] waits up to 5 s for
+///   another (say, a CLI run about to finish) and then reports [`StoreError::Locked`]. Fetch
+///   leases are therefore in-process, and [`Store::is_shared`] is `false`.
+/// - Opening checks every page's checksum, so that a file damaged outside redb is refused
+///   with [`StoreError::Open`] rather than trusted; this reads the whole file (some 5 ms per
+///   1,000 origins when cached).
+///
+/// Cheap to clone: clones share the open file (and the in-process leases). The file is closed
+/// when the last clone is dropped.
+///
+/// [redb]: https://www.redb.org
+#[derive(Clone)]
+pub struct EmbeddedStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    db: Database,
+    path: PathBuf,
+    leases: LocalLeases,
+}
+
+impl fmt::Debug for EmbeddedStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EmbeddedStore")
+            .field("path", &self.inner.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EmbeddedStore {
+    /// Opens the store at `path`, creating the file and its parent directories if needed. If
+    /// another process has the file open, retries for up to 5 seconds, then fails with
+    /// [`StoreError::Locked`]; any other failure (a file that is not a store, or is damaged,
+    /// a directory that cannot be created) is [`StoreError::Open`]. A file left by a killed
+    /// process is repaired and holds its last committed state.
+    ///
+    /// Blocking (it reads and checks the whole file): from async code, call it on
+    /// [`tokio::task::spawn_blocking`] or before starting the work.
+    pub fn open(path: impl AsRef<Path>) -> Result<EmbeddedStore, StoreError> {
+        EmbeddedStore::open_with(path, DEFAULT_LOCK_WAIT)
+    }
+
+    /// [`EmbeddedStore::open`], waiting at most `lock_wait` for another process to close the
+    /// file (`Duration::ZERO`: fail at once).
+    pub fn open_with(
+        path: impl AsRef<Path>,
+        lock_wait: Duration,
+    ) -> Result<EmbeddedStore, StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let location = path.display().to_string();
+        let open_error = |message: String| StoreError::Open {
+            location: location.clone(),
+            message,
+        };
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| open_error(format!("cannot create {}: {e}", parent.display())))?;
+        }
+        let mut builder = Database::builder();
+        builder.set_cache_size(CACHE_BYTES);
+        // A file damaged outside redb (a bad disk, a stray write) would make a plain open trust
+        // it and possibly panic; checking every page checksum turns that into an error, for about
+        // 5 ms per 1,000 origins.
+        builder.set_check_integrity_on_open(true);
+        let started = Instant::now();
+        let db = loop {
+            match builder.create(&path) {
+                Ok(db) => break db,
+                // Another process has it; `LockProtocolMismatch` too, but that one runs a redb
+                // with another locking generation (an older or newer crawlgate).
+                Err(DatabaseError::DatabaseAlreadyOpen | DatabaseError::LockProtocolMismatch) => {
+                    let waited = started.elapsed();
+                    if waited >= lock_wait {
+                        return Err(StoreError::Locked { location });
+                    }
+                    std::thread::sleep(LOCK_RETRY.min(lock_wait - waited));
+                }
+                Err(DatabaseError::Storage(redb::StorageError::Io(e)))
+                    if e.kind() != std::io::ErrorKind::InvalidData =>
+                {
+                    return Err(open_error(e.to_string()))
+                }
+                // Not a redb file (redb says so as `InvalidData`), a damaged one, or one of a
+                // format this redb does not read.
+                Err(e) => return Err(open_error(format!("not a crawlgate state file ({e})"))),
+            }
+        };
+        ensure_tables(&db).map_err(open_error)?;
+        Ok(EmbeddedStore {
+            inner: Arc::new(Inner {
+                db,
+                path,
+                leases: LocalLeases::default(),
+            }),
+        })
+    }
+
+    /// Where the file is.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// The size of the file on disk, in bytes.
+    pub fn file_size(&self) -> std::io::Result<u64> {
+        std::fs::metadata(&self.inner.path).map(|m| m.len())
+    }
+
+    /// Where the CLI keeps its state unless told otherwise: `$XDG_STATE_HOME/crawlgate/state.redb`,
+    /// else `~/.local/state/crawlgate/state.redb` (`~/Library/Application Support/crawlgate/`
+    /// on macOS, `%LOCALAPPDATA%\crawlgate\` on Windows). `None` if no home directory is known.
+    pub fn default_path() -> Option<PathBuf> {
+        // The XDG spec says to ignore a relative (or empty) value.
+        let absolute = |var: &str| {
+            std::env::var_os(var)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        let dir = match absolute("XDG_STATE_HOME") {
+            Some(state) => state,
+            None if cfg!(windows) => absolute("LOCALAPPDATA")?,
+            None if cfg!(target_os = "macos") => absolute("HOME")?
+                .join("Library")
+                .join("Application Support"),
+            None => absolute("HOME")?.join(".local").join("state"),
+        };
+        Some(dir.join("crawlgate").join("state.redb"))
+    }
+
+    /// Runs `job` on Tokio's blocking pool (inline when polled outside a Tokio runtime, rather
+    /// than panic), so that redb's synchronous I/O never blocks an async thread.
+    fn blocking<T, F>(&self, job: F) -> StoreFuture<'static, T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Database) -> Result<T, StoreError> + Send + 'static,
+    {
+        let inner = Arc::clone(&self.inner);
+        Box::pin(async move {
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => runtime
+                    .spawn_blocking(move || job(&inner.db))
+                    .await
+                    .map_err(|e| StoreError::Backend(format!("state store task failed: {e}")))?,
+                Err(_) => job(&inner.db),
+            }
+        })
+    }
+}
+
+/// Creates the tables if the file lacks them, so that reads never meet a missing one, and
+/// refuses a redb file of some other program (same names, other types). The message says why.
+fn ensure_tables(db: &Database) -> Result<(), String> {
+    // Why a table cannot be used: the disk's own words, or "not ours".
+    let problem = |e: TableError| match e {
+        TableError::Storage(e) => e.to_string(),
+        e => format!("not a crawlgate state file ({e})"),
+    };
+    // Usually there already: a read transaction checks without a commit (and its fsync).
+    let read = db.begin_read().map_err(|e| e.to_string())?;
+    let missing = match (read.open_table(STATES), read.open_table(BODIES)) {
+        (Ok(_), Ok(_)) => false,
+        (Err(e), _) | (_, Err(e)) if !matches!(e, TableError::TableDoesNotExist(_)) => {
+            return Err(problem(e))
+        }
+        _ => true,
+    };
+    drop(read);
+    if missing {
+        let txn = db.begin_write().map_err(|e| e.to_string())?;
+        txn.open_table(STATES).map_err(problem)?;
+        txn.open_table(BODIES).map_err(problem)?;
+        txn.commit().map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// Any redb error: the disk or the file failed under us.
+fn backend(e: impl fmt::Display) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+fn decode(origin: &str, bytes: &[u8]) -> Result<OriginState, StoreError> {
+    codec::decode(bytes).map_err(|message| StoreError::Corrupt {
+        origin: origin.to_owned(),
+        message,
+    })
+}
+
+/// A read-only table, or `None` if the file has none yet (the tables are created on open, so
+/// only a file changed behind our back lacks them).
+macro_rules! read_table {
+    ($txn:expr, $def:expr) => {
+        match $txn.open_table($def) {
+            Ok(table) => Some(table),
+            Err(TableError::TableDoesNotExist(_)) => None,
+            Err(e) => return Err(backend(e)),
+        }
+    };
+}
+
+/// Applies `changes` to `key`'s state inside `txn` and writes the new state.
+fn apply_in(txn: &WriteTransaction, key: &str, changes: &[Change]) -> Result<Plan, StoreError> {
+    let mut states = txn.open_table(STATES).map_err(backend)?;
+    let before = match states.get(key).map_err(backend)? {
+        Some(bytes) => Some(decode(key, bytes.value())?),
+        None => None,
+    };
+    let plan = Plan::new(before.as_ref(), changes);
+    if before.as_ref() != Some(&plan.state) {
+        states
+            .insert(key, codec::encode(&plan.state).as_slice())
+            .map_err(backend)?;
+    }
+    Ok(plan)
+}
+
+impl Store for EmbeddedStore {
+    fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<OriginState>> {
+        let key = origin.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(backend)?;
+            let Some(states) = read_table!(txn, STATES) else {
+                return Ok(None);
+            };
+            match states.get(key.as_str()).map_err(backend)? {
+                Some(bytes) => decode(&key, bytes.value()).map(Some),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn update<'a>(&'a self, origin: &'a Origin, changes: &'a [Change]) -> StoreFuture<'a, Updated> {
+        let key = origin.to_string();
+        // The blocking pool needs owned data; bodies are `Arc`s, so this copies little.
+        let changes = changes.to_vec();
+        self.blocking(move |db| {
+            let mut txn = db.begin_write().map_err(backend)?;
+            // The default, said explicitly: the commit returns once the data is fsync'd.
+            txn.set_durability(Durability::Immediate).map_err(backend)?;
+            let plan = apply_in(&txn, &key, &changes)?;
+            {
+                let mut bodies = txn.open_table(BODIES).map_err(backend)?;
+                for (digest, body) in &plan.put {
+                    bodies
+                        .insert((key.as_str(), digest.as_bytes()), &body[..])
+                        .map_err(backend)?;
+                }
+                for digest in &plan.drop {
+                    bodies
+                        .remove((key.as_str(), digest.as_bytes()))
+                        .map_err(backend)?;
+                }
+            }
+            // An error before this point drops `txn`, which aborts it: nothing is written.
+            txn.commit().map_err(backend)?;
+            Ok(plan.updated())
+        })
+    }
+
+    fn body<'a>(
+        &'a self,
+        origin: &'a Origin,
+        digest: &'a Digest,
+    ) -> StoreFuture<'a, Option<Arc<[u8]>>> {
+        let key = origin.to_string();
+        let digest = *digest;
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(backend)?;
+            let Some(bodies) = read_table!(txn, BODIES) else {
+                return Ok(None);
+            };
+            let body = bodies
+                .get((key.as_str(), digest.as_bytes()))
+                .map_err(backend)?;
+            Ok(body.map(|b| Arc::from(b.value())))
+        })
+    }
+
+    fn origins(&self) -> StoreFuture<'_, Vec<Origin>> {
+        self.blocking(|db| {
+            let txn = db.begin_read().map_err(backend)?;
+            let Some(states) = read_table!(txn, STATES) else {
+                return Ok(Vec::new());
+            };
+            let mut all =
+                Vec::with_capacity(usize::try_from(states.len().map_err(backend)?).unwrap_or(0));
+            for entry in states.iter().map_err(backend)? {
+                let (key, _) = entry.map_err(backend)?;
+                let key = key.value();
+                let origin = Origin::from_url(key).map_err(|e| StoreError::Corrupt {
+                    origin: key.to_owned(),
+                    message: format!("not an origin: {e}"),
+                })?;
+                all.push(origin);
+            }
+            Ok(all)
+        })
+    }
+
+    fn try_lease<'a>(
+        &'a self,
+        origin: &'a Origin,
+        owner: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        let taken = self.inner.leases.try_take(origin, owner, ttl);
+        Box::pin(async move { Ok(taken) })
+    }
+
+    fn release_lease<'a>(&'a self, origin: &'a Origin, owner: &'a str) -> StoreFuture<'a, ()> {
+        self.inner.leases.release(origin, owner);
+        Box::pin(async move { Ok(()) })
+    }
+
+    fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned> {
+        self.blocking(move |db| {
+            let keys: Vec<String> = {
+                let txn = db.begin_read().map_err(backend)?;
+                let Some(states) = read_table!(txn, STATES) else {
+                    return Ok(Pruned::default());
+                };
+                let mut keys = Vec::new();
+                for entry in states.iter().map_err(backend)? {
+                    keys.push(entry.map_err(backend)?.0.value().to_owned());
+                }
+                keys
+            };
+            let change = [Change::Prune { at: now }];
+            let mut pruned = Pruned::default();
+            // Batched: each origin's prune stands alone, so nothing needs them in one
+            // transaction, but one fsync per origin would make pruning a large store slow.
+            // Each state is read again inside the transaction, so no concurrent update is lost.
+            for batch in keys.chunks(PRUNE_BATCH) {
+                let txn = db.begin_write().map_err(backend)?;
+                {
+                    let mut states = txn.open_table(STATES).map_err(backend)?;
+                    let mut bodies = txn.open_table(BODIES).map_err(backend)?;
+                    for key in batch {
+                        let before = match states.get(key.as_str()).map_err(backend)? {
+                            Some(bytes) => decode(key, bytes.value())?,
+                            // Gone since the listing (no store deletes states today).
+                            None => continue,
+                        };
+                        let plan = Plan::new(Some(&before), &change);
+                        if plan.state == before {
+                            continue;
+                        }
+                        pruned.versions += before
+                            .history()
+                            .len()
+                            .saturating_sub(plan.state.history().len())
+                            as u64;
+                        states
+                            .insert(key.as_str(), codec::encode(&plan.state).as_slice())
+                            .map_err(backend)?;
+                        for digest in &plan.drop {
+                            let removed = bodies
+                                .remove((key.as_str(), digest.as_bytes()))
+                                .map_err(backend)?;
+                            if removed.is_some() {
+                                pruned.bodies += 1;
+                            }
+                        }
+                    }
+                }
+                txn.commit().map_err(backend)?;
+            }
+            Ok(pruned)
+        })
+    }
+
+    fn usage(&self) -> StoreFuture<'_, Usage> {
+        self.blocking(|db| {
+            let txn = db.begin_read().map_err(backend)?;
+            let mut usage = Usage::default();
+            if let Some(states) = read_table!(txn, STATES) {
+                for entry in states.iter().map_err(backend)? {
+                    let (_, state) = entry.map_err(backend)?;
+                    usage.origins += 1;
+                    usage.state_bytes += state.value().len() as u64;
+                }
+            }
+            if let Some(bodies) = read_table!(txn, BODIES) {
+                for entry in bodies.iter().map_err(backend)? {
+                    let (_, body) = entry.map_err(backend)?;
+                    usage.bodies += 1;
+                    usage.body_bytes += body.value().len() as u64;
+                }
+            }
+            Ok(usage)
+        })
+    }
+}

@@ -1,0 +1,285 @@
+//! Where crawl state lives (feature `fetch`): one [`Store`] trait, three implementations.
+//!
+//! A store keeps, per origin, the [`OriginState`] (versions, last good version, failure run,
+//! availability reports, next due time, recrawl epoch) and the robots.txt bodies it refers to,
+//! each once, under its [`Digest`]. It changes a state only through [`Store::update`], which
+//! applies a list of [`Change`]s atomically: read, [`OriginState::apply`] each, write, with no
+//! update lost when two processes record at once. It also hands out fetch leases, so that a
+//! fleet fetches each robots.txt once.
+//!
+//! | store | for | sharing | durability |
+//! |---|---|---|---|
+//! | [`MemoryStore`] | tests, one-shot runs | one process | none |
+//! | [`EmbeddedStore`] (feature `redb`) | the CLI, a single crawler | one process at a time (a file lock) | ACID, crash-safe ([redb]) |
+//! | [`RedisStore`] (feature `redis`) | a fleet of crawlers | every process that uses the same server and prefix | as the server is configured |
+//!
+//! The engine ([`crate::fetch::RobotsCache`]) never reads a store on the hot path: it keeps
+//! compiled rules in memory and goes to the store when an origin is new to it, evicted, due,
+//! or (for a shared store) when its copy is older than
+//! [`CacheOptions::sync_interval`](crate::fetch::CacheOptions::sync_interval).
+//!
+//! [redb]: https://www.redb.org
+
+#[cfg(feature = "serde")]
+pub mod codec;
+#[cfg(feature = "redb")]
+mod embedded;
+mod memory;
+#[cfg(feature = "redis")]
+mod redis;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+#[cfg(feature = "redb")]
+pub use embedded::EmbeddedStore;
+pub use memory::MemoryStore;
+#[cfg(feature = "redis")]
+pub use redis::{RedisOptions, RedisStore};
+
+use crate::policy::{Applied, Change, Digest, OriginState};
+use crate::Origin;
+
+/// The future a [`Store`] method returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+/// Why a store could not do what was asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The store could not be opened or created.
+    #[error("cannot open the state store {location}: {message}")]
+    Open {
+        /// A path or URL.
+        location: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Another process has the embedded store open.
+    #[error(
+        "the state store {location} is in use by another process (use another --state, or --no-state)"
+    )]
+    Locked {
+        /// The path.
+        location: String,
+    },
+    /// The backend failed (disk, network, server).
+    #[error("state store failure: {0}")]
+    Backend(String),
+    /// A stored state could not be decoded.
+    #[error("the stored state of {origin} cannot be read: {message}")]
+    Corrupt {
+        /// Whose state.
+        origin: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Concurrent updates of one origin kept conflicting.
+    #[error("the state of {origin} kept changing under {attempts} attempts to update it")]
+    Contention {
+        /// Whose state.
+        origin: String,
+        /// Attempts made.
+        attempts: u32,
+    },
+}
+
+/// What an update did.
+#[derive(Debug, Clone)]
+pub struct Updated {
+    /// The state after the changes.
+    pub state: OriginState,
+    /// What each change did, in order.
+    pub applied: Vec<Applied>,
+}
+
+/// How much a store holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Origins with a state.
+    pub origins: u64,
+    /// Bytes of encoded states.
+    pub state_bytes: u64,
+    /// Bodies stored.
+    pub bodies: u64,
+    /// Bytes of bodies.
+    pub body_bytes: u64,
+}
+
+/// What [`Store::prune`] removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Pruned {
+    /// History entries older than 30 days.
+    pub versions: u64,
+    /// Bodies no longer referred to.
+    pub bodies: u64,
+}
+
+/// Per-origin crawl state that outlives the process. See the module docs.
+///
+/// Methods return boxed futures so that the engine can hold any store as
+/// `Arc<dyn Store>`.
+pub trait Store: Send + Sync + fmt::Debug + 'static {
+    /// The origin's state, if anything was recorded.
+    fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<OriginState>>;
+
+    /// Applies `changes` in order, atomically, to the stored state (an empty one if there is
+    /// none), stores the bodies of new files and drops those no longer referred to.
+    fn update<'a>(&'a self, origin: &'a Origin, changes: &'a [Change]) -> StoreFuture<'a, Updated>;
+
+    /// A stored body.
+    fn body<'a>(
+        &'a self,
+        origin: &'a Origin,
+        digest: &'a Digest,
+    ) -> StoreFuture<'a, Option<Arc<[u8]>>>;
+
+    /// Every origin with a state, in no particular order.
+    fn origins(&self) -> StoreFuture<'_, Vec<Origin>>;
+
+    /// Takes the origin's fetch lease for `owner` unless someone else holds it. A lease ends
+    /// when released or after `ttl`, so that a holder that dies does not block the others.
+    fn try_lease<'a>(
+        &'a self,
+        origin: &'a Origin,
+        owner: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Ends `owner`'s lease (nothing if it no longer holds it).
+    fn release_lease<'a>(&'a self, origin: &'a Origin, owner: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Drops, in every state, the versions older than 30 days at `now`, and the bodies no
+    /// longer referred to.
+    fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned>;
+
+    /// What the store holds.
+    fn usage(&self) -> StoreFuture<'_, Usage>;
+
+    /// Whether other processes write to this store, so that copies of its states go stale.
+    fn is_shared(&self) -> bool {
+        false
+    }
+
+    /// The origins a listing shows at `now`: every origin with a fetch recorded, except those
+    /// that have answered "not found" for 30 days ([`OriginState::is_dormant`]; they are still
+    /// checked when asked), sorted.
+    fn listed(&self, now: SystemTime) -> StoreFuture<'_, Vec<Origin>> {
+        Box::pin(async move {
+            let mut listed = Vec::new();
+            for origin in self.origins().await? {
+                if let Some(state) = self.load(&origin).await? {
+                    if state.last_fetch().is_some() && !state.is_dormant(now) {
+                        listed.push(origin);
+                    }
+                }
+            }
+            listed.sort_by_key(|o| o.to_string());
+            Ok(listed)
+        })
+    }
+}
+
+/// An update worked out before it is written: the new state, and the bodies to add and drop.
+/// Every store plans its updates here, so the rules of what is kept live in one place.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub state: OriginState,
+    pub applied: Vec<Applied>,
+    /// Bodies the new state refers to that the old one did not.
+    pub put: Vec<(Digest, Arc<[u8]>)>,
+    /// Bodies the old state referred to that the new one does not.
+    pub drop: Vec<Digest>,
+}
+
+impl Plan {
+    pub fn new(before: Option<&OriginState>, changes: &[Change]) -> Plan {
+        let mut state = before.cloned().unwrap_or_default();
+        let old = state.digests();
+        let mut applied = Vec::with_capacity(changes.len());
+        let mut bodies: Vec<(Digest, Arc<[u8]>)> = Vec::new();
+        for change in changes {
+            let a = state.apply(change);
+            if let (Change::Fetched(r), Applied::Recorded { .. }) = (change, a) {
+                if let (Some(d), Some(body)) = (r.content.digest(), &r.body) {
+                    bodies.push((d, body.clone()));
+                }
+            }
+            applied.push(a);
+        }
+        let new = state.digests();
+        let mut put: Vec<(Digest, Arc<[u8]>)> = Vec::new();
+        for (d, body) in bodies {
+            if new.binary_search(&d).is_ok()
+                && old.binary_search(&d).is_err()
+                && !put.iter().any(|(p, _)| *p == d)
+            {
+                put.push((d, body));
+            }
+        }
+        let drop = old
+            .iter()
+            .filter(|d| new.binary_search(d).is_err())
+            .copied()
+            .collect();
+        Plan {
+            state,
+            applied,
+            put,
+            drop,
+        }
+    }
+
+    pub fn updated(&self) -> Updated {
+        Updated {
+            state: self.state.clone(),
+            applied: self.applied.clone(),
+        }
+    }
+}
+
+/// Fetch leases for stores that only one process uses (memory, embedded): a map with
+/// deadlines. The same rules as Redis's `SET NX PX`: free when absent or expired, re-taken by
+/// its holder, released only by its holder.
+#[derive(Debug, Default)]
+pub(crate) struct LocalLeases(Mutex<HashMap<Origin, (String, Instant)>>);
+
+impl LocalLeases {
+    pub fn try_take(&self, origin: &Origin, owner: &str, ttl: Duration) -> bool {
+        let now = Instant::now();
+        // Plain values, consistent even if a holder panicked.
+        let mut leases = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let free = leases
+            .get(origin)
+            .is_none_or(|(holder, until)| holder == owner || *until <= now);
+        if free {
+            leases.insert(origin.clone(), (owner.to_owned(), now + ttl));
+        }
+        free
+    }
+
+    pub fn release(&self, origin: &Origin, owner: &str) {
+        let mut leases = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if leases
+            .get(origin)
+            .is_some_and(|(holder, _)| holder == owner)
+        {
+            leases.remove(origin);
+        }
+    }
+}
+
+/// A random token naming one lease holder.
+pub(crate) fn owner_token() -> String {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    // Two independently seeded SipHashes: 128 random bits without a `rand` dependency.
+    let a = RandomState::new().build_hasher().finish();
+    let mut h = RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    format!("{a:016x}{:016x}", h.finish())
+}

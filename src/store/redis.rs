@@ -1,0 +1,645 @@
+//! The Redis store (feature `redis`): states, bodies and fetch leases on a Redis server, shared
+//! by every crawler that uses the same server and prefix.
+//!
+//! # Why redis-rs
+//!
+//! [redis-rs] is maintained by the Redis organisation, speaks to the server asynchronously on
+//! tokio (the runtime the engine already uses), and its [`ConnectionManager`] multiplexes one
+//! connection for every task of a process and reconnects by itself when it breaks. Lua scripts
+//! ([`redis::Script`], sent once and then called by hash) give the atomic compare-and-set an
+//! update needs.
+//!
+//! # Key layout
+//!
+//! With the default prefix `crawlgate`, an origin `https://example.com:8443` has:
+//!
+//! | key | type | holds |
+//! |---|---|---|
+//! | `crawlgate:{https://example.com:8443}:state` | hash | `rev` (an integer), `state` ([`codec::encode`]) |
+//! | `crawlgate:{https://example.com:8443}:body:<64 hex digits>` | string | a robots.txt body, under its [`Digest`] |
+//! | `crawlgate:{https://example.com:8443}:lease` | string with a TTL | the lease holder's token |
+//!
+//! The origin in braces is a Redis Cluster hash tag: one origin's keys live in one hash slot, so
+//! a script may touch all of them. The prefix must therefore not contain braces.
+//!
+//! # Concurrency
+//!
+//! An update reads `rev` and `state`, works out the new state and the bodies to add and drop in
+//! Rust ([`Plan`]), then runs one script that checks `rev` is unchanged and, only then, writes
+//! the state, `rev + 1` and the bodies, all at once. If another process got there first the
+//! script changes nothing and the update starts again from a fresh read, after a short random
+//! pause, up to [`MAX_ATTEMPTS`] times ([`StoreError::Contention`]). No update is lost and no
+//! lock is held. `WATCH`/`MULTI` is not used: it is per connection, and the connection is
+//! shared by every task of the process.
+//!
+//! # When the server is down
+//!
+//! Every call fails with [`StoreError::Backend`] within about
+//! [`RedisOptions::connect_timeout`] + [`RedisOptions::response_timeout`]; nothing hangs and
+//! nothing panics. Each failure makes the connection manager try to reconnect in the
+//! background, so the same [`RedisStore`] works again once the server is back. What a restarted
+//! server still holds depends on its persistence settings. A write whose answer timed out may
+//! still have been applied: the error cannot tell.
+//!
+//! [redis-rs]: https://github.com/redis-rs/redis-rs
+
+use std::collections::HashSet;
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, LazyLock};
+use std::time::{Duration, SystemTime};
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{RedisResult, Script};
+
+use super::{codec, Plan, Pruned, Store, StoreError, StoreFuture, Updated, Usage};
+use crate::policy::{Change, Digest, OriginState};
+use crate::Origin;
+
+/// How many times an update is tried against concurrent writers before
+/// [`StoreError::Contention`].
+const MAX_ATTEMPTS: u32 = 100;
+
+/// Keys fetched or measured per round trip when listing.
+const SCAN_COUNT: usize = 500;
+
+/// Where the Redis store lives and how long it may take to answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedisOptions {
+    /// The server: `redis://[user:password@]host[:port][/db]`, `rediss://…` is not supported
+    /// (this build has no TLS for Redis). Default `redis://127.0.0.1:6379/`.
+    pub url: String,
+    /// Put before every key, so that several fleets (or tests) can share a server. Must not
+    /// contain `{` or `}` (the origin is the cluster hash tag). Default `crawlgate`.
+    pub prefix: String,
+    /// How long one connection attempt may take. Default 2 s.
+    pub connect_timeout: Duration,
+    /// How long the server may take to answer one command. Default 2 s.
+    pub response_timeout: Duration,
+}
+
+impl Default for RedisOptions {
+    fn default() -> RedisOptions {
+        RedisOptions {
+            url: "redis://127.0.0.1:6379/".to_owned(),
+            prefix: "crawlgate".to_owned(),
+            connect_timeout: Duration::from_secs(2),
+            response_timeout: Duration::from_secs(2),
+        }
+    }
+}
+
+impl RedisOptions {
+    /// The defaults, with this server URL.
+    pub fn new(url: impl Into<String>) -> RedisOptions {
+        RedisOptions {
+            url: url.into(),
+            ..RedisOptions::default()
+        }
+    }
+}
+
+/// States, bodies and fetch leases on a Redis server, shared by every process that uses the
+/// same server and prefix. Cheap to clone: clones share one multiplexed connection, which
+/// reconnects by itself.
+///
+/// An origin's keys are `<prefix>:{<origin>}:state` (a hash: `rev`, `state`),
+/// `<prefix>:{<origin>}:body:<digest>` and `<prefix>:{<origin>}:lease`, in one cluster hash
+/// slot. Updates are compare-and-set on `rev` in one Lua script, retried on conflict, so that no
+/// update is lost when processes record at once. When the server is down, every call fails with
+/// [`StoreError::Backend`] within about the connect + response timeouts.
+#[derive(Clone)]
+pub struct RedisStore {
+    conn: ConnectionManager,
+    prefix: Arc<str>,
+    /// The URL without its password, for messages.
+    location: Arc<str>,
+    /// The most one command may take, reconnection included.
+    deadline: Duration,
+}
+
+impl fmt::Debug for RedisStore {
+    // Not derived: the connection's own Debug would show the URL's password.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisStore")
+            .field("location", &self.location)
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisStore {
+    /// Connects to the server. A bad URL or prefix, or a server that cannot be reached now, is
+    /// [`StoreError::Open`]; after that the store reconnects by itself when the connection
+    /// breaks.
+    pub async fn connect(options: RedisOptions) -> Result<RedisStore, StoreError> {
+        let location = redact(&options.url);
+        let open_error = |message: String| StoreError::Open {
+            location: location.clone(),
+            message,
+        };
+        if options.prefix.contains(['{', '}']) {
+            return Err(open_error(format!(
+                "the key prefix {:?} contains a brace (the origin is the cluster hash tag)",
+                options.prefix
+            )));
+        }
+        let client = redis::Client::open(options.url.as_str())
+            .map_err(|e| open_error(format!("bad Redis URL: {e}")))?;
+        // One retry with a short pause: a blip is absorbed, a dead server is reported quickly
+        // (each call also has its own deadline below).
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(options.connect_timeout))
+            .set_response_timeout(Some(options.response_timeout))
+            .set_number_of_retries(1)
+            .set_min_delay(Duration::from_millis(50))
+            .set_max_delay(Duration::from_millis(250));
+        let deadline = options.connect_timeout + options.response_timeout;
+        let conn = match tokio::time::timeout(
+            deadline * 2,
+            ConnectionManager::new_with_config(client, config),
+        )
+        .await
+        {
+            Ok(Ok(conn)) => conn,
+            Ok(Err(e)) => return Err(open_error(e.to_string())),
+            Err(_) => {
+                return Err(open_error(format!(
+                    "no connection within {:?}",
+                    deadline * 2
+                )))
+            }
+        };
+        Ok(RedisStore {
+            conn,
+            prefix: options.prefix.into(),
+            location: location.into(),
+            deadline,
+        })
+    }
+
+    /// Runs one request with the store's deadline; errors say what was being done.
+    async fn run<T>(
+        &self,
+        what: impl FnOnce() -> String,
+        request: impl Future<Output = RedisResult<T>>,
+    ) -> Result<T, StoreError> {
+        match tokio::time::timeout(self.deadline, request).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) => Err(StoreError::Backend(format!(
+                "Redis at {}: {}: {e}",
+                self.location,
+                what()
+            ))),
+            Err(_) => Err(StoreError::Backend(format!(
+                "Redis at {}: {}: no answer within {:?}",
+                self.location,
+                what(),
+                self.deadline
+            ))),
+        }
+    }
+
+    fn keys(&self, origin: &Origin) -> Keys {
+        Keys {
+            base: format!("{}:{{{origin}}}", self.prefix),
+        }
+    }
+
+    /// `rev` and the decoded state.
+    async fn read(
+        &self,
+        origin: &Origin,
+        keys: &Keys,
+    ) -> Result<(u64, Option<OriginState>), StoreError> {
+        let mut conn = self.conn.clone();
+        let (rev, state): (Option<Vec<u8>>, Option<Vec<u8>>) = self
+            .run(
+                || format!("reading the state of {origin}"),
+                redis::cmd("HMGET")
+                    .arg(keys.state())
+                    .arg("rev")
+                    .arg("state")
+                    .query_async(&mut conn),
+            )
+            .await?;
+        let corrupt = |message: String| StoreError::Corrupt {
+            origin: origin.to_string(),
+            message,
+        };
+        let rev = match rev {
+            None => 0,
+            Some(bytes) => std::str::from_utf8(&bytes)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+                .ok_or_else(|| corrupt("its revision is not a number".to_owned()))?,
+        };
+        let state = match state {
+            None => None,
+            Some(bytes) => Some(codec::decode(&bytes).map_err(corrupt)?),
+        };
+        Ok((rev, state))
+    }
+
+    /// Applies `changes` with compare-and-set, retrying on conflicts. Returns the history length
+    /// before, the plan written and the bodies deleted; `None` if `only_existing` and there is
+    /// no state.
+    async fn update_planned(
+        &self,
+        origin: &Origin,
+        changes: &[Change],
+        only_existing: bool,
+    ) -> Result<Option<(usize, Plan, u64)>, StoreError> {
+        let keys = self.keys(origin);
+        for attempt in 0..MAX_ATTEMPTS {
+            let (rev, before) = self.read(origin, &keys).await?;
+            if only_existing && before.is_none() {
+                return Ok(None);
+            }
+            let before_len = before.as_ref().map_or(0, |s| s.history().len());
+            let plan = Plan::new(before.as_ref(), changes);
+            let mut invocation = UPDATE.prepare_invoke();
+            invocation.key(keys.state());
+            for (digest, _) in &plan.put {
+                invocation.key(keys.body(digest));
+            }
+            for digest in &plan.drop {
+                invocation.key(keys.body(digest));
+            }
+            invocation
+                .arg(rev)
+                .arg(codec::encode(&plan.state))
+                .arg(plan.put.len());
+            for (_, body) in &plan.put {
+                invocation.arg(&body[..]);
+            }
+            let mut conn = self.conn.clone();
+            let outcome: i64 = self
+                .run(
+                    || format!("writing the state of {origin}"),
+                    invocation.invoke_async(&mut conn),
+                )
+                .await?;
+            if outcome > 0 {
+                let deleted = u64::try_from(outcome - 1).unwrap_or(0);
+                return Ok(Some((before_len, plan, deleted)));
+            }
+            tokio::time::sleep(backoff(attempt)).await;
+        }
+        Err(StoreError::Contention {
+            origin: origin.to_string(),
+            attempts: MAX_ATTEMPTS,
+        })
+    }
+
+    /// Every key matching `pattern`, each once.
+    async fn scan(&self, pattern: &str) -> Result<Vec<Vec<u8>>, StoreError> {
+        let mut conn = self.conn.clone();
+        let mut cursor: u64 = 0;
+        let mut seen: HashSet<Vec<u8>> = HashSet::new();
+        loop {
+            let (next, keys): (u64, Vec<Vec<u8>>) = self
+                .run(
+                    || format!("listing the keys {pattern}"),
+                    redis::cmd("SCAN")
+                        .arg(cursor)
+                        .arg("MATCH")
+                        .arg(pattern)
+                        .arg("COUNT")
+                        .arg(SCAN_COUNT)
+                        .query_async(&mut conn),
+                )
+                .await?;
+            // SCAN may return a key twice (while the server resizes its table).
+            seen.extend(keys);
+            if next == 0 {
+                break;
+            }
+            cursor = next;
+        }
+        Ok(seen.into_iter().collect())
+    }
+
+    /// `prefix:{*}:<suffix>`, with the prefix's glob characters escaped.
+    fn pattern(&self, suffix: &str) -> String {
+        let mut out = String::with_capacity(self.prefix.len() + suffix.len() + 5);
+        for c in self.prefix.chars() {
+            if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        out.push_str(":{*}:");
+        out.push_str(suffix);
+        out
+    }
+
+    /// The origin of a state key; `None` for keys that do not parse.
+    fn origin_of(&self, key: &[u8]) -> Option<Origin> {
+        let key = std::str::from_utf8(key).ok()?;
+        let inner = key
+            .strip_prefix(&*self.prefix)?
+            .strip_prefix(":{")?
+            .strip_suffix("}:state")?;
+        Origin::from_url(inner).ok()
+    }
+
+    async fn origins_inner(&self) -> Result<Vec<Origin>, StoreError> {
+        let keys = self.scan(&self.pattern("state")).await?;
+        let mut origins: Vec<Origin> = keys.iter().filter_map(|k| self.origin_of(k)).collect();
+        origins.sort_unstable();
+        origins.dedup();
+        Ok(origins)
+    }
+
+    /// The sum of `command key [field]` over `keys`, pipelined.
+    async fn total(
+        &self,
+        command: &str,
+        field: Option<&str>,
+        keys: &[Vec<u8>],
+    ) -> Result<u64, StoreError> {
+        let mut conn = self.conn.clone();
+        let mut total = 0u64;
+        for chunk in keys.chunks(SCAN_COUNT) {
+            let mut pipe = redis::pipe();
+            for key in chunk {
+                let cmd = pipe.cmd(command).arg(key);
+                if let Some(field) = field {
+                    cmd.arg(field);
+                }
+            }
+            let sizes: Vec<u64> = self
+                .run(
+                    || format!("measuring keys ({command})"),
+                    pipe.query_async(&mut conn),
+                )
+                .await?;
+            total += sizes.iter().sum::<u64>();
+        }
+        Ok(total)
+    }
+
+    async fn usage_inner(&self) -> Result<Usage, StoreError> {
+        let mut states = self.scan(&self.pattern("state")).await?;
+        // Counted as `origins` lists them: keys that do not name an origin are not ours.
+        states.retain(|k| self.origin_of(k).is_some());
+        let bodies = self.scan(&self.pattern("body:*")).await?;
+        Ok(Usage {
+            origins: states.len() as u64,
+            state_bytes: self.total("HSTRLEN", Some("state"), &states).await?,
+            bodies: bodies.len() as u64,
+            body_bytes: self.total("STRLEN", None, &bodies).await?,
+        })
+    }
+
+    async fn prune_inner(&self, now: SystemTime) -> Result<Pruned, StoreError> {
+        let change = [Change::Prune { at: now }];
+        let mut pruned = Pruned::default();
+        for origin in self.origins_inner().await? {
+            // `only_existing`: an origin removed since the listing is not brought back.
+            if let Some((before, plan, deleted)) =
+                self.update_planned(&origin, &change, true).await?
+            {
+                pruned.versions += before.saturating_sub(plan.state.history().len()) as u64;
+                pruned.bodies += deleted;
+            }
+        }
+        Ok(pruned)
+    }
+}
+
+impl Store for RedisStore {
+    fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<OriginState>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let keys = self.keys(origin);
+            let bytes: Option<Vec<u8>> = self
+                .run(
+                    || format!("reading the state of {origin}"),
+                    redis::cmd("HGET")
+                        .arg(keys.state())
+                        .arg("state")
+                        .query_async(&mut conn),
+                )
+                .await?;
+            bytes
+                .map(|b| codec::decode(&b))
+                .transpose()
+                .map_err(|message| StoreError::Corrupt {
+                    origin: origin.to_string(),
+                    message,
+                })
+        })
+    }
+
+    fn update<'a>(&'a self, origin: &'a Origin, changes: &'a [Change]) -> StoreFuture<'a, Updated> {
+        Box::pin(async move {
+            match self.update_planned(origin, changes, false).await? {
+                Some((_, plan, _)) => Ok(plan.updated()),
+                // Unreachable with `only_existing: false`; an error rather than a panic.
+                None => Err(StoreError::Backend(format!(
+                    "the update of {origin} was not applied"
+                ))),
+            }
+        })
+    }
+
+    fn body<'a>(
+        &'a self,
+        origin: &'a Origin,
+        digest: &'a Digest,
+    ) -> StoreFuture<'a, Option<Arc<[u8]>>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let bytes: Option<Vec<u8>> = self
+                .run(
+                    || format!("reading a body of {origin}"),
+                    redis::cmd("GET")
+                        .arg(self.keys(origin).body(digest))
+                        .query_async(&mut conn),
+                )
+                .await?;
+            Ok(bytes.map(Arc::from))
+        })
+    }
+
+    fn origins(&self) -> StoreFuture<'_, Vec<Origin>> {
+        Box::pin(self.origins_inner())
+    }
+
+    fn try_lease<'a>(
+        &'a self,
+        origin: &'a Origin,
+        owner: &'a str,
+        ttl: Duration,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let key = self.keys(origin).lease();
+            // PX 0 is refused, and a huge PX overflows the server's clock arithmetic.
+            let ttl_ms = u64::try_from(ttl.as_millis())
+                .unwrap_or(u64::MAX)
+                .clamp(1, MAX_TTL_MS);
+            let mut conn = self.conn.clone();
+            let set: Option<String> = self
+                .run(
+                    || format!("taking the lease of {origin}"),
+                    redis::cmd("SET")
+                        .arg(&key)
+                        .arg(owner)
+                        .arg("NX")
+                        .arg("PX")
+                        .arg(ttl_ms)
+                        .query_async(&mut conn),
+                )
+                .await?;
+            if set.is_some() {
+                return Ok(true);
+            }
+            // Held: renewed only if we hold it, checked and renewed in one step so that a lease
+            // that just expired and went to someone else is not extended.
+            let renewed: i64 = self
+                .run(
+                    || format!("renewing the lease of {origin}"),
+                    RENEW
+                        .key(&key)
+                        .arg(owner)
+                        .arg(ttl_ms)
+                        .invoke_async(&mut conn),
+                )
+                .await?;
+            Ok(renewed == 1)
+        })
+    }
+
+    fn release_lease<'a>(&'a self, origin: &'a Origin, owner: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let _released: i64 = self
+                .run(
+                    || format!("releasing the lease of {origin}"),
+                    RELEASE
+                        .key(self.keys(origin).lease())
+                        .arg(owner)
+                        .invoke_async(&mut conn),
+                )
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned> {
+        Box::pin(self.prune_inner(now))
+    }
+
+    fn usage(&self) -> StoreFuture<'_, Usage> {
+        Box::pin(self.usage_inner())
+    }
+
+    fn is_shared(&self) -> bool {
+        true
+    }
+}
+
+/// One origin's keys.
+struct Keys {
+    /// `prefix:{origin}`.
+    base: String,
+}
+
+impl Keys {
+    fn state(&self) -> String {
+        format!("{}:state", self.base)
+    }
+
+    fn body(&self, digest: &Digest) -> String {
+        format!("{}:body:{digest}", self.base)
+    }
+
+    fn lease(&self) -> String {
+        format!("{}:lease", self.base)
+    }
+}
+
+/// The longest lease TTL sent: about 292 000 years, far from the server's overflow.
+const MAX_TTL_MS: u64 = (i64::MAX / 1000) as u64;
+
+/// The compare-and-set of an update. Returns 0 if `rev` changed (nothing written), else 1 + the
+/// number of bodies deleted.
+static UPDATE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+-- KEYS[1]: the state hash; KEYS[2 .. 1+n]: bodies to write; the rest: bodies to delete.
+-- ARGV[1]: the rev the plan was made from; ARGV[2]: the new state; ARGV[3]: n;
+-- ARGV[4 .. 3+n]: the bodies to write.
+local rev = tonumber(redis.call('HGET', KEYS[1], 'rev') or '0')
+if rev ~= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
+redis.call('HSET', KEYS[1], 'state', ARGV[2])
+local n = tonumber(ARGV[3])
+for i = 1, n do
+  redis.call('SET', KEYS[1 + i], ARGV[3 + i])
+end
+local deleted = 0
+for i = 2 + n, #KEYS do
+  deleted = deleted + redis.call('DEL', KEYS[i])
+end
+return 1 + deleted
+",
+    )
+});
+
+/// Renews a lease if `ARGV[1]` holds it: 1, else 0.
+static RENEW: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+",
+    )
+});
+
+/// Deletes a lease if `ARGV[1]` holds it: 1, else 0.
+static RELEASE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+",
+    )
+});
+
+/// A random pause before retrying a conflicting update: up to 0.5 ms, doubling each attempt, at
+/// most 50 ms, so that writers that collided do not collide again in step.
+fn backoff(attempt: u32) -> Duration {
+    let cap_us = (500u64 << attempt.min(7)).min(50_000);
+    Duration::from_micros(random_below(cap_us + 1))
+}
+
+fn random_below(n: u64) -> u64 {
+    use std::collections::hash_map::RandomState;
+    use std::hash::{BuildHasher, Hasher};
+    // Each RandomState has fresh keys: random enough for jitter, without a `rand` dependency.
+    RandomState::new().build_hasher().finish() % n.max(1)
+}
+
+/// The URL without its password.
+fn redact(url: &str) -> String {
+    match url::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            // Only fails for URLs that cannot have a password, which this one has.
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        Ok(_) => url.to_owned(),
+        // Not a URL: the client refuses it too; do not echo what may be a secret.
+        Err(_) => "(an invalid Redis URL)".to_owned(),
+    }
+}

@@ -1,0 +1,413 @@
+//! Crawl state across processes: restart after SIGKILL on the embedded store, a fleet of three
+//! processes on a real `redis-server`, and a Redis that dies mid-run.
+//!
+//! One binary (`harness = false`) plays both parts: run by `cargo test`, it is the parent; with
+//! `CRAWLGATE_CHILD` set it is a crawler process that takes commands on stdin and answers one
+//! JSON line each. The parent starts real HTTP servers and `redis-server` on 127.0.0.1, and
+//! counts what reaches them.
+
+#[path = "support/redis_server.rs"]
+mod redis_server;
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU16, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, UNIX_EPOCH};
+
+use crawlgate::fetch::{CacheOptions, Clock, FetchOptions, ManualClock, RobotsCache, SystemClock};
+use crawlgate::store::{EmbeddedStore, RedisOptions, RedisStore, Store};
+use crawlgate::{Origin, ProductToken};
+use redis_server::RedisServer;
+use serde_json::{json, Value};
+use support::{Reply, TestServer};
+
+const RULES: &str = "User-agent: *\nDisallow: /private\n";
+const T0: u64 = 1_800_000_000;
+const HOUR: u64 = 3600;
+
+fn main() {
+    if std::env::var_os("CRAWLGATE_CHILD").is_some() {
+        child_main();
+        return;
+    }
+    let tests: [(&str, fn()); 3] = [
+        ("restart_after_sigkill_answers_from_the_store", restart),
+        ("a_fleet_fetches_once_and_shares_the_ladder", fleet),
+        ("redis_killed_mid_run", redis_killed),
+    ];
+    let filter: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let mut ran = 0;
+    for (name, test) in tests {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        eprintln!("test {name} ...");
+        test();
+        eprintln!("test {name} ... ok");
+        ran += 1;
+    }
+    eprintln!("test result: ok. {ran} passed");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The child: a crawler process driven over stdin.
+
+/// Runs commands until stdin closes: `check URL`, `checks N URL` (N concurrent checks),
+/// `recrawl URL`, `site-up URL`, `advance SECONDS`, `flush`, `status`.
+fn child_main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let store: Arc<dyn Store> = match std::env::var("CRAWLGATE_STORE").expect("store") {
+            s if s.starts_with("redis://") => Arc::new(
+                RedisStore::connect(RedisOptions::new(s))
+                    .await
+                    .expect("connect to redis"),
+            ),
+            path => Arc::new(EmbeddedStore::open(path).expect("open the embedded store")),
+        };
+        let manual = std::env::var("CRAWLGATE_CLOCK").ok().map(|s| {
+            Arc::new(ManualClock::new(
+                UNIX_EPOCH + Duration::from_secs(s.parse().expect("clock")),
+            ))
+        });
+        let clock: Arc<dyn Clock> = match &manual {
+            Some(m) => m.clone(),
+            None => Arc::new(SystemClock),
+        };
+        let sync_ms: u64 = std::env::var("CRAWLGATE_SYNC_MS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(30_000);
+        let options = CacheOptions {
+            fetch: FetchOptions {
+                timeout: Duration::from_secs(5),
+                ..FetchOptions::default()
+            },
+            sync_interval: Duration::from_millis(sync_ms),
+            ..CacheOptions::default()
+        };
+        let cache = RobotsCache::with_store(options, store, clock).expect("engine");
+        let bot = ProductToken::new("testbot").expect("token");
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let line = line.expect("stdin");
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let reply = match words.as_slice() {
+                ["check", url] => {
+                    let a = cache.check(&bot, url).await.expect("check");
+                    json!({"allowed": a.allowed, "reason": a.reason.as_str()})
+                }
+                ["checks", n, url] => {
+                    let n: usize = n.parse().expect("count");
+                    let mut tasks = tokio::task::JoinSet::new();
+                    for _ in 0..n {
+                        let (cache, bot, url) = (cache.clone(), bot.clone(), url.to_string());
+                        tasks.spawn(async move { cache.check(&bot, &url).await.expect("check") });
+                    }
+                    let (mut answered, mut allowed) = (0, 0);
+                    let mut reasons = std::collections::BTreeSet::new();
+                    while let Some(a) = tasks.join_next().await {
+                        let a = a.expect("task");
+                        answered += 1;
+                        allowed += usize::from(a.allowed);
+                        reasons.insert(a.reason.as_str());
+                    }
+                    json!({"answered": answered, "allowed": allowed, "reasons": reasons})
+                }
+                ["recrawl", url] => {
+                    let origin = Origin::from_url(url).expect("origin");
+                    let j = cache.request_recrawl(&origin).await;
+                    json!({"reason": j.reason.as_str()})
+                }
+                ["site-up", url] => {
+                    let origin = Origin::from_url(url).expect("origin");
+                    cache.record_page_fetch(&origin, true).await;
+                    json!({"ok": true})
+                }
+                ["advance", secs] => {
+                    let m = manual.as_ref().expect("a manual clock");
+                    m.advance(Duration::from_secs(secs.parse().expect("seconds")));
+                    json!({"ok": true})
+                }
+                ["flush"] => json!({"ok": cache.flush().await.is_ok()}),
+                ["status"] => {
+                    let s = cache.store_status();
+                    json!({"available": s.available, "errors": s.errors,
+                           "pending": s.pending, "last_error": s.last_error})
+                }
+                other => json!({"error": format!("unknown command {other:?}")}),
+            };
+            println!("{reply}");
+            std::io::stdout().flush().expect("stdout");
+        }
+    });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The parent side.
+
+/// A crawler child process.
+struct Crawler {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Crawler {
+    fn start(store: &str, clock: Option<u64>, sync_ms: Option<u64>) -> Crawler {
+        let mut cmd = Command::new(std::env::current_exe().expect("current exe"));
+        cmd.env("CRAWLGATE_CHILD", "1")
+            .env("CRAWLGATE_STORE", store)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        if let Some(t) = clock {
+            cmd.env("CRAWLGATE_CLOCK", t.to_string());
+        }
+        if let Some(ms) = sync_ms {
+            cmd.env("CRAWLGATE_SYNC_MS", ms.to_string());
+        }
+        let mut child = cmd.spawn().expect("spawn a crawler process");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Crawler {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Sends a command without waiting for its answer.
+    fn send(&mut self, command: &str) {
+        writeln!(self.stdin, "{command}").expect("write to the crawler");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// The answer to the oldest command sent.
+    fn answer(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the crawler answers within a minute");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"))
+    }
+
+    fn ask(&mut self, command: &str) -> Value {
+        self.send(command);
+        let v = self.answer();
+        assert!(v.get("error").is_none(), "{command}: {v}");
+        v
+    }
+
+    /// SIGKILL: no chance to flush or close anything.
+    fn kill(mut self) {
+        self.child.kill().expect("kill");
+        self.child.wait().expect("wait");
+    }
+}
+
+impl Drop for Crawler {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// A server whose answer is switched by the test: 200 with `RULES`, or that status.
+fn switchable(rt: &tokio::runtime::Runtime, status: Arc<AtomicU16>, delay: Duration) -> TestServer {
+    rt.block_on(TestServer::start(move |_| {
+        let reply = match status.load(Ordering::SeqCst) {
+            200 => Reply::text(200, RULES),
+            s => Reply::status(s).with_header("retry-after", "86400"),
+        };
+        if delay.is_zero() {
+            reply
+        } else {
+            Reply::Delayed(delay, Box::new(reply))
+        }
+    }))
+}
+
+fn restart() {
+    let rt = runtime();
+    let status = Arc::new(AtomicU16::new(200));
+    let server = switchable(&rt, status.clone(), Duration::ZERO);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = dir.path().join("state.redb");
+    let store = store.to_str().expect("utf-8 path");
+    let private = server.url("/private");
+
+    let mut a = Crawler::start(store, Some(T0), None);
+    assert_eq!(
+        a.ask(&format!("check {private}")),
+        json!({"allowed": false, "reason": "fetched"})
+    );
+    // A day later the site answers 503 (Retry-After: a day).
+    status.store(503, Ordering::SeqCst);
+    a.ask(&format!("advance {}", 25 * HOUR));
+    a.ask(&format!("check {private}")); // due: refreshed in the background
+    a.ask("flush");
+    assert_eq!(
+        a.ask(&format!("check {private}")),
+        json!({"allowed": false, "reason": "unreachable"})
+    );
+    assert_eq!(server.hits(), 2);
+    a.kill();
+
+    // A new process on the same store, 13 hours into the failure run.
+    let mut b = Crawler::start(store, Some(T0 + 25 * HOUR + 13 * HOUR), None);
+    assert_eq!(
+        b.ask(&format!("check {private}")),
+        json!({"allowed": false, "reason": "last-good-version"}),
+        "the last good version, read back after SIGKILL"
+    );
+    assert!(b.ask(&format!("check {}", server.url("/public")))["allowed"] == json!(true));
+    b.ask("flush");
+    assert_eq!(server.hits(), 2, "answered from the store, no fetch");
+}
+
+fn fleet() {
+    let rt = runtime();
+    let redis = RedisServer::start();
+    let status = Arc::new(AtomicU16::new(200));
+    // Slow enough that the three processes' checks overlap the fetch.
+    let server = switchable(&rt, status.clone(), Duration::from_millis(300));
+    let private = server.url("/private");
+    let mut crawlers: Vec<Crawler> = (0..3)
+        .map(|_| Crawler::start(&redis.url(), None, Some(200)))
+        .collect();
+    // Every process is up (connected to Redis) before the checks go out together.
+    for c in &mut crawlers {
+        c.ask("status");
+    }
+    for c in &mut crawlers {
+        c.send(&format!("checks 1000 {private}"));
+    }
+    for c in &mut crawlers {
+        let v = c.answer();
+        assert_eq!(
+            v,
+            json!({"answered": 1000, "allowed": 0, "reasons": ["fetched"]})
+        );
+    }
+    assert_eq!(server.hits(), 1, "one request for the whole fleet");
+
+    // One process records a failure; the others see it.
+    status.store(503, Ordering::SeqCst);
+    assert_eq!(
+        crawlers[0].ask(&format!("recrawl {private}")),
+        json!({"reason": "unreachable"})
+    );
+    assert_eq!(server.hits(), 2);
+    // A process that has the origin in memory re-reads it once its copy is older than the
+    // sync interval (200 ms here); the first check after that starts the re-read.
+    std::thread::sleep(Duration::from_millis(300));
+    crawlers[1].ask(&format!("check {private}"));
+    crawlers[1].ask("flush");
+    assert_eq!(
+        crawlers[1].ask(&format!("check {private}")),
+        json!({"allowed": false, "reason": "unreachable"})
+    );
+    // A new process reads it from the store.
+    let mut fresh = Crawler::start(&redis.url(), None, None);
+    assert_eq!(
+        fresh.ask(&format!("check {}", server.url("/public"))),
+        json!({"allowed": false, "reason": "unreachable"})
+    );
+    fresh.ask("flush");
+    assert_eq!(
+        server.hits(),
+        2,
+        "no process fetched again: Retry-After is a day"
+    );
+}
+
+fn redis_killed() {
+    let rt = runtime();
+    let mut redis = RedisServer::start();
+    let status = Arc::new(AtomicU16::new(200));
+    let warm = switchable(&rt, status.clone(), Duration::ZERO);
+    let cold = switchable(&rt, Arc::new(AtomicU16::new(200)), Duration::ZERO);
+    let mut c = Crawler::start(&redis.url(), None, Some(200));
+    assert_eq!(
+        c.ask(&format!("check {}", warm.url("/private"))),
+        json!({"allowed": false, "reason": "fetched"})
+    );
+    redis.kill();
+    // Warm origins are answered from memory, even after the sync interval passed.
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..3 {
+        assert_eq!(
+            c.ask(&format!("check {}", warm.url("/private"))),
+            json!({"allowed": false, "reason": "fetched"})
+        );
+    }
+    // A new origin is fetched without a lease and answered.
+    assert_eq!(
+        c.ask(&format!("check {}", cold.url("/private"))),
+        json!({"allowed": false, "reason": "fetched"})
+    );
+    assert_eq!(cold.hits(), 1);
+    // A change while Redis is down is kept.
+    c.ask(&format!("site-up {}", warm.url("/")));
+    let s = c.ask("status");
+    assert_eq!(s["available"], json!(false), "{s}");
+    assert!(s["pending"].as_u64().unwrap_or(0) >= 1, "{s}");
+    assert!(
+        s["last_error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{s}"
+    );
+
+    // Back (empty: the test server keeps nothing on disk): pending writes go out.
+    redis.restart();
+    let mut written = false;
+    for _ in 0..50 {
+        c.ask("flush");
+        let s = c.ask("status");
+        if s["available"] == json!(true) && s["pending"] == json!(0) {
+            written = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(written, "pending changes written once Redis is back");
+    let origin = Origin::from_url(&warm.url("/")).expect("origin");
+    let state = rt.block_on(async {
+        let store = RedisStore::connect(RedisOptions::new(redis.url()))
+            .await
+            .expect("connect");
+        store.load(&origin).await.expect("load")
+    });
+    let state = state.expect("the state written after the outage");
+    assert!(
+        state.site_report().is_some_and(|r| r.up),
+        "the site-up report made while Redis was down reached it"
+    );
+}
