@@ -246,3 +246,28 @@ fn sitemap_gzip_corrupt_early_reads_the_same_however_split() {
         .collect();
     assert_eq!(codes.len(), 1, "{codes:?}");
 }
+
+/// Found by `sitemap` (the invariant was wrong, not the reader): a `<loc>` ending in a form feed.
+/// XML trims only its own whitespace (space, tab, CR, LF), so the form feed stays in the URL and
+/// is reported as `url-not-encoded`; the invariant had trimmed with Rust's `str::trim`, which
+/// also takes U+000C.
+#[test]
+fn sitemap_loc_keeps_a_trailing_form_feed_and_reports_it() {
+    use crawlgate::sitemap::{Code, Item, Reader};
+    let data = read("sitemap-loc-form-feed.xml");
+    assert_sitemap(&data);
+    let items: Vec<Item> = Reader::new(&data[..]).collect();
+    let last = items.iter().rev().find_map(|i| match i {
+        Item::Entry(e) => Some(e.loc.clone()),
+        Item::Diagnostic(_) => None,
+    });
+    assert_eq!(
+        last.as_deref(),
+        Some("https://example.com/%C3%BCmlat.htm\u{c}")
+    );
+    assert!(
+        items.iter().any(|i| matches!(i, Item::Diagnostic(d)
+            if d.code == Code::UrlNotEncoded && d.message.contains("U+000C"))),
+        "{items:?}"
+    );
+}
