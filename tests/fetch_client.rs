@@ -87,7 +87,10 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 #[tokio::test]
 async fn ok_200_rules_are_obeyed() {
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.status, Some(200));
     assert_eq!(fetch.url, server.url("/robots.txt"));
     assert_eq!(fetch.final_url, server.url("/robots.txt"));
@@ -105,7 +108,10 @@ async fn ok_200_rules_are_obeyed() {
 #[tokio::test]
 async fn no_content_204_allows_all() {
     let server = TestServer::start(|_| Reply::status(204)).await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.status, Some(204));
     assert_eq!(fetch.size(), 0);
     assert_eq!(rules(&fetch).1.robots.rule_count(), 0);
@@ -115,7 +121,10 @@ async fn no_content_204_allows_all() {
 #[tokio::test]
 async fn five_redirects_then_200_is_read() {
     let server = TestServer::start(redirect_chain(5)).await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.redirects, 5);
     assert_eq!(fetch.status, Some(200));
     assert_eq!(fetch.url, server.url("/robots.txt"));
@@ -127,7 +136,10 @@ async fn five_redirects_then_200_is_read() {
 #[tokio::test]
 async fn six_redirects_are_too_many() {
     let server = TestServer::start(redirect_chain(6)).await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(
         matches!(
             fetch.outcome,
@@ -151,7 +163,7 @@ async fn max_redirects_is_configurable() {
         ..options()
     })
     .expect("fetcher");
-    let fetch = f.fetch(&origin(&server)).await;
+    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
     assert!(matches!(
         fetch.outcome,
         FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
@@ -168,7 +180,10 @@ async fn redirect_loop_is_detected() {
         _ => Reply::redirect(308, "/robots.txt"),
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(
         matches!(
             fetch.outcome,
@@ -182,7 +197,10 @@ async fn redirect_loop_is_detected() {
 
     // A redirect to itself: a fragment does not make the URL new.
     let server = TestServer::start(|_| Reply::redirect(303, "/robots.txt#top")).await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(matches!(
         fetch.outcome,
         FetchOutcome::Unavailable(Unavailable::RedirectLoop)
@@ -195,7 +213,10 @@ async fn redirect_loop_is_detected() {
 async fn client_errors_are_unavailable() {
     for code in [400, 401, 403, 404, 410, 451] {
         let server = TestServer::start(move |_| Reply::text(code, "<h1>nope</h1>")).await;
-        let fetch = fetcher().fetch(&origin(&server)).await;
+        let fetch = fetcher()
+            .fetch(&origin(&server))
+            .await
+            .expect("no local failure");
         assert!(
             matches!(fetch.outcome, FetchOutcome::Unavailable(Unavailable::Status(c)) if c == code),
             "{code}: {fetch:?}"
@@ -209,7 +230,10 @@ async fn client_errors_are_unavailable() {
 #[tokio::test]
 async fn too_many_requests_is_unreachable_with_retry_after() {
     let server = TestServer::start(|_| Reply::status(429).with_header("retry-after", "120")).await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(
         matches!(
             fetch.outcome,
@@ -230,7 +254,10 @@ async fn server_errors_are_unreachable() {
                 .with_header("cache-control", "max-age=60")
         })
         .await;
-        let fetch = fetcher().fetch(&origin(&server)).await;
+        let fetch = fetcher()
+            .fetch(&origin(&server))
+            .await
+            .expect("no local failure");
         assert!(
             matches!(fetch.outcome, FetchOutcome::Unreachable(Unreachable::Status(c)) if c == code),
             "{code}: {fetch:?}"
@@ -249,7 +276,10 @@ async fn retry_after_as_http_date() {
         Reply::status(503).with_header("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.retry_after, Some(Duration::ZERO));
 }
 
@@ -257,7 +287,7 @@ async fn retry_after_as_http_date() {
 async fn connection_refused_is_connect() {
     let addr = refused_addr().await;
     let origin = Origin::from_url(&format!("http://{addr}/")).expect("origin");
-    let fetch = fetcher().fetch(&origin).await;
+    let fetch = fetcher().fetch(&origin).await.expect("no local failure");
     match &fetch.outcome {
         FetchOutcome::Unreachable(Unreachable::Connect(msg)) => {
             assert!(msg.to_lowercase().contains("refused"), "{msg}")
@@ -277,7 +307,7 @@ async fn silent_server_times_out() {
     })
     .expect("fetcher");
     let started = Instant::now();
-    let fetch = f.fetch(&origin(&server)).await;
+    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
     let took = started.elapsed();
     assert!(
         matches!(
@@ -305,7 +335,7 @@ async fn trickling_server_times_out() {
     })
     .expect("fetcher");
     let started = Instant::now();
-    let fetch = f.fetch(&origin(&server)).await;
+    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
     assert!(
         matches!(
             fetch.outcome,
@@ -331,7 +361,7 @@ async fn timeout_covers_all_redirect_hops() {
         ..options()
     })
     .expect("fetcher");
-    let fetch = f.fetch(&origin(&server)).await;
+    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
     assert!(
         matches!(
             fetch.outcome,
@@ -349,7 +379,10 @@ async fn reset_half_way_is_body() {
         body: RULES.as_bytes().to_vec(),
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(
         matches!(
             fetch.outcome,
@@ -369,7 +402,10 @@ async fn content_length_not_reached_is_body() {
         Reply::Raw(raw)
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(
         matches!(
             fetch.outcome,
@@ -389,7 +425,10 @@ async fn broken_chunking_is_body() {
         )
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(
         matches!(
             fetch.outcome,
@@ -410,7 +449,10 @@ async fn chunked_body_is_read() {
         )
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(rules(&fetch).0, b"User-agent: *\nDisallow: /\n");
     assert!(!allowed(&fetch, "/x"));
 }
@@ -450,7 +492,10 @@ async fn large_body_is_capped_one_byte_past_the_limit() {
         body: file.clone(),
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     let (body, parsed) = rules(&fetch);
     assert_eq!(body.len(), DEFAULT_MAX_BYTES + 1);
     assert_eq!(fetch.size(), DEFAULT_MAX_BYTES + 1);
@@ -479,7 +524,10 @@ async fn gzip_body_is_decompressed_and_counted_decompressed() {
         body: compressed.clone(),
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.size(), plain.len());
     assert_eq!(rules(&fetch).0, &plain[..]);
     assert!(!allowed(&fetch, "/private/x"));
@@ -502,7 +550,10 @@ async fn deflate_body_is_decompressed() {
         body: compressed.clone(),
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(rules(&fetch).0, RULES.as_bytes());
 }
 
@@ -523,7 +574,10 @@ async fn gzip_bomb_is_capped() {
         body: served.to_vec(),
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     let (body, parsed) = rules(&fetch);
     assert_eq!(body.len(), DEFAULT_MAX_BYTES + 1);
     assert!(body.iter().all(|&b| b == 0));
@@ -538,7 +592,10 @@ async fn bad_gzip_is_body() {
         body: b"this is not gzip at all, just text pretending".to_vec(),
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(
         matches!(
             fetch.outcome,
@@ -555,7 +612,10 @@ async fn html_body_is_parsed_with_a_diagnostic() {
     let server =
         TestServer::start(move |_| Reply::text(200, html).with_header("content-type", "text/html"))
             .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     let (_, parsed) = rules(&fetch);
     assert!(has_code(parsed, Code::HtmlBody), "{:?}", parsed.diagnostics);
     assert!(allowed(&fetch, "/anything"));
@@ -566,7 +626,10 @@ async fn cross_host_redirect_keeps_the_original_url() {
     let other = TestServer::start_on("127.0.0.2", |_| Reply::text(200, RULES)).await;
     let target = other.url("/robots.txt");
     let first = TestServer::start(move |_| Reply::redirect(301, &target)).await;
-    let fetch = fetcher().fetch(&origin(&first)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&first))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.url, first.url("/robots.txt"));
     assert_eq!(fetch.final_url, other.url("/robots.txt"));
     assert!(fetch.final_url.starts_with("http://127.0.0.2:"));
@@ -588,7 +651,10 @@ async fn unusable_location_is_unavailable() {
             None => Reply::status(code),
         })
         .await;
-        let fetch = fetcher().fetch(&origin(&server)).await;
+        let fetch = fetcher()
+            .fetch(&origin(&server))
+            .await
+            .expect("no local failure");
         assert!(
             matches!(fetch.outcome, FetchOutcome::Unavailable(Unavailable::Status(c)) if c == code),
             "{code} {location:?}: {fetch:?}"
@@ -598,7 +664,10 @@ async fn unusable_location_is_unavailable() {
     }
     // 300 and 304 are not followed even with a Location.
     let server = TestServer::start(|_| Reply::redirect(300, "/other")).await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(matches!(
         fetch.outcome,
         FetchOutcome::Unavailable(Unavailable::Status(300))
@@ -616,7 +685,10 @@ async fn headers_sent_are_user_agent_and_nothing_private() {
         }
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.redirects, 1);
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
@@ -636,7 +708,7 @@ async fn default_user_agent_names_the_crate() {
         ..options()
     })
     .expect("fetcher");
-    f.fetch(&origin(&server)).await;
+    f.fetch(&origin(&server)).await.expect("no local failure");
     let ua = server.requests()[0]
         .header("user-agent")
         .map(str::to_owned)
@@ -663,7 +735,10 @@ async fn userinfo_is_never_sent() {
         )
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&creds)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&creds))
+        .await
+        .expect("no local failure");
     assert!(
         matches!(fetch.outcome, FetchOutcome::Rules { .. }),
         "{fetch:?}"
@@ -685,12 +760,18 @@ async fn max_age_is_captured_on_2xx() {
         Reply::text(200, RULES).with_header("cache-control", "public, no-cache, max-age=86400")
     })
     .await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.max_age, Some(Duration::from_secs(86_400)));
     assert_eq!(fetch.retry_after, None);
 
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.max_age, None);
 }
 
@@ -705,7 +786,7 @@ async fn public_only_refuses_loopback_before_connecting() {
     assert_eq!(f.options().addresses, AddressPolicy::PublicOnly);
 
     // An IP literal.
-    let fetch = f.fetch(&origin(&server)).await;
+    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
     match &fetch.outcome {
         FetchOutcome::Unreachable(Unreachable::Connect(msg)) => {
             assert!(msg.contains("refused by the address policy"), "{msg}");
@@ -718,7 +799,7 @@ async fn public_only_refuses_loopback_before_connecting() {
     // A name that resolves to loopback only (from the hosts file, no DNS traffic).
     let by_name =
         Origin::from_url(&format!("http://localhost:{}/", server.addr.port())).expect("origin");
-    let fetch = f.fetch(&by_name).await;
+    let fetch = f.fetch(&by_name).await.expect("no local failure");
     match &fetch.outcome {
         FetchOutcome::Unreachable(Unreachable::Connect(msg)) => {
             assert!(msg.contains("refused by the address policy"), "{msg}")
@@ -728,7 +809,10 @@ async fn public_only_refuses_loopback_before_connecting() {
     assert_eq!(server.hits(), 0);
 
     // The same server is reachable under the default policy.
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert!(matches!(fetch.outcome, FetchOutcome::Rules { .. }));
     assert_eq!(server.hits(), 1);
 }
@@ -751,7 +835,7 @@ async fn tls_failure_is_tls() {
         }
     });
     let origin = Origin::from_url(&format!("https://{addr}/")).expect("origin");
-    let fetch = fetcher().fetch(&origin).await;
+    let fetch = fetcher().fetch(&origin).await.expect("no local failure");
     task.abort();
     assert!(
         matches!(
@@ -783,7 +867,7 @@ async fn fetcher_is_shared_across_tasks() {
     let tasks: Vec<_> = (0..4)
         .map(|_| {
             let (f, o) = (f.clone(), o.clone());
-            tokio::spawn(async move { f.fetch(&o).await })
+            tokio::spawn(async move { f.fetch(&o).await.expect("no local failure") })
         })
         .collect();
     for t in tasks {
@@ -845,7 +929,10 @@ async fn tracing_one_debug_event_per_hop_and_one_info_per_fetch() {
     let recorder = recorder();
     let server = TestServer::start(redirect_chain(1)).await;
     // The current-thread runtime polls the fetch on this thread.
-    let fetch = fetcher().fetch(&origin(&server)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
     assert_eq!(fetch.redirects, 1);
     let me = std::thread::current().id();
     let events: Vec<_> = recorder

@@ -142,7 +142,8 @@ async fn announced_and_listed_sitemaps_are_fetched_once() {
     .await;
     let found = fetcher()
         .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await;
+        .await
+        .expect("no local failure");
 
     for path in [
         "/robots.txt",
@@ -211,7 +212,8 @@ async fn an_index_listing_itself_is_a_cycle() {
     .await;
     let found = fetcher()
         .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await;
+        .await
+        .expect("no local failure");
     assert_eq!(hits(&server, "/index.xml"), 1);
     assert_eq!(hits(&server, "/a.xml"), 1);
     assert_eq!(found.sitemaps.len(), 2);
@@ -240,7 +242,8 @@ async fn a_nested_index_is_an_error_and_not_followed() {
     .await;
     let found = fetcher()
         .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await;
+        .await
+        .expect("no local failure");
     assert_eq!(hits(&server, "/inner.xml"), 1);
     assert_eq!(hits(&server, "/grand1.xml"), 0);
     assert_eq!(hits(&server, "/grand2.xml"), 0);
@@ -273,7 +276,8 @@ async fn failed_fetches_are_fetch_failed() {
     .await;
     let found = fetcher()
         .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await;
+        .await
+        .expect("no local failure");
     assert_eq!(found.sitemaps.len(), 4);
 
     let missing = report(&found, &server, "/missing.xml");
@@ -398,7 +402,8 @@ async fn a_gzip_bomb_stops_at_the_limit() {
     let started = Instant::now();
     let found = fetcher()
         .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await;
+        .await
+        .expect("no local failure");
     let elapsed = started.elapsed();
 
     let raw = report(&found, &server, "/bomb.xml.gz");
@@ -440,7 +445,8 @@ async fn blocked_entries_are_reported_for_the_agent() {
     let agent = token();
     let with_agent = fetcher()
         .discover_sitemaps(&origin(&server), Some(&agent), WalkOptions::default())
-        .await;
+        .await
+        .expect("no local failure");
     let pages = report(&with_agent, &server, "/pages.xml");
     assert_eq!(pages.entries, 3);
     // The other host's URL is not checked against this robots.txt, and it is outside what a
@@ -456,7 +462,8 @@ async fn blocked_entries_are_reported_for_the_agent() {
 
     let without = fetcher()
         .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await;
+        .await
+        .expect("no local failure");
     let pages = report(&without, &server, "/pages.xml");
     assert_eq!((pages.entries, pages.errors, pages.warnings), (3, 1, 0));
 }
@@ -477,7 +484,8 @@ async fn max_sitemaps_caps_the_fetches() {
     options.max_sitemaps = 3;
     let found = fetcher()
         .discover_sitemaps(&origin(&server), None, options)
-        .await;
+        .await
+        .expect("no local failure");
     // robots.txt, the index and two of its five sitemaps.
     assert_eq!(server.hits(), 4);
     assert_eq!(found.sitemaps.len(), 3);
@@ -491,7 +499,8 @@ async fn no_robots_txt_announces_nothing() {
     let server = TestServer::start(|_| Reply::status(404)).await;
     let found = fetcher()
         .discover_sitemaps(&origin(&server), Some(&token()), WalkOptions::default())
-        .await;
+        .await
+        .expect("no local failure");
     assert!(found.sitemaps.is_empty());
     assert_eq!(found.robots.status, Some(404));
     assert_eq!(found.robots.outcome.as_str(), "not-found");

@@ -42,7 +42,7 @@ use moka::future::Cache;
 use moka::policy::EvictionPolicy;
 use tokio::sync::watch;
 
-use super::client::{FetchError, FetchOptions, Fetcher};
+use super::client::{FetchError, FetchOptions, Fetcher, LocalError};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{
     Change, Digest, Fetch, FetchOutcome, FetchRecord, Judgement, OriginState, PolicyOptions,
@@ -55,6 +55,12 @@ use crate::store::{MemoryStore, Store, StoreError};
 const TARGET: &str = "crawlgate::cache";
 /// The `tracing` target of store failures.
 const STORE_TARGET: &str = "crawlgate::store";
+/// The first wait before retrying a fetch that failed on this side; it doubles each time…
+const LOCAL_RETRY_FIRST: Duration = Duration::from_millis(50);
+/// …up to this…
+const LOCAL_RETRY_MAX_WAIT: Duration = Duration::from_secs(2);
+/// …for this long in all; then the flight ends with the state unchanged.
+const LOCAL_RETRY_FOR: Duration = Duration::from_secs(30);
 /// How often a process waiting for another's fetch looks at the store.
 const LEASE_POLL: Duration = Duration::from_millis(25);
 /// Changes kept per origin while the store is down; older ones are dropped first.
@@ -222,6 +228,15 @@ pub struct StoreStatus {
     pub pending: u64,
 }
 
+/// Fetches that failed on this side, as [`RobotsCache::local_failures`] counts them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalFailures {
+    /// How many since the engine started.
+    pub count: u64,
+    /// The latest.
+    pub last: Option<LocalError>,
+}
+
 /// What the engine knows of an origin, as of one moment.
 #[derive(Debug)]
 struct View {
@@ -230,6 +245,8 @@ struct View {
     rules: Option<(Digest, Arc<Parsed>)>,
     /// When the store was last asked for (or given) this state, successfully or not.
     synced_at: SystemTime,
+    /// The fetch behind this view failed on this side: do not chain another at once.
+    failed_locally: bool,
 }
 
 /// Per-origin entry in memory.
@@ -301,6 +318,9 @@ struct Inner {
     landed: tokio::sync::Notify,
     owner: String,
     health: Health,
+    /// Fetches that failed on this side, and the latest such failure.
+    local_failures: AtomicU64,
+    last_local_failure: Mutex<Option<LocalError>>,
 }
 
 impl std::fmt::Debug for RobotsCache {
@@ -351,6 +371,8 @@ impl RobotsCache {
                 landed: tokio::sync::Notify::new(),
                 owner: crate::store::owner_token(),
                 health: Health::default(),
+                local_failures: AtomicU64::new(0),
+                last_local_failure: Mutex::new(None),
             }),
         })
     }
@@ -508,6 +530,16 @@ impl RobotsCache {
         result
     }
 
+    /// Fetches that failed on this side (file descriptors, memory…) since the engine started.
+    /// They are retried with backoff and never recorded in a state: an origin whose fetch
+    /// keeps failing locally keeps the state it had (a new one stays "not fetched yet").
+    pub fn local_failures(&self) -> LocalFailures {
+        LocalFailures {
+            count: self.inner.local_failures.load(Ordering::Relaxed),
+            last: lock(&self.inner.last_local_failure).clone(),
+        }
+    }
+
     /// How many origins are in memory (approximate while moka settles).
     pub fn origin_count(&self) -> u64 {
         self.inner.slots.entry_count()
@@ -556,6 +588,7 @@ impl Inner {
                     state,
                     rules: None,
                     synced_at: self.clock.now(),
+                    failed_locally: false,
                 });
             }
         }
@@ -600,7 +633,9 @@ impl Inner {
                 Task::Refresh => inner.refresh(&origin).await,
                 Task::Recrawl(_) => inner.fetch_and_record(&origin, None, true).await,
             };
-            let due = view.state.is_due(inner.clock.now());
+            // A cold read of a due state refreshes it at once, unless that fetch just failed
+            // on this side (the next check tries again).
+            let due = view.state.is_due(inner.clock.now()) && !view.failed_locally;
             inner.land(&origin, id, view, tx).await;
             if task == Task::Cold && due {
                 inner.start(&origin, Task::Refresh);
@@ -743,10 +778,23 @@ impl Inner {
         }
         let state = known.unwrap_or_default();
         let started = self.clock.now();
-        let fetch = self
-            .fetcher
-            .fetch_with(origin, state.validators().as_ref())
-            .await;
+        let Some(fetch) = self.fetch_retrying_local(origin, &state).await else {
+            // Nothing was learned: the state stays as it was, due, and is fetched again on
+            // the next check.
+            if leased {
+                if let Err(e) = self.store.release_lease(origin, &self.owner).await {
+                    self.health.failed(&e);
+                }
+            }
+            let old = self.slots.get(origin).await.map(|s| s.view());
+            let view = self.compile(origin, state, None, old.as_deref()).await;
+            return Arc::new(View {
+                state: view.state.clone(),
+                rules: view.rules.clone(),
+                synced_at: view.synced_at,
+                failed_locally: true,
+            });
+        };
         let at = self.clock.now();
         let next_due = self.options.next_due(&fetch, at);
         let record = FetchRecord::new(&fetch, &state, started, at, next_due);
@@ -765,6 +813,31 @@ impl Inner {
             }
         }
         view
+    }
+
+    /// Fetches, retrying failures on this side ([`LocalError`]) with backoff for up to
+    /// [`LOCAL_RETRY_FOR`]; `None` if they went on that long. A local failure is never
+    /// recorded: it says nothing about the site.
+    async fn fetch_retrying_local(&self, origin: &Origin, state: &OriginState) -> Option<Fetch> {
+        let validators = state.validators();
+        let started = tokio::time::Instant::now();
+        let mut wait = LOCAL_RETRY_FIRST;
+        loop {
+            match self.fetcher.fetch_with(origin, validators.as_ref()).await {
+                Ok(fetch) => return Some(fetch),
+                Err(e) => {
+                    let count = self.local_failures.fetch_add(1, Ordering::Relaxed) + 1;
+                    *lock(&self.last_local_failure) = Some(e.clone());
+                    if started.elapsed() + wait > LOCAL_RETRY_FOR {
+                        tracing::warn!(target: TARGET, origin = %origin, error = %e, local_failures = count, "fetch failed on this side for too long: the state is left as it was");
+                        return None;
+                    }
+                    tracing::warn!(target: TARGET, origin = %origin, error = %e, local_failures = count, retry_in_ms = wait.as_millis() as u64, "fetch failed on this side: retrying, nothing recorded");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(LOCAL_RETRY_MAX_WAIT);
+                }
+            }
+        }
     }
 
     /// The origin's state as best known now: memory, else the store, else empty.
@@ -917,6 +990,7 @@ impl Inner {
                 state,
                 rules: None,
                 synced_at,
+                failed_locally: false,
             });
         };
         let digest = file.digest;
@@ -948,6 +1022,7 @@ impl Inner {
             state,
             rules,
             synced_at,
+            failed_locally: false,
         })
     }
 }

@@ -82,16 +82,19 @@ use std::collections::HashSet;
 use std::error::Error as StdError;
 use std::fmt;
 use std::io;
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use reqwest::header::{
-    HeaderMap, CACHE_CONTROL, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, LOCATION,
-    RETRY_AFTER,
+    HeaderMap, ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_LENGTH, ETAG, IF_MODIFIED_SINCE,
+    IF_NONE_MATCH, LAST_MODIFIED, LOCATION, RETRY_AFTER,
 };
+use tokio::sync::Semaphore;
 use url::{Host, Url};
 
+use super::address::{AddressPolicy, AddressRefused, PolicyResolver, REFUSED};
+use super::decode::{self, Decoder, Fed};
 use crate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable, Validators};
 use crate::robots::{Mode, Options, Robots, DEFAULT_MAX_BYTES};
 use crate::Origin;
@@ -102,112 +105,14 @@ const TARGET: &str = "crawlgate::fetch";
 /// The largest `max-age` or `Retry-After` kept, in seconds (RFC 9111 §1.2.2).
 const MAX_DELTA_SECONDS: u64 = 1 << 31;
 
-/// Which addresses fetches (and every redirect hop) may go to.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum AddressPolicy {
-    /// Any address (the default): for crawlers that choose their own URLs.
-    #[default]
-    Any,
-    /// Only globally routable unicast addresses, checked before connecting on every hop, for
-    /// crawlers that take URLs from strangers (server-side request forgery). IP literals are
-    /// checked directly; host names are resolved and the refused addresses dropped, and a hop
-    /// whose addresses are all refused fails with [`Unreachable::Connect`] without any packet
-    /// sent to it.
-    ///
-    /// Refused (see [`AddressPolicy::allows`]):
-    ///
-    /// - IPv4: `0.0.0.0/8` (this network, unspecified), `10/8`, `172.16/12`, `192.168/16`
-    ///   (private), `100.64/10` (shared CGNAT), `127/8` (loopback), `169.254/16` (link-local),
-    ///   `192.0.0/24` (IETF protocol assignments), `192.0.2/24`, `198.51.100/24`,
-    ///   `203.0.113/24` (documentation), `198.18/15` (benchmarking), `224/4` (multicast),
-    ///   `240/4` (reserved, with the broadcast address `255.255.255.255`).
-    /// - IPv6: `::/128`, `::1/128`, the rest of `::/96` (IPv4-compatible, deprecated),
-    ///   `64:ff9b:1::/48` (local NAT64), `100::/64` (discard), `2001::/32` (Teredo),
-    ///   `2001:2::/48` (benchmarking), `2001:db8::/32` and `3fff::/20` (documentation),
-    ///   `fc00::/7` (unique local), `fe80::/10` (link-local), `fec0::/10` (site-local,
-    ///   deprecated), `ff00::/8` (multicast).
-    /// - IPv6 addresses that embed an IPv4 address (`::ffff:0:0/96` mapped, `64:ff9b::/96`
-    ///   NAT64, `2002::/16` 6to4) are judged by that IPv4 address.
-    ///
-    /// Proxies are never used (see the module docs), so the check cannot be bypassed
-    /// through one.
-    ///
-    /// [`Unreachable::Connect`]: crate::policy::Unreachable::Connect
-    PublicOnly,
-}
+/// The most header lines a response may have (hyper's default is 100, which real servers
+/// exceed with long `Set-Cookie`, `Link` and security-header lists). A response with more is
+/// [`Unreachable::Other`], every time.
+pub const MAX_RESPONSE_HEADERS: usize = 1_000;
 
-impl AddressPolicy {
-    /// Whether a connection to `ip` is allowed.
-    ///
-    /// ```
-    /// use crawlgate::fetch::AddressPolicy;
-    /// use std::net::IpAddr;
-    /// let ip = |s: &str| s.parse::<IpAddr>().unwrap();
-    /// assert!(AddressPolicy::Any.allows(ip("127.0.0.1")));
-    /// assert!(!AddressPolicy::PublicOnly.allows(ip("127.0.0.1")));
-    /// assert!(!AddressPolicy::PublicOnly.allows(ip("::ffff:10.0.0.1")));
-    /// assert!(AddressPolicy::PublicOnly.allows(ip("8.8.8.8")));
-    /// ```
-    pub fn allows(self, ip: IpAddr) -> bool {
-        match self {
-            AddressPolicy::Any => true,
-            AddressPolicy::PublicOnly => is_public(ip),
-        }
-    }
-}
-
-/// Whether `ip` is a globally routable unicast address (see [`AddressPolicy::PublicOnly`]).
-fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => is_public_v4(v4),
-        IpAddr::V6(v6) => is_public_v6(v6),
-    }
-}
-
-fn is_public_v4(ip: Ipv4Addr) -> bool {
-    let [a, b, c, _] = ip.octets();
-    !(a == 0 // this network, 0.0.0.0 included
-        || a == 10 // private
-        || (a == 100 && (64..128).contains(&b)) // shared address space (CGNAT)
-        || a == 127 // loopback
-        || (a == 169 && b == 254) // link-local
-        || (a == 172 && (16..32).contains(&b)) // private
-        || (a == 192 && b == 0 && c == 0) // IETF protocol assignments
-        || (a == 192 && b == 0 && c == 2) // TEST-NET-1
-        || (a == 192 && b == 168) // private
-        || (a == 198 && (b == 18 || b == 19)) // benchmarking
-        || (a == 198 && b == 51 && c == 100) // TEST-NET-2
-        || (a == 203 && b == 0 && c == 113) // TEST-NET-3
-        || a >= 224) // multicast, reserved, broadcast
-}
-
-fn is_public_v6(ip: Ipv6Addr) -> bool {
-    let s = ip.segments();
-    // Addresses carrying an IPv4 address are judged by it.
-    if let Some(v4) = ip.to_ipv4_mapped() {
-        return is_public_v4(v4);
-    }
-    if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0] {
-        // NAT64 well-known prefix 64:ff9b::/96.
-        let [_, _, _, _, _, _, hi, lo] = s;
-        return is_public_v4(Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo)));
-    }
-    if s[0] == 0x2002 {
-        // 6to4: the IPv4 address is in bits 16..48.
-        return is_public_v4(Ipv4Addr::from((u32::from(s[1]) << 16) | u32::from(s[2])));
-    }
-    !(s[..6] == [0, 0, 0, 0, 0, 0] // ::, ::1, IPv4-compatible
-        || (s[0] == 0x64 && s[1] == 0xff9b && s[2] == 1) // local-use NAT64
-        || (s[0] == 0x100 && s[1..4] == [0, 0, 0]) // discard-only
-        || (s[0] == 0x2001 && s[1] == 0) // Teredo
-        || (s[0] == 0x2001 && s[1] == 2 && s[2] == 0) // benchmarking
-        || (s[0] == 0x2001 && s[1] == 0xdb8) // documentation
-        || (s[0] & 0xfff0) == 0x3ff0 // documentation (RFC 9637)
-        || (s[0] & 0xfe00) == 0xfc00 // unique local
-        || (s[0] & 0xffc0) == 0xfe80 // link-local
-        || (s[0] & 0xffc0) == 0xfec0 // site-local (deprecated)
-        || (s[0] & 0xff00) == 0xff00) // multicast
-}
+/// The longest redirect target followed, in bytes: RFC 9110 §4.1 asks that URIs of at least
+/// 8,000 octets be supported. A longer `Location` is a redirect that cannot be followed.
+pub const MAX_REDIRECT_URL: usize = 8_000;
 
 /// How robots.txt is fetched.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -231,6 +136,30 @@ pub struct FetchOptions {
     pub mode: Mode,
     /// Which addresses may be connected to. Default [`AddressPolicy::Any`].
     pub addresses: AddressPolicy,
+    /// The most requests (robots.txt and sitemap fetches) in flight at once; more wait for
+    /// their turn, and their timeouts start when it comes. Default
+    /// [`default_max_in_flight`]: a quarter of the open-file limit, so that sockets never
+    /// run the process out of file descriptors.
+    pub max_in_flight: usize,
+    /// Idle connections kept per host for reuse. Default 0: a crawler comes back to an
+    /// origin's robots.txt once a day, and each idle connection holds a file descriptor
+    /// (20,000 origins in 90 seconds kept 11,704 open with reqwest's defaults).
+    pub max_idle_per_host: usize,
+    /// How long a kept idle connection lives (with `max_idle_per_host` above 0). Default 5 s.
+    pub idle_timeout: Duration,
+}
+
+/// The default [`FetchOptions::max_in_flight`]: a quarter of the process's soft open-file
+/// limit, between 4 and 256 (256 under the common limit of 1,024, 64 under 256). 256 where the
+/// limit cannot be read.
+pub fn default_max_in_flight() -> usize {
+    #[cfg(unix)]
+    let limit = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+    #[cfg(not(unix))]
+    let limit: Option<u64> = None;
+    limit.map_or(256, |l| {
+        usize::try_from(l / 4).unwrap_or(usize::MAX).clamp(4, 256)
+    })
 }
 
 impl Default for FetchOptions {
@@ -243,6 +172,9 @@ impl Default for FetchOptions {
             max_redirects: 5,
             mode: Mode::Rfc,
             addresses: AddressPolicy::Any,
+            max_in_flight: default_max_in_flight(),
+            max_idle_per_host: 0,
+            idle_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -262,11 +194,26 @@ pub enum FetchError {
     Client(String),
 }
 
-/// Fetches robots.txt files. Cheap to clone; clones share one connection pool.
+/// A fetch that failed on this side of the connection: it says nothing about the site, so it
+/// is never recorded as the site's failure. Try again later.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LocalError {
+    /// This machine ran short of something a request needs: file descriptors (`EMFILE`,
+    /// `ENFILE`), memory (`ENOMEM`, `ENOBUFS`) or local ports (`EADDRNOTAVAIL`).
+    #[error("out of local resources: {0}")]
+    Resources(String),
+    /// The HTTP client or its runtime is shutting down.
+    #[error("the HTTP client is shutting down: {0}")]
+    ShuttingDown(String),
+}
+
+/// Fetches robots.txt files. Cheap to clone; clones share one connection pool and one cap on
+/// requests in flight.
 #[derive(Debug, Clone)]
 pub struct Fetcher {
     client: reqwest::Client,
     options: Arc<FetchOptions>,
+    in_flight: Arc<Semaphore>,
 }
 
 impl Fetcher {
@@ -278,7 +225,13 @@ impl Fetcher {
             .referer(false)
             .connect_timeout(options.connect_timeout)
             .no_proxy()
-            .retry(reqwest::retry::never());
+            .retry(reqwest::retry::never())
+            .pool_max_idle_per_host(options.max_idle_per_host)
+            .pool_idle_timeout(options.idle_timeout)
+            .http1_max_headers(MAX_RESPONSE_HEADERS)
+            // A malformed header line is dropped, not the whole response: a `Location` with a
+            // control byte is then no `Location`, like every other one that cannot be followed.
+            .http1_ignore_invalid_headers_in_responses(true);
         if options.addresses == AddressPolicy::PublicOnly {
             builder = builder.dns_resolver(PolicyResolver {
                 policy: options.addresses,
@@ -289,6 +242,7 @@ impl Fetcher {
             .map_err(|e| FetchError::Client(error_text(&e)))?;
         Ok(Fetcher {
             client,
+            in_flight: Arc::new(Semaphore::new(options.max_in_flight.max(1))),
             options: Arc::new(options),
         })
     }
@@ -298,9 +252,10 @@ impl Fetcher {
         &self.options
     }
 
-    /// Fetches `origin`'s robots.txt. Never fails: every failure is an outcome (see the
-    /// module docs for the table).
-    pub async fn fetch(&self, origin: &Origin) -> Fetch {
+    /// Fetches `origin`'s robots.txt. Every failure of the site is an outcome (see the module
+    /// docs for the table); the error is a failure on this side ([`LocalError`]), which says
+    /// nothing about the site.
+    pub async fn fetch(&self, origin: &Origin) -> Result<Fetch, LocalError> {
         self.fetch_with(origin, None).await
     }
 
@@ -308,19 +263,25 @@ impl Fetcher {
     /// (`If-None-Match`, `If-Modified-Since`): a 304 then re-confirms the file they belong to
     /// ([`FetchOutcome::NotModified`]). A 304 to a request without validators is unreachable:
     /// it confirms nothing.
-    pub async fn fetch_with(&self, origin: &Origin, validators: Option<&Validators>) -> Fetch {
+    pub async fn fetch_with(
+        &self,
+        origin: &Origin,
+        validators: Option<&Validators>,
+    ) -> Result<Fetch, LocalError> {
         let started = Instant::now();
         let url = origin.robots_txt_url();
         let got = self
             .get_capped_with(&url, self.options.body_cap(), validators)
             .await;
         let mut max_age = None;
+        let mut declared_size = None;
         let (mut etag, mut last_modified) = (None, None);
         let outcome = match got.result {
             GetResult::Body(body) => {
                 max_age = got.max_age;
                 etag = got.etag;
                 last_modified = got.last_modified;
+                declared_size = got.declared_size;
                 let parsed = Robots::parse_with(
                     &body,
                     &Options {
@@ -344,6 +305,16 @@ impl Fetcher {
             GetResult::TooManyRedirects => FetchOutcome::Unavailable(Unavailable::TooManyRedirects),
             GetResult::RedirectLoop => FetchOutcome::Unavailable(Unavailable::RedirectLoop),
             GetResult::Failed(why) => FetchOutcome::Unreachable(why),
+            GetResult::Local(e) => {
+                tracing::warn!(
+                    target: TARGET,
+                    url = %url,
+                    error = %e,
+                    elapsed_ms = elapsed_ms(started),
+                    "robots.txt fetch failed on this side: nothing recorded"
+                );
+                return Err(e);
+            }
         };
         let retry_after = match got.status {
             Some(429 | 503) => got.retry_after,
@@ -358,6 +329,7 @@ impl Fetcher {
             retry_after,
             etag,
             last_modified,
+            declared_size,
             outcome,
         };
         tracing::info!(
@@ -371,7 +343,7 @@ impl Fetcher {
             elapsed_ms = elapsed_ms(started),
             "robots.txt fetched"
         );
-        fetch
+        Ok(fetch)
     }
 
     /// A `GET` of `url` that follows redirects by hand (at most
@@ -383,8 +355,10 @@ impl Fetcher {
         self.get_capped_with(url, cap, None).await
     }
 
-    /// [`Fetcher::get_capped`], sending `validators` with every hop.
+    /// [`Fetcher::get_capped`], sending `validators` with every hop. Waits for a turn under
+    /// [`FetchOptions::max_in_flight`] first; the timeout starts with the turn.
     async fn get_capped_with(&self, url: &str, cap: usize, validators: Option<&Validators>) -> Got {
+        let permit = self.in_flight.acquire().await;
         let mut got = Got {
             final_url: url.to_owned(),
             redirects: 0,
@@ -394,8 +368,14 @@ impl Fetcher {
             content_type: None,
             etag: None,
             last_modified: None,
+            declared_size: None,
             result: GetResult::Status(0),
         };
+        if permit.is_err() {
+            // Only a closed semaphore fails, and the fetcher never closes it.
+            got.result = GetResult::Local(LocalError::ShuttingDown("no turn to fetch".into()));
+            return got;
+        }
         let run = self.run(url, cap, validators, &mut got);
         let result = match tokio::time::timeout(self.options.timeout, run).await {
             Ok(result) => result,
@@ -433,12 +413,16 @@ impl Fetcher {
             got.content_type = None;
             got.etag = None;
             got.last_modified = None;
+            got.declared_size = None;
             let hop_started = Instant::now();
             if let Err(why) = self.check_literal(&url) {
                 tracing::debug!(target: TARGET, url = %url, hop = got.redirects, refused = %why, "request refused");
                 return GetResult::Failed(Unreachable::Connect(why));
             }
-            let mut request = self.client.get(url.clone());
+            let mut request = self
+                .client
+                .get(url.clone())
+                .header(ACCEPT_ENCODING, decode::ACCEPT_ENCODING);
             if let Some(v) = validators {
                 if let Some(etag) = &v.etag {
                     request = request.header(IF_NONE_MATCH, etag.as_str());
@@ -451,7 +435,10 @@ impl Fetcher {
             let mut response = match sent {
                 Ok(r) => r,
                 Err(e) => {
-                    let why = classify(&e, Phase::Head);
+                    let why = match classify(&e, Phase::Head) {
+                        Ok(why) => why,
+                        Err(local) => return GetResult::Local(local),
+                    };
                     tracing::debug!(
                         target: TARGET,
                         url = %url,
@@ -503,20 +490,40 @@ impl Fetcher {
             if !(200..300).contains(&status) {
                 return GetResult::Status(status);
             }
-            let mut body = Vec::new();
-            while body.len() < cap {
+            let codings = match decode::codings(headers) {
+                Ok(c) => c,
+                Err(why) => return GetResult::Failed(Unreachable::Encoding(why)),
+            };
+            if codings.is_empty() {
+                // Unencoded, `Content-Length` is the file's size, even when only part is read.
+                got.declared_size = headers
+                    .get(CONTENT_LENGTH)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok());
+            }
+            let mut decoder = Decoder::new(&codings, cap);
+            loop {
                 match response.chunk().await {
-                    Ok(Some(chunk)) => {
-                        let room = cap - body.len();
-                        body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                    Ok(Some(chunk)) => match decoder.feed(&chunk) {
+                        Ok(Fed::More) => {}
+                        // Dropping `response` closes the connection: the rest is never read.
+                        Ok(Fed::Full) => return GetResult::Body(decoder.into_body()),
+                        Err(why) => return GetResult::Failed(Unreachable::Body(why)),
+                    },
+                    Ok(None) => {
+                        return match decoder.finish() {
+                            Ok(body) => GetResult::Body(body),
+                            Err(why) => GetResult::Failed(Unreachable::Body(why)),
+                        }
                     }
-                    Ok(None) => break,
-                    Err(e) => return GetResult::Failed(classify(&e, Phase::Body)),
+                    Err(e) => {
+                        return match classify(&e, Phase::Body) {
+                            Ok(why) => GetResult::Failed(why),
+                            Err(local) => GetResult::Local(local),
+                        }
+                    }
                 }
             }
-            // Dropping `response` here closes the connection if the body was not read to the
-            // end: the rest is never read.
-            return GetResult::Body(body);
         }
     }
 
@@ -537,9 +544,6 @@ impl Fetcher {
     }
 }
 
-/// The phrase every address-policy refusal contains.
-const REFUSED: &str = "refused by the address policy (PublicOnly)";
-
 /// What [`Fetcher::get_capped`] saw.
 #[derive(Debug)]
 pub(crate) struct Got {
@@ -559,6 +563,8 @@ pub(crate) struct Got {
     pub etag: Option<String>,
     /// `Last-Modified` of that response (a visible-ASCII value).
     pub last_modified: Option<String>,
+    /// `Content-Length` of that response when its body is not encoded: the file's size.
+    pub declared_size: Option<u64>,
     /// What came of it.
     pub result: GetResult,
 }
@@ -576,6 +582,8 @@ pub(crate) enum GetResult {
     RedirectLoop,
     /// No complete response.
     Failed(Unreachable),
+    /// Nothing learned: the request failed on this side.
+    Local(LocalError),
 }
 
 /// The outcome of a final status other than 2xx.
@@ -598,9 +606,13 @@ fn clean(mut url: Url) -> Url {
     url
 }
 
-/// The redirect target: `Location` resolved against `base`, if it is a usable http(s) URL.
+/// The redirect target: `Location` resolved against `base`, if it is a usable http(s) URL of
+/// at most [`MAX_REDIRECT_URL`] bytes. Every other redirect is one that cannot be followed.
 fn location(base: &Url, headers: &HeaderMap) -> Option<Url> {
     let value = headers.get(LOCATION)?;
+    if value.len() > MAX_REDIRECT_URL {
+        return None;
+    }
     let text = std::str::from_utf8(value.as_bytes()).ok()?.trim();
     if text.is_empty() {
         return None;
@@ -609,7 +621,8 @@ fn location(base: &Url, headers: &HeaderMap) -> Option<Url> {
     if !matches!(next.scheme(), "http" | "https") || next.host_str().is_none_or(str::is_empty) {
         return None;
     }
-    Some(clean(next))
+    let next = clean(next);
+    (next.as_str().len() <= MAX_REDIRECT_URL).then_some(next)
 }
 
 /// `Cache-Control: max-age=N` (the first one, over all `Cache-Control` headers).
@@ -743,8 +756,56 @@ enum Phase {
     Body,
 }
 
-/// Turns a client error into an [`Unreachable`], by walking its source chain.
-fn classify(err: &reqwest::Error, phase: Phase) -> Unreachable {
+/// Turns a client error into an [`Unreachable`], by walking its source chain; or into a
+/// [`LocalError`] when the failure is on this side.
+fn classify(err: &reqwest::Error, phase: Phase) -> Result<Unreachable, LocalError> {
+    if let Some(local) = local_cause(err) {
+        return Err(local);
+    }
+    Ok(classify_remote(err, phase))
+}
+
+/// A failure on this side, if the error chain shows one: an OS error that means this machine
+/// ran short of something, or the client's runtime going away.
+fn local_cause(err: &(dyn StdError + 'static)) -> Option<LocalError> {
+    let chain = || std::iter::successors(Some(err), |&e| e.source());
+    for e in chain() {
+        if let Some(io) = e.downcast_ref::<io::Error>() {
+            if is_local_os_error(io) {
+                return Some(LocalError::Resources(error_text(err)));
+            }
+        }
+        let text = e.to_string();
+        if text.contains("dispatch task is gone")
+            || text.contains("runtime dropped the dispatch task")
+        {
+            return Some(LocalError::ShuttingDown(error_text(err)));
+        }
+    }
+    None
+}
+
+/// `EMFILE`, `ENFILE`, `ENOMEM`, `ENOBUFS`, `EADDRNOTAVAIL` (no local port left to connect
+/// from): errors of this machine, not of the peer.
+fn is_local_os_error(e: &io::Error) -> bool {
+    if matches!(
+        e.kind(),
+        io::ErrorKind::OutOfMemory | io::ErrorKind::AddrNotAvailable
+    ) {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use rustix::io::Errno;
+        if let Some(errno) = Errno::from_io_error(e) {
+            return [Errno::MFILE, Errno::NFILE, Errno::NOMEM, Errno::NOBUFS].contains(&errno);
+        }
+    }
+    false
+}
+
+/// The site's side of [`classify`].
+fn classify_remote(err: &reqwest::Error, phase: Phase) -> Unreachable {
     let text = error_text(err);
     let chain = || std::iter::successors(Some(err as &(dyn StdError + 'static)), |&e| e.source());
     if let Some(refused) = chain().find_map(|e| e.downcast_ref::<AddressRefused>()) {
@@ -784,7 +845,6 @@ fn classify(err: &reqwest::Error, phase: Phase) -> Unreachable {
                 io::ErrorKind::ConnectionRefused
                     | io::ErrorKind::HostUnreachable
                     | io::ErrorKind::NetworkUnreachable
-                    | io::ErrorKind::AddrNotAvailable
             )
         )
     {
@@ -825,151 +885,10 @@ fn error_text(err: &(dyn StdError + 'static)) -> String {
     parts.join(": ")
 }
 
-/// The error a [`PolicyResolver`] gives when every address of a name is refused.
-#[derive(Debug)]
-struct AddressRefused {
-    host: String,
-    addrs: Vec<IpAddr>,
-}
-
-impl fmt::Display for AddressRefused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} resolved only to addresses {REFUSED}:", self.host)?;
-        for ip in &self.addrs {
-            write!(f, " {ip}")?;
-        }
-        Ok(())
-    }
-}
-
-impl StdError for AddressRefused {}
-
-/// The system resolver, with the addresses the policy refuses dropped.
-struct PolicyResolver {
-    policy: AddressPolicy,
-}
-
-impl reqwest::dns::Resolve for PolicyResolver {
-    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
-        let policy = self.policy;
-        let host = name.as_str().to_owned();
-        Box::pin(async move {
-            let all: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            if all.is_empty() {
-                return Err(io::Error::new(
-                    io::ErrorKind::NotFound,
-                    format!("{host} has no address"),
-                )
-                .into());
-            }
-            let (kept, refused): (Vec<SocketAddr>, Vec<SocketAddr>) =
-                all.into_iter().partition(|a| policy.allows(a.ip()));
-            if kept.is_empty() {
-                let addrs = refused.iter().map(SocketAddr::ip).collect();
-                return Err(Box::new(AddressRefused { host, addrs }) as _);
-            }
-            let addrs: reqwest::dns::Addrs = Box::new(kept.into_iter());
-            Ok(addrs)
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use reqwest::header::HeaderValue;
-
-    fn public(s: &str) -> bool {
-        AddressPolicy::PublicOnly.allows(s.parse().expect("IP literal"))
-    }
-
-    #[test]
-    fn refused_addresses() {
-        let refused = [
-            "0.0.0.0",
-            "0.1.2.3",
-            "10.0.0.1",
-            "10.255.255.255",
-            "100.64.0.1",
-            "100.127.255.255",
-            "127.0.0.1",
-            "127.1.2.3",
-            "169.254.169.254",
-            "172.16.0.1",
-            "172.31.255.255",
-            "192.0.0.8",
-            "192.0.2.1",
-            "192.168.1.1",
-            "198.18.0.1",
-            "198.19.255.255",
-            "198.51.100.7",
-            "203.0.113.9",
-            "224.0.0.1",
-            "239.255.255.250",
-            "240.0.0.1",
-            "255.255.255.255",
-            "::",
-            "::1",
-            "::127.0.0.1",
-            "::ffff:127.0.0.1",
-            "::ffff:10.1.2.3",
-            "::ffff:169.254.169.254",
-            "64:ff9b::a00:1",
-            "64:ff9b:1::1",
-            "100::1",
-            "2001::1",
-            "2001:2::1",
-            "2001:db8::1",
-            "3fff::1",
-            "2002:a00:1::1",
-            "2002:7f00:1::1",
-            "fc00::1",
-            "fd12:3456::1",
-            "fe80::1",
-            "febf::1",
-            "fec0::1",
-            "ff02::1",
-        ];
-        for ip in refused {
-            assert!(!public(ip), "{ip} must be refused");
-            assert!(AddressPolicy::Any.allows(ip.parse().expect("literal")));
-        }
-    }
-
-    #[test]
-    fn public_addresses() {
-        let allowed = [
-            "1.1.1.1",
-            "8.8.8.8",
-            "9.255.255.255",
-            "11.0.0.1",
-            "100.63.255.255",
-            "100.128.0.1",
-            "126.255.255.255",
-            "128.0.0.1",
-            "169.253.1.1",
-            "172.15.255.255",
-            "172.32.0.1",
-            "192.0.1.1",
-            "192.0.3.1",
-            "192.167.1.1",
-            "192.169.1.1",
-            "198.17.1.1",
-            "198.20.0.1",
-            "198.51.101.1",
-            "203.0.114.1",
-            "223.255.255.255",
-            "2606:4700::1111",
-            "2a00:1450:4001::1",
-            "2001:4860:4860::8888",
-            "::ffff:8.8.8.8",
-            "64:ff9b::808:808",
-            "2002:808:808::1",
-        ];
-        for ip in allowed {
-            assert!(public(ip), "{ip} must be allowed");
-        }
-    }
 
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut map = HeaderMap::new();

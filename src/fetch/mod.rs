@@ -7,15 +7,21 @@
 //!   memory, one fetch per origin (per fleet, with a shared store), refresh while answering.
 //! - [`sitemaps`] (with feature `sitemap`): fetch a sitemap, or walk an origin's sitemaps.
 
+mod address;
 pub mod cache;
 pub mod client;
+mod decode;
 #[cfg(feature = "sitemap")]
 pub mod sitemaps;
 
+pub use address::AddressPolicy;
 pub use cache::{
-    Answer, CacheOptions, CheckError, Clock, DecidingRule, ManualClock, RobotsCache, StoreStatus,
-    SystemClock,
+    Answer, CacheOptions, CheckError, Clock, DecidingRule, LocalFailures, ManualClock, RobotsCache,
+    StoreStatus, SystemClock,
 };
-pub use client::{AddressPolicy, FetchError, FetchOptions, Fetcher};
+pub use client::{
+    default_max_in_flight, FetchError, FetchOptions, Fetcher, LocalError, MAX_REDIRECT_URL,
+    MAX_RESPONSE_HEADERS,
+};
 #[cfg(feature = "sitemap")]
 pub use sitemaps::{Discovery, SitemapFetchError};

@@ -9,7 +9,7 @@
 //! decompresses it with its own 50 MiB limit, so a compression bomb is bounded at both layers.
 
 use crate::fetch::client::GetResult;
-use crate::fetch::Fetcher;
+use crate::fetch::{Fetcher, LocalError};
 use crate::policy::{Fetch, FetchOutcome, Unreachable};
 use crate::sitemap::discover::{SitemapReport, Walk, WalkOptions};
 use crate::sitemap::{CrossCheck, Scope, MAX_BYTES};
@@ -31,6 +31,10 @@ pub enum SitemapFetchError {
     /// No complete response: DNS, connection, TLS, timeout, a broken body, a refused address…
     #[error("{0}")]
     Unreachable(Unreachable),
+    /// The request failed on this side (file descriptors, memory…): nothing is known of the
+    /// sitemap.
+    #[error("{0}")]
+    Local(LocalError),
 }
 
 /// What [`Fetcher::discover_sitemaps`] found.
@@ -71,20 +75,22 @@ impl Fetcher {
             GetResult::TooManyRedirects => Err(SitemapFetchError::TooManyRedirects),
             GetResult::RedirectLoop => Err(SitemapFetchError::RedirectLoop),
             GetResult::Failed(why) => Err(SitemapFetchError::Unreachable(why)),
+            GetResult::Local(e) => Err(SitemapFetchError::Local(e)),
         }
     }
 
     /// Fetches `origin`'s robots.txt, then every sitemap it announces and, one level down, the
     /// sitemaps their indexes list (see [`Walk`] for the rules), one at a time. With `agent`,
     /// every entry's URLs on `origin` are checked against that robots.txt for that agent
-    /// (`blocked-by-robots`). A robots.txt that is not 2xx announces nothing.
+    /// (`blocked-by-robots`). A robots.txt that is not 2xx announces nothing. A request that
+    /// fails on this side ends the walk with that error: a report would blame the site.
     pub async fn discover_sitemaps(
         &self,
         origin: &Origin,
         agent: Option<&ProductToken>,
         options: WalkOptions,
-    ) -> Discovery {
-        let robots = self.fetch(origin).await;
+    ) -> Result<Discovery, LocalError> {
+        let robots = self.fetch(origin).await?;
         let parsed = match &robots.outcome {
             FetchOutcome::Rules { parsed, .. } => Some(parsed.clone()),
             // Unconditional: a 304 cannot happen.
@@ -109,15 +115,18 @@ impl Fetcher {
         // Sequential on purpose: one origin's sitemaps, one connection at a time, as polite
         // crawlers fetch; at most one body (50 MiB) in memory.
         while let Some(request) = walk.next_request() {
-            let body = self.fetch_sitemap(&request.url).await;
+            let body = match self.fetch_sitemap(&request.url).await {
+                Err(SitemapFetchError::Local(e)) => return Err(e),
+                body => body,
+            };
             let body = body.as_deref().map_err(ToString::to_string);
             walk.record(request, body, cross_check.as_ref());
         }
         let report = walk.finish();
-        Discovery {
+        Ok(Discovery {
             robots,
             sitemaps: report.sitemaps,
             skipped: report.skipped,
-        }
+        })
     }
 }

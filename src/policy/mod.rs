@@ -91,6 +91,9 @@ pub enum Unreachable {
     /// The connection broke while the response was read (reset, broken chunking, body cut
     /// short, bad compression).
     Body(String),
+    /// The body came in a content coding the fetcher does not decode (`br`, `compress`, more
+    /// than three codings…): its bytes are not the file.
+    Encoding(String),
     /// Anything else the HTTP client reported.
     Other(String),
 }
@@ -104,6 +107,7 @@ impl fmt::Display for Unreachable {
             Unreachable::Tls(m) => write!(f, "TLS failure: {m}"),
             Unreachable::Timeout => f.write_str("timed out"),
             Unreachable::Body(m) => write!(f, "response broken: {m}"),
+            Unreachable::Encoding(m) => write!(f, "unusable body: {m}"),
             Unreachable::Other(m) => f.write_str(m),
         }
     }
@@ -162,6 +166,9 @@ pub struct Fetch {
     pub etag: Option<String>,
     /// `Last-Modified` of a 2xx response, if any: sent back as `If-Modified-Since`.
     pub last_modified: Option<String>,
+    /// The file's size as the server declared it (`Content-Length` of a 2xx body without a
+    /// content coding), which may be more than was read.
+    pub declared_size: Option<u64>,
     /// What it means.
     pub outcome: FetchOutcome,
 }
@@ -179,6 +186,7 @@ impl Fetch {
             retry_after: None,
             etag: None,
             last_modified: None,
+            declared_size: None,
             outcome,
         }
     }

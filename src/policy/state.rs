@@ -97,6 +97,16 @@ pub struct RobotsFile {
     pub digest: Digest,
     /// Bytes read (at most one past the parsing limit).
     pub size: u64,
+    /// The size the server declared (`Content-Length` of an unencoded body), when it did.
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
+    pub declared_size: Option<u64>,
+    /// The file went on past the parsing limit: what follows it was not read
+    /// (`content-after-limit`).
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub cut: bool,
     /// Problems of severity error.
     pub errors: u32,
     /// Problems of severity warning.
@@ -271,6 +281,11 @@ impl FetchRecord {
                 let file = RobotsFile {
                     digest: Digest::of(body),
                     size: body.len() as u64,
+                    declared_size: fetch.declared_size,
+                    cut: parsed
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.code == crate::Code::ContentAfterLimit),
                     errors: u32::try_from(errors).unwrap_or(u32::MAX),
                     warnings: u32::try_from(parsed.diagnostics.len() - errors).unwrap_or(u32::MAX),
                     etag: fetch.etag.clone(),
@@ -657,6 +672,11 @@ impl OriginState {
                 })
             })
     }
+}
+
+#[cfg(feature = "serde")]
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 #[cfg(test)]

@@ -27,8 +27,10 @@ mod enabled {
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
     use anyhow::Context;
-    use crawlgate::fetch::{Answer, CacheOptions, FetchOptions, RobotsCache, SystemClock};
-    use crawlgate::policy::{Content, Judgement, OriginState, Version};
+    use crawlgate::fetch::{
+        Answer, CacheOptions, FetchOptions, LocalError, RobotsCache, SystemClock,
+    };
+    use crawlgate::policy::{Content, Judgement, OriginState, RobotsFile, Version};
     use crawlgate::{Origin, ProductToken};
     use serde_json::json;
 
@@ -190,6 +192,10 @@ mod enabled {
         pub new_version: bool,
         /// When the next fetch is due.
         pub next_due: Option<SystemTime>,
+        /// The fetch failed on this machine (file descriptors, memory…): nothing was recorded.
+        pub local: Option<LocalError>,
+        /// The codes of the file's problems, each once, in the order first found.
+        pub codes: Vec<&'static str>,
     }
 
     impl Fetched {
@@ -199,8 +205,12 @@ mod enabled {
                 .is_some_and(|v| matches!(v.content, Content::Unreachable(_)))
         }
 
-        /// `fetched`, `not-modified` (a 304 re-confirmed the file), `not-found`, `unreachable`.
+        /// `fetched`, `not-modified` (a 304 re-confirmed the file), `not-found`, `unreachable`,
+        /// `local-failure` (nothing recorded).
         pub fn outcome(&self) -> &'static str {
+            if self.local.is_some() {
+                return "local-failure";
+            }
             match &self.version {
                 Some(v) if v.status == Some(304) && matches!(v.content, Content::Rules(_)) => {
                     "not-modified"
@@ -211,7 +221,46 @@ mod enabled {
         }
 
         pub fn cause(&self) -> Option<String> {
+            if let Some(e) = &self.local {
+                return Some(format!("{e}; nothing was recorded"));
+            }
             self.version.as_ref().and_then(|v| cause(&v.content))
+        }
+
+        /// The file fetched, if the fetch gave one.
+        pub fn file(&self) -> Option<&RobotsFile> {
+            self.version.as_ref().and_then(|v| match &v.content {
+                Content::Rules(f) => Some(f),
+                _ => None,
+            })
+        }
+
+        /// The file's size: what was read, or for a file cut at the limit, the size the server
+        /// declared (`None` when it did not).
+        pub fn size(&self) -> Option<u64> {
+            let f = self.file()?;
+            if f.cut {
+                f.declared_size
+            } else {
+                Some(f.size)
+            }
+        }
+
+        /// `1234 bytes`; for a file cut at the limit, `2600000 bytes, cut: only the first
+        /// 512000 are read` or `more than 512000 bytes, cut`.
+        pub fn size_text(&self) -> String {
+            let Some(f) = self.file() else {
+                return "0 bytes".to_owned();
+            };
+            // One byte past the limit is read to learn that the file goes on.
+            let limit = f.size.saturating_sub(1);
+            match (f.cut, f.declared_size) {
+                (false, _) => format!("{} bytes", f.size),
+                (true, Some(d)) if d > limit => {
+                    format!("{d} bytes, cut: only the first {limit} are read")
+                }
+                (true, _) => format!("more than {limit} bytes, cut"),
+            }
         }
 
         /// `new`, or `same as before (N fetches since TIME)`.
@@ -234,10 +283,7 @@ mod enabled {
         /// existed first, so that readers of them keep working).
         pub fn json_fields(&self) -> Vec<(&'static str, serde_json::Value)> {
             let v = self.version.as_ref();
-            let file = v.and_then(|v| match &v.content {
-                Content::Rules(f) => Some(f),
-                _ => None,
-            });
+            let file = self.file();
             vec![
                 ("robots_txt", json!(self.origin.robots_txt_url())),
                 ("status", json!(v.and_then(|v| v.status))),
@@ -245,9 +291,15 @@ mod enabled {
                 ("cause", json!(self.cause())),
                 ("final_url", json!(v.map(|v| v.final_url.as_str()))),
                 ("redirects", json!(v.map_or(0, |v| v.redirects))),
-                ("size", json!(file.map_or(0, |f| f.size))),
+                (
+                    "size",
+                    json!(if file.is_some() { self.size() } else { Some(0) }),
+                ),
+                ("bytes_read", json!(file.map_or(0, |f| f.size))),
+                ("cut", json!(file.is_some_and(|f| f.cut))),
                 ("errors", json!(file.map_or(0, |f| f.errors))),
                 ("warnings", json!(file.map_or(0, |f| f.warnings))),
+                ("problems", json!(self.codes)),
                 ("verdict", json!(self.judgement.verdict.as_str())),
                 ("reason", json!(self.judgement.reason.to_string())),
                 ("digest", json!(file.map(|f| f.digest.to_string()))),
@@ -271,6 +323,7 @@ mod enabled {
     pub async fn fetch_now(cache: &RobotsCache, origin: &Origin) -> Fetched {
         // Stored times are whole milliseconds.
         let started = floor_ms(SystemTime::now());
+        let local_before = cache.local_failures().count;
         let judgement = cache.request_recrawl(origin).await;
         let state: Option<OriginState> = cache.state(origin).await;
         let version = state
@@ -281,12 +334,33 @@ mod enabled {
         let new_version = version
             .as_ref()
             .is_some_and(|v| v.count == 1 && v.first_at >= started);
+        let local = if version.is_none() {
+            let failures = cache.local_failures();
+            failures.last.filter(|_| failures.count > local_before)
+        } else {
+            None
+        };
+        let mut codes = Vec::new();
+        if version
+            .as_ref()
+            .is_some_and(|v| matches!(v.content, Content::Rules(_)))
+        {
+            if let Some(parsed) = cache.rules(origin).await {
+                for d in &parsed.diagnostics {
+                    if !codes.contains(&d.code.as_str()) {
+                        codes.push(d.code.as_str());
+                    }
+                }
+            }
+        }
         Fetched {
             origin: origin.clone(),
             judgement,
             version,
             new_version,
             next_due: state.as_ref().and_then(OriginState::next_due),
+            local,
+            codes,
         }
     }
 
@@ -344,7 +418,13 @@ mod enabled {
             let result = async {
                 for origin in &origins {
                     let fetched = fetch_now(&cache, origin).await;
-                    if fetched.unreachable() && status == Status::Clean {
+                    if let Some(e) = &fetched.local {
+                        out.error(format_args!(
+                            "{}: not fetched: {e}; nothing was recorded",
+                            origin.robots_txt_url()
+                        ));
+                        status = Status::Failed;
+                    } else if fetched.unreachable() && status == Status::Clean {
                         status = Status::Findings;
                     }
                     report(out, request.json, &fetched)?;
@@ -362,10 +442,7 @@ mod enabled {
             return out.json(&f.json_fields());
         }
         let v = f.version.as_ref();
-        let file = v.and_then(|v| match &v.content {
-            Content::Rules(f) => Some(f),
-            _ => None,
-        });
+        let file = f.file();
         let status_text = v
             .and_then(|v| v.status)
             .map_or("-".to_owned(), |s| s.to_string());
@@ -387,11 +464,16 @@ mod enabled {
                 if v.redirects == 1 { "" } else { "s" }
             ))?;
         }
-        let (size, errors, warnings) = file.map_or((0, 0, 0), |f| (f.size, f.errors, f.warnings));
-        out.line(format_args!("  size:      {size} bytes"))?;
+        let (errors, warnings) = file.map_or((0, 0), |f| (f.errors, f.warnings));
+        out.line(format_args!("  size:      {}", f.size_text()))?;
         let plural = |n: u32| if n == 1 { "" } else { "s" };
+        let codes = if f.codes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", f.codes.join(", "))
+        };
         out.line(format_args!(
-            "  problems:  {errors} error{}, {warnings} warning{}",
+            "  problems:  {errors} error{}, {warnings} warning{}{codes}",
             plural(errors),
             plural(warnings)
         ))?;

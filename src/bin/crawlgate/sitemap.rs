@@ -414,7 +414,10 @@ mod remote_sitemaps {
         pub fn robots_for(&mut self, url: &str) -> Result<Option<(Robots, Origin)>, String> {
             let origin = Origin::from_url(url).map_err(|e| e.to_string())?;
             let (rt, fetcher) = self.live().map_err(|e| format!("{e:#}"))?;
-            match rt.block_on(fetcher.fetch(&origin)).outcome {
+            let fetched = rt
+                .block_on(fetcher.fetch(&origin))
+                .map_err(|e| e.to_string())?;
+            match fetched.outcome {
                 FetchOutcome::Rules { parsed, .. } => Ok(Some((parsed.robots.clone(), origin))),
                 FetchOutcome::Unavailable(_) => Ok(None),
                 FetchOutcome::Unreachable(why) => Err(why.to_string()),
@@ -469,7 +472,9 @@ mod remote_sitemaps {
         let (rt, fetcher) = net.live()?;
         let mut options = WalkOptions::default();
         options.max_sitemaps = args.max_sitemaps;
-        let found = rt.block_on(fetcher.discover_sitemaps(&origin, Some(&agent), options));
+        let found = rt
+            .block_on(fetcher.discover_sitemaps(&origin, Some(&agent), options))
+            .with_context(|| format!("cannot discover the sitemaps of {origin}"))?;
         let robots = &found.robots;
         let status = robots
             .status
