@@ -144,3 +144,70 @@ fn fetch_exit_codes() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).starts_with("crawlgate: "));
 }
+
+/// A 2.6 MB robots.txt: a rule, then comments.
+fn huge_file() -> Vec<u8> {
+    let mut file = b"User-agent: *\nDisallow: /private\n".to_vec();
+    while file.len() < 2_600_000 {
+        file.extend_from_slice(b"# a comment line that pads the file out\n");
+    }
+    file
+}
+
+#[test]
+fn fetch_says_how_big_a_cut_file_is() {
+    let rt = runtime();
+    let file = huge_file();
+    let len = file.len();
+    let plain = file.clone();
+    let server = rt.block_on(TestServer::start(move |_| Reply::Full {
+        status: 200,
+        headers: vec![],
+        body: plain.clone(),
+    }));
+    // The server said the size: it is shown, not the cap.
+    let o = run(&["fetch", &server.url("/")]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains(&format!(
+            "  size:      {len} bytes, cut: only the first 512000 are read\n"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("(content-after-limit)"), "{out}");
+    let o = run(&["fetch", "--json", &server.url("/")]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["size"], len);
+    assert_eq!(v["bytes_read"], 512_001);
+    assert_eq!(v["cut"], true);
+    assert_eq!(v["problems"], serde_json::json!(["content-after-limit"]));
+
+    // Compressed, the server did not say: "more than", never the cap as the size.
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut enc, &file).expect("gzip");
+    let gz = enc.finish().expect("gzip");
+    let server = rt.block_on(TestServer::start(move |_| Reply::Full {
+        status: 200,
+        headers: vec![("content-encoding".into(), "gzip".into())],
+        body: gz.clone(),
+    }));
+    let o = run(&["fetch", &server.url("/")]);
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("  size:      more than 512000 bytes, cut\n"),
+        "{out}"
+    );
+    let o = run(&["fetch", "--json", &server.url("/")]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["size"], serde_json::Value::Null);
+    assert_eq!(v["cut"], true);
+
+    // A file that fits says its size and nothing more.
+    let small = rt.block_on(TestServer::start(|_| {
+        Reply::text(200, "User-agent: *\nDisallow: /x\n")
+    }));
+    let o = run(&["fetch", &small.url("/")]);
+    let out = text(&o.stdout);
+    assert!(out.contains("  size:      27 bytes\n"), "{out}");
+    assert!(out.contains("  problems:  0 errors, 0 warnings\n"), "{out}");
+}

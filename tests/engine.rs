@@ -313,6 +313,50 @@ async fn eviction_loses_no_state() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_cache_fetches_each_new_origin_once() {
+    // moka's default admission (TinyLFU) refused new keys into a full cache, so 4 of 20 new
+    // origins were fetched twice. Every new origin is admitted and fetched once.
+    let (cache, _clock) = engine_with(CacheOptions {
+        max_origins: 5,
+        ..CacheOptions::default()
+    });
+    let mut old = Vec::new();
+    for _ in 0..5 {
+        old.push(TestServer::start(|_| Reply::text(200, RULES)).await);
+    }
+    // Make the five old origins frequent, so that a frequency-based cache would keep them.
+    for _ in 0..10 {
+        for s in &old {
+            cache.check(&bot(), &s.url("/")).await.expect("check");
+        }
+    }
+    let mut new = Vec::new();
+    for _ in 0..20 {
+        new.push(TestServer::start(|_| Reply::text(200, RULES)).await);
+    }
+    for s in &new {
+        // Checked twice in a row: the second is answered from memory.
+        for _ in 0..2 {
+            let a = cache
+                .check(&bot(), &s.url("/private"))
+                .await
+                .expect("check");
+            assert!(!a.allowed);
+        }
+        // Admitted: its compiled rules are in memory, not read back from the store per check.
+        let origin = Origin::from_url(&s.url("/")).expect("origin");
+        assert!(cache.in_memory(&origin).await, "a new origin is admitted");
+    }
+    cache.flush().await.expect("flush");
+    for (i, s) in new.iter().enumerate() {
+        assert_eq!(s.hits(), 1, "new origin {i} fetched once");
+    }
+    for s in &old {
+        assert_eq!(s.hits(), 1, "old origins are not due: never fetched again");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recrawl_is_not_undone_by_an_older_refresh() {
     let served = Arc::new(AtomicU16::new(0));
     let s = served.clone();

@@ -967,3 +967,302 @@ async fn tracing_one_debug_event_per_hop_and_one_info_per_fetch() {
         assert!(line.contains(field), "{field} in {line}");
     }
 }
+
+/// A server answering every request with `body` in `content-encoding: coding`.
+async fn encoded(coding: &'static str, body: Vec<u8>) -> TestServer {
+    TestServer::start(move |_| Reply::Full {
+        status: 200,
+        headers: vec![("content-encoding".into(), coding.into())],
+        body: body.clone(),
+    })
+    .await
+}
+
+fn zlib(data: &[u8]) -> Vec<u8> {
+    let mut enc = ZlibEncoder::new(Vec::new(), Compression::fast());
+    enc.write_all(data).expect("zlib");
+    enc.finish().expect("zlib")
+}
+
+fn raw_deflate(data: &[u8]) -> Vec<u8> {
+    let mut enc = flate2::write::DeflateEncoder::new(Vec::new(), Compression::fast());
+    enc.write_all(data).expect("deflate");
+    enc.finish().expect("deflate")
+}
+
+#[tokio::test]
+async fn only_gzip_and_deflate_are_asked_for() {
+    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
+    fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
+    assert_eq!(
+        server.requests()[0].header("accept-encoding"),
+        Some("gzip, deflate")
+    );
+}
+
+#[tokio::test]
+async fn stacked_multi_member_and_raw_codings_are_decoded() {
+    let (head, tail) = RULES.as_bytes().split_at(10);
+    let cases: Vec<(&'static str, Vec<u8>)> = vec![
+        ("gzip, gzip", gzip(&gzip(RULES.as_bytes()))),
+        ("deflate, gzip", gzip(&zlib(RULES.as_bytes()))),
+        ("GZIP", gzip(RULES.as_bytes())),
+        ("x-gzip", gzip(RULES.as_bytes())),
+        ("identity", RULES.as_bytes().to_vec()),
+        ("gzip, identity", gzip(RULES.as_bytes())),
+        // Several gzip members are one valid gzip body.
+        ("gzip", [gzip(head), gzip(tail)].concat()),
+        // Raw deflate, as some servers send for `deflate`.
+        ("deflate", raw_deflate(RULES.as_bytes())),
+    ];
+    for (coding, body) in cases {
+        let server = encoded(coding, body).await;
+        let fetch = fetcher()
+            .fetch(&origin(&server))
+            .await
+            .expect("no local failure");
+        assert_eq!(rules(&fetch).0, RULES.as_bytes(), "{coding}");
+        assert!(!allowed(&fetch, "/private/x"), "{coding}");
+    }
+}
+
+#[tokio::test]
+async fn codings_it_cannot_decode_are_unreachable_never_raw_bytes() {
+    // Each body, read raw, would be parsed as no rules at all: allow-all.
+    let disallow_all = b"User-agent: *\nDisallow: /\n";
+    let cases: Vec<(&'static str, Vec<u8>)> = vec![
+        ("br", disallow_all.to_vec()),
+        ("compress", disallow_all.to_vec()),
+        ("zstd", disallow_all.to_vec()),
+        ("gzip, br", gzip(disallow_all)),
+        (
+            "gzip, gzip, gzip, gzip",
+            gzip(&gzip(&gzip(&gzip(disallow_all)))),
+        ),
+        ("x-unknown", disallow_all.to_vec()),
+    ];
+    for (coding, body) in cases {
+        let server = encoded(coding, body).await;
+        let fetch = fetcher()
+            .fetch(&origin(&server))
+            .await
+            .expect("no local failure");
+        match &fetch.outcome {
+            FetchOutcome::Unreachable(Unreachable::Encoding(why)) => {
+                assert!(
+                    why.contains("content encoding") || why.contains("codings"),
+                    "{why}"
+                )
+            }
+            other => panic!("{coding}: {other:?}"),
+        }
+        assert_eq!(fetch.status, Some(200), "{coding}");
+    }
+    // A coding it knows with a body that is not in it: broken, not raw.
+    let server = encoded("gzip, gzip", gzip(disallow_all)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
+    assert!(
+        matches!(
+            fetch.outcome,
+            FetchOutcome::Unreachable(Unreachable::Body(_))
+        ),
+        "{fetch:?}"
+    );
+}
+
+/// A raw response with `Location: <location>` (bytes as given) and `Content-Length: 0`.
+fn raw_redirect(location: &[u8]) -> Vec<u8> {
+    let mut out = b"HTTP/1.1 301 Moved\r\ncontent-length: 0\r\nlocation: ".to_vec();
+    out.extend_from_slice(location);
+    out.extend_from_slice(b"\r\n\r\n");
+    out
+}
+
+#[tokio::test]
+async fn a_redirect_that_cannot_be_followed_is_unavailable_however_it_breaks() {
+    let long_path = format!("/{}", "a".repeat(64 * 1024));
+    let just_too_long = format!("/{}", "b".repeat(8_000));
+    let cases: Vec<(&str, Option<Vec<u8>>)> = vec![
+        ("no Location", None),
+        ("empty", Some(b"".to_vec())),
+        ("spaces", Some(b"   ".to_vec())),
+        ("javascript:", Some(b"javascript:alert(1)".to_vec())),
+        ("ftp:", Some(b"ftp://example.com/robots.txt".to_vec())),
+        ("no host", Some(b"http://".to_vec())),
+        ("bad host", Some(b"http://exa mple.com/robots.txt".to_vec())),
+        ("bad IPv6 host", Some(b"http://[::1/robots.txt".to_vec())),
+        ("control byte", Some(b"/robots\x01.txt".to_vec())),
+        ("64 KiB path", Some(long_path.into_bytes())),
+        ("8,001 bytes", Some(just_too_long.into_bytes())),
+        ("not UTF-8", Some(b"/r\xffobots.txt".to_vec())),
+    ];
+    for (what, location) in cases {
+        let head = match &location {
+            Some(l) => raw_redirect(l),
+            None => b"HTTP/1.1 301 Moved\r\ncontent-length: 0\r\n\r\n".to_vec(),
+        };
+        let server = TestServer::start(move |_| Reply::Raw(head.clone())).await;
+        let fetch = fetcher()
+            .fetch(&origin(&server))
+            .await
+            .expect("no local failure");
+        assert!(
+            matches!(
+                fetch.outcome,
+                FetchOutcome::Unavailable(Unavailable::Status(301))
+            ),
+            "{what}: {:?}",
+            fetch.outcome
+        );
+        assert_eq!(fetch.redirects, 0, "{what}");
+        assert_eq!(server.hits(), 1, "{what}");
+    }
+    // A NUL byte anywhere in the head makes it no HTTP response at all (browsers refuse it
+    // too): unreachable, with no status, whatever the status line said.
+    let server = TestServer::start(|_| Reply::Raw(raw_redirect(b"/robots\x00.txt"))).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
+    assert!(
+        matches!(fetch.outcome, FetchOutcome::Unreachable(_)),
+        "{:?}",
+        fetch.outcome
+    );
+    assert_eq!(fetch.status, None);
+    // 8,000 bytes is still followed.
+    let path = format!("/{}", "c".repeat(7_999 - "http://127.0.0.1:00000".len()));
+    let server = TestServer::start(move |req| {
+        if req.path == "/robots.txt" {
+            Reply::redirect(301, &path)
+        } else {
+            Reply::text(200, RULES)
+        }
+    })
+    .await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
+    assert_eq!(fetch.redirects, 1, "{:?}", fetch.outcome);
+    assert!(matches!(fetch.outcome, FetchOutcome::Rules { .. }));
+}
+
+/// A 200 with `n` extra header lines, then the rules.
+fn with_headers(n: usize) -> Vec<u8> {
+    let mut out = format!("HTTP/1.1 200 OK\r\ncontent-length: {}\r\n", RULES.len()).into_bytes();
+    for i in 0..n {
+        out.extend_from_slice(format!("x-h{i}: {i}\r\n").as_bytes());
+    }
+    out.extend_from_slice(b"\r\n");
+    out.extend_from_slice(RULES.as_bytes());
+    out
+}
+
+#[tokio::test]
+async fn many_response_headers_are_read_and_too_many_is_always_unreachable() {
+    use crawlgate::fetch::MAX_RESPONSE_HEADERS;
+    // 150 is over hyper's default of 100; the limit counts the Content-Length line too.
+    for n in [150, MAX_RESPONSE_HEADERS - 1] {
+        let response = with_headers(n);
+        let server = TestServer::start(move |_| Reply::Raw(response.clone())).await;
+        let fetch = fetcher()
+            .fetch(&origin(&server))
+            .await
+            .expect("no local failure");
+        assert!(!allowed(&fetch, "/private/x"), "{n} headers");
+    }
+    let response = with_headers(MAX_RESPONSE_HEADERS);
+    let server = TestServer::start(move |_| Reply::Raw(response.clone())).await;
+    for _ in 0..3 {
+        let fetch = fetcher()
+            .fetch(&origin(&server))
+            .await
+            .expect("no local failure");
+        assert!(
+            matches!(fetch.outcome, FetchOutcome::Unreachable(_)),
+            "{:?}",
+            fetch.outcome
+        );
+        assert_eq!(fetch.status, None);
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_header_line_is_dropped_not_the_response() {
+    let response = format!(
+        "HTTP/1.1 200 OK\r\nx-bad: a\x01b\r\ncontent-length: {}\r\n\r\n{RULES}",
+        RULES.len()
+    );
+    let server = TestServer::start(move |_| Reply::Raw(response.clone().into_bytes())).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
+    assert!(!allowed(&fetch, "/private/x"), "{:?}", fetch.outcome);
+}
+
+#[tokio::test]
+async fn public_only_refuses_ipv4_translated_and_isatap_literals() {
+    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
+    let f = Fetcher::new(FetchOptions {
+        addresses: AddressPolicy::PublicOnly,
+        ..options()
+    })
+    .expect("fetcher");
+    let port = server.addr.port();
+    for host in [
+        "[::ffff:0:7f00:1]",
+        "[::ffff:0:a00:1]",
+        "[::ffff:7f00:1]",
+        "[2001:4860:1:2:0:5efe:7f00:1]",
+        "[64:ff9b::7f00:1]",
+        "[2002:7f00:1::1]",
+    ] {
+        let origin = Origin::from_url(&format!("http://{host}:{port}/")).expect("origin");
+        let fetch = f.fetch(&origin).await.expect("no local failure");
+        match &fetch.outcome {
+            FetchOutcome::Unreachable(Unreachable::Connect(msg)) => {
+                assert!(
+                    msg.contains("refused by the address policy"),
+                    "{host}: {msg}"
+                )
+            }
+            other => panic!("{host}: {other:?}"),
+        }
+    }
+    assert_eq!(server.hits(), 0);
+}
+
+#[tokio::test]
+async fn the_declared_size_of_a_cut_file_is_kept() {
+    let file = big_file();
+    let len = file.len() as u64;
+    let plain = file.clone();
+    let server = TestServer::start(move |_| Reply::Full {
+        status: 200,
+        headers: vec![],
+        body: plain.clone(),
+    })
+    .await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
+    assert_eq!(fetch.size(), DEFAULT_MAX_BYTES + 1);
+    assert_eq!(fetch.declared_size, Some(len));
+    // Compressed, the server's Content-Length is not the file's size: none is kept.
+    let server = encoded("gzip", gzip(&file)).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
+    assert_eq!(fetch.size(), DEFAULT_MAX_BYTES + 1);
+    assert_eq!(fetch.declared_size, None);
+}

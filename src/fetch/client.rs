@@ -1,8 +1,11 @@
 //! Fetching one robots.txt: redirects followed by hand, a byte cap, timeouts, an optional
 //! address policy, and every failure turned into a [`FetchOutcome`] ([RFC 9309 §2.3], SPEC §4).
 //!
-//! [`Fetcher::fetch`] never fails. It sends `GET /robots.txt` with the configured `User-Agent`
-//! and reads the answer as follows:
+//! [`Fetcher::fetch`] sends `GET /robots.txt` with the configured `User-Agent` and
+//! `Accept-Encoding: gzip, deflate`, and turns every answer of the site into an outcome, as
+//! follows. Its only error is a [`LocalError`]: a failure on this side (out of file
+//! descriptors, memory or local ports; the runtime shutting down), which says nothing about
+//! the site and must never be recorded as its failure.
 //!
 //! | what happened | outcome |
 //! |---|---|
@@ -12,7 +15,7 @@
 //! | a redirect to a URL already requested in this fetch | [`Unavailable::RedirectLoop`] |
 //! | 304 to a conditional request (validators of the last good file sent) | [`FetchOutcome::NotModified`]: that file is current |
 //! | 304 to a request without validators | [`Unreachable::Status`]: it confirms nothing |
-//! | any other 3xx not followed (no, empty, unparsable or non-http(s) `Location`; 300, …) | [`Unavailable::Status`] |
+//! | any other 3xx, or one whose `Location` cannot be followed: missing, empty, not UTF-8, not a URL, not http(s), no or bad host, a malformed header line (dropped), over [`MAX_REDIRECT_URL`] bytes | [`Unavailable::Status`]: as Google, a redirect that cannot be followed is "not found" |
 //! | 4xx except 429 | [`Unavailable::Status`] |
 //! | 429 and 5xx | [`Unreachable::Status`] |
 //! | any other status (a final 1xx, 600–999) | [`Unreachable::Status`]: the server answered nothing usable |
@@ -22,6 +25,8 @@
 //! | the TLS handshake failed | [`Unreachable::Tls`] |
 //! | the connect timeout or the total timeout passed | [`Unreachable::Timeout`] |
 //! | the response broke before it was complete (reset, broken chunking, `Content-Length` not reached, bad compression) | [`Unreachable::Body`] |
+//! | a 2xx body in a content coding other than `gzip`, `x-gzip`, `deflate`, `identity` (`br`, `compress`…), or more than three stacked | [`Unreachable::Encoding`]: its bytes are not the file |
+//! | a response head that is not HTTP (a NUL byte in it, more than [`MAX_RESPONSE_HEADERS`] header lines, over hyper's 400 KiB) | [`Unreachable::Other`], with no status |
 //! | anything else the HTTP client reports | [`Unreachable::Other`] |
 //!
 //! **Redirects** are followed by hand (the HTTP client's own policy is off), across hosts and
@@ -33,14 +38,16 @@
 //! found"; so does [`FetchOptions::max_redirects`]'s default of 5: 301 × 5 then 200 is read,
 //! a sixth redirect is [`Unavailable::TooManyRedirects`].
 //!
-//! **Bodies** are read chunk by chunk after decompression (`gzip`, `br`, `deflate` are
-//! accepted), and reading stops at the parsing limit plus one byte. That byte tells the parser
+//! **Bodies** are decoded chunk by chunk (see `decode.rs`: `gzip` with every member, `deflate`
+//! as zlib or raw, up to three stacked; not `br`, whose 16 MiB window cost 17 MB per fetch),
+//! and reading stops at the parsing limit plus one byte, counted decoded. That byte tells the parser
 //! the file went on, so it drops the line the limit cuts and reports `content-after-limit`; the
 //! response is then dropped and the rest never read, so a compression bomb costs at most the
 //! limit in memory. A body that breaks before the cap is [`Unreachable::Body`]: half a file is
 //! not a file.
 //!
-//! **Headers**: `Retry-After` of a 429 or 503 becomes [`Fetch::retry_after`] (delta-seconds or
+//! **Headers**: up to [`MAX_RESPONSE_HEADERS`] lines are read (hyper's default of 100 made
+//! valid responses unreachable); a malformed line is dropped, not the response. `Retry-After` of a 429 or 503 becomes [`Fetch::retry_after`] (delta-seconds or
 //! an HTTP-date: IMF-fixdate, RFC 850 and asctime forms); `Cache-Control: max-age=N` of a 2xx
 //! becomes [`Fetch::max_age`]. Every other cache directive (`no-cache`, `no-store`, `s-maxage`,
 //! `private`, …) and `Expires` are ignored: how long to keep a copy is the cache's decision, and
@@ -50,6 +57,11 @@
 //! **Timeouts**: [`FetchOptions::connect_timeout`] bounds each TCP (and TLS) connect;
 //! [`FetchOptions::timeout`] bounds the whole fetch, every hop and the body included, so a
 //! server trickling one byte a second cannot hold a fetch open.
+//!
+//! **Limits of this side**: at most [`FetchOptions::max_in_flight`] requests at once (others
+//! wait, their timeouts not yet running), and no idle connection kept by default
+//! ([`FetchOptions::max_idle_per_host`]), so that a crawler of many origins never runs out of
+//! file descriptors because of the fetcher.
 //!
 //! **Proxies**: none. The `HTTP_PROXY`/`HTTPS_PROXY` variables are ignored, because a proxy
 //! would resolve names itself and so escape the address policy.
@@ -73,6 +85,7 @@
 //! [`Unreachable::Timeout`]: crate::policy::Unreachable::Timeout
 //! [`Unreachable::Body`]: crate::policy::Unreachable::Body
 //! [`Unreachable::Other`]: crate::policy::Unreachable::Other
+//! [`Unreachable::Encoding`]: crate::policy::Unreachable::Encoding
 //! [`Fetch::url`]: crate::policy::Fetch::url
 //! [`Fetch::final_url`]: crate::policy::Fetch::final_url
 //! [`Fetch::retry_after`]: crate::policy::Fetch::retry_after
@@ -1034,6 +1047,66 @@ mod tests {
             ..FetchOptions::default()
         };
         assert_eq!(small.body_cap(), DEFAULT_MAX_BYTES + 1);
+    }
+
+    /// An error with a source, as the HTTP client's are.
+    #[derive(Debug)]
+    struct Wrapped(io::Error);
+
+    impl fmt::Display for Wrapped {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("client error (Connect)")
+        }
+    }
+
+    impl StdError for Wrapped {
+        fn source(&self) -> Option<&(dyn StdError + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn local_failures_are_told_apart_from_the_sites() {
+        let local = |e: io::Error| local_cause(&Wrapped(e));
+        #[cfg(unix)]
+        for errno in [
+            rustix::io::Errno::MFILE,
+            rustix::io::Errno::NFILE,
+            rustix::io::Errno::NOMEM,
+            rustix::io::Errno::NOBUFS,
+            rustix::io::Errno::ADDRNOTAVAIL,
+        ] {
+            let e = io::Error::from_raw_os_error(errno.raw_os_error());
+            assert!(
+                matches!(local(e), Some(LocalError::Resources(_))),
+                "{errno:?}"
+            );
+        }
+        assert!(local(io::Error::from(io::ErrorKind::OutOfMemory)).is_some());
+        for kind in [
+            io::ErrorKind::ConnectionRefused,
+            io::ErrorKind::ConnectionReset,
+            io::ErrorKind::TimedOut,
+            io::ErrorKind::HostUnreachable,
+            io::ErrorKind::InvalidData,
+        ] {
+            assert_eq!(local(io::Error::from(kind)), None, "{kind:?}");
+        }
+        let gone = io::Error::other("dispatch task is gone: runtime dropped the dispatch task");
+        assert!(matches!(local(gone), Some(LocalError::ShuttingDown(_))));
+    }
+
+    #[test]
+    fn default_in_flight_follows_the_open_file_limit() {
+        let n = default_max_in_flight();
+        assert!((4..=256).contains(&n), "{n}");
+        #[cfg(unix)]
+        if let Some(limit) = rustix::process::getrlimit(rustix::process::Resource::Nofile).current {
+            assert!(
+                n as u64 <= limit.max(16) / 4,
+                "{n} under a limit of {limit}"
+            );
+        }
     }
 
     #[test]
