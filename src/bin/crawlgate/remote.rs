@@ -30,7 +30,7 @@ mod enabled {
     use crawlgate::fetch::{
         Answer, CacheOptions, FetchOptions, LocalError, RobotsCache, SystemClock,
     };
-    use crawlgate::policy::{Content, Judgement, OriginState, RobotsFile, Version};
+    use crawlgate::policy::{Content, Judgement, OriginState, RobotsFile, VerdictReason, Version};
     use crawlgate::{Origin, ProductToken};
     use serde_json::json;
 
@@ -141,7 +141,18 @@ mod enabled {
         for url in urls {
             match cache.check(token, url).await {
                 Ok(answer) => {
-                    if !answer.allowed && status == Status::Clean {
+                    // After the flush, only a fetch that failed on this machine leaves an
+                    // origin unfetched: not an answer about the site.
+                    let local = (answer.reason == VerdictReason::NotFetched)
+                        .then(|| cache.local_failures().last)
+                        .flatten();
+                    if let Some(e) = local {
+                        out.error(format_args!(
+                            "{}: not fetched: {e}; nothing was recorded",
+                            answer.origin.robots_txt_url()
+                        ));
+                        status = Status::Failed;
+                    } else if !answer.allowed && status == Status::Clean {
                         status = Status::Findings;
                     }
                     report(out, json, url, &answer)?;
