@@ -1266,3 +1266,25 @@ async fn the_declared_size_of_a_cut_file_is_kept() {
     assert_eq!(fetch.size(), DEFAULT_MAX_BYTES + 1);
     assert_eq!(fetch.declared_size, None);
 }
+
+#[tokio::test]
+async fn a_compact_gzip_gzip_bomb_is_cut_at_the_cap() {
+    // 64 MiB of zeros, gzip over gzip at the best level: a few hundred bytes that arrive in
+    // one piece, so the cap is crossed only when the stream ends.
+    let zeros = vec![0u8; 64 << 20];
+    let mut inner = GzEncoder::new(Vec::new(), Compression::best());
+    inner.write_all(&zeros).expect("gzip");
+    let inner = inner.finish().expect("gzip");
+    let mut outer = GzEncoder::new(Vec::new(), Compression::best());
+    outer.write_all(&inner).expect("gzip");
+    let bomb = outer.finish().expect("gzip");
+    assert!(bomb.len() < 4096, "{}", bomb.len());
+    let server = encoded("gzip, gzip", bomb).await;
+    let fetch = fetcher()
+        .fetch(&origin(&server))
+        .await
+        .expect("no local failure");
+    let (body, parsed) = rules(&fetch);
+    assert_eq!(body.len(), DEFAULT_MAX_BYTES + 1);
+    assert!(has_code(parsed, Code::ContentAfterLimit));
+}
