@@ -26,6 +26,12 @@
 //! that started before it and lands after it is dropped, so an emergency recrawl is never
 //! undone by an older refresh.
 //!
+//! **Failures on this side** (no file descriptor, memory or local port left; a
+//! [`LocalError`]) say nothing about the site: the fetch is retried in the same flight with
+//! backoff (50 ms doubling to 2 s, for 30 s), nothing is recorded, and
+//! [`RobotsCache::local_failures`] counts them. An origin whose fetch keeps failing keeps the
+//! state it had; one never fetched stays "not fetched yet" until a later check succeeds.
+//!
 //! **When the store fails** (Redis down, disk error), checks are answered from the copies in
 //! memory, origins new to the process are fetched without a lease, changes are kept per origin
 //! and written when the store answers again, and a `tracing` warning (target
