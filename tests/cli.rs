@@ -627,3 +627,123 @@ fn an_endless_input_is_an_error_not_a_hang() {
         "crawlgate: cannot read /dev/zero: it is larger than 64 MiB\n"
     );
 }
+
+// ---- inputs that make no sense, output that could hurt ---------------------------------------
+
+#[test]
+fn check_robots_refuses_what_is_neither_a_url_nor_a_path() {
+    let robots = TempFile::new("check-targets", b"User-agent: *\nDisallow: /private\n");
+    let bad = [
+        "private/report.pdf",
+        "ftp://h/x",
+        "mailto:a@b",
+        "http://",
+        "",
+    ];
+    let mut args = vec!["check", "--agent", "bot", "--robots", robots.path()];
+    args.extend(["/private/x", "https://e.example/private/y", "*/x"]);
+    args.extend(bad);
+    let o = run(&args);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    // The good ones are still answered, in order…
+    let lines: Vec<String> = stdout(&o).lines().map(str::to_owned).collect();
+    assert_eq!(
+        lines,
+        [
+            "disallowed\t/private/x\tline 2: Disallow: /private",
+            "disallowed\thttps://e.example/private/y\tline 2: Disallow: /private",
+            "allowed\t*/x",
+        ]
+    );
+    // …and each bad one gets one sentence.
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), bad.len(), "{err}");
+    assert!(err.lines().all(|l| l.starts_with("crawlgate: ")), "{err}");
+    assert!(
+        err.contains("\"private/report.pdf\" is neither an http(s) URL nor a path starting with `/` or `*` (did you mean `https://private/report.pdf`?)"),
+        "{err}"
+    );
+    assert!(err.contains("\"ftp://h/x\""), "{err}");
+
+    // Google mode takes every string as google/robotstxt's API does.
+    let mut args = vec![
+        "check",
+        "--mode",
+        "google",
+        "--agent",
+        "bot",
+        "--robots",
+        robots.path(),
+    ];
+    args.extend(bad);
+    let o = run(&args);
+    assert_eq!(stdout(&o).lines().count(), bad.len(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn check_output_escapes_controls_and_cannot_be_forged_by_a_url() {
+    let robots = TempFile::new(
+        "check-escape",
+        b"User-agent: *\nDisallow: /a\x1b]0;pwned\x07\n",
+    );
+    let o = run(&[
+        "check",
+        "--agent",
+        "bot",
+        "--robots",
+        robots.path(),
+        "/a\x1b]0;pwned\x07/x",
+        "/b\tallowed\t/c\nallowed\t/d",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(!out.contains('\x1b') && !out.contains('\x07'), "{out:?}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "disallowed\t/a\\u{1b}]0;pwned\\u{7}/x\tline 2: Disallow: /a\\u{1b}]0;pwned\\u{7}",
+            "allowed\t/b\\tallowed\\t/c\\nallowed\\t/d",
+        ]
+    );
+}
+
+#[test]
+fn lint_output_escapes_what_the_file_says() {
+    let o = run_with(
+        &["lint", "-"],
+        Some(b"User-agent: *\nSitemap: \x1b[2J/not-absolute\n"),
+        &[],
+    );
+    let out = stdout(&o);
+    assert!(!out.contains('\x1b'), "{out:?}");
+    assert!(out.contains("\\u{1b}[2J"), "{out}");
+}
+
+#[test]
+fn sitemap_lint_refuses_stdin_for_both_robots_and_sitemap() {
+    let sitemap = b"<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>https://e.example/</loc></url></urlset>";
+    let o = run_with(
+        &["sitemap", "lint", "--robots", "-", "-"],
+        Some(sitemap),
+        &[],
+    );
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert_eq!(
+        stderr(&o),
+        "crawlgate: --robots and a sitemap cannot both read standard input (`-`)\n"
+    );
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn sitemap_urls_escapes_the_urls_it_prints() {
+    let o = run(&["sitemap", "urls", "testdata/fuzz/sitemap-loc-form-feed.xml"]);
+    let out = stdout(&o);
+    assert!(!out.contains('\x0c'), "{out:?}");
+    assert!(
+        out.contains("https://example.com/%C3%BCmlat.htm\\u{c}\t"),
+        "{out}"
+    );
+}

@@ -1,11 +1,11 @@
 //! `crawlgate check`: may this agent fetch these URLs?
 
 use anyhow::bail;
-use crawlgate::{Decision, Options, ProductToken, Robots, RuleRef};
+use crawlgate::{Decision, Mode, Options, Origin, ProductToken, Robots, RuleRef};
 use serde_json::json;
 
 use crate::input::Source;
-use crate::output::Out;
+use crate::output::{escape, Out};
 use crate::{CheckArgs, Status};
 
 pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
@@ -45,17 +45,47 @@ fn check_local(
     urls: &[String],
     out: &mut Out,
 ) -> anyhow::Result<Status> {
-    let parsed = Robots::parse_with(body, &Options::mode(args.mode.into()));
+    let mode: Mode = args.mode.into();
+    let parsed = Robots::parse_with(body, &Options::mode(mode));
     let rules = parsed.robots.rules_for(token);
     let mut status = Status::Clean;
+    let mut bad = 0;
     for url in urls {
+        if let Err(why) = local_target(url, mode) {
+            out.error(format_args!("{why}"));
+            bad += 1;
+            continue;
+        }
         let decision = rules.check(url);
         if !decision.allowed {
             status = Status::Findings;
         }
         report(out, args.json, url, &decision)?;
     }
-    Ok(status)
+    Ok(if bad > 0 { Status::Failed } else { status })
+}
+
+/// What `check --robots` takes in RFC mode: an absolute http(s) URL with a host, or a path
+/// starting with `/` (or `*`, a pattern-like path). Anything else would get a verdict that
+/// means nothing (`private/x` is not under `/private`), so it is an input error. Google mode
+/// takes every string as google/robotstxt's API does.
+fn local_target(url: &str, mode: Mode) -> Result<(), String> {
+    if mode == Mode::Google || url.starts_with('/') || url.starts_with('*') {
+        return Ok(());
+    }
+    match Origin::from_url(url) {
+        Ok(_) => Ok(()),
+        Err(e) if url.contains("://") => Err(format!("{:?}: {e}", escape(url))),
+        Err(_) => Err(format!(
+            "{:?} is neither an http(s) URL nor a path starting with `/` or `*`{}",
+            escape(url),
+            if url.contains('.') && !url.contains(' ') {
+                format!(" (did you mean `https://{}`?)", escape(url))
+            } else {
+                String::new()
+            }
+        )),
+    }
 }
 
 /// The URLs of a `--urls` file: one per line, trimmed; blank lines and `#` lines skipped.
@@ -78,12 +108,15 @@ fn report(out: &mut Out, json: bool, url: &str, d: &Decision<'_>) -> std::io::Re
             ("group", json!(d.group.as_str())),
         ]);
     }
+    // Escaped: a TAB or newline in a URL must not forge columns or lines, and nothing from a
+    // file may drive the terminal.
+    let url = escape(url);
     match (d.allowed, d.rule()) {
         (true, _) => out.line(format_args!("allowed\t{url}")),
         (false, Some(r)) => out.line(format_args!(
             "disallowed\t{url}\tline {}: {}",
             r.line,
-            rule_text(&r)
+            escape(&rule_text(&r))
         )),
         // Only a rule can disallow; kept total rather than panicking.
         (false, None) => out.line(format_args!("disallowed\t{url}")),

@@ -4,7 +4,7 @@ use crawlgate::{Diagnostic, Options, Robots, Severity};
 use serde_json::json;
 
 use crate::input::Source;
-use crate::output::{plural, problems, Out};
+use crate::output::{escape, plural, problems, Out};
 use crate::{LintArgs, Status};
 
 /// Counts over all files read.
@@ -72,12 +72,14 @@ fn report(
             ("message", json!(d.message)),
         ])
     } else {
+        // Messages quote the file: escaped, so that a robots.txt cannot drive the terminal.
         out.line(format_args!(
-            "{name}:{}:{column}: {}[{}]: {}",
+            "{}:{}:{column}: {}[{}]: {}",
+            escape(name),
             d.line,
             d.severity.as_str(),
             d.code.as_str(),
-            d.message
+            escape(&d.message)
         ))
     }
 }

@@ -42,12 +42,17 @@ const CHECK_AFTER_HELP: &str = "\
 Output: `allowed<TAB>URL` or `disallowed<TAB>URL<TAB>line N: RULE` per URL. Without
 --robots, each origin's robots.txt comes from the crawl state (--state), fetched only when the
 state has none or it is due, and a URL disallowed by the failure rules (robots.txt unreachable)
-reads `disallowed<TAB>URL<TAB>REASON`.
+reads `disallowed<TAB>URL<TAB>REASON`. Control characters from files and URLs are printed
+escaped (`\\t`, `\\u{1b}`), so a TAB in a URL cannot forge a column.
+
+With --robots, a URL is an absolute http(s) URL or a path starting with `/` or `*`; in
+--mode google, any string, as google/robotstxt's API takes it. Anything else is an input error,
+reported while the other URLs are answered.
 
 Exit status:
   0  every URL allowed
   1  at least one URL disallowed
-  2  usage, input or I/O error";
+  2  usage, input or I/O error (a URL that is neither a URL nor a path included)";
 
 const FETCH_AFTER_HELP: &str = "\
 Output: per origin, the robots.txt URL, then status, outcome, final URL, size, problems,

@@ -99,8 +99,6 @@ pub fn problems(errors: usize, warnings: usize) -> String {
 /// A site-provided string made safe for a terminal: control characters (and the bidi
 /// overrides that reorder text) become visible escapes, so that a robots.txt cannot
 /// rewrite the screen or hide what it says.
-// Used by the commands that fetch; `check --robots` and `lint` do not escape yet (issue 12).
-#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
 pub fn escape(s: &str) -> Cow<'_, str> {
     if !s.chars().any(needs_escape) {
         return Cow::Borrowed(s);

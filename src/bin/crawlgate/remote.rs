@@ -177,6 +177,7 @@ mod enabled {
                 ("robots_txt", json!(a.origin.robots_txt_url())),
             ]);
         }
+        let url = escape(url);
         match (a.allowed, &a.rule) {
             (true, _) => out.line(format_args!("allowed\t{url}")),
             (false, Some(r)) => out.line(format_args!(

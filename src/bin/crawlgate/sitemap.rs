@@ -8,7 +8,7 @@ use crawlgate::sitemap::{CrossCheck, Diagnostic, Entry, Item, Reader, Scope};
 use crawlgate::{ProductToken, Robots, Severity};
 use serde_json::{json, Value};
 
-use crate::output::{plural, problems, Out};
+use crate::output::{escape, plural, problems, Out};
 use crate::{SitemapDiscoverArgs, SitemapLintArgs, SitemapUrlsArgs, Status};
 
 /// Counts over all sitemaps read.
@@ -114,8 +114,13 @@ fn open_or_report(
 pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
     let agent = ProductToken::from_user_agent(&args.agent)
         .with_context(|| format!("--agent {:?} has no product token", args.agent))?;
-    let robots = args.robots.as_deref().map(robots_file).transpose()?;
     let inputs = inputs(&args.inputs)?;
+    if args.robots.as_deref().is_some_and(|p| p.as_os_str() == "-")
+        && inputs.iter().any(|i| matches!(i, Input::Stdin))
+    {
+        anyhow::bail!("--robots and a sitemap cannot both read standard input (`-`)");
+    }
+    let robots = args.robots.as_deref().map(robots_file).transpose()?;
     let mut net = remote_sitemaps::Net::new(&args.http)?;
     let mut tally = Tally::default();
     for input in &inputs {
@@ -235,8 +240,8 @@ pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
                     } else {
                         out.line(format_args!(
                             "{}\t{}",
-                            e.loc,
-                            e.lastmod.as_deref().unwrap_or("")
+                            escape(&e.loc),
+                            escape(e.lastmod.as_deref().unwrap_or(""))
                         ))?;
                     }
                 }
