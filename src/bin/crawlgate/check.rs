@@ -9,7 +9,12 @@ use crate::output::{escape, Out};
 use crate::{CheckArgs, Status};
 
 pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
-    let token = ProductToken::from_user_agent(&args.agent)?;
+    // Google mode takes the agent exactly as google/robotstxt's API does (any string, compared
+    // whole); RFC mode wants a product token or a crawler's own User-Agent header.
+    let token = match Mode::from(args.mode) {
+        Mode::Google => ProductToken::verbatim(&args.agent),
+        Mode::Rfc => ProductToken::from_user_agent(&args.agent)?,
+    };
     let robots_src = args.robots.as_deref().map(Source::new);
     let urls_src = args.urls.as_deref().map(Source::new);
     if robots_src.as_ref().is_some_and(Source::is_stdin)
