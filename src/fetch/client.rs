@@ -92,31 +92,28 @@
 //! [`Fetch::max_age`]: crate::policy::Fetch::max_age
 
 use std::collections::HashSet;
-use std::error::Error as StdError;
 use std::fmt;
-use std::io;
 use std::net::IpAddr;
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::{
-    HeaderMap, ACCEPT_ENCODING, CACHE_CONTROL, CONTENT_LENGTH, ETAG, IF_MODIFIED_SINCE,
-    IF_NONE_MATCH, LAST_MODIFIED, LOCATION, RETRY_AFTER,
+    HeaderMap, ACCEPT_ENCODING, CONTENT_LENGTH, ETAG, IF_MODIFIED_SINCE, IF_NONE_MATCH,
+    LAST_MODIFIED, LOCATION,
 };
 use tokio::sync::Semaphore;
 use url::{Host, Url};
 
-use super::address::{AddressPolicy, AddressRefused, PolicyResolver, REFUSED};
+use super::address::{AddressPolicy, PolicyResolver, REFUSED};
+use super::classify::{classify, error_text, Phase};
 use super::decode::{self, Decoder, Fed};
+use super::headers::{max_age, retry_after};
 use crate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable, Validators};
 use crate::robots::{Mode, Options, Robots, DEFAULT_MAX_BYTES};
 use crate::Origin;
 
 /// The `tracing` target of every event of this module.
 const TARGET: &str = "crawlgate::fetch";
-
-/// The largest `max-age` or `Retry-After` kept, in seconds (RFC 9111 §1.2.2).
-const MAX_DELTA_SECONDS: u64 = 1 << 31;
 
 /// The most header lines a response may have (hyper's default is 100, which real servers
 /// exceed with long `Set-Cookie`, `Link` and security-header lists). A response with more is
@@ -283,18 +280,18 @@ impl Fetcher {
     ) -> Result<Fetch, LocalError> {
         let started = Instant::now();
         let url = origin.robots_txt_url();
-        let got = self
-            .get_capped_with(&url, self.options.body_cap(), validators)
+        let seen = self
+            .retrieve_with(&url, self.options.body_cap(), validators)
             .await;
         let mut max_age = None;
         let mut declared_size = None;
         let (mut etag, mut last_modified) = (None, None);
-        let outcome = match got.result {
-            GetResult::Body(body) => {
-                max_age = got.max_age;
-                etag = got.etag;
-                last_modified = got.last_modified;
-                declared_size = got.declared_size;
+        let outcome = match seen.end {
+            RetrievalEnd::Body(body) => {
+                max_age = seen.max_age;
+                etag = seen.etag;
+                last_modified = seen.last_modified;
+                declared_size = seen.declared_size;
                 let parsed = Robots::parse_with(
                     &body,
                     &Options {
@@ -307,18 +304,20 @@ impl Fetcher {
                     parsed: Arc::new(parsed),
                 }
             }
-            GetResult::Status(304) => match validators {
+            RetrievalEnd::Status(304) => match validators {
                 Some(v) => {
-                    max_age = got.max_age;
+                    max_age = seen.max_age;
                     FetchOutcome::NotModified { digest: v.digest }
                 }
                 None => FetchOutcome::Unreachable(Unreachable::Status(304)),
             },
-            GetResult::Status(code) => status_outcome(code),
-            GetResult::TooManyRedirects => FetchOutcome::Unavailable(Unavailable::TooManyRedirects),
-            GetResult::RedirectLoop => FetchOutcome::Unavailable(Unavailable::RedirectLoop),
-            GetResult::Failed(why) => FetchOutcome::Unreachable(why),
-            GetResult::Local(e) => {
+            RetrievalEnd::Status(code) => status_outcome(code),
+            RetrievalEnd::TooManyRedirects => {
+                FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
+            }
+            RetrievalEnd::RedirectLoop => FetchOutcome::Unavailable(Unavailable::RedirectLoop),
+            RetrievalEnd::Failed(why) => FetchOutcome::Unreachable(why),
+            RetrievalEnd::Local(e) => {
                 tracing::warn!(
                     target: TARGET,
                     url = %url,
@@ -329,15 +328,15 @@ impl Fetcher {
                 return Err(e);
             }
         };
-        let retry_after = match got.status {
-            Some(429 | 503) => got.retry_after,
+        let retry_after = match seen.status {
+            Some(429 | 503) => seen.retry_after,
             _ => None,
         };
         let fetch = Fetch {
             url,
-            final_url: got.final_url,
-            redirects: got.redirects,
-            status: got.status,
+            final_url: seen.final_url,
+            redirects: seen.redirects,
+            status: seen.status,
             max_age,
             retry_after,
             etag,
@@ -362,17 +361,22 @@ impl Fetcher {
     /// A `GET` of `url` that follows redirects by hand (at most
     /// [`FetchOptions::max_redirects`], no loops, every hop under the address policy), stops
     /// reading a 2xx body at `cap` bytes (counted decompressed), and bounds the whole exchange
-    /// by [`FetchOptions::timeout`]. Never fails: failures are in [`Got::result`].
+    /// by [`FetchOptions::timeout`]. Never fails: failures are in [`Retrieval::result`].
     #[cfg(feature = "sitemap")]
-    pub(crate) async fn get_capped(&self, url: &str, cap: usize) -> Got {
-        self.get_capped_with(url, cap, None).await
+    pub(crate) async fn retrieve(&self, url: &str, cap: usize) -> Retrieval {
+        self.retrieve_with(url, cap, None).await
     }
 
-    /// [`Fetcher::get_capped`], sending `validators` with every hop. Waits for a turn under
+    /// [`Fetcher::retrieve`], sending `validators` with every hop. Waits for a turn under
     /// [`FetchOptions::max_in_flight`] first; the timeout starts with the turn.
-    async fn get_capped_with(&self, url: &str, cap: usize, validators: Option<&Validators>) -> Got {
+    async fn retrieve_with(
+        &self,
+        url: &str,
+        cap: usize,
+        validators: Option<&Validators>,
+    ) -> Retrieval {
         let permit = self.in_flight.acquire().await;
-        let mut got = Got {
+        let mut seen = Retrieval {
             final_url: url.to_owned(),
             redirects: 0,
             status: None,
@@ -382,55 +386,55 @@ impl Fetcher {
             etag: None,
             last_modified: None,
             declared_size: None,
-            result: GetResult::Status(0),
+            end: RetrievalEnd::Status(0),
         };
         if permit.is_err() {
             // Only a closed semaphore fails, and the fetcher never closes it.
-            got.result = GetResult::Local(LocalError::ShuttingDown("no turn to fetch".into()));
-            return got;
+            seen.end = RetrievalEnd::Local(LocalError::ShuttingDown("no turn to fetch".into()));
+            return seen;
         }
-        let run = self.run(url, cap, validators, &mut got);
+        let run = self.follow_redirects(url, cap, validators, &mut seen);
         let result = match tokio::time::timeout(self.options.timeout, run).await {
             Ok(result) => result,
             Err(_elapsed) => {
-                tracing::debug!(target: TARGET, url = %got.final_url, "total timeout passed");
-                GetResult::Failed(Unreachable::Timeout)
+                tracing::debug!(target: TARGET, url = %seen.final_url, "total timeout passed");
+                RetrievalEnd::Failed(Unreachable::Timeout)
             }
         };
-        got.result = result;
-        got
+        seen.end = result;
+        seen
     }
 
-    /// The hops of [`Fetcher::get_capped`], recording what it sees in `got` as it goes (so
+    /// The hops of [`Fetcher::retrieve`], recording what it sees in `seen` as it goes (so
     /// that a timeout still knows the last URL and status).
-    async fn run(
+    async fn follow_redirects(
         &self,
         url: &str,
         cap: usize,
         validators: Option<&Validators>,
-        got: &mut Got,
-    ) -> GetResult {
+        seen: &mut Retrieval,
+    ) -> RetrievalEnd {
         let mut url = match Url::parse(url) {
             Ok(u) => clean(u),
             Err(e) => {
-                return GetResult::Failed(Unreachable::Other(format!("bad URL {url:?}: {e}")))
+                return RetrievalEnd::Failed(Unreachable::Other(format!("bad URL {url:?}: {e}")))
             }
         };
         let mut visited = HashSet::new();
         visited.insert(url.as_str().to_owned());
         loop {
-            got.final_url = url.as_str().to_owned();
-            got.status = None;
-            got.retry_after = None;
-            got.max_age = None;
-            got.content_type = None;
-            got.etag = None;
-            got.last_modified = None;
-            got.declared_size = None;
+            seen.final_url = url.as_str().to_owned();
+            seen.status = None;
+            seen.retry_after = None;
+            seen.max_age = None;
+            seen.content_type = None;
+            seen.etag = None;
+            seen.last_modified = None;
+            seen.declared_size = None;
             let hop_started = Instant::now();
             if let Err(why) = self.check_literal(&url) {
-                tracing::debug!(target: TARGET, url = %url, hop = got.redirects, refused = %why, "request refused");
-                return GetResult::Failed(Unreachable::Connect(why));
+                tracing::debug!(target: TARGET, url = %url, hop = seen.redirects, refused = %why, "request refused");
+                return RetrievalEnd::Failed(Unreachable::Connect(why));
             }
             let mut request = self
                 .client
@@ -450,66 +454,66 @@ impl Fetcher {
                 Err(e) => {
                     let why = match classify(&e, Phase::Head) {
                         Ok(why) => why,
-                        Err(local) => return GetResult::Local(local),
+                        Err(local) => return RetrievalEnd::Local(local),
                     };
                     tracing::debug!(
                         target: TARGET,
                         url = %url,
-                        hop = got.redirects,
+                        hop = seen.redirects,
                         error = %why,
                         elapsed_ms = elapsed_ms(hop_started),
                         "request failed"
                     );
-                    return GetResult::Failed(why);
+                    return RetrievalEnd::Failed(why);
                 }
             };
             let status = response.status().as_u16();
             let headers = response.headers();
-            got.status = Some(status);
-            got.retry_after = retry_after(headers, SystemTime::now());
-            got.max_age = max_age(headers);
+            seen.status = Some(status);
+            seen.retry_after = retry_after(headers, SystemTime::now());
+            seen.max_age = max_age(headers);
             let text = |name| {
                 headers
                     .get(name)
                     .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
                     .map(str::to_owned)
             };
-            got.content_type = text(reqwest::header::CONTENT_TYPE);
-            got.etag = text(ETAG);
-            got.last_modified = text(LAST_MODIFIED);
+            seen.content_type = text(reqwest::header::CONTENT_TYPE);
+            seen.etag = text(ETAG);
+            seen.last_modified = text(LAST_MODIFIED);
             tracing::debug!(
                 target: TARGET,
                 url = %url,
-                hop = got.redirects,
+                hop = seen.redirects,
                 status,
                 elapsed_ms = elapsed_ms(hop_started),
                 "response"
             );
             if matches!(status, 301 | 302 | 303 | 307 | 308) {
                 let Some(next) = location(&url, headers) else {
-                    return GetResult::Status(status);
+                    return RetrievalEnd::Status(status);
                 };
                 if !visited.insert(next.as_str().to_owned()) {
-                    return GetResult::RedirectLoop;
+                    return RetrievalEnd::RedirectLoop;
                 }
-                if got.redirects >= self.options.max_redirects {
-                    return GetResult::TooManyRedirects;
+                if seen.redirects >= self.options.max_redirects {
+                    return RetrievalEnd::TooManyRedirects;
                 }
-                got.redirects += 1;
+                seen.redirects += 1;
                 url = next;
                 // The unread redirect body goes with `response`; its connection is closed.
                 continue;
             }
             if !(200..300).contains(&status) {
-                return GetResult::Status(status);
+                return RetrievalEnd::Status(status);
             }
             let codings = match decode::codings(headers) {
                 Ok(c) => c,
-                Err(why) => return GetResult::Failed(Unreachable::Encoding(why)),
+                Err(why) => return RetrievalEnd::Failed(Unreachable::Encoding(why)),
             };
             if codings.is_empty() {
                 // Unencoded, `Content-Length` is the file's size, even when only part is read.
-                got.declared_size = headers
+                seen.declared_size = headers
                     .get(CONTENT_LENGTH)
                     .and_then(|v| v.to_str().ok())
                     .and_then(|v| v.trim().parse::<u64>().ok());
@@ -520,19 +524,19 @@ impl Fetcher {
                     Ok(Some(chunk)) => match decoder.feed(&chunk) {
                         Ok(Fed::More) => {}
                         // Dropping `response` closes the connection: the rest is never read.
-                        Ok(Fed::Full) => return GetResult::Body(decoder.into_body()),
-                        Err(why) => return GetResult::Failed(Unreachable::Body(why)),
+                        Ok(Fed::Full) => return RetrievalEnd::Body(decoder.into_body()),
+                        Err(why) => return RetrievalEnd::Failed(Unreachable::Body(why)),
                     },
                     Ok(None) => {
                         return match decoder.finish() {
-                            Ok(body) => GetResult::Body(body),
-                            Err(why) => GetResult::Failed(Unreachable::Body(why)),
+                            Ok(body) => RetrievalEnd::Body(body),
+                            Err(why) => RetrievalEnd::Failed(Unreachable::Body(why)),
                         }
                     }
                     Err(e) => {
                         return match classify(&e, Phase::Body) {
-                            Ok(why) => GetResult::Failed(why),
-                            Err(local) => GetResult::Local(local),
+                            Ok(why) => RetrievalEnd::Failed(why),
+                            Err(local) => RetrievalEnd::Local(local),
                         }
                     }
                 }
@@ -557,9 +561,9 @@ impl Fetcher {
     }
 }
 
-/// What [`Fetcher::get_capped`] saw.
+/// What [`Fetcher::retrieve`] saw.
 #[derive(Debug)]
-pub(crate) struct Got {
+pub(crate) struct Retrieval {
     /// The last URL requested (userinfo and fragment removed).
     pub final_url: String,
     /// Redirects followed.
@@ -579,12 +583,12 @@ pub(crate) struct Got {
     /// `Content-Length` of that response when its body is not encoded: the file's size.
     pub declared_size: Option<u64>,
     /// What came of it.
-    pub result: GetResult,
+    pub end: RetrievalEnd,
 }
 
-/// The end of a [`Fetcher::get_capped`].
+/// The end of a [`Fetcher::retrieve`].
 #[derive(Debug)]
-pub(crate) enum GetResult {
+pub(crate) enum RetrievalEnd {
     /// A 2xx response and its body, at most the cap.
     Body(Vec<u8>),
     /// A final status that is not 2xx (including a 3xx not followed).
@@ -638,110 +642,6 @@ fn location(base: &Url, headers: &HeaderMap) -> Option<Url> {
     (next.as_str().len() <= MAX_REDIRECT_URL).then_some(next)
 }
 
-/// `Cache-Control: max-age=N` (the first one, over all `Cache-Control` headers).
-fn max_age(headers: &HeaderMap) -> Option<Duration> {
-    headers
-        .get_all(CACHE_CONTROL)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
-        .find_map(|directive| {
-            let (name, value) = directive.split_once('=')?;
-            if !name.trim().eq_ignore_ascii_case("max-age") {
-                return None;
-            }
-            delta_seconds(value.trim().trim_matches('"'))
-        })
-}
-
-/// `Retry-After`: delta-seconds, or an HTTP-date turned into the time left from `now` (zero
-/// if it has passed).
-fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    if let Some(d) = delta_seconds(value) {
-        return Some(d);
-    }
-    let at = parse_http_date(value)?;
-    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
-}
-
-/// `1*DIGIT` as seconds, capped at 2³¹.
-fn delta_seconds(s: &str) -> Option<Duration> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let secs = s.parse::<u64>().unwrap_or(u64::MAX).min(MAX_DELTA_SECONDS);
-    Some(Duration::from_secs(secs))
-}
-
-/// An HTTP-date (RFC 9110 §5.6.7) in any of its three forms:
-/// `Sun, 06 Nov 1994 08:49:37 GMT`, `Sunday, 06-Nov-94 08:49:37 GMT`, `Sun Nov  6 08:49:37 1994`.
-fn parse_http_date(s: &str) -> Option<SystemTime> {
-    let tokens: Vec<&str> = s.split_whitespace().collect();
-    let (day, month, year, time) = match tokens.as_slice() {
-        [_, day, mon, year, time, gmt] if gmt.eq_ignore_ascii_case("GMT") => {
-            (num(day)?, month(mon)?, num(year)?, *time)
-        }
-        [_, dmy, time, gmt] if gmt.eq_ignore_ascii_case("GMT") => {
-            let mut parts = dmy.split('-');
-            let day = num(parts.next()?)?;
-            let mon = month(parts.next()?)?;
-            let yy = parts.next()?;
-            if parts.next().is_some() {
-                return None;
-            }
-            let year = match (yy.len(), num(yy)?) {
-                (2, y) if y < 70 => 2000 + y,
-                (2, y) => 1900 + y,
-                (_, y) => y,
-            };
-            (day, mon, year, *time)
-        }
-        [_, mon, day, time, year] => (num(day)?, month(mon)?, num(year)?, *time),
-        _ => return None,
-    };
-    let mut hms = time.split(':');
-    let (h, m, sec) = (num(hms.next()?)?, num(hms.next()?)?, num(hms.next()?)?);
-    if hms.next().is_some()
-        || !(1..=31).contains(&day)
-        || !(1970..=9999).contains(&year)
-        || h > 23
-        || m > 59
-        || sec > 60
-    {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    let secs = days * 86_400 + h * 3600 + m * 60 + sec;
-    Some(UNIX_EPOCH + Duration::from_secs(u64::try_from(secs).ok()?))
-}
-
-fn num(s: &str) -> Option<i64> {
-    if s.is_empty() || s.len() > 4 || !s.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    s.parse().ok()
-}
-
-fn month(s: &str) -> Option<i64> {
-    const MONTHS: [&str; 12] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ];
-    let i = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(s))?;
-    i64::try_from(i + 1).ok()
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 fn elapsed_ms(since: Instant) -> u64 {
     u64::try_from(since.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
@@ -760,144 +660,6 @@ impl fmt::Display for OutcomeLabel<'_> {
     }
 }
 
-/// Where in the exchange an error happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Connecting, sending, or reading the response head.
-    Head,
-    /// Reading the body.
-    Body,
-}
-
-/// Turns a client error into an [`Unreachable`], by walking its source chain; or into a
-/// [`LocalError`] when the failure is on this side.
-fn classify(err: &reqwest::Error, phase: Phase) -> Result<Unreachable, LocalError> {
-    if let Some(local) = local_cause(err) {
-        return Err(local);
-    }
-    Ok(classify_remote(err, phase))
-}
-
-/// A failure on this side, if the error chain shows one: an OS error that means this machine
-/// ran short of something, or the client's runtime going away.
-fn local_cause(err: &(dyn StdError + 'static)) -> Option<LocalError> {
-    let chain = || std::iter::successors(Some(err), |&e| e.source());
-    for e in chain() {
-        if let Some(io) = e.downcast_ref::<io::Error>() {
-            if is_local_os_error(io) {
-                return Some(LocalError::Resources(error_text(err)));
-            }
-        }
-        let text = e.to_string();
-        if text.contains("dispatch task is gone")
-            || text.contains("runtime dropped the dispatch task")
-        {
-            return Some(LocalError::ShuttingDown(error_text(err)));
-        }
-    }
-    None
-}
-
-/// `EMFILE`, `ENFILE`, `ENOMEM`, `ENOBUFS`, `EADDRNOTAVAIL` (no local port left to connect
-/// from): errors of this machine, not of the peer.
-fn is_local_os_error(e: &io::Error) -> bool {
-    if matches!(
-        e.kind(),
-        io::ErrorKind::OutOfMemory | io::ErrorKind::AddrNotAvailable
-    ) {
-        return true;
-    }
-    #[cfg(unix)]
-    {
-        use rustix::io::Errno;
-        if let Some(errno) = Errno::from_io_error(e) {
-            return [Errno::MFILE, Errno::NFILE, Errno::NOMEM, Errno::NOBUFS].contains(&errno);
-        }
-    }
-    false
-}
-
-/// The site's side of [`classify`].
-fn classify_remote(err: &reqwest::Error, phase: Phase) -> Unreachable {
-    let text = error_text(err);
-    let chain = || std::iter::successors(Some(err as &(dyn StdError + 'static)), |&e| e.source());
-    if let Some(refused) = chain().find_map(|e| e.downcast_ref::<AddressRefused>()) {
-        return Unreachable::Connect(refused.to_string());
-    }
-    let lower = text.to_ascii_lowercase();
-    if err.is_timeout() || lower.contains("timed out") {
-        return Unreachable::Timeout;
-    }
-    let io_kind = chain()
-        .filter_map(|e| e.downcast_ref::<io::Error>())
-        .map(io::Error::kind)
-        .next();
-    if phase == Phase::Body {
-        return Unreachable::Body(text);
-    }
-    if err.is_dns() || lower.contains("dns error") || lower.contains("failed to lookup address") {
-        return Unreachable::Dns(text);
-    }
-    let https = err.url().is_some_and(|u| u.scheme() == "https");
-    let tls_words = [
-        "tls",
-        "certificate",
-        "handshake",
-        "corrupt message",
-        "peer is incompatible",
-    ];
-    if (https && io_kind == Some(io::ErrorKind::InvalidData))
-        || tls_words.iter().any(|w| lower.contains(w))
-    {
-        return Unreachable::Tls(text);
-    }
-    if err.is_connect()
-        || matches!(
-            io_kind,
-            Some(
-                io::ErrorKind::ConnectionRefused
-                    | io::ErrorKind::HostUnreachable
-                    | io::ErrorKind::NetworkUnreachable
-            )
-        )
-    {
-        return Unreachable::Connect(text);
-    }
-    // The connection broke while the head was read: the response is broken.
-    if matches!(
-        io_kind,
-        Some(
-            io::ErrorKind::ConnectionReset
-                | io::ErrorKind::ConnectionAborted
-                | io::ErrorKind::BrokenPipe
-                | io::ErrorKind::UnexpectedEof
-        )
-    ) || lower.contains("connection closed before message completed")
-        || err.is_body()
-        || err.is_decode()
-    {
-        return Unreachable::Body(text);
-    }
-    Unreachable::Other(text)
-}
-
-/// The messages of an error's source chain, without the URL, each new one once.
-fn error_text(err: &(dyn StdError + 'static)) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut next = Some(err);
-    while let Some(e) = next {
-        let mut msg = e.to_string();
-        if let Some(i) = msg.find(" for url (") {
-            msg.truncate(i);
-        }
-        if !msg.is_empty() && !parts.iter().any(|p| p.contains(&msg)) {
-            parts.push(msg);
-        }
-        next = e.source();
-    }
-    parts.join(": ")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -909,86 +671,6 @@ mod tests {
             map.append(*name, HeaderValue::from_static(value));
         }
         map
-    }
-
-    #[test]
-    fn cache_control_max_age() {
-        type Case = (&'static [(&'static str, &'static str)], Option<u64>);
-        let cases: [Case; 8] = [
-            (&[("cache-control", "max-age=3600")], Some(3600)),
-            (
-                &[("cache-control", "public, Max-Age = 60 , no-cache")],
-                Some(60),
-            ),
-            (
-                &[
-                    ("cache-control", "no-store"),
-                    ("cache-control", "max-age=5"),
-                ],
-                Some(5),
-            ),
-            (&[("cache-control", "max-age=\"7\"")], Some(7)),
-            (&[("cache-control", "s-maxage=9")], None),
-            (&[("cache-control", "max-age=-1")], None),
-            (
-                &[("cache-control", "max-age=99999999999999999999999")],
-                Some(1 << 31),
-            ),
-            (&[], None),
-        ];
-        for (pairs, want) in cases {
-            assert_eq!(
-                max_age(&headers(pairs)),
-                want.map(Duration::from_secs),
-                "{pairs:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn retry_after_forms() {
-        // 1994-11-06T08:49:37Z
-        let date = UNIX_EPOCH + Duration::from_secs(784_111_777);
-        for form in [
-            "Sun, 06 Nov 1994 08:49:37 GMT",
-            "Sunday, 06-Nov-94 08:49:37 GMT",
-            "Sun Nov  6 08:49:37 1994",
-        ] {
-            assert_eq!(parse_http_date(form), Some(date), "{form}");
-        }
-        let now = date - Duration::from_secs(90);
-        let h = |v: &'static str| headers(&[("retry-after", v)]);
-        assert_eq!(retry_after(&h("120"), now), Some(Duration::from_secs(120)));
-        assert_eq!(
-            retry_after(&h("Sun, 06 Nov 1994 08:49:37 GMT"), now),
-            Some(Duration::from_secs(90))
-        );
-        // A date in the past: retry now.
-        assert_eq!(
-            retry_after(
-                &h("Sun, 06 Nov 1994 08:49:37 GMT"),
-                date + Duration::from_secs(5)
-            ),
-            Some(Duration::ZERO)
-        );
-        for bad in [
-            "soon",
-            "-5",
-            "1.5",
-            "Sun, 32 Nov 1994 08:49:37 GMT",
-            "Sun, 06 Foo 1994 08:49:37 GMT",
-            "",
-        ] {
-            assert_eq!(retry_after(&h(bad), now), None, "{bad:?}");
-        }
-        assert_eq!(
-            parse_http_date("Thu, 01 Jan 1970 00:00:00 GMT"),
-            Some(UNIX_EPOCH)
-        );
-        assert_eq!(
-            parse_http_date("Tue, 29 Feb 2000 12:00:00 GMT"),
-            Some(UNIX_EPOCH + Duration::from_secs(951_825_600))
-        );
     }
 
     #[test]
@@ -1047,53 +729,6 @@ mod tests {
             ..FetchOptions::default()
         };
         assert_eq!(small.body_cap(), DEFAULT_MAX_BYTES + 1);
-    }
-
-    /// An error with a source, as the HTTP client's are.
-    #[derive(Debug)]
-    struct Wrapped(io::Error);
-
-    impl fmt::Display for Wrapped {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("client error (Connect)")
-        }
-    }
-
-    impl StdError for Wrapped {
-        fn source(&self) -> Option<&(dyn StdError + 'static)> {
-            Some(&self.0)
-        }
-    }
-
-    #[test]
-    fn local_failures_are_told_apart_from_the_sites() {
-        let local = |e: io::Error| local_cause(&Wrapped(e));
-        #[cfg(unix)]
-        for errno in [
-            rustix::io::Errno::MFILE,
-            rustix::io::Errno::NFILE,
-            rustix::io::Errno::NOMEM,
-            rustix::io::Errno::NOBUFS,
-            rustix::io::Errno::ADDRNOTAVAIL,
-        ] {
-            let e = io::Error::from_raw_os_error(errno.raw_os_error());
-            assert!(
-                matches!(local(e), Some(LocalError::Resources(_))),
-                "{errno:?}"
-            );
-        }
-        assert!(local(io::Error::from(io::ErrorKind::OutOfMemory)).is_some());
-        for kind in [
-            io::ErrorKind::ConnectionRefused,
-            io::ErrorKind::ConnectionReset,
-            io::ErrorKind::TimedOut,
-            io::ErrorKind::HostUnreachable,
-            io::ErrorKind::InvalidData,
-        ] {
-            assert_eq!(local(io::Error::from(kind)), None, "{kind:?}");
-        }
-        let gone = io::Error::other("dispatch task is gone: runtime dropped the dispatch task");
-        assert!(matches!(local(gone), Some(LocalError::ShuttingDown(_))));
     }
 
     #[test]

@@ -9,8 +9,10 @@
 
 mod address;
 pub mod cache;
+mod classify;
 pub mod client;
 mod decode;
+mod headers;
 #[cfg(feature = "sitemap")]
 pub mod sitemaps;
 

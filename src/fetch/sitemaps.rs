@@ -8,7 +8,7 @@
 //! `Content-Encoding` arrives still compressed; the [`Reader`](crate::sitemap::Reader)
 //! decompresses it with its own 50 MiB limit, so a compression bomb is bounded at both layers.
 
-use crate::fetch::client::GetResult;
+use crate::fetch::client::RetrievalEnd;
 use crate::fetch::{Fetcher, LocalError};
 use crate::policy::{Fetch, FetchOutcome, Unreachable};
 use crate::sitemap::discover::{SitemapReport, Walk, WalkOptions};
@@ -69,13 +69,13 @@ impl Fetcher {
     pub async fn fetch_sitemap(&self, url: &str) -> Result<Vec<u8>, SitemapFetchError> {
         // MAX_BYTES is 50 MiB: it fits any usize this crate builds for (32 bits or more).
         let cap = usize::try_from(MAX_BYTES.saturating_add(1)).unwrap_or(usize::MAX);
-        match self.get_capped(url, cap).await.result {
-            GetResult::Body(body) => Ok(body),
-            GetResult::Status(code) => Err(SitemapFetchError::Status(code)),
-            GetResult::TooManyRedirects => Err(SitemapFetchError::TooManyRedirects),
-            GetResult::RedirectLoop => Err(SitemapFetchError::RedirectLoop),
-            GetResult::Failed(why) => Err(SitemapFetchError::Unreachable(why)),
-            GetResult::Local(e) => Err(SitemapFetchError::Local(e)),
+        match self.retrieve(url, cap).await.end {
+            RetrievalEnd::Body(body) => Ok(body),
+            RetrievalEnd::Status(code) => Err(SitemapFetchError::Status(code)),
+            RetrievalEnd::TooManyRedirects => Err(SitemapFetchError::TooManyRedirects),
+            RetrievalEnd::RedirectLoop => Err(SitemapFetchError::RedirectLoop),
+            RetrievalEnd::Failed(why) => Err(SitemapFetchError::Unreachable(why)),
+            RetrievalEnd::Local(e) => Err(SitemapFetchError::Local(e)),
         }
     }
 
