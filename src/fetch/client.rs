@@ -1,5 +1,7 @@
 //! Fetching one robots.txt: redirects followed by hand, a byte cap, timeouts, an optional
-//! address policy, and every failure turned into a [`FetchOutcome`] ([RFC 9309 §2.3], SPEC §4).
+//! address policy, and every failure turned into a [`FetchOutcome`] ([RFC 9309 §2.3], [Google's handling of HTTP results]).
+//!
+//! [Google's handling of HTTP results]: https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#handling-http-result-codes
 //!
 //! [`Fetcher::fetch`] sends `GET /robots.txt` with the configured `User-Agent` and
 //! `Accept-Encoding: gzip, deflate`, and turns every answer of the site into an outcome, as

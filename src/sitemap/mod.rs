@@ -9,7 +9,9 @@
 //! ([`Options::max_text_bytes`]).
 //!
 //! The rules checked are those of the sitemaps protocol, Google's image, video and news
-//! extensions, and Search Console (see `SPEC.md` §6); [`Code`] lists them. [`CrossCheck`] checks
+//! extensions, and Search Console ([sitemaps.org](https://www.sitemaps.org/protocol.html),
+//! [Google's sitemap docs](https://developers.google.com/search/docs/crawling-indexing/sitemaps/overview));
+//! [`Code`] lists them. [`CrossCheck`] checks
 //! every URL an entry makes a crawler fetch against robots.txt.
 //!
 //! ```

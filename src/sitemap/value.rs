@@ -1,5 +1,11 @@
 //! Checks of single sitemap values: URLs, dates, numbers, and the keywords and codes the
-//! sitemap, video, image and news formats allow (SPEC §6).
+//! sitemap, video, image and news formats allow: the [sitemaps protocol] and Google's
+//! [image], [video] and [news] sitemap extensions.
+//!
+//! [sitemaps protocol]: https://www.sitemaps.org/protocol.html
+//! [image]: https://developers.google.com/search/docs/crawling-indexing/sitemaps/image-sitemaps
+//! [video]: https://developers.google.com/search/docs/crawling-indexing/sitemaps/video-sitemaps
+//! [news]: https://developers.google.com/search/docs/crawling-indexing/sitemaps/news-sitemap
 //!
 //! The reader calls these for every value of files up to 50 MB, so they are pure functions that
 //! allocate nothing when the value is fine: a message is built only for a problem. Values arrive
@@ -277,7 +283,7 @@ fn session_id(url: &str) -> Option<&str> {
     None
 }
 
-/// W3C Datetime as SPEC §6 restricts it: `YYYY-MM-DD`, `YYYY-MM-DDThh:mmTZD`,
+/// [W3C Datetime](https://www.w3.org/TR/NOTE-datetime) as the sitemaps protocol takes it: `YYYY-MM-DD`, `YYYY-MM-DDThh:mmTZD`,
 /// `YYYY-MM-DDThh:mm:ssTZD` or `YYYY-MM-DDThh:mm:ss.s+TZD` (one or more fraction digits), where
 /// TZD is `Z`, `+hh:mm` or `-hh:mm`. Ranges are checked: month 1–12, the day within its month
 /// (Gregorian leap years), hour 0–23, minute 0–59, second 0–60 (60: a leap second, at any
