@@ -506,3 +506,41 @@ async fn no_robots_txt_announces_nothing() {
     assert_eq!(found.robots.outcome.as_str(), "not-found");
     assert_eq!(server.hits(), 1);
 }
+
+#[tokio::test]
+async fn a_redirected_robots_txt_scopes_its_sitemaps_to_the_host_that_served_it() {
+    // The apex (127.0.0.1) redirects robots.txt to "www" (127.0.0.2), which announces a sitemap
+    // listing its own URLs: they are the site's, not `url-not-allowed`.
+    let www = TestServer::start_on("127.0.0.2", |req| match req.path.as_str() {
+        "/robots.txt" => robots(req, &["/sitemap.xml"]),
+        "/sitemap.xml" => xml(urlset(&[
+            format!("{}/a", base(req)),
+            format!("{}/b", base(req)),
+            // A third site is still outside.
+            "http://other.example/c".to_owned(),
+        ])),
+        _ => Reply::status(404),
+    })
+    .await;
+    let target = www.url("/robots.txt");
+    let apex = TestServer::start(move |_| Reply::redirect(301, &target)).await;
+    let found = fetcher()
+        .discover_sitemaps(&origin(&apex), None, WalkOptions::default())
+        .await
+        .expect("no local failure");
+    assert_eq!(found.robots.final_url, www.url("/robots.txt"));
+    let sitemap = report(&found, &www, "/sitemap.xml");
+    assert_eq!(sitemap.entries, 3, "{sitemap:#?}");
+    assert_eq!(codes(sitemap), [Code::UrlNotAllowed], "{sitemap:#?}");
+    let d = &sitemap.diagnostics[0];
+    assert!(
+        d.message.starts_with("http://other.example/c is outside"),
+        "{}",
+        d.message
+    );
+    assert!(
+        d.message.contains(&apex.url("/")) && d.message.contains(&www.url("/")),
+        "both hosts named: {}",
+        d.message
+    );
+}

@@ -107,9 +107,14 @@ impl Fetcher {
             _ => None,
         };
         let mut options = options;
-        // Announced in robots.txt, a sitemap may list any URL of this origin.
+        // Announced in robots.txt, a sitemap may list any URL of this origin, and of the one
+        // that served robots.txt after a redirect (apex → www, http → https).
         if options.scope.is_none() {
-            options.scope = Some(Scope::site(origin.clone()));
+            let scope = match Origin::from_url(&robots.final_url) {
+                Ok(served_by) => Scope::site_served_by(origin.clone(), served_by),
+                Err(_) => Scope::site(origin.clone()),
+            };
+            options.scope = Some(scope);
         }
         let mut walk = Walk::new(announced, options);
         // Sequential on purpose: one origin's sitemaps, one connection at a time, as polite

@@ -3,8 +3,10 @@
 //!
 //! A sitemap at `https://example.com/blog/sitemap.xml` may list URLs under
 //! `https://example.com/blog/` only. A sitemap announced in an origin's robots.txt may list any
-//! URL of that origin (robots.txt "cross-submission"), wherever the sitemap itself is. Scheme,
-//! host and port must match exactly: `http` and `https`, or `www.` and bare, are other sites.
+//! URL of that origin (robots.txt "cross-submission"), wherever the sitemap itself is; when that
+//! robots.txt was served after a redirect (`example.com` → `www.example.com`), of the origin that
+//! served it too, since that host answered for it. Scheme, host and port must match exactly:
+//! `http` and `https`, or `www.` and bare, are other sites.
 
 use crate::origin::{Origin, OriginError};
 use crate::robots::request_path;
@@ -14,7 +16,8 @@ use super::{Code, Diagnostic, Entry};
 /// The URLs a sitemap may list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scope {
-    origin: Origin,
+    /// The origins whose URLs may be listed (one, or two after a robots.txt redirect).
+    origins: Vec<Origin>,
     /// The path prefix every URL must have (`/` for a whole origin).
     directory: String,
 }
@@ -23,9 +26,19 @@ impl Scope {
     /// Any URL of `origin`: a sitemap announced in `origin`'s robots.txt.
     pub fn site(origin: Origin) -> Scope {
         Scope {
-            origin,
+            origins: vec![origin],
             directory: "/".to_owned(),
         }
+    }
+
+    /// Any URL of `origin` or of `served_by`: a sitemap announced in `origin`'s robots.txt,
+    /// which a redirect had `served_by` serve. The same as [`Scope::site`] when they are equal.
+    pub fn site_served_by(origin: Origin, served_by: Origin) -> Scope {
+        let mut scope = Scope::site(origin);
+        if !scope.origins.contains(&served_by) {
+            scope.origins.push(served_by);
+        }
+        scope
     }
 
     /// URLs under the directory of `sitemap_url`: a sitemap submitted by its own URL.
@@ -38,13 +51,16 @@ impl Scope {
             Some(i) => path[..=i].to_owned(),
             None => "/".to_owned(),
         };
-        Ok(Scope { origin, directory })
+        Ok(Scope {
+            origins: vec![origin],
+            directory,
+        })
     }
 
     /// Whether `url` is inside the scope.
     pub fn allows(&self, url: &str) -> bool {
         match Origin::from_url(url) {
-            Ok(o) if o == self.origin => request_path(url).starts_with(&self.directory),
+            Ok(o) if self.origins.contains(&o) => request_path(url).starts_with(&self.directory),
             _ => false,
         }
     }
@@ -55,14 +71,18 @@ impl Scope {
         if self.allows(&entry.loc) {
             return None;
         }
+        let inside: Vec<String> = self
+            .origins
+            .iter()
+            .map(|o| format!("{o}{}", self.directory))
+            .collect();
         Some(Diagnostic::new(
             Code::UrlNotAllowed,
             entry.position,
             format!(
-                "{} is outside {}{}: a sitemap lists URLs of its own site{}; this one is not used",
+                "{} is outside {}: a sitemap lists URLs of its own site{}; this one is not used",
                 entry.loc,
-                self.origin,
-                self.directory,
+                inside.join(" and "),
                 if self.directory == "/" {
                     ""
                 } else {
