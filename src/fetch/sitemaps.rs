@@ -60,6 +60,12 @@ impl Discovery {
     pub fn truncated(&self) -> bool {
         self.skipped > 0
     }
+
+    /// The sitemaps with each index's children right after it (fetched in another order:
+    /// every announced sitemap first).
+    pub fn in_tree_order(&self) -> Vec<&SitemapReport> {
+        crate::sitemap::discover::tree_order(&self.sitemaps)
+    }
 }
 
 impl Fetcher {

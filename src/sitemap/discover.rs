@@ -160,10 +160,46 @@ pub struct WalkReport {
     pub skipped: usize,
 }
 
+/// Reports in request order (announced sitemaps first, then what their indexes list) put in
+/// tree order: each report followed by those whose `parent` it is, in request order, so that a
+/// listing shows every child under its own index. A report whose parent is not among them comes
+/// last.
+pub fn tree_order(reports: &[SitemapReport]) -> Vec<&SitemapReport> {
+    let mut out: Vec<&SitemapReport> = Vec::with_capacity(reports.len());
+    let mut placed = vec![false; reports.len()];
+    for (i, root) in reports.iter().enumerate() {
+        if root.parent.is_some() {
+            continue;
+        }
+        placed[i] = true;
+        out.push(root);
+        for (j, child) in reports.iter().enumerate() {
+            if !placed[j] && child.parent.as_deref() == Some(root.url.as_str()) {
+                placed[j] = true;
+                out.push(child);
+            }
+        }
+    }
+    out.extend(
+        reports
+            .iter()
+            .zip(&placed)
+            .filter(|(_, &p)| !p)
+            .map(|(r, _)| r),
+    );
+    out
+}
+
 impl WalkReport {
     /// Whether some sitemaps were not requested.
     pub fn truncated(&self) -> bool {
         self.skipped > 0
+    }
+
+    /// The reports as a tree: each announced sitemap followed by the ones its index lists (see
+    /// [`tree_order`]).
+    pub fn in_tree_order(&self) -> Vec<&SitemapReport> {
+        tree_order(&self.sitemaps)
     }
 }
 
@@ -783,6 +819,42 @@ mod tests {
         assert_eq!(codes(s), [Code::BlockedByRobots]);
         assert_eq!(s.diagnostics[0].position.line, 4);
         assert_eq!(s.warnings, 1);
+    }
+
+    #[test]
+    fn tree_order_puts_children_under_their_index() {
+        let r = |url: &str, parent: Option<&str>| SitemapReport {
+            url: url.to_owned(),
+            parent: parent.map(str::to_owned),
+            depth: u8::from(parent.is_some()),
+            listed_at: None,
+            format: None,
+            size: 0,
+            entries: 0,
+            errors: 0,
+            warnings: 0,
+            by_code: BTreeMap::new(),
+            diagnostics: Vec::new(),
+            fetch_error: None,
+        };
+        // Request order: the announced ones, then the children of both indexes.
+        let reports = [
+            r("a-index", None),
+            r("b-index", None),
+            r("c", None),
+            r("b1", Some("b-index")),
+            r("a1", Some("a-index")),
+            r("b2", Some("b-index")),
+            r("orphan", Some("nowhere")),
+        ];
+        let order: Vec<&str> = tree_order(&reports)
+            .iter()
+            .map(|r| r.url.as_str())
+            .collect();
+        assert_eq!(
+            order,
+            ["a-index", "a1", "b-index", "b1", "b2", "c", "orphan"]
+        );
     }
 
     #[test]
