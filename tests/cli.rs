@@ -153,7 +153,7 @@ fn lint_summary_counts_files_and_pluralises() {
 }
 
 #[test]
-fn lint_json_has_exactly_six_fields_and_no_summary() {
+fn lint_json_problems_then_one_summary() {
     let o = run(&[
         "lint",
         "--json",
@@ -162,12 +162,13 @@ fn lint_json_has_exactly_six_fields_and_no_summary() {
     ]);
     assert_eq!(code(&o), 1);
     let objs = json_lines(&o);
-    assert_eq!(objs.len(), 2, "{}", stdout(&o));
-    for m in &objs {
+    assert_eq!(objs.len(), 3, "{}", stdout(&o));
+    for m in &objs[..2] {
         assert_eq!(
             keys(m),
-            ["code", "column", "line", "message", "path", "severity"]
+            ["code", "column", "line", "message", "path", "severity", "type"]
         );
+        assert_eq!(m["type"], "problem");
     }
     let first = &objs[0];
     assert_eq!(first["path"], "testdata/cli/errors.txt");
@@ -177,8 +178,40 @@ fn lint_json_has_exactly_six_fields_and_no_summary() {
     assert_eq!(first["code"], "invalid-line");
     assert!(first["message"].as_str().is_some_and(|s| !s.is_empty()));
     assert_eq!(objs[1]["severity"], "warning");
-    // Fields in the documented order.
-    assert!(stdout(&o).starts_with("{\"path\":"), "{}", stdout(&o));
+    // Fields in the documented order, `type` first.
+    assert!(
+        stdout(&o).starts_with("{\"type\":\"problem\",\"path\":"),
+        "{}",
+        stdout(&o)
+    );
+    let summary = &objs[2];
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["command"], "lint");
+    assert_eq!(
+        (&summary["files"], &summary["errors"], &summary["warnings"]),
+        (&Value::from(2), &Value::from(1), &Value::from(1))
+    );
+    assert_eq!(summary["failed"], 0);
+    assert_eq!(summary["exit"], 1);
+}
+
+#[test]
+fn lint_json_clean_run_still_prints_a_summary() {
+    let o = run(&["lint", "--json", "testdata/cli/clean.txt"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(
+        stdout(&o),
+        "{\"type\":\"summary\",\"command\":\"lint\",\"files\":1,\"errors\":0,\"warnings\":0,\"failed\":0,\"exit\":0}\n"
+    );
+    // An unreadable file is counted, and the exit status is the one returned.
+    let o = run(&["lint", "--json", "robots.txt.missing"]);
+    assert_eq!(code(&o), 2);
+    let objs = json_lines(&o);
+    assert_eq!(objs.len(), 1);
+    assert_eq!(
+        (&objs[0]["failed"], &objs[0]["exit"]),
+        (&Value::from(1), &Value::from(2))
+    );
 }
 
 #[test]
@@ -279,7 +312,7 @@ fn check_json_fields() {
         "check",
         "--json",
         "--agent",
-        "BadBot",
+        "BadBot/1.0",
         "--robots",
         "testdata/cli/clean.txt",
         "https://example.com/a",
@@ -287,23 +320,53 @@ fn check_json_fields() {
     ]);
     assert_eq!(code(&o), 1);
     let objs = json_lines(&o);
-    assert_eq!(objs.len(), 2);
-    for m in &objs {
+    assert_eq!(objs.len(), 3);
+    for m in &objs[..2] {
         assert_eq!(
             keys(m),
-            ["allowed", "group", "line", "reason", "rule", "url"]
+            [
+                "agent",
+                "allowed",
+                "decided_by",
+                "group",
+                "line",
+                "reason",
+                "reason_text",
+                "robots_txt",
+                "rule",
+                "type",
+                "url",
+                "verdict"
+            ]
         );
+        assert_eq!(m["type"], "check");
+        assert_eq!(m["agent"], "badbot");
+        assert_eq!(m["robots_txt"], "testdata/cli/clean.txt");
+        assert_eq!(m["verdict"], "rules");
+        assert_eq!(m["reason"], "given");
     }
     assert_eq!(objs[0]["url"], "https://example.com/a");
     assert_eq!(objs[0]["allowed"], false);
-    assert_eq!(objs[0]["reason"], "rule");
+    assert_eq!(objs[0]["decided_by"], "rule");
     assert_eq!(objs[0]["line"], 7);
     assert_eq!(objs[0]["rule"], "Disallow: /");
     assert_eq!(objs[0]["group"], "token");
     assert_eq!(objs[1]["allowed"], true);
-    assert_eq!(objs[1]["reason"], "robots-txt");
+    assert_eq!(objs[1]["decided_by"], "robots-txt");
     assert_eq!(objs[1]["line"], Value::Null);
     assert_eq!(objs[1]["rule"], Value::Null);
+    let summary = &objs[2];
+    assert_eq!(summary["type"], "summary");
+    assert_eq!(summary["command"], "check");
+    assert_eq!(
+        (
+            &summary["urls"],
+            &summary["allowed"],
+            &summary["disallowed"]
+        ),
+        (&Value::from(2), &Value::from(1), &Value::from(1))
+    );
+    assert_eq!(summary["exit"], 1);
 }
 
 #[test]
@@ -315,15 +378,23 @@ fn check_json_reasons_no_group_and_no_matching_rule() {
     ]);
     assert_eq!(code(&o), 0);
     let objs = json_lines(&o);
-    assert_eq!(objs[0]["reason"], "no-group");
+    assert_eq!(objs[0]["decided_by"], "no-group");
     assert_eq!(objs[0]["group"], "none");
 
     let o = run(&[
         "check", "--json", "--agent", "OtherBot", "--robots", robots, "/y",
     ]);
     let objs = json_lines(&o);
-    assert_eq!(objs[0]["reason"], "no-matching-rule");
+    assert_eq!(objs[0]["decided_by"], "no-matching-rule");
     assert_eq!(objs[0]["group"], "token");
+    // Standard input is named as the other commands name it.
+    let o = run_with(
+        &["check", "--json", "--agent", "MyBot", "--robots", "-", "/x"],
+        Some(b"User-agent: *\nDisallow: /x\n"),
+        &[],
+    );
+    assert_eq!(code(&o), 1);
+    assert_eq!(json_lines(&o)[0]["robots_txt"], "<stdin>");
 }
 
 #[test]
@@ -572,13 +643,20 @@ fn url_bad_url_exits_2_after_printing_the_good_ones() {
 
 #[test]
 fn url_json() {
-    let o = run(&["url", "--json", "https://Example.com/a?b"]);
-    assert_eq!(code(&o), 0);
+    let o = run(&["url", "--json", "https://Example.com/a?b", "ftp://x/"]);
+    assert_eq!(code(&o), 2);
     let objs = json_lines(&o);
-    assert_eq!(objs.len(), 1);
-    assert_eq!(keys(&objs[0]), ["robots_txt", "url"]);
+    assert_eq!(objs.len(), 2);
+    assert_eq!(keys(&objs[0]), ["robots_txt", "type", "url"]);
+    assert_eq!(objs[0]["type"], "robots-txt-url");
     assert_eq!(objs[0]["url"], "https://Example.com/a?b");
     assert_eq!(objs[0]["robots_txt"], "https://example.com/robots.txt");
+    assert_eq!(objs[1]["type"], "summary");
+    assert_eq!(
+        (&objs[1]["urls"], &objs[1]["failed"]),
+        (&Value::from(1), &Value::from(1))
+    );
+    assert_eq!(objs[1]["exit"], 2);
 }
 
 // ---- usage ------------------------------------------------------------------------------

@@ -35,6 +35,17 @@ fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).expect("UTF-8")
 }
 
+/// The JSON Lines of a run, the last of which must be its summary (dropped).
+fn records(stdout: &[u8]) -> Vec<serde_json::Value> {
+    let mut lines: Vec<serde_json::Value> = text(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let summary = lines.pop().expect("a summary record");
+    assert_eq!(summary["type"], "summary", "{summary}");
+    lines
+}
+
 #[test]
 fn check_fetches_each_origin_once() {
     let rt = runtime();
@@ -80,9 +91,17 @@ fn check_says_why_an_unreachable_origin_is_disallowed() {
     let url = server.url("/a");
     let o = run(&["check", "--agent", "MyBot", "--json", &url]);
     assert_eq!(o.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let v = &records(&o.stdout)[0];
+    assert_eq!(v["type"], "check");
     assert_eq!(v["allowed"], false);
-    assert_eq!(v["verdict"], "unreachable");
+    assert_eq!(v["decided_by"], "policy");
+    assert_eq!(v["verdict"], "disallow-all");
+    assert_eq!(v["reason"], "unreachable");
+    assert_eq!(
+        v["reason_text"],
+        "robots.txt unreachable (HTTP 503): crawling stopped for 12 hours"
+    );
+    assert_eq!(v["group"], serde_json::Value::Null);
     assert_eq!(v["robots_txt"], server.url("/robots.txt"));
     let o = run(&["check", "--agent", "MyBot", &url]);
     assert_eq!(
@@ -102,12 +121,11 @@ fn fetch_reports_each_origin() {
     }));
     let o = run(&["fetch", "--json", &server.url("/a"), &server.url("/b")]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let lines: Vec<serde_json::Value> = text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    let lines = records(&o.stdout);
     assert_eq!(lines.len(), 1, "one origin");
     let v = &lines[0];
+    assert_eq!(v["type"], "fetch");
+    assert_eq!(v["origin"], server.url(""));
     assert_eq!(v["robots_txt"], server.url("/robots.txt"));
     assert_eq!(v["status"], 200);
     assert_eq!(v["outcome"], "fetched");
@@ -176,11 +194,11 @@ fn fetch_says_how_big_a_cut_file_is() {
     );
     assert!(out.contains("(content-after-limit)"), "{out}");
     let o = run(&["fetch", "--json", &server.url("/")]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let v = &records(&o.stdout)[0];
     assert_eq!(v["size"], len);
     assert_eq!(v["bytes_read"], 512_001);
     assert_eq!(v["cut"], true);
-    assert_eq!(v["problems"], serde_json::json!(["content-after-limit"]));
+    assert_eq!(v["codes"], serde_json::json!(["content-after-limit"]));
 
     // Compressed, the server did not say: "more than", never the cap as the size.
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -198,7 +216,7 @@ fn fetch_says_how_big_a_cut_file_is() {
         "{out}"
     );
     let o = run(&["fetch", "--json", &server.url("/")]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let v = &records(&o.stdout)[0];
     assert_eq!(v["size"], serde_json::Value::Null);
     assert_eq!(v["cut"], true);
 

@@ -63,8 +63,21 @@ fn both(o: &Output) -> String {
     format!("stdout:\n{}\nstderr:\n{}", stdout(o), stderr(o))
 }
 
-/// Each stdout line parsed as a JSON object.
+/// Each stdout line parsed as a JSON object, but the last, which must be the one summary
+/// record and is left out.
 fn json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
+    let mut objs = all_json_lines(o);
+    let summary = objs.pop().expect("a summary record");
+    assert_eq!(summary["type"], "summary", "{summary:?}");
+    assert!(
+        objs.iter().all(|m| m["type"] != "summary"),
+        "one summary: {objs:?}"
+    );
+    objs
+}
+
+/// Each stdout line parsed as a JSON object, the summary included.
+fn all_json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
     stdout(o)
         .lines()
         .map(|l| match serde_json::from_str(l) {
@@ -304,26 +317,32 @@ fn lint_errors_exit_1_in_path_line_col_form() {
 }
 
 #[test]
-fn lint_json_lines_have_six_fields_in_order_and_no_summary() {
+fn lint_json_lines_have_the_problem_fields_in_order_then_a_summary() {
     let path = format!("{DIAG}/invalid-url.txt");
     let o = run(&["sitemap", "lint", "--json", &path]);
     assert_eq!(code(&o), 1, "{}", both(&o));
     let out = stdout(&o);
     let raw: Vec<&str> = out.lines().collect();
-    assert_eq!(raw.len(), 2, "no summary line: {out}");
-    for line in &raw {
+    assert_eq!(raw.len(), 3, "two problems and the summary: {out}");
+    for line in &raw[..2] {
         assert_eq!(
             raw_keys(line),
-            ["path", "line", "column", "severity", "code", "message"],
+            ["type", "path", "line", "column", "severity", "code", "message"],
             "{line}"
         );
     }
+    assert_eq!(
+        raw[2],
+        "{\"type\":\"summary\",\"command\":\"sitemap lint\",\"sitemaps\":1,\"entries\":1,\
+         \"errors\":2,\"warnings\":0,\"failed\":0,\"exit\":1}"
+    );
     let objs = json_lines(&o);
     for (m, (line, url)) in objs
         .iter()
         .zip([(2, "/relative/page"), (3, "ftp://example.com/file")])
     {
-        assert_eq!(m.len(), 6);
+        assert_eq!(m.len(), 7);
+        assert_eq!(m["type"], "problem");
         assert_eq!(m["path"], path.as_str());
         assert_eq!(m["line"], line);
         assert_eq!(m["column"], 1);
@@ -633,10 +652,11 @@ fn urls_json_has_everything_read_including_mrss_videos() {
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
     let raw: Vec<&str> = out.lines().collect();
-    assert_eq!(raw.len(), 1, "one entry: {out}");
+    assert_eq!(raw.len(), 2, "one entry and the summary: {out}");
     assert_eq!(
         raw_keys(raw[0]),
         [
+            "type",
             "path",
             "line",
             "column",
@@ -981,20 +1001,27 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
     let raw: Vec<&str> = out.lines().collect();
-    assert_eq!(raw.len(), 5, "{out}");
-    // The robots.txt object, exactly (its fields in order).
+    assert_eq!(raw.len(), 6, "{out}");
+    // The robots.txt record, exactly (its fields in order).
     assert_eq!(
         raw[0],
         format!(
-            "{{\"robots_url\":\"{}\",\"status\":200,\"outcome\":\"fetched\",\"announced\":3,\
-             \"skipped\":0}}",
+            "{{\"type\":\"robots-txt\",\"robots_txt\":\"{}\",\"status\":200,\
+             \"outcome\":\"fetched\",\"announced\":3,\"skipped\":0}}",
             u("/robots.txt")
         )
     );
-    for line in &raw[1..] {
+    // And the summary.
+    assert_eq!(
+        raw[5],
+        "{\"type\":\"summary\",\"command\":\"sitemap discover\",\"sitemaps\":4,\"entries\":8,\
+         \"errors\":0,\"warnings\":2,\"skipped\":0,\"failed\":0,\"exit\":0}"
+    );
+    for line in &raw[1..5] {
         assert_eq!(
             raw_keys(line),
             [
+                "type",
                 "url",
                 "parent",
                 "depth",
@@ -1004,7 +1031,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
                 "errors",
                 "warnings",
                 "fetch_error",
-                "diagnostics",
+                "problems",
                 "omitted"
             ],
             "{line}"
@@ -1037,7 +1064,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
         (&Value::from(2), &Value::from(0), &Value::from(0))
     );
     assert_eq!(idx["fetch_error"], Value::Null);
-    assert_eq!(idx["diagnostics"], serde_json::json!([]));
+    assert_eq!(idx["problems"], serde_json::json!([]));
     assert_eq!(idx["omitted"], 0);
 
     let pages = &objs[2];
@@ -1045,7 +1072,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
     assert_eq!(pages["format"], "urlset");
     assert_eq!(pages["entries"], 2);
     assert_eq!(pages["warnings"], 1);
-    let d = &pages["diagnostics"][0];
+    let d = &pages["problems"][0];
     assert_eq!(d["code"], "duplicate-sitemap");
     assert_eq!(d["severity"], "warning");
     // A repeated announcement sits on its (second) Sitemap: line of robots.txt.
@@ -1060,8 +1087,8 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
     assert_eq!(a["depth"], 1);
     assert_eq!(a["entries"], 1);
     assert_eq!(a["warnings"], 1);
-    assert_eq!(a["diagnostics"].as_array().map(Vec::len), Some(1));
-    let d = &a["diagnostics"][0];
+    assert_eq!(a["problems"].as_array().map(Vec::len), Some(1));
+    let d = &a["problems"][0];
     assert_eq!(d["code"], "blocked-by-robots");
     assert_eq!(
         (&d["line"], &d["column"]),
@@ -1146,9 +1173,9 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
         assert_eq!(m["entries"], 0);
         assert_eq!(m["errors"], 1);
         assert_eq!(m["fetch_error"], "HTTP 404");
-        assert_eq!(m["diagnostics"][0]["code"], "fetch-failed");
+        assert_eq!(m["problems"][0]["code"], "fetch-failed");
     }
-    assert_eq!(objs[4]["diagnostics"][0]["line"], 4);
+    assert_eq!(objs[4]["problems"][0]["line"], 4);
 }
 
 #[test]
@@ -1169,8 +1196,10 @@ fn discover_exits_2_when_robots_txt_is_unreachable() {
     assert_eq!(
         stdout(&o),
         format!(
-            "{{\"robots_url\":\"{}\",\"status\":503,\"outcome\":\"unreachable\",\"announced\":0,\
-             \"skipped\":0}}\n",
+            "{{\"type\":\"robots-txt\",\"robots_txt\":\"{}\",\"status\":503,\
+             \"outcome\":\"unreachable\",\"announced\":0,\"skipped\":0}}\n\
+             {{\"type\":\"summary\",\"command\":\"sitemap discover\",\"sitemaps\":0,\
+             \"entries\":0,\"errors\":0,\"warnings\":0,\"skipped\":0,\"failed\":1,\"exit\":2}}\n",
             server.url("/robots.txt")
         )
     );

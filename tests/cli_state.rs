@@ -169,8 +169,10 @@ fn fetch_is_recorded_and_check_answers_from_the_state() {
     let o = home.run(&["history", "--json", "--state", state, &url]);
     assert_exit(&o, 0);
     let v = json_lines(&o);
-    assert_eq!(v.len(), 2, "{v:?}");
+    assert_eq!(v.len(), 3, "{v:?}");
     assert_eq!(v[0]["type"], "version");
+    assert_eq!(v[0]["origin"], server.url(""));
+    assert_eq!(v[0]["robots_txt"], server.url("/robots.txt"));
     assert_eq!(v[0]["status"], 200);
     assert_eq!(v[0]["outcome"], "fetched");
     assert_eq!(v[0]["size"], BODY.len());
@@ -180,9 +182,17 @@ fn fetch_is_recorded_and_check_answers_from_the_state() {
     assert_eq!(v[1]["type"], "origin");
     assert_eq!(v[1]["robots_txt"], server.url("/robots.txt"));
     assert_eq!(v[1]["verdict"], "rules");
-    assert_eq!(v[1]["in_force"], full(BODY));
+    assert_eq!(v[1]["reason"], "fetched");
+    assert_eq!(v[1]["reason_text"], "robots.txt fetched");
+    assert_eq!(v[1]["digest"], full(BODY));
     assert_eq!(v[1]["failing_since"], Value::Null);
     assert_eq!(v[1]["dormant"], false);
+    assert_eq!(v[2]["type"], "summary");
+    assert_eq!(v[2]["command"], "history");
+    assert_eq!(
+        (&v[2]["origins"], &v[2]["exit"]),
+        (&Value::from(1), &Value::from(0))
+    );
 
     // Another process on the same state: answered from it, no request.
     let o = home.run(&[
@@ -238,12 +248,18 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
     assert!(out.contains("  version:   new\n"), "{out}");
     // The verdict comes from the state's ladder: the first 12 hours of a failure stop crawling
     // (after them the good version before it would be in force).
-    assert!(
-        out.contains(
-            "  verdict:   disallow-all (robots.txt unreachable (HTTP 503): crawling stopped for 12 hours)\n"
-        ),
-        "{out}"
-    );
+    // The cause is on the outcome line; the verdict says until when crawling stops.
+    let verdict = out
+        .lines()
+        .find_map(|l| l.strip_prefix("  verdict:   disallow-all (robots.txt unreachable since "))
+        .unwrap_or_else(|| panic!("{out}"));
+    let (since, until) = verdict
+        .trim_end_matches(')')
+        .split_once(": crawling stopped until ")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert_eq!(since.len(), "2026-01-01T00:00:00Z".len(), "{out}");
+    assert!(until > since, "{out}");
+    assert!(out.contains("  next:      "), "{out}");
 
     let o = home.run(&["history", "--state", state, &url]);
     assert_exit(&o, 0);
@@ -264,7 +280,7 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
 
     let o = home.run(&["history", "--json", "--state", state, &url]);
     let v = json_lines(&o);
-    assert_eq!(v.len(), 3, "{v:?}");
+    assert_eq!(v.len(), 4, "{v:?}");
     assert_eq!(
         (v[0]["digest"].clone(), v[0]["in_force"].clone()),
         (Value::from(full(BODY)), Value::from(false))
@@ -274,7 +290,8 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
     assert_eq!(v[1]["cause"], "HTTP 503");
     assert_eq!(v[1]["in_force"], true);
     assert_eq!(v[2]["verdict"], "disallow-all");
-    assert_eq!(v[2]["in_force"], Value::Null);
+    assert_eq!(v[2]["reason"], "unreachable");
+    assert_eq!(v[2]["digest"], Value::Null);
     assert_eq!(v[2]["failing_since"], v[1]["first_at"]);
 }
 
@@ -305,19 +322,22 @@ fn recrawl_fetches_once_and_records_a_changed_file() {
 
     let o = home.run(&["history", "--json", "--state", state, &url]);
     let v = json_lines(&o);
-    assert_eq!(v.len(), 3, "{v:?}");
+    assert_eq!(v.len(), 4, "{v:?}");
     assert_eq!(v[0]["digest"], full(BODY));
     assert_eq!(v[1]["digest"], full(fixed));
     assert_eq!(v[1]["in_force"], true);
-    assert_eq!(v[2]["in_force"], full(fixed));
+    assert_eq!(v[2]["digest"], full(fixed));
 
     // The same file again: one more request, no new version.
     let o = home.run(&["recrawl", "--json", "--state", state, &url]);
     assert_exit(&o, 0);
     assert_eq!(server.hits(), 3);
     let v = json_lines(&o);
+    assert_eq!(v[0]["type"], "fetch");
     assert_eq!(v[0]["origin"], server.url(""));
     assert_eq!(v[0]["new_version"], false);
+    assert_eq!(v[1]["type"], "summary");
+    assert_eq!(v[1]["command"], "recrawl");
     assert_eq!(v[0]["digest"], full(fixed));
     // What `check` answers now comes from the new file, without a fetch.
     let o = home.run(&[

@@ -72,7 +72,9 @@ fn is_local_os_error(e: &io::Error) -> bool {
 
 /// The site's side of [`classify`].
 fn classify_remote(err: &reqwest::Error, phase: Phase) -> Unreachable {
+    // Matched on the whole chain; the outcome keeps only the root cause, said briefly.
     let text = error_text(err);
+    let cause = short_cause(err);
     let chain = || std::iter::successors(Some(err as &(dyn StdError + 'static)), |&e| e.source());
     if let Some(refused) = chain().find_map(|e| e.downcast_ref::<AddressRefused>()) {
         return Unreachable::Connect(refused.to_string());
@@ -86,10 +88,10 @@ fn classify_remote(err: &reqwest::Error, phase: Phase) -> Unreachable {
         .map(io::Error::kind)
         .next();
     if phase == Phase::Body {
-        return Unreachable::Body(text);
+        return Unreachable::Body(cause);
     }
     if err.is_dns() || lower.contains("dns error") || lower.contains("failed to lookup address") {
-        return Unreachable::Dns(text);
+        return Unreachable::Dns(cause);
     }
     let https = err.url().is_some_and(|u| u.scheme() == "https");
     let tls_words = [
@@ -102,7 +104,7 @@ fn classify_remote(err: &reqwest::Error, phase: Phase) -> Unreachable {
     if (https && io_kind == Some(io::ErrorKind::InvalidData))
         || tls_words.iter().any(|w| lower.contains(w))
     {
-        return Unreachable::Tls(text);
+        return Unreachable::Tls(cause);
     }
     if err.is_connect()
         || matches!(
@@ -114,7 +116,7 @@ fn classify_remote(err: &reqwest::Error, phase: Phase) -> Unreachable {
             )
         )
     {
-        return Unreachable::Connect(text);
+        return Unreachable::Connect(cause);
     }
     // The connection broke while the head was read: the response is broken.
     if matches!(
@@ -129,9 +131,62 @@ fn classify_remote(err: &reqwest::Error, phase: Phase) -> Unreachable {
         || err.is_body()
         || err.is_decode()
     {
-        return Unreachable::Body(text);
+        return Unreachable::Body(cause);
     }
-    Unreachable::Other(text)
+    Unreachable::Other(cause)
+}
+
+/// The root cause of an error, briefly: `connection refused` rather than "error sending
+/// request: client error (Connect): tcp connect error: Connection refused (os error 111)". The
+/// outer layers only say which library saw it; [`error_text`] keeps them for logs.
+fn short_cause(err: &(dyn StdError + 'static)) -> String {
+    let root = std::iter::successors(Some(err), |&e| e.source())
+        .last()
+        .unwrap_or(err);
+    if let Some(io) = root.downcast_ref::<io::Error>() {
+        let phrase = match io.kind() {
+            io::ErrorKind::ConnectionRefused => Some("connection refused"),
+            io::ErrorKind::ConnectionReset => Some("connection reset"),
+            io::ErrorKind::ConnectionAborted => Some("connection aborted"),
+            io::ErrorKind::HostUnreachable => Some("host unreachable"),
+            io::ErrorKind::NetworkUnreachable => Some("network unreachable"),
+            io::ErrorKind::BrokenPipe => Some("connection closed while sending"),
+            io::ErrorKind::UnexpectedEof => Some("connection closed early"),
+            _ => None,
+        };
+        if let Some(p) = phrase {
+            return p.to_owned();
+        }
+    }
+    let mut text = root.to_string();
+    if let Some(i) = text.find(" for url (") {
+        text.truncate(i);
+    }
+    // "… (os error 111)": the number adds nothing to the words.
+    if let Some(i) = text.rfind(" (os error ") {
+        text.truncate(i);
+    }
+    let text = match text.strip_prefix("failed to lookup address information: ") {
+        Some(rest) => match rest {
+            "Name or service not known" | "nodename nor servname provided, or not known" => {
+                "name not found".to_owned()
+            }
+            "No address associated with hostname" => "no address for the name".to_owned(),
+            other => other.to_owned(),
+        },
+        None => text,
+    };
+    // Sentence case, as the rest of the messages: "Connection reset" → "connection reset"
+    // (but "TLS alert" stays).
+    let mut chars = text.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), Some(d)) if c.is_uppercase() && d.is_lowercase() => {
+            let mut out: String = c.to_lowercase().collect();
+            out.push_str(&text[c.len_utf8()..]);
+            out
+        }
+        _ => text,
+    }
 }
 
 /// The messages of an error's source chain, without the URL, each new one once.
@@ -169,6 +224,66 @@ mod tests {
     impl StdError for Wrapped {
         fn source(&self) -> Option<&(dyn StdError + 'static)> {
             Some(&self.0)
+        }
+    }
+
+    /// An error chain of two layers over `root`, as reqwest's are.
+    #[derive(Debug)]
+    struct Layer(&'static str, Box<dyn StdError + 'static>);
+
+    impl fmt::Display for Layer {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl StdError for Layer {
+        fn source(&self) -> Option<&(dyn StdError + 'static)> {
+            Some(self.1.as_ref())
+        }
+    }
+
+    #[test]
+    fn causes_are_said_briefly() {
+        let chain = |root: Box<dyn StdError>| {
+            Layer(
+                "error sending request",
+                Box::new(Layer("client error (Connect)", root)),
+            )
+        };
+        let cases: Vec<(Box<dyn StdError>, &str)> = vec![
+            (
+                Box::new(io::Error::from(io::ErrorKind::ConnectionRefused)),
+                "connection refused",
+            ),
+            (
+                Box::new(io::Error::from(io::ErrorKind::ConnectionReset)),
+                "connection reset",
+            ),
+            (
+                Box::new(io::Error::other(
+                    "failed to lookup address information: Name or service not known",
+                )),
+                "name not found",
+            ),
+            (
+                Box::new(io::Error::other(
+                    "failed to lookup address information: Temporary failure in name resolution",
+                )),
+                "temporary failure in name resolution",
+            ),
+            (
+                Box::new(io::Error::other("Weird failure (os error 71)")),
+                "weird failure",
+            ),
+            (
+                Box::new(io::Error::other("invalid peer certificate: UnknownIssuer")),
+                "invalid peer certificate: UnknownIssuer",
+            ),
+            (Box::new(io::Error::other("TLS alert")), "TLS alert"),
+        ];
+        for (root, want) in cases {
+            assert_eq!(short_cause(&chain(root)), want);
         }
     }
 

@@ -2,11 +2,33 @@
 
 use anyhow::bail;
 use crawlgate::{Decision, Mode, Options, Origin, ProductToken, Robots, RuleRef};
-use serde_json::json;
 
 use crate::input::Source;
 use crate::output::{escape, Out};
+use crate::schema::{Check, Record, Summary};
 use crate::{CheckArgs, Status};
+
+/// The `reason` of a `check --robots` record: the rules are the file given, not a fetch.
+const GIVEN: &str = "given";
+
+/// What `check` answered, for the JSON summary.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub allowed: usize,
+    pub disallowed: usize,
+    /// URLs reported on standard error: not answered, or answered without a fetch.
+    pub failed: usize,
+}
+
+impl Tally {
+    pub fn add(&mut self, allowed: bool) {
+        if allowed {
+            self.allowed += 1;
+        } else {
+            self.disallowed += 1;
+        }
+    }
+}
 
 pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
     // Google mode takes the agent exactly as google/robotstxt's API does (any string, compared
@@ -36,38 +58,102 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
             name.as_deref().unwrap_or("--urls")
         );
     }
-    match robots_src {
-        Some(src) => check_local(args, &token, &src.read()?, &urls, out),
-        None => crate::remote::check(args, &token, &urls, out),
+    let mut tally = Tally::default();
+    let status = match robots_src {
+        Some(src) => check_local(args, &token, &src, &src.read()?, &urls, out, &mut tally)?,
+        None => crate::remote::check(args, &token, &urls, out, &mut tally)?,
+    };
+    if args.json {
+        out.json(&Record::Summary(Summary {
+            command: "check",
+            urls: Some(tally.allowed + tally.disallowed),
+            allowed: Some(tally.allowed),
+            disallowed: Some(tally.disallowed),
+            failed: tally.failed,
+            exit: status.code(),
+            ..Summary::default()
+        }))?;
     }
+    Ok(status)
 }
 
 /// Every URL against one robots.txt file.
 fn check_local(
     args: &CheckArgs,
     token: &ProductToken,
+    src: &Source,
     body: &[u8],
     urls: &[String],
     out: &mut Out,
+    tally: &mut Tally,
 ) -> anyhow::Result<Status> {
     let mode: Mode = args.mode.into();
     let parsed = Robots::parse_with(body, &Options::mode(mode));
     let rules = parsed.robots.rules_for(token);
+    let name = src.name();
     let mut status = Status::Clean;
-    let mut bad = 0;
     for url in urls {
         if let Err(why) = local_target(url, mode) {
             out.error(format_args!("{why}"));
-            bad += 1;
+            tally.failed += 1;
             continue;
         }
         let decision = rules.check(url);
+        tally.add(decision.allowed);
         if !decision.allowed {
             status = Status::Findings;
         }
-        report(out, args.json, url, &decision)?;
+        if args.json {
+            out.json(&Record::Check(record(
+                url,
+                token,
+                &decision,
+                &name,
+                Rules {
+                    reason: GIVEN,
+                    reason_text: "the robots.txt given with --robots".to_owned(),
+                },
+            )))?;
+        } else {
+            report(out, url, &decision)?;
+        }
     }
-    Ok(if bad > 0 { Status::Failed } else { status })
+    Ok(if tally.failed > 0 {
+        Status::Failed
+    } else {
+        status
+    })
+}
+
+/// Why the verdict is `rules`, for [`record`].
+pub struct Rules {
+    pub reason: &'static str,
+    pub reason_text: String,
+}
+
+/// The `check` record of a URL matched against rules (the verdict is `rules`), with or without
+/// `--robots`: one shape for both.
+pub fn record<'a>(
+    url: &'a str,
+    token: &'a ProductToken,
+    d: &Decision<'_>,
+    robots_txt: &'a str,
+    why: Rules,
+) -> Check<'a> {
+    let rule = d.rule();
+    Check {
+        url,
+        agent: token.as_str(),
+        allowed: d.allowed,
+        decided_by: d.reason.as_str(),
+        line: rule.map(|r| r.line),
+        rule: rule.map(|r| rule_text(&r)),
+        group: Some(d.group.as_str()),
+        robots_txt,
+        verdict: crawlgate::policy::Verdict::Rules.as_str(),
+        reason: why.reason,
+        reason_text: why.reason_text,
+    }
 }
 
 /// What `check --robots` takes in RFC mode: an absolute http(s) URL with a host, or a path
@@ -101,18 +187,7 @@ pub fn url_lines(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(str::to_owned)
 }
 
-fn report(out: &mut Out, json: bool, url: &str, d: &Decision<'_>) -> std::io::Result<()> {
-    if json {
-        let rule = d.rule();
-        return out.json(&[
-            ("url", json!(url)),
-            ("allowed", json!(d.allowed)),
-            ("reason", json!(d.reason.as_str())),
-            ("line", json!(rule.map(|r| r.line))),
-            ("rule", json!(rule.map(|r| rule_text(&r)))),
-            ("group", json!(d.group.as_str())),
-        ]);
-    }
+fn report(out: &mut Out, url: &str, d: &Decision<'_>) -> std::io::Result<()> {
     // Escaped: a TAB or newline in a URL must not forge columns or lines, and nothing from a
     // file may drive the terminal.
     let url = escape(url);

@@ -28,45 +28,60 @@ mod enabled {
         Version, HISTORY_PERIOD,
     };
     use crawlgate::Origin;
-    use serde_json::json;
 
     use super::*;
     use crate::output::{escape, problems};
-    use crate::remote::{cause, fetch_each, origins, runtime, FetchEach, Fetched};
+    use crate::remote::{cause, fetch_each, file_facts, origins, runtime, FetchEach, Fetched};
+    use crate::schema::{self, Record};
     use crate::state;
 
     /// `crawlgate history`: reads the state only; never fetches.
     pub fn history(args: &HistoryArgs, out: &mut Out) -> anyhow::Result<Status> {
-        let mut status = Status::Clean;
-        let origins = origins(&args.urls, out, &mut status);
-        if origins.is_empty() {
-            // Every URL was bad (and reported): no state to open.
-            return Ok(status);
-        }
-        runtime()?.block_on(async {
-            // A state file that does not exist yet is not created just to be found empty.
-            let state = state::open(&args.state, false).await?;
-            let now = SystemTime::now();
-            for origin in &origins {
-                match state.store.load(origin).await {
-                    Ok(Some(s)) if s.last_fetch().is_some() => {
-                        show(out, args.json, origin, &s, now)?;
-                    }
-                    Ok(_) => {
-                        out.error(format_args!(
-                            "nothing recorded for {origin} in {} (fetch it first: crawlgate fetch {origin}/)",
-                            state.name
-                        ));
-                        status = Status::Failed;
-                    }
-                    Err(e) => {
-                        out.error(e);
-                        status = Status::Failed;
+        let (origins, mut failed) = origins(&args.urls, out);
+        let mut shown = 0;
+        // Every URL bad (and reported): no state to open.
+        if !origins.is_empty() {
+            runtime()?.block_on(async {
+                // A state file that does not exist yet is not created just to be found empty.
+                let state = state::open(&args.state, false).await?;
+                let now = SystemTime::now();
+                for origin in &origins {
+                    match state.store.load(origin).await {
+                        Ok(Some(s)) if s.last_fetch().is_some() => {
+                            show(out, args.json, origin, &s, now)?;
+                            shown += 1;
+                        }
+                        Ok(_) => {
+                            out.error(format_args!(
+                                "nothing recorded for {origin} in {} (fetch it first: crawlgate fetch {origin}/)",
+                                state.name
+                            ));
+                            failed += 1;
+                        }
+                        Err(e) => {
+                            out.error(e);
+                            failed += 1;
+                        }
                     }
                 }
-            }
-            Ok(status)
-        })
+                anyhow::Ok(())
+            })?;
+        }
+        let status = if failed > 0 {
+            Status::Failed
+        } else {
+            Status::Clean
+        };
+        if args.json {
+            out.json(&Record::Summary(schema::Summary {
+                command: "history",
+                origins: Some(shown),
+                failed,
+                exit: status.code(),
+                ..schema::Summary::default()
+            }))?;
+        }
+        Ok(status)
     }
 
     /// Which listed version the verdict comes from: the last good one while it applies, else
@@ -124,35 +139,32 @@ mod enabled {
                     Content::Rules(f) => Some(f),
                     _ => None,
                 };
-                out.json(&[
-                    ("type", json!("version")),
-                    ("origin", json!(origin.to_string())),
-                    ("first_at", json!(rfc3339(v.first_at))),
-                    ("last_at", json!(rfc3339(v.last_at))),
-                    ("count", json!(v.count)),
-                    ("status", json!(v.status)),
-                    ("outcome", json!(v.content.as_str())),
-                    ("cause", json!(cause(&v.content))),
-                    ("final_url", json!(v.final_url)),
-                    ("redirects", json!(v.redirects)),
-                    ("size", json!(file.map(|f| f.size))),
-                    ("errors", json!(file.map(|f| f.errors))),
-                    ("warnings", json!(file.map(|f| f.warnings))),
-                    ("digest", json!(file.map(|f| f.digest.to_string()))),
-                    ("in_force", json!(marked == Some(i))),
-                ])?;
+                out.json(&Record::Version(schema::Version {
+                    origin: origin.to_string(),
+                    robots_txt: origin.robots_txt_url(),
+                    first_at: rfc3339(v.first_at),
+                    last_at: rfc3339(v.last_at),
+                    count: v.count,
+                    status: v.status,
+                    outcome: v.content.as_str(),
+                    cause: cause(&v.content),
+                    final_url: v.final_url.clone(),
+                    redirects: v.redirects,
+                    file: file_facts(file),
+                    in_force: marked == Some(i),
+                }))?;
             }
-            return out.json(&[
-                ("type", json!("origin")),
-                ("origin", json!(origin.to_string())),
-                ("robots_txt", json!(origin.robots_txt_url())),
-                ("verdict", json!(judgement.verdict.as_str())),
-                ("reason", json!(judgement.reason.to_string())),
-                ("in_force", json!(in_force_digest)),
-                ("failing_since", json!(state.failing_since().map(rfc3339))),
-                ("next_due", json!(state.next_due().map(rfc3339))),
-                ("dormant", json!(state.is_dormant(now))),
-            ]);
+            return out.json(&Record::Origin(schema::Origin {
+                origin: origin.to_string(),
+                robots_txt: origin.robots_txt_url(),
+                verdict: judgement.verdict.as_str(),
+                reason: judgement.reason.as_str(),
+                reason_text: judgement.reason.to_string(),
+                digest: in_force_digest,
+                failing_since: state.failing_since().map(rfc3339),
+                next_due: state.next_due().map(rfc3339),
+                dormant: state.is_dormant(now),
+            }));
         }
         out.line(format_args!("{}", origin.robots_txt_url()))?;
         for (i, v) in versions.iter().enumerate() {
@@ -225,15 +237,14 @@ mod enabled {
             state: &args.state,
             urls: &args.urls,
             json: args.json,
+            command: "recrawl",
         };
         fetch_each(&request, out, report_recrawl)
     }
 
     fn report_recrawl(out: &mut Out, json: bool, f: &Fetched) -> std::io::Result<()> {
         if json {
-            let mut fields = vec![("origin", json!(f.origin.to_string()))];
-            fields.extend(f.json_fields());
-            return out.json(&fields);
+            return out.json(&Record::Fetch(f.record()));
         }
         let status = f
             .version

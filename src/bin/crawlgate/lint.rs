@@ -1,10 +1,10 @@
 //! `crawlgate lint`: every diagnostic of every file, then a summary.
 
 use crawlgate::{Diagnostic, Options, Robots, Severity};
-use serde_json::json;
 
 use crate::input::Source;
 use crate::output::{escape, plural, problems, Out};
+use crate::schema::{Problem, Record, Summary};
 use crate::{LintArgs, Status};
 
 /// Counts over all files read.
@@ -42,16 +42,27 @@ pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
             report(out, args.json, &source.name(), &bytes, d)?;
         }
     }
-    if !args.json && tally.files > 0 {
-        out.line(format_args!("{}", summary(&tally)))?;
-    }
-    Ok(if tally.unreadable > 0 {
+    let status = if tally.unreadable > 0 {
         Status::Failed
     } else if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) {
         Status::Findings
     } else {
         Status::Clean
-    })
+    };
+    if args.json {
+        out.json(&Record::Summary(Summary {
+            command: "lint",
+            files: Some(tally.files),
+            errors: Some(tally.errors),
+            warnings: Some(tally.warnings),
+            failed: tally.unreadable,
+            exit: status.code(),
+            ..Summary::default()
+        }))?;
+    } else if tally.files > 0 {
+        out.line(format_args!("{}", summary(&tally)))?;
+    }
+    Ok(status)
 }
 
 fn report(
@@ -63,14 +74,14 @@ fn report(
 ) -> std::io::Result<()> {
     let column = d.column(bytes);
     if json {
-        out.json(&[
-            ("path", json!(name)),
-            ("line", json!(d.line)),
-            ("column", json!(column)),
-            ("severity", json!(d.severity.as_str())),
-            ("code", json!(d.code.as_str())),
-            ("message", json!(d.message)),
-        ])
+        out.json(&Record::Problem(Problem {
+            path: name,
+            line: d.line,
+            column: column as u64,
+            severity: d.severity.as_str(),
+            code: d.code.as_str(),
+            message: &d.message,
+        }))
     } else {
         // Messages quote the file: escaped, so that a robots.txt cannot drive the terminal.
         out.line(format_args!(

@@ -11,6 +11,7 @@ mod input;
 mod lint;
 mod output;
 mod remote;
+mod schema;
 mod sitemap;
 #[cfg(feature = "fetch")]
 mod state;
@@ -69,8 +70,8 @@ Output: per origin, the robots.txt URL, then one line per version of the last 30
 first: `TIME[–LAST ×COUNT]  STATUS  OUTCOME  SIZE bytes  PROBLEMS  DIGEST` (times in UTC; a
 version is a run of fetches with the same result). The version the verdict comes from is
 followed by `in force: REASON`; then the verdict, the start of a failure run and the next
-fetch. With --json, JSON Lines: one {\"type\":\"version\",…} object per version, then one
-{\"type\":\"origin\",…} summary. Nothing is fetched.
+fetch. With --json, JSON Lines: one {\"type\":\"version\",…} record per version, then one
+{\"type\":\"origin\",…} record; a {\"type\":\"summary\",…} record last. Nothing is fetched.
 
 Exit status:
   0  every origin has a recorded history
@@ -82,8 +83,8 @@ For an emergency (the rules were fixed): fetches each origin's robots.txt now, w
 state says, and records it; a fetch that was running and started before is discarded.
 
 Output: per origin, the origin, then `result: STATUS OUTCOME`, `version: new (DIGEST)` or
-`same as before (N fetches since TIME)`, and the verdict now in force. --json: one object per
-origin, as `fetch` with \"origin\" first.
+`same as before (N fetches since TIME)`, and the verdict now in force. --json: as `fetch`, one
+{\"type\":\"fetch\",…} record per origin, then a summary.
 
 Exit status:
   0  every robots.txt fetched, or absent (4xx: everything allowed)
@@ -139,8 +140,9 @@ Exit status:
   2  a sitemap could not be read or fetched (the others are still linted), or a usage error";
 
 const SITEMAP_URLS_AFTER_HELP: &str = "\
-Output: `URL<TAB>LASTMOD` per entry (LASTMOD empty when absent); with --json one object per entry
-with everything read (images, videos, news, alternates). Problems are counted on standard error.
+Output: `URL<TAB>LASTMOD` per entry (LASTMOD empty when absent); with --json one record per entry
+with everything read (images, videos, news, alternates), then a summary. Problems are counted on
+standard error.
 
 Exit status:
   0  no errors
@@ -186,7 +188,7 @@ struct SitemapLintArgs {
         default_value = "Googlebot"
     )]
     agent: String,
-    /// Print JSON Lines: one object per problem, no summary.
+    /// Print JSON Lines: one record per problem, then a summary record.
     #[arg(long)]
     json: bool,
     /// Exit 1 on warnings too.
@@ -201,7 +203,7 @@ struct SitemapUrlsArgs {
     /// Sitemap files (gzip or not), `-` for standard input, or http(s) URLs.
     #[arg(value_name = "FILE|URL", required = true)]
     inputs: Vec<String>,
-    /// Print JSON Lines: one object per entry, with everything read.
+    /// Print JSON Lines: one record per entry, with everything read, then a summary record.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -224,7 +226,7 @@ struct SitemapDiscoverArgs {
     /// The most sitemaps fetched.
     #[arg(long, value_name = "N", default_value_t = 1_000)]
     max_sitemaps: usize,
-    /// Print JSON Lines: the robots.txt, then one object per sitemap.
+    /// Print JSON Lines: the robots.txt, one record per sitemap, then a summary record.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -254,7 +256,7 @@ struct LintArgs {
     /// robots.txt files to lint; `-` reads standard input.
     #[arg(value_name = "FILE", required = true)]
     files: Vec<PathBuf>,
-    /// Print JSON Lines: one object per problem, no summary.
+    /// Print JSON Lines: one record per problem, then a summary record.
     #[arg(long)]
     json: bool,
     /// Exit 1 on warnings too.
@@ -284,7 +286,7 @@ struct CheckArgs {
     /// standard input.
     #[arg(long, value_name = "FILE")]
     urls: Option<PathBuf>,
-    /// Print JSON Lines: one object per URL.
+    /// Print JSON Lines: one record per URL, then a summary record.
     #[arg(long)]
     json: bool,
     /// URLs (or paths such as `/a?b`) to check.
@@ -328,7 +330,7 @@ struct FetchArgs {
     /// URLs whose origins' robots.txt to fetch (each origin once).
     #[arg(value_name = "URL", required = true)]
     urls: Vec<String>,
-    /// Print JSON Lines: one object per origin.
+    /// Print JSON Lines: one record per origin, then a summary record.
     #[arg(long)]
     json: bool,
     /// Parsing mode.
@@ -346,7 +348,7 @@ struct HistoryArgs {
     /// URLs whose origins' history to show (each origin once).
     #[arg(value_name = "URL", required = true)]
     urls: Vec<String>,
-    /// Print JSON Lines: one object per version, then one per origin.
+    /// Print JSON Lines: one record per version and one per origin, then a summary record.
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -359,7 +361,7 @@ struct RecrawlArgs {
     /// URLs whose origins' robots.txt to fetch again (each origin once).
     #[arg(value_name = "URL", required = true)]
     urls: Vec<String>,
-    /// Print JSON Lines: one object per origin.
+    /// Print JSON Lines: one record per origin, then a summary record.
     #[arg(long)]
     json: bool,
     /// Parsing mode.
@@ -376,7 +378,7 @@ struct UrlArgs {
     /// Absolute http or https URLs.
     #[arg(value_name = "URL", required = true)]
     urls: Vec<String>,
-    /// Print JSON Lines: one object per URL.
+    /// Print JSON Lines: one record per URL, then a summary record.
     #[arg(long)]
     json: bool,
 }
@@ -392,13 +394,20 @@ enum Status {
     Failed,
 }
 
-impl From<Status> for ExitCode {
-    fn from(s: Status) -> ExitCode {
-        ExitCode::from(match s {
+impl Status {
+    /// The process's exit status, also printed in the JSON summary record.
+    fn code(self) -> u8 {
+        match self {
             Status::Clean => 0,
             Status::Findings => 1,
             Status::Failed => 2,
-        })
+        }
+    }
+}
+
+impl From<Status> for ExitCode {
+    fn from(s: Status) -> ExitCode {
+        ExitCode::from(s.code())
     }
 }
 

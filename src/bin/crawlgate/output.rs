@@ -1,11 +1,11 @@
-//! Where results go: buffered standard output (plain lines or JSON Lines) and `crawlgate: …`
-//! sentences on standard error.
+//! Where results go: buffered standard output (plain lines, or JSON Lines of `schema::Record`)
+//! and `crawlgate: …` sentences on standard error.
 
 use std::borrow::Cow;
 use std::fmt::{self, Display, Write as _};
 use std::io::{self, BufWriter, StdoutLock, Write};
 
-use serde_json::Value;
+use crate::schema::Record;
 
 /// Buffered standard output. Write errors keep their [`io::ErrorKind`] (so a closed pipe can be
 /// told apart) and say that standard output was being written.
@@ -28,20 +28,12 @@ impl Out {
             .map_err(write_error)
     }
 
-    /// Writes one JSON object as one line (JSON Lines), its fields in the order given
-    /// (`serde_json`'s own maps would sort them).
-    pub fn json(&mut self, fields: &[(&str, Value)]) -> io::Result<()> {
-        let mut line = Vec::with_capacity(128);
-        line.push(b'{');
-        for (i, (key, value)) in fields.iter().enumerate() {
-            if i > 0 {
-                line.push(b',');
-            }
-            serde_json::to_writer(&mut line, key)?;
-            line.push(b':');
-            serde_json::to_writer(&mut line, value)?;
-        }
-        line.extend_from_slice(b"}\n");
+    /// Writes one record as one line (JSON Lines): `"type"` first, then its fields in
+    /// declaration order (see `schema`).
+    pub fn json(&mut self, record: &Record<'_>) -> io::Result<()> {
+        let mut line = Vec::with_capacity(256);
+        serde_json::to_writer(&mut line, record)?;
+        line.push(b'\n');
         self.w.write_all(&line).map_err(write_error)
     }
 

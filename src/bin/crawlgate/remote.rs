@@ -8,7 +8,13 @@ use crate::{CheckArgs, FetchArgs, Status};
 use crawlgate::ProductToken;
 
 #[cfg(not(feature = "fetch"))]
-pub fn check(_: &CheckArgs, _: &ProductToken, _: &[String], _: &mut Out) -> anyhow::Result<Status> {
+pub fn check(
+    _: &CheckArgs,
+    _: &ProductToken,
+    _: &[String],
+    _: &mut Out,
+    _: &mut crate::check::Tally,
+) -> anyhow::Result<Status> {
     anyhow::bail!("--robots FILE is required: this build cannot fetch robots.txt (feature `fetch`)")
 }
 
@@ -18,11 +24,13 @@ pub fn fetch(_: &FetchArgs, _: &mut Out) -> anyhow::Result<Status> {
 }
 
 #[cfg(feature = "fetch")]
-pub use enabled::{cause, check, fetch, fetch_each, origins, runtime, FetchEach, Fetched};
+pub use enabled::{
+    cause, check, fetch, fetch_each, file_facts, origins, runtime, FetchEach, Fetched,
+};
 
 #[cfg(feature = "fetch")]
 mod enabled {
-    use std::collections::HashSet;
+    use std::collections::{HashMap, HashSet};
     use std::sync::Arc;
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -30,13 +38,16 @@ mod enabled {
     use crawlgate::fetch::{
         Answer, CacheOptions, FetchOptions, LocalError, RobotsCache, SystemClock,
     };
-    use crawlgate::policy::{Content, Judgement, OriginState, RobotsFile, VerdictReason, Version};
-    use crawlgate::{Origin, ProductToken};
-    use serde_json::json;
+    use crawlgate::policy::{
+        Content, Judgement, OriginState, PolicyOptions, RobotsFile, Verdict, VerdictReason, Version,
+    };
+    use crawlgate::{Origin, Parsed, ProductToken};
 
     use super::*;
+    use crate::check::{Rules, Tally};
     use crate::history::rfc3339;
     use crate::output::escape;
+    use crate::schema::{self, FileFacts, Record};
     use crate::state::{self, State};
     use crate::HttpArgs;
 
@@ -78,21 +89,21 @@ mod enabled {
         )?)
     }
 
-    /// The distinct origins of `urls`, in order; a URL without one is reported and makes the
-    /// status `Failed`.
-    pub fn origins(urls: &[String], out: &mut Out, status: &mut Status) -> Vec<Origin> {
+    /// The distinct origins of `urls`, in order, and how many URLs had none (each reported).
+    pub fn origins(urls: &[String], out: &mut Out) -> (Vec<Origin>, usize) {
         let mut origins: Vec<Origin> = Vec::new();
+        let mut bad = 0;
         for url in urls {
             match Origin::from_url(url) {
                 Ok(o) if !origins.contains(&o) => origins.push(o),
                 Ok(_) => {}
                 Err(e) => {
                     out.error(format_args!("{e}"));
-                    *status = Status::Failed;
+                    bad += 1;
                 }
             }
         }
-        origins
+        (origins, bad)
     }
 
     /// `crawlgate check` without `--robots`: answers from the crawl state, fetching an origin
@@ -102,6 +113,7 @@ mod enabled {
         token: &ProductToken,
         urls: &[String],
         out: &mut Out,
+        tally: &mut Tally,
     ) -> anyhow::Result<Status> {
         let user_agent = args
             .http
@@ -124,7 +136,7 @@ mod enabled {
             }
             // A failure here is reported by `finish`.
             let _ = cache.flush().await;
-            let result = check_all(&cache, args.json, token, urls, out).await;
+            let result = check_all(&cache, args.json, token, urls, out, tally).await;
             state::finish(&cache, &state, out).await;
             result
         })
@@ -136,8 +148,11 @@ mod enabled {
         token: &ProductToken,
         urls: &[String],
         out: &mut Out,
+        tally: &mut Tally,
     ) -> anyhow::Result<Status> {
         let mut status = Status::Clean;
+        // The verdict and rules of each origin, read once, for the JSON records.
+        let mut origins: HashMap<Origin, (Judgement, Option<Arc<Parsed>>)> = HashMap::new();
         for url in urls {
             match cache.check(token, url).await {
                 Ok(answer) => {
@@ -151,14 +166,38 @@ mod enabled {
                             "{}: not fetched: {e}; nothing was recorded",
                             answer.origin.robots_txt_url()
                         ));
+                        tally.failed += 1;
                         status = Status::Failed;
                     } else if !answer.allowed && status == Status::Clean {
                         status = Status::Findings;
                     }
-                    report(out, json, url, &answer)?;
+                    tally.add(answer.allowed);
+                    if json {
+                        if !origins.contains_key(&answer.origin) {
+                            let judgement = cache.judgement(&answer.origin).await;
+                            let rules = cache.rules(&answer.origin).await;
+                            origins.insert(answer.origin.clone(), (judgement, rules));
+                        }
+                        let (judgement, rules) = origins
+                            .get(&answer.origin)
+                            .map_or((None, None), |(j, r)| (Some(j), r.as_ref()));
+                        let robots_txt = answer.origin.robots_txt_url();
+                        let verdict = judgement.map(|j| j.verdict);
+                        out.json(&Record::Check(record(
+                            url,
+                            token,
+                            &answer,
+                            verdict,
+                            rules,
+                            &robots_txt,
+                        )))?;
+                    } else {
+                        report(out, url, &answer)?;
+                    }
                 }
                 Err(e) => {
                     out.error(format_args!("{e}"));
+                    tally.failed += 1;
                     status = Status::Failed;
                 }
             }
@@ -166,17 +205,53 @@ mod enabled {
         Ok(status)
     }
 
-    fn report(out: &mut Out, json: bool, url: &str, a: &Answer) -> std::io::Result<()> {
-        if json {
-            return out.json(&[
-                ("url", json!(url)),
-                ("allowed", json!(a.allowed)),
-                ("verdict", json!(a.reason.as_str())),
-                ("line", json!(a.rule.as_ref().map(|r| r.line))),
-                ("rule", json!(a.rule.as_ref().map(|r| r.text.as_str()))),
-                ("robots_txt", json!(a.origin.robots_txt_url())),
-            ]);
+    /// The `check` record of an answer from the crawl state: the same shape as with
+    /// `--robots`. [`Answer`] carries neither the verdict nor the group, so they come from the
+    /// origin's judgement and rules, read once per origin; while the verdict is `rules`, the
+    /// URL is matched against those rules as `--robots` would match it.
+    fn record<'a>(
+        url: &'a str,
+        token: &'a ProductToken,
+        a: &Answer,
+        verdict: Option<Verdict>,
+        rules: Option<&Arc<Parsed>>,
+        robots_txt: &'a str,
+    ) -> schema::Check<'a> {
+        let why = Rules {
+            reason: a.reason.as_str(),
+            reason_text: a.reason.to_string(),
+        };
+        if let (Some(Verdict::Rules), Some(parsed)) = (verdict, rules) {
+            let d = parsed.robots.check(token, url);
+            let mut r = crate::check::record(url, token, &d, robots_txt, why);
+            // The engine's answer is the one the exit status follows.
+            r.allowed = a.allowed;
+            return r;
         }
+        // The verdict decided (or the rules could not be read back: nothing but robots.txt
+        // is allowed until they are).
+        let verdict = verdict.unwrap_or(Verdict::DisallowAll);
+        let decided_by = if a.allowed && verdict != Verdict::AllowAll {
+            "robots-txt"
+        } else {
+            "policy"
+        };
+        schema::Check {
+            url,
+            agent: token.as_str(),
+            allowed: a.allowed,
+            decided_by,
+            line: a.rule.as_ref().map(|r| r.line),
+            rule: a.rule.as_ref().map(|r| r.text.clone()),
+            group: None,
+            robots_txt,
+            verdict: verdict.as_str(),
+            reason: why.reason,
+            reason_text: why.reason_text,
+        }
+    }
+
+    fn report(out: &mut Out, url: &str, a: &Answer) -> std::io::Result<()> {
         let url = escape(url);
         match (a.allowed, &a.rule) {
             (true, _) => out.line(format_args!("allowed\t{url}")),
@@ -247,17 +322,6 @@ mod enabled {
             })
         }
 
-        /// The file's size: what was read, or for a file cut at the limit, the size the server
-        /// declared (`None` when it did not).
-        pub fn size(&self) -> Option<u64> {
-            let f = self.file()?;
-            if f.cut {
-                f.declared_size
-            } else {
-                Some(f.size)
-            }
-        }
-
         /// `1234 bytes`; for a file cut at the limit, `2600000 bytes, cut: only the first
         /// 512000 are read` or `more than 512000 bytes, cut`.
         pub fn size_text(&self) -> String {
@@ -291,33 +355,44 @@ mod enabled {
             }
         }
 
-        /// The JSON fields `fetch` and `recrawl` print (those of `fetch` before the state
-        /// existed first, so that readers of them keep working).
-        pub fn json_fields(&self) -> Vec<(&'static str, serde_json::Value)> {
+        /// The record `fetch` and `recrawl` print.
+        pub fn record(&self) -> schema::Fetch {
             let v = self.version.as_ref();
-            let file = self.file();
-            vec![
-                ("robots_txt", json!(self.origin.robots_txt_url())),
-                ("status", json!(v.and_then(|v| v.status))),
-                ("outcome", json!(self.outcome())),
-                ("cause", json!(self.cause())),
-                ("final_url", json!(v.map(|v| v.final_url.as_str()))),
-                ("redirects", json!(v.map_or(0, |v| v.redirects))),
-                (
-                    "size",
-                    json!(if file.is_some() { self.size() } else { Some(0) }),
-                ),
-                ("bytes_read", json!(file.map_or(0, |f| f.size))),
-                ("cut", json!(file.is_some_and(|f| f.cut))),
-                ("errors", json!(file.map_or(0, |f| f.errors))),
-                ("warnings", json!(file.map_or(0, |f| f.warnings))),
-                ("problems", json!(self.codes)),
-                ("verdict", json!(self.judgement.verdict.as_str())),
-                ("reason", json!(self.judgement.reason.to_string())),
-                ("digest", json!(file.map(|f| f.digest.to_string()))),
-                ("new_version", json!(self.new_version)),
-                ("next_due", json!(self.next_due.map(rfc3339))),
-            ]
+            schema::Fetch {
+                origin: self.origin.to_string(),
+                robots_txt: self.origin.robots_txt_url(),
+                status: v.and_then(|v| v.status),
+                outcome: self.outcome(),
+                cause: self.cause(),
+                final_url: v.map(|v| v.final_url.clone()),
+                redirects: v.map_or(0, |v| v.redirects),
+                file: file_facts(self.file()),
+                codes: self.codes.clone(),
+                verdict: self.judgement.verdict.as_str(),
+                reason: self.judgement.reason.as_str(),
+                reason_text: self.judgement.reason.to_string(),
+                new_version: self.new_version,
+                next_due: self.next_due.map(rfc3339),
+            }
+        }
+    }
+
+    /// A fetched file's facts as `fetch` and `history` print them; a result that is not a
+    /// file has size 0 and nothing else.
+    pub fn file_facts(file: Option<&RobotsFile>) -> FileFacts {
+        let Some(f) = file else {
+            return FileFacts {
+                size: Some(0),
+                ..FileFacts::default()
+            };
+        };
+        FileFacts {
+            size: if f.cut { f.declared_size } else { Some(f.size) },
+            bytes_read: f.size,
+            cut: f.cut,
+            errors: f.errors,
+            warnings: f.warnings,
+            digest: Some(f.digest.to_string()),
         }
     }
 
@@ -392,6 +467,7 @@ mod enabled {
             state: &args.state,
             urls: &args.urls,
             json: args.json,
+            command: "fetch",
         };
         fetch_each(&request, out, report_fetch)
     }
@@ -403,6 +479,8 @@ mod enabled {
         pub state: &'a crate::StateArgs,
         pub urls: &'a [String],
         pub json: bool,
+        /// The command's name in the JSON summary.
+        pub command: &'static str,
     }
 
     /// Fetches each origin now (a recrawl: whatever the state says), records it, and shows it
@@ -418,40 +496,58 @@ mod enabled {
             .clone()
             .unwrap_or_else(|| FetchOptions::default().user_agent);
         let options = fetch_options(request.http, user_agent, request.mode.into())?;
-        let mut status = Status::Clean;
-        let origins = origins(request.urls, out, &mut status);
-        if origins.is_empty() {
-            // Every URL was bad (and reported): no state to open.
-            return Ok(status);
-        }
-        runtime()?.block_on(async {
-            let state = state::open(request.state, true).await?;
-            let cache = engine(options, &state)?;
-            let result = async {
-                for origin in &origins {
-                    let fetched = fetch_now(&cache, origin).await;
-                    if let Some(e) = &fetched.local {
-                        out.error(format_args!(
-                            "{}: not fetched: {e}; nothing was recorded",
-                            origin.robots_txt_url()
-                        ));
-                        status = Status::Failed;
-                    } else if fetched.unreachable() && status == Status::Clean {
-                        status = Status::Findings;
+        let (origins, bad) = origins(request.urls, out);
+        let mut failed = bad;
+        let mut unreachable = 0;
+        // Every URL bad (and reported): no state to open.
+        if !origins.is_empty() {
+            runtime()?.block_on(async {
+                let state = state::open(request.state, true).await?;
+                let cache = engine(options, &state)?;
+                let result = async {
+                    for origin in &origins {
+                        let fetched = fetch_now(&cache, origin).await;
+                        if let Some(e) = &fetched.local {
+                            out.error(format_args!(
+                                "{}: not fetched: {e}; nothing was recorded",
+                                origin.robots_txt_url()
+                            ));
+                            failed += 1;
+                        } else if fetched.unreachable() {
+                            unreachable += 1;
+                        }
+                        report(out, request.json, &fetched)?;
                     }
-                    report(out, request.json, &fetched)?;
+                    anyhow::Ok(())
                 }
-                anyhow::Ok(status)
-            }
-            .await;
-            state::finish(&cache, &state, out).await;
-            result
-        })
+                .await;
+                state::finish(&cache, &state, out).await;
+                result
+            })?;
+        }
+        let status = if failed > 0 {
+            Status::Failed
+        } else if unreachable > 0 {
+            Status::Findings
+        } else {
+            Status::Clean
+        };
+        if request.json {
+            out.json(&Record::Summary(schema::Summary {
+                command: request.command,
+                origins: Some(origins.len()),
+                unreachable: Some(unreachable),
+                failed,
+                exit: status.code(),
+                ..schema::Summary::default()
+            }))?;
+        }
+        Ok(status)
     }
 
     fn report_fetch(out: &mut Out, json: bool, f: &Fetched) -> std::io::Result<()> {
         if json {
-            return out.json(&f.json_fields());
+            return out.json(&Record::Fetch(f.record()));
         }
         let v = f.version.as_ref();
         let file = f.file();
@@ -490,10 +586,23 @@ mod enabled {
             plural(warnings)
         ))?;
         out.line(format_args!("  version:   {}", f.version_text()))?;
+        // The cause is on the outcome line already: the verdict says only what follows from it.
+        let reason = match &f.judgement.reason {
+            VerdictReason::Unreachable { since, .. } => format!(
+                "robots.txt unreachable since {}: crawling stopped until {}",
+                rfc3339(*since),
+                rfc3339(*since + PolicyOptions::default().stop_period)
+            ),
+            other => other.to_string(),
+        };
         out.line(format_args!(
             "  verdict:   {} ({})",
             f.judgement.verdict.as_str(),
-            escape(&f.judgement.reason.to_string())
-        ))
+            escape(&reason)
+        ))?;
+        match f.next_due {
+            Some(due) => out.line(format_args!("  next:      {}", rfc3339(due))),
+            None => Ok(()),
+        }
     }
 }

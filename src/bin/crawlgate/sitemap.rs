@@ -6,9 +6,9 @@ use std::io::Read;
 use anyhow::Context;
 use crawlgate::sitemap::{CrossCheck, Diagnostic, Entry, Item, Reader, Scope};
 use crawlgate::{ProductToken, Robots, Severity};
-use serde_json::{json, Value};
 
 use crate::output::{escape, plural, problems, Out};
+use crate::schema::{self, Problem, Record, Summary};
 use crate::{SitemapDiscoverArgs, SitemapLintArgs, SitemapUrlsArgs, Status};
 
 /// Counts over all sitemaps read.
@@ -26,6 +26,20 @@ impl Tally {
         match d.severity {
             Severity::Error => self.errors += 1,
             Severity::Warning => self.warnings += 1,
+        }
+    }
+
+    /// The JSON summary of `sitemap lint` and `sitemap urls`.
+    fn record(&self, command: &'static str, status: Status) -> Summary {
+        Summary {
+            command,
+            sitemaps: Some(self.files),
+            entries: Some(self.entries),
+            errors: Some(self.errors),
+            warnings: Some(self.warnings),
+            failed: self.unreadable,
+            exit: status.code(),
+            ..Summary::default()
         }
     }
 
@@ -176,16 +190,19 @@ pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
             }
         }
     }
-    if !args.json && tally.files > 0 {
-        out.line(format_args!("{}", tally.summary()))?;
-    }
-    Ok(if tally.unreadable > 0 {
+    let status = if tally.unreadable > 0 {
         Status::Failed
     } else if tally.errors > 0 || (args.deny_warnings && tally.warnings > 0) {
         Status::Findings
     } else {
         Status::Clean
-    })
+    };
+    if args.json {
+        out.json(&Record::Summary(tally.record("sitemap lint", status)))?;
+    } else if tally.files > 0 {
+        out.line(format_args!("{}", tally.summary()))?;
+    }
+    Ok(status)
 }
 
 fn report(out: &mut Out, json: bool, name: &str, d: &Diagnostic) -> std::io::Result<()> {
@@ -200,14 +217,7 @@ fn report_indented(
     d: &Diagnostic,
 ) -> std::io::Result<()> {
     if json {
-        out.json(&[
-            ("path", json!(name)),
-            ("line", json!(d.line())),
-            ("column", json!(d.column())),
-            ("severity", json!(d.severity.as_str())),
-            ("code", json!(d.code.as_str())),
-            ("message", json!(d.message)),
-        ])
+        out.json(&Record::Problem(problem(name, d)))
     } else {
         out.line(format_args!(
             "{indent}{name}:{}:{}: {}[{}]: {}",
@@ -217,6 +227,18 @@ fn report_indented(
             d.code.as_str(),
             d.message
         ))
+    }
+}
+
+/// A sitemap diagnostic in the shape every problem has.
+fn problem<'a>(name: &'a str, d: &'a Diagnostic) -> Problem<'a> {
+    Problem {
+        path: name,
+        line: d.line(),
+        column: u64::from(d.column()),
+        severity: d.severity.as_str(),
+        code: d.code.as_str(),
+        message: &d.message,
     }
 }
 
@@ -236,7 +258,7 @@ pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
                 Item::Entry(e) => {
                     tally.entries += 1;
                     if args.json {
-                        out.json(&entry_json(input.name(), &e))?;
+                        out.json(&Record::Entry(entry_record(input.name(), &e)))?;
                     } else {
                         out.line(format_args!(
                             "{}\t{}",
@@ -262,75 +284,93 @@ pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
             ));
         }
     }
-    Ok(if tally.unreadable > 0 {
+    let status = if tally.unreadable > 0 {
         Status::Failed
     } else if tally.errors > 0 {
         Status::Findings
     } else {
         Status::Clean
-    })
+    };
+    if args.json {
+        out.json(&Record::Summary(tally.record("sitemap urls", status)))?;
+    }
+    Ok(status)
 }
 
 /// Everything about an entry, for `urls --json`.
-fn entry_json(name: &str, e: &Entry) -> Vec<(&'static str, Value)> {
-    let images: Vec<Value> = e.images.iter().map(|i| json!({ "loc": i.loc })).collect();
-    let videos: Vec<Value> = e
+fn entry_record<'a>(name: &'a str, e: &'a Entry) -> schema::Entry<'a> {
+    let videos = e
         .videos
         .iter()
-        .map(|v| {
-            json!({
-                "thumbnail_loc": v.thumbnail_loc,
-                "title": v.title,
-                "description": v.description,
-                "content_loc": v.content_loc,
-                "player_loc": v.player_loc,
-                "duration": v.duration,
-                "expiration_date": v.expiration_date,
-                "rating": v.rating,
-                "view_count": v.view_count,
-                "publication_date": v.publication_date,
-                "family_friendly": v.family_friendly,
-                "restriction": v.restriction.as_ref().map(|r| json!({
-                    "relationship": relationship(r.relationship), "countries": r.values })),
-                "platform": v.platform.as_ref().map(|r| json!({
-                    "relationship": relationship(r.relationship), "platforms": r.values })),
-                "requires_subscription": v.requires_subscription,
-                "uploader": v.uploader.as_ref().map(|u| json!({ "name": u.name, "info": u.info })),
-                "live": v.live,
-                "tags": v.tags,
-                "category": v.category,
-                "prices": v.prices.iter().map(|p| json!({
-                    "amount": p.amount, "currency": p.currency, "type": p.kind,
-                    "resolution": p.resolution })).collect::<Vec<_>>(),
+        .map(|v| schema::Video {
+            thumbnail_loc: &v.thumbnail_loc,
+            title: &v.title,
+            description: &v.description,
+            content_loc: v.content_loc.as_deref(),
+            player_loc: v.player_loc.as_deref(),
+            duration: v.duration,
+            expiration_date: v.expiration_date.as_deref(),
+            rating: v.rating,
+            view_count: v.view_count,
+            publication_date: v.publication_date.as_deref(),
+            family_friendly: v.family_friendly,
+            restriction: v.restriction.as_ref().map(|r| schema::Restriction {
+                relationship: relationship(r.relationship),
+                countries: &r.values,
+            }),
+            platform: v.platform.as_ref().map(|r| schema::Platform {
+                relationship: relationship(r.relationship),
+                platforms: &r.values,
+            }),
+            requires_subscription: v.requires_subscription,
+            uploader: v.uploader.as_ref().map(|u| schema::Uploader {
+                name: &u.name,
+                info: u.info.as_deref(),
+            }),
+            live: v.live,
+            tags: &v.tags,
+            category: v.category.as_deref(),
+            prices: v
+                .prices
+                .iter()
+                .map(|p| schema::Price {
+                    amount: &p.amount,
+                    currency: p.currency.as_deref(),
+                    kind: p.kind.as_deref(),
+                    resolution: p.resolution.as_deref(),
+                })
+                .collect(),
+        })
+        .collect();
+    schema::Entry {
+        path: name,
+        line: e.position.line,
+        column: e.position.column,
+        loc: &e.loc,
+        lastmod: e.lastmod.as_deref(),
+        changefreq: e.changefreq.as_deref(),
+        priority: e.priority.as_deref(),
+        images: e
+            .images
+            .iter()
+            .map(|i| schema::Image { loc: &i.loc })
+            .collect(),
+        videos,
+        news: e.news.as_ref().map(|n| schema::News {
+            publication_name: &n.publication_name,
+            publication_language: &n.publication_language,
+            publication_date: &n.publication_date,
+            title: &n.title,
+        }),
+        alternates: e
+            .alternates
+            .iter()
+            .map(|a| schema::Alternate {
+                hreflang: &a.hreflang,
+                href: &a.href,
             })
-        })
-        .collect();
-    let news = e.news.as_ref().map(|n| {
-        json!({
-            "publication_name": n.publication_name,
-            "publication_language": n.publication_language,
-            "publication_date": n.publication_date,
-            "title": n.title,
-        })
-    });
-    let alternates: Vec<Value> = e
-        .alternates
-        .iter()
-        .map(|a| json!({ "hreflang": a.hreflang, "href": a.href }))
-        .collect();
-    vec![
-        ("path", json!(name)),
-        ("line", json!(e.position.line)),
-        ("column", json!(e.position.column)),
-        ("loc", json!(e.loc)),
-        ("lastmod", json!(e.lastmod)),
-        ("changefreq", json!(e.changefreq)),
-        ("priority", json!(e.priority)),
-        ("images", json!(images)),
-        ("videos", json!(videos)),
-        ("news", json!(news)),
-        ("alternates", json!(alternates)),
-    ]
+            .collect(),
+    }
 }
 
 fn relationship(r: crawlgate::sitemap::Relationship) -> &'static str {
@@ -355,11 +395,11 @@ mod remote_sitemaps {
     use crawlgate::sitemap::discover::{SitemapReport, WalkOptions};
     use crawlgate::sitemap::{Code, Diagnostic};
     use crawlgate::{Origin, ProductToken, Robots};
-    use serde_json::json;
 
-    use super::report_indented;
+    use super::{problem, report_indented};
     use crate::output::plural;
     use crate::output::Out;
+    use crate::schema::{self, Record, Summary};
     use crate::{HttpArgs, SitemapDiscoverArgs, Status};
 
     /// A fetcher and a runtime, made on first use (file-only runs never start either).
@@ -497,13 +537,13 @@ mod remote_sitemaps {
         };
         let announced = announced_at.len();
         if args.json {
-            out.json(&[
-                ("robots_url", json!(robots.url)),
-                ("status", json!(robots.status)),
-                ("outcome", json!(robots.outcome.as_str())),
-                ("announced", json!(announced)),
-                ("skipped", json!(found.skipped)),
-            ])?;
+            out.json(&Record::RobotsTxt(schema::RobotsTxt {
+                robots_txt: &robots.url,
+                status: robots.status,
+                outcome: robots.outcome.as_str(),
+                announced,
+                skipped: found.skipped,
+            }))?;
         } else {
             out.line(format_args!(
                 "{}\t{status}\t{}\t{} announced",
@@ -512,36 +552,32 @@ mod remote_sitemaps {
                 plural(announced, "sitemap", "sitemaps")
             ))?;
         }
-        let mut errors = 0;
+        let (mut errors, mut warnings, mut entries, mut failed) = (0, 0, 0, 0);
         for s in &found.sitemaps {
             errors += s.errors;
+            warnings += s.warnings;
+            entries += s.entries;
+            failed += usize::from(s.fetch_error.is_some());
             let format = s.format.map_or("-", |f| f.as_str());
             if args.json {
-                let diagnostics: Vec<_> = s
+                let homes: Vec<(&str, Diagnostic)> = s
                     .diagnostics
                     .iter()
-                    .map(|d| {
-                        let (path, d) = home(s, d, &robots.url, &announced_at);
-                        json!({
-                            "path": path, "line": d.line(), "column": d.column(),
-                            "severity": d.severity.as_str(), "code": d.code.as_str(),
-                            "message": d.message,
-                        })
-                    })
+                    .map(|d| home(s, d, &robots.url, &announced_at))
                     .collect();
-                out.json(&[
-                    ("url", json!(s.url)),
-                    ("parent", json!(s.parent)),
-                    ("depth", json!(s.depth)),
-                    ("format", json!(s.format.map(|f| f.as_str()))),
-                    ("size", json!(s.size)),
-                    ("entries", json!(s.entries)),
-                    ("errors", json!(s.errors)),
-                    ("warnings", json!(s.warnings)),
-                    ("fetch_error", json!(s.fetch_error)),
-                    ("diagnostics", json!(diagnostics)),
-                    ("omitted", json!(s.omitted())),
-                ])?;
+                out.json(&Record::Sitemap(schema::Sitemap {
+                    url: &s.url,
+                    parent: s.parent.as_deref(),
+                    depth: s.depth,
+                    format: s.format.map(|f| f.as_str()),
+                    size: s.size,
+                    entries: s.entries,
+                    errors: s.errors,
+                    warnings: s.warnings,
+                    fetch_error: s.fetch_error.as_deref(),
+                    problems: homes.iter().map(|(path, d)| problem(path, d)).collect(),
+                    omitted: s.omitted(),
+                }))?;
             } else {
                 let indent = if s.depth > 0 { "  " } else { "" };
                 out.line(format_args!(
@@ -567,11 +603,28 @@ mod remote_sitemaps {
                 args.max_sitemaps
             ))?;
         }
-        Ok(match &robots.outcome {
-            FetchOutcome::Unreachable(_) => Status::Failed,
+        let unreachable = matches!(robots.outcome, FetchOutcome::Unreachable(_));
+        // robots.txt itself counts among the inputs that could not be used.
+        failed += usize::from(unreachable);
+        let status = match &robots.outcome {
+            _ if unreachable => Status::Failed,
             _ if errors > 0 => Status::Findings,
             _ => Status::Clean,
-        })
+        };
+        if args.json {
+            out.json(&Record::Summary(Summary {
+                command: "sitemap discover",
+                sitemaps: Some(found.sitemaps.len()),
+                entries: Some(entries),
+                errors: Some(errors),
+                warnings: Some(warnings),
+                skipped: Some(found.skipped),
+                failed,
+                exit: status.code(),
+                ..Summary::default()
+            }))?;
+        }
+        Ok(status)
     }
 }
 

@@ -1,23 +1,37 @@
 //! `crawlgate url`: the robots.txt URL of each URL's origin.
 
-use serde_json::json;
-
 use crate::output::Out;
+use crate::schema::{Record, RobotsTxtUrl, Summary};
 use crate::{Status, UrlArgs};
 
 pub fn run(args: &UrlArgs, out: &mut Out) -> anyhow::Result<Status> {
-    let mut status = Status::Clean;
+    let mut failed = 0;
     for url in &args.urls {
         match crawlgate::robots_txt_url(url) {
-            Ok(robots) if args.json => {
-                out.json(&[("url", json!(url)), ("robots_txt", json!(robots))])?
-            }
+            Ok(robots) if args.json => out.json(&Record::RobotsTxtUrl(RobotsTxtUrl {
+                url,
+                robots_txt: &robots,
+            }))?,
             Ok(robots) => out.line(format_args!("{robots}"))?,
             Err(e) => {
                 out.error(e);
-                status = Status::Failed;
+                failed += 1;
             }
         }
+    }
+    let status = if failed > 0 {
+        Status::Failed
+    } else {
+        Status::Clean
+    };
+    if args.json {
+        out.json(&Record::Summary(Summary {
+            command: "url",
+            urls: Some(args.urls.len() - failed),
+            failed,
+            exit: status.code(),
+            ..Summary::default()
+        }))?;
     }
     Ok(status)
 }

@@ -1,0 +1,308 @@
+//! The JSON every command prints with `--json`: JSON Lines, one [`Record`] per line, its
+//! `"type"` first and then its fields in the order they are declared here (serde keeps a
+//! struct's order, where `serde_json`'s maps would sort keys). The README's "JSON output"
+//! section documents each record; `tests/cli_snapshots.rs` pins them byte for byte.
+//!
+//! One vocabulary across commands, so that a reader written for one command reads the others:
+//! `robots_txt` is always where the rules came from (a robots.txt URL, or the `--robots` input
+//! as named), `verdict` always the origin's verdict word (`rules`, `allow-all`,
+//! `disallow-all`), `reason` always the machine word for why and `reason_text` the sentence,
+//! and a problem always has the [`Problem`] shape, on its own line or nested in a sitemap.
+//! Every command ends with one [`Summary`], so a consumer can tell a clean run from a cut one.
+// Without the `fetch` feature the records of the fetching commands are never built.
+#![cfg_attr(not(feature = "fetch"), allow(dead_code))]
+
+use serde::Serialize;
+
+/// One line of `--json` output.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+pub enum Record<'a> {
+    /// A diagnostic of a robots.txt (`lint`) or a sitemap (`sitemap lint`).
+    Problem(Problem<'a>),
+    /// One URL answered (`check`).
+    Check(Check<'a>),
+    /// One URL's robots.txt URL (`url`).
+    RobotsTxtUrl(RobotsTxtUrl<'a>),
+    /// One origin fetched now (`fetch`, `recrawl`).
+    Fetch(Fetch),
+    /// One recorded version of an origin's robots.txt (`history`).
+    Version(Version),
+    /// An origin's verdict from the state, after its versions (`history`).
+    Origin(Origin),
+    /// One sitemap entry with everything read (`sitemap urls`).
+    Entry(Entry<'a>),
+    /// The robots.txt a discovery started from (`sitemap discover`).
+    RobotsTxt(RobotsTxt<'a>),
+    /// One sitemap discovered, with its problems (`sitemap discover`).
+    Sitemap(Sitemap<'a>),
+    /// The last line of every command.
+    Summary(Summary),
+}
+
+/// A problem, with the same fields for robots.txt files and sitemaps.
+#[derive(Debug, Serialize)]
+pub struct Problem<'a> {
+    /// The input as named: a path, a URL, or `<stdin>`.
+    pub path: &'a str,
+    pub line: u32,
+    /// In characters, from 1.
+    pub column: u64,
+    /// `error` or `warning`.
+    pub severity: &'static str,
+    /// The stable kebab-case code.
+    pub code: &'static str,
+    pub message: &'a str,
+}
+
+/// `check`: the same shape with `--robots` and without.
+#[derive(Debug, Serialize)]
+pub struct Check<'a> {
+    pub url: &'a str,
+    /// The product token matched against `user-agent` lines (`--agent` read as a token).
+    pub agent: &'a str,
+    pub allowed: bool,
+    /// `rule`, `no-matching-rule`, `no-group`, `robots-txt` (the path is `/robots.txt`,
+    /// always allowed) or `policy` (the verdict is not `rules`: the failure rules decided).
+    pub decided_by: &'static str,
+    /// The deciding rule's line and text, when a rule decided.
+    pub line: Option<u32>,
+    pub rule: Option<String>,
+    /// `token`, `star` or `none` when rules were matched; `null` when the verdict decided.
+    pub group: Option<&'static str>,
+    pub robots_txt: &'a str,
+    pub verdict: &'static str,
+    pub reason: &'static str,
+    pub reason_text: String,
+}
+
+/// `url`.
+#[derive(Debug, Serialize)]
+pub struct RobotsTxtUrl<'a> {
+    pub url: &'a str,
+    pub robots_txt: &'a str,
+}
+
+/// What a robots.txt file is, as a fetch and a history version both show it. A result that
+/// is not a file (404, unreachable) has size 0, no problems and no digest.
+#[derive(Debug, Default, Serialize)]
+pub struct FileFacts {
+    /// The file's size: read, or for a file cut at the limit the size the server declared
+    /// (`null` when it declared none).
+    pub size: Option<u64>,
+    /// The bytes actually read (one past the limit for a cut file).
+    pub bytes_read: u64,
+    pub cut: bool,
+    pub errors: u32,
+    pub warnings: u32,
+    /// The SHA-256 of the body, in hex.
+    pub digest: Option<String>,
+}
+
+/// `fetch` and `recrawl`: one origin's robots.txt fetched now.
+#[derive(Debug, Serialize)]
+pub struct Fetch {
+    pub origin: String,
+    pub robots_txt: String,
+    pub status: Option<u16>,
+    /// `fetched`, `not-modified`, `not-found`, `unreachable`, `local-failure`, `not-recorded`.
+    pub outcome: &'static str,
+    pub cause: Option<String>,
+    pub final_url: Option<String>,
+    pub redirects: u8,
+    #[serde(flatten)]
+    pub file: FileFacts,
+    /// The codes of the file's problems, each once, in the order first found.
+    pub codes: Vec<&'static str>,
+    pub verdict: &'static str,
+    pub reason: &'static str,
+    pub reason_text: String,
+    pub new_version: bool,
+    pub next_due: Option<String>,
+}
+
+/// `history`: one version (a run of fetches with the same result).
+#[derive(Debug, Serialize)]
+pub struct Version {
+    pub origin: String,
+    pub robots_txt: String,
+    pub first_at: String,
+    pub last_at: String,
+    pub count: u32,
+    pub status: Option<u16>,
+    pub outcome: &'static str,
+    pub cause: Option<String>,
+    pub final_url: String,
+    pub redirects: u8,
+    #[serde(flatten)]
+    pub file: FileFacts,
+    /// The verdict comes from this version.
+    pub in_force: bool,
+}
+
+/// `history`: the origin's verdict now, after its versions.
+#[derive(Debug, Serialize)]
+pub struct Origin {
+    pub origin: String,
+    pub robots_txt: String,
+    pub verdict: &'static str,
+    pub reason: &'static str,
+    pub reason_text: String,
+    /// The digest of the file whose rules are in force (`null` unless the verdict is `rules`).
+    pub digest: Option<String>,
+    pub failing_since: Option<String>,
+    pub next_due: Option<String>,
+    pub dormant: bool,
+}
+
+/// `sitemap urls`: an entry with everything read.
+#[derive(Debug, Serialize)]
+pub struct Entry<'a> {
+    pub path: &'a str,
+    pub line: u32,
+    pub column: u32,
+    pub loc: &'a str,
+    pub lastmod: Option<&'a str>,
+    pub changefreq: Option<&'a str>,
+    pub priority: Option<&'a str>,
+    pub images: Vec<Image<'a>>,
+    pub videos: Vec<Video<'a>>,
+    pub news: Option<News<'a>>,
+    pub alternates: Vec<Alternate<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Image<'a> {
+    pub loc: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Video<'a> {
+    pub thumbnail_loc: &'a str,
+    pub title: &'a str,
+    pub description: &'a str,
+    pub content_loc: Option<&'a str>,
+    pub player_loc: Option<&'a str>,
+    pub duration: Option<u32>,
+    pub expiration_date: Option<&'a str>,
+    pub rating: Option<f32>,
+    pub view_count: Option<u64>,
+    pub publication_date: Option<&'a str>,
+    pub family_friendly: Option<bool>,
+    pub restriction: Option<Restriction<'a>>,
+    pub platform: Option<Platform<'a>>,
+    pub requires_subscription: Option<bool>,
+    pub uploader: Option<Uploader<'a>>,
+    pub live: Option<bool>,
+    pub tags: &'a [String],
+    pub category: Option<&'a str>,
+    pub prices: Vec<Price<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Restriction<'a> {
+    /// `allow` or `deny`.
+    pub relationship: &'static str,
+    pub countries: &'a [String],
+}
+
+#[derive(Debug, Serialize)]
+pub struct Platform<'a> {
+    /// `allow` or `deny`.
+    pub relationship: &'static str,
+    pub platforms: &'a [String],
+}
+
+#[derive(Debug, Serialize)]
+pub struct Uploader<'a> {
+    pub name: &'a str,
+    pub info: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Price<'a> {
+    pub amount: &'a str,
+    pub currency: Option<&'a str>,
+    #[serde(rename = "type")]
+    pub kind: Option<&'a str>,
+    pub resolution: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct News<'a> {
+    pub publication_name: &'a str,
+    pub publication_language: &'a str,
+    pub publication_date: &'a str,
+    pub title: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Alternate<'a> {
+    pub hreflang: &'a str,
+    pub href: &'a str,
+}
+
+/// `sitemap discover`: the robots.txt the walk started from.
+#[derive(Debug, Serialize)]
+pub struct RobotsTxt<'a> {
+    pub robots_txt: &'a str,
+    pub status: Option<u16>,
+    pub outcome: &'static str,
+    /// `Sitemap:` lines in it.
+    pub announced: usize,
+    /// Sitemaps not fetched (`--max-sitemaps`).
+    pub skipped: usize,
+}
+
+/// `sitemap discover`: one sitemap, in walk order.
+#[derive(Debug, Serialize)]
+pub struct Sitemap<'a> {
+    pub url: &'a str,
+    /// The index that lists it; `null` when robots.txt announces it.
+    pub parent: Option<&'a str>,
+    pub depth: u8,
+    pub format: Option<&'static str>,
+    pub size: usize,
+    pub entries: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    pub fetch_error: Option<&'a str>,
+    pub problems: Vec<Problem<'a>>,
+    /// Problems counted but not listed.
+    pub omitted: usize,
+}
+
+/// The last record of every command. Only the counts that mean something for the command are
+/// present (see the README); `exit` is the status the process returns.
+#[derive(Debug, Default, Serialize)]
+pub struct Summary {
+    /// The command: `lint`, `check`, `url`, `fetch`, `history`, `recrawl`, `sitemap lint`,
+    /// `sitemap urls`, `sitemap discover`.
+    pub command: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sitemaps: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub urls: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub origins: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entries: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disallowed: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreachable: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<usize>,
+    /// Inputs that could not be used, each reported on standard error: unreadable files, bad
+    /// URLs, failed fetches.
+    pub failed: usize,
+    pub exit: u8,
+}
