@@ -825,3 +825,29 @@ fn sitemap_urls_escapes_the_urls_it_prints() {
         "{out}"
     );
 }
+
+#[test]
+fn unreadable_inputs_are_one_sentence_in_words() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path().to_str().expect("UTF-8 path");
+    for args in [
+        vec!["lint", dir],
+        vec!["check", "--agent", "bot", "--robots", dir, "/x"],
+    ] {
+        let o = run(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert_eq!(
+            stderr(&o),
+            format!("crawlgate: cannot read {dir}: it is a directory\n"),
+            "{args:?}"
+        );
+    }
+    let o = run(&["lint", "https://example.com/robots.txt"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("crawlgate: cannot read https://example.com/robots.txt: no such file (https://example.com/robots.txt is a URL: this command reads files and `-`;"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}

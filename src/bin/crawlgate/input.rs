@@ -5,7 +5,6 @@ use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 
 /// The most bytes read from one input: far past any robots.txt limit, but a bound, so that
 /// `/dev/zero` or an endless pipe is an error rather than a hang.
@@ -39,7 +38,8 @@ impl Source {
         }
     }
 
-    /// All the bytes, up to [`MAX_INPUT`]. The error reads `cannot read NAME: <why>`.
+    /// All the bytes, up to [`MAX_INPUT`]. The error reads `cannot read NAME: <why>`, in words
+    /// ("it is a directory", "no such file"), not an OS error number.
     pub fn read(&self) -> anyhow::Result<Vec<u8>> {
         let mut buf = Vec::new();
         let read = match self {
@@ -48,10 +48,25 @@ impl Source {
                 .take(MAX_INPUT + 1)
                 .read_to_end(&mut buf),
             Source::File(p) => {
+                if p.is_dir() {
+                    anyhow::bail!("cannot read {}: it is a directory", self.name());
+                }
                 std::fs::File::open(p).and_then(|f| f.take(MAX_INPUT + 1).read_to_end(&mut buf))
             }
         };
-        read.with_context(|| format!("cannot read {}", self.name()))?;
+        if let Err(e) = read {
+            let name = self.name();
+            let why = match e.kind() {
+                std::io::ErrorKind::NotFound if name.contains("://") => format!(
+                    "no such file ({name} is a URL: this command reads files and `-`; \
+                     `curl -s URL | crawlgate … -` reads a live one)"
+                ),
+                std::io::ErrorKind::NotFound => "no such file".to_owned(),
+                std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+                _ => e.to_string(),
+            };
+            anyhow::bail!("cannot read {name}: {why}");
+        }
         if buf.len() as u64 > MAX_INPUT {
             anyhow::bail!(
                 "cannot read {}: it is larger than {} MiB",
