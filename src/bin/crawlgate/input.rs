@@ -5,7 +5,6 @@ use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-
 /// The most bytes read from one input: far past any robots.txt limit, but a bound, so that
 /// `/dev/zero` or an endless pipe is an error rather than a hang.
 pub const MAX_INPUT: u64 = 64 << 20;
@@ -38,20 +37,38 @@ impl Source {
         }
     }
 
+    /// A robots.txt: its first `DEFAULT_MAX_BYTES + 1` bytes, what the parser reads (the one
+    /// byte past the limit makes it report `content-after-limit`), so that a file too long is
+    /// the same finding whether it was fetched or read here, never a read error.
+    pub fn read_robots(&self) -> anyhow::Result<Vec<u8>> {
+        let limit = crawlgate::DEFAULT_MAX_BYTES as u64 + 1;
+        self.read_at_most(limit)
+    }
+
     /// All the bytes, up to [`MAX_INPUT`]. The error reads `cannot read NAME: <why>`, in words
     /// ("it is a directory", "no such file"), not an OS error number.
     pub fn read(&self) -> anyhow::Result<Vec<u8>> {
+        let buf = self.read_at_most(MAX_INPUT + 1)?;
+        if buf.len() as u64 > MAX_INPUT {
+            anyhow::bail!(
+                "cannot read {}: it is larger than {} MiB",
+                self.name(),
+                MAX_INPUT >> 20
+            );
+        }
+        Ok(buf)
+    }
+
+    /// At most `limit` bytes, the error in words.
+    fn read_at_most(&self, limit: u64) -> anyhow::Result<Vec<u8>> {
         let mut buf = Vec::new();
         let read = match self {
-            Source::Stdin => std::io::stdin()
-                .lock()
-                .take(MAX_INPUT + 1)
-                .read_to_end(&mut buf),
+            Source::Stdin => std::io::stdin().lock().take(limit).read_to_end(&mut buf),
             Source::File(p) => {
                 if p.is_dir() {
                     anyhow::bail!("cannot read {}: it is a directory", self.name());
                 }
-                std::fs::File::open(p).and_then(|f| f.take(MAX_INPUT + 1).read_to_end(&mut buf))
+                std::fs::File::open(p).and_then(|f| f.take(limit).read_to_end(&mut buf))
             }
         };
         if let Err(e) = read {
@@ -66,13 +83,6 @@ impl Source {
                 _ => e.to_string(),
             };
             anyhow::bail!("cannot read {name}: {why}");
-        }
-        if buf.len() as u64 > MAX_INPUT {
-            anyhow::bail!(
-                "cannot read {}: it is larger than {} MiB",
-                self.name(),
-                MAX_INPUT >> 20
-            );
         }
         Ok(buf)
     }

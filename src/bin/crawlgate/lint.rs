@@ -24,7 +24,7 @@ pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
     let options = Options::mode(args.mode.into());
     let mut tally = Tally::default();
     for source in &sources {
-        let bytes = match source.read() {
+        let bytes = match source.read_robots() {
             Ok(bytes) => bytes,
             Err(e) => {
                 out.error(format_args!("{e:#}"));
