@@ -14,7 +14,7 @@ use url::Url;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OriginError {
     /// The string is not a URL.
-    #[error("{input:?} is not a valid URL: {source}")]
+    #[error("{input:?} is not a valid URL: {}", parse_reason(input, source))]
     Parse {
         /// The string given.
         input: String,
@@ -35,6 +35,23 @@ pub enum OriginError {
         /// The string given.
         input: String,
     },
+}
+
+/// Why a string is not a URL, in words; a string that only lacks its scheme
+/// (`example.com/a`) gets the URL it probably meant.
+fn parse_reason(input: &str, e: &url::ParseError) -> String {
+    let input = input.trim();
+    let host_like = input
+        .split('/')
+        .next()
+        .is_some_and(|h| h.contains('.') && !h.contains(char::is_whitespace));
+    match e {
+        url::ParseError::RelativeUrlWithoutBase if host_like => {
+            format!("it has no scheme (did you mean \"https://{input}\"?)")
+        }
+        url::ParseError::RelativeUrlWithoutBase => "it has no scheme (http:// or https://)".into(),
+        other => other.to_string(),
+    }
 }
 
 /// `http` or `https`.
@@ -299,6 +316,25 @@ mod tests {
         ] {
             assert!(fast_origin(url).is_some(), "{url}");
         }
+    }
+
+    #[test]
+    fn a_missing_scheme_suggests_one() {
+        let e = Origin::from_url("example.com/a").expect_err("no scheme");
+        assert_eq!(
+            e.to_string(),
+            "\"example.com/a\" is not a valid URL: it has no scheme (did you mean \"https://example.com/a\"?)"
+        );
+        let e = Origin::from_url("robots").expect_err("no scheme");
+        assert_eq!(
+            e.to_string(),
+            "\"robots\" is not a valid URL: it has no scheme (http:// or https://)"
+        );
+        let e = Origin::from_url("http://[::1").expect_err("bad host");
+        assert_eq!(
+            e.to_string(),
+            "\"http://[::1\" is not a valid URL: invalid IPv6 address"
+        );
     }
 
     #[test]
