@@ -428,3 +428,63 @@ fn lone_percent_is_robotstxt_bug_4() {
     );
     assert!(theirs, "robotstxt 0.3 allows: bug 4 still present");
 }
+
+/// crawlgate in `Mode::Google` with the agent taken verbatim (as the CLI's `--mode google`
+/// does), and robotstxt 0.3, which takes any string.
+fn answers_verbatim(body: &str, agent: &str, url: &str) -> (bool, bool) {
+    let robots = Robots::parse_with(body.as_bytes(), &Options::mode(Mode::Google)).robots;
+    let ours = robots.check(&ProductToken::verbatim(agent), url).allowed;
+    let theirs = robotstxt::DefaultMatcher::default().one_agent_allowed_by_robots(body, agent, url);
+    (ours, theirs)
+}
+
+/// Fixed cases for what the generator does not produce, each with the answer google/robotstxt
+/// gives (robots.cc, and robotstxt 0.3 agrees): agents with digits or spaces or none, group
+/// values with digits, and a missing colon next to a vertical tab or form feed.
+#[test]
+fn agents_and_separators_agree_with_robotstxt() {
+    const MJ12: &str = "User-agent: *\nDisallow: /\n\nUser-agent: MJ12bot\nDisallow: /private\n";
+    const EMPTY: &str = "User-agent: *\nAllow: /\n\nUser-agent:\nDisallow: /\n";
+    const DIGITS: &str = "User-agent: *\nAllow: /\n\nUser-agent: 360Spider\nDisallow: /\n";
+    const XYZ: &str = "User-agent: *\nDisallow: /\n\nUser-agent: XYZ123bot\nAllow: /\n";
+    const FOO_BAR: &str = "User-agent: *\nDisallow: /\n\nUser-agent: Foo Bar\nAllow: /\n";
+    let cases: &[(&str, &str, &str, bool)] = &[
+        // `ExtractUserAgent` stops at the digit: the group is `MJ`, so `MJ12bot` gets `*`.
+        (MJ12, "MJ12bot", "/page", false),
+        (MJ12, "mj", "/page", true),
+        (MJ12, "MJ", "/private/x", false),
+        // The empty agent equals the empty token of `User-agent:` and `User-agent: 360Spider`.
+        (EMPTY, "", "/x", false),
+        (EMPTY, "FooBot", "/x", true),
+        (DIGITS, "", "/x", false),
+        (DIGITS, "360Spider", "/x", true),
+        (XYZ, "XYZ123bot", "/x", false),
+        (XYZ, "XYZ", "/x", true),
+        (FOO_BAR, "Foo Bar", "/x", false),
+        (FOO_BAR, "Foo", "/x", true),
+        // Without a colon, only a space or tab separates key and value.
+        ("User-agent: *\nDisallow\x0b/x\n", "FooBot", "/x", true),
+        ("User-agent: *\nDisallow\x0c/x\n", "FooBot", "/x", true),
+        ("User-agent: *\nDisallow\t/x\n", "FooBot", "/x", false),
+        ("User-agent: *\nDisallow \x0b/x\n", "FooBot", "/x", false),
+        (
+            "User-agent: *\nDisallow /x\x0b/y\n",
+            "FooBot",
+            "/x\x0b/y",
+            false,
+        ),
+        ("User-agent: *\nDisallow /x\x0b/y\n", "FooBot", "/x", true),
+        ("User-agent: *\nDisallow\x0b/x /y\n", "FooBot", "/y", false),
+    ];
+    for &(body, agent, url, google) in cases {
+        let (ours, theirs) = answers_verbatim(body, agent, url);
+        assert_eq!(
+            theirs, google,
+            "robotstxt 0.3: agent {agent:?}, url {url:?}\n{body}"
+        );
+        assert_eq!(
+            ours, google,
+            "crawlgate: agent {agent:?}, url {url:?}\n{body}"
+        );
+    }
+}

@@ -320,3 +320,109 @@ fn printed_back_and_parsed_again_gives_the_same_rules() {
     assert_eq!(view(&first), view(&second));
     assert_eq!(printed, second.to_robots_txt(), "printing is stable");
 }
+
+#[test]
+fn agent_values_with_digits_per_mode() {
+    let body = b"User-agent: *\nDisallow: /\n\nUser-agent: MJ12bot\nUser-agent: 360Spider/1.0\nDisallow: /private\n";
+    let agents = |mode| {
+        let r = Robots::parse_with(body, &Options::mode(mode)).robots;
+        r.groups()[1]
+            .agents
+            .iter()
+            .map(|(a, _)| a.clone())
+            .collect::<Vec<_>>()
+    };
+    // RFC mode: a token is `[A-Za-z0-9_-]+`, so the crawlers named get their group.
+    assert_eq!(
+        agents(Mode::Rfc),
+        [
+            Agent::Token("mj12bot".into()),
+            Agent::Token("360spider".into())
+        ]
+    );
+    assert!(allowed(body, "MJ12bot", "/page"));
+    assert!(!allowed(body, "MJ12bot", "/private/x"));
+    assert!(allowed(body, "360spider", "/page"));
+    // Not a prefix match: `MJ` is another crawler.
+    assert!(!allowed(body, "MJ", "/page"));
+    let rfc = Robots::parse(body);
+    assert_eq!(
+        rfc.diagnostics
+            .iter()
+            .map(|d| (d.line, d.code))
+            .collect::<Vec<_>>(),
+        [(5, Code::AgentNotToken)]
+    );
+
+    // Google mode reads them as google/robotstxt does: `MJ`, and no token at all.
+    assert_eq!(
+        agents(Mode::Google),
+        [Agent::Token("mj".into()), Agent::Nobody]
+    );
+    let google = Robots::parse_with(body, &Options::mode(Mode::Google));
+    assert!(!google.robots.is_allowed(&tok("MJ12bot"), "/page"));
+    assert!(google.robots.is_allowed(&tok("MJ"), "/page"));
+    let got: Vec<_> = google
+        .diagnostics
+        .iter()
+        .map(|d| (d.line, d.code, d.message.contains("first digit")))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (4, Code::AgentNotToken, true),
+            (5, Code::InvalidUserAgent, false)
+        ]
+    );
+    // The empty agent (`ProductToken::verbatim("")`, Google's API takes it) gets the group
+    // whose value has no token, in Google mode only.
+    let empty = ProductToken::verbatim("");
+    assert!(google.robots.is_allowed(&empty, "/page"));
+    assert!(!google.robots.is_allowed(&empty, "/private"));
+    assert!(!rfc.robots.is_allowed(&empty, "/page"));
+}
+
+#[test]
+fn missing_colon_is_split_at_space_or_tab_only_in_both_modes() {
+    for mode in [Mode::Rfc, Mode::Google] {
+        let parse = |body: &[u8]| Robots::parse_with(body, &Options::mode(mode));
+        for sep in [b'\x0b', b'\x0c'] {
+            // `Disallow<VT>/x` is not a record: nothing is disallowed.
+            let body = [b"User-agent: *\nDisallow".as_slice(), &[sep], b"/x\n"].concat();
+            let p = parse(&body);
+            assert_eq!(p.robots.rule_count(), 0, "{mode:?} {sep:#x}");
+            assert!(p.robots.is_allowed(&tok("a"), "/x"));
+            let got: Vec<_> = p.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+            assert_eq!(got, [(2, Code::InvalidLine)], "{mode:?} {sep:#x}");
+            // Next to a space it is trimmed like any whitespace.
+            let body = [b"User-agent: *\nDisallow ".as_slice(), &[sep], b"/x\n"].concat();
+            let p = parse(&body);
+            assert!(!p.robots.is_allowed(&tok("a"), "/x"), "{mode:?} {sep:#x}");
+            let got: Vec<_> = p.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+            assert_eq!(got, [(2, Code::MissingColon)], "{mode:?} {sep:#x}");
+        }
+        // A tab separates, as a space does.
+        assert!(!parse(b"User-agent: *\nDisallow\t/x\n")
+            .robots
+            .is_allowed(&tok("a"), "/x"));
+    }
+}
+
+/// The 512,000-byte limit applies in `Mode::Google` too, deliberately: google/robotstxt's
+/// library reads everything, but Googlebot reads only the first 500 KiB (the `Mode` table).
+#[test]
+fn size_limit_applies_in_both_modes() {
+    let mut body = b"User-agent: *\nDisallow: /a\n".to_vec();
+    while body.len() < DEFAULT_MAX_BYTES {
+        body.extend_from_slice(b"# filler filler filler filler filler\n");
+    }
+    body.extend_from_slice(b"Disallow: /b\n");
+    for mode in [Mode::Rfc, Mode::Google] {
+        let parsed = Robots::parse_with(&body, &Options::mode(mode));
+        assert_eq!(parsed.robots.rule_count(), 1, "{mode:?}");
+        assert!(!parsed.robots.is_allowed(&tok("x"), "/a"));
+        assert!(parsed.robots.is_allowed(&tok("x"), "/b"), "{mode:?}");
+        let last = parsed.diagnostics.last().map(|d| d.code);
+        assert_eq!(last, Some(Code::ContentAfterLimit), "{mode:?}");
+    }
+}

@@ -147,9 +147,15 @@ pub fn assert_structure(input: &[u8], starts: &[usize], robots: &Robots) {
         for (agent, line) in &g.agents {
             assert!(*line >= g.line && *line <= lines);
             if let Agent::Token(t) = agent {
+                // Digits are token characters in `Mode::Rfc` only (google/robotstxt stops at one).
+                let digits = robots.mode() == Mode::Rfc;
                 let ok = !t.is_empty()
-                    && t.bytes()
-                        .all(|b| b.is_ascii_lowercase() || b == b'_' || b == b'-');
+                    && t.bytes().all(|b| {
+                        b.is_ascii_lowercase()
+                            || b == b'_'
+                            || b == b'-'
+                            || digits && b.is_ascii_digit()
+                    });
                 assert!(ok, "agent token {t:?}");
             }
         }

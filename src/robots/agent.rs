@@ -4,15 +4,17 @@
 
 use std::fmt;
 
+use super::Mode;
+
 /// Why a string is not a product token.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TokenError {
     /// The string is empty.
     #[error("the product token is empty")]
     Empty,
-    /// The string has a character other than a letter, `_` or `-`.
+    /// The string has a character other than a letter, a digit, `_` or `-`.
     #[error(
-        "{token:?} is not a product token: only letters, '_' and '-' are allowed{}",
+        "{token:?} is not a product token: only letters, digits, '_' and '-' are allowed{}",
         hint.as_ref().map(|h| format!(" (did you mean {h:?}?)")).unwrap_or_default()
     )]
     Invalid {
@@ -21,42 +23,141 @@ pub enum TokenError {
         /// The leading product token, when there is a plausible one.
         hint: Option<String>,
     },
-    /// A browser-style User-Agent header, whose leading product says nothing about the crawler.
-    #[error("{header:?} is a browser-style User-Agent header; give the crawler's own product token (e.g. \"Googlebot\")")]
+    /// A browser-style User-Agent header (`Mozilla/5.0 (…)`) in which no crawler names itself.
+    #[error("{header:?} is a browser User-Agent header with no crawler in it (such as `compatible; Googlebot/2.1`): give the crawler's product token (e.g. \"Googlebot\")")]
     BrowserHeader {
         /// The header given.
         header: String,
     },
 }
 
-/// A crawler's product token, such as `Googlebot`: letters, `_` and `-` only, compared
-/// case-insensitively (stored lowercased once).
+/// A crawler's product token, such as `Googlebot` or `MJ12bot`: letters, digits, `_` and `-`,
+/// compared case-insensitively (stored lowercased once).
+///
+/// # Which characters
+///
+/// [RFC 9309 §2.2.1] lets the product token of a `user-agent` line hold letters, `_` and `-`
+/// only, but real crawlers have digits in their names (`MJ12bot`, `360Spider`), and sites write
+/// `User-agent: MJ12bot` and mean that crawler. So a token here is `[A-Za-z0-9_-]+` (letters,
+/// `_` and `-` cover the rest: `AhrefsBot`, `Baiduspider-render`, `facebookexternalhit`), and
+/// [`Mode::Rfc`] reads a group's `user-agent` value up to the first character outside that set
+/// (`MJ12bot/1.4` → `mj12bot`). [`Mode::Google`]
+/// reads it as google/robotstxt does, up to the first character that is not a letter, `_` or
+/// `-` (`MJ12bot` → `mj`), so there a crawler whose name has a digit gets only the `*` group —
+/// which is what Google's library answers.
+///
+/// # Which group a crawler gets
+///
+/// The crawler's token is compared, whole and case-insensitively, with each group's token; every
+/// group whose token is equal applies (their rules merged). If none is equal, the `*` groups
+/// apply; if there is none, nothing is disallowed. There is no prefix matching: `Googlebot`
+/// does not get a `User-agent: Googlebot-News` group, nor `Googlebot-News` a `Googlebot` one
+/// (a crawler that obeys both asks for each, as Google's crawlers do).
+///
+/// A crawler that knows only its User-Agent header can have its token read from it with
+/// [`ProductToken::from_user_agent`]. crawler-commons (Java) is the model: its
+/// `SimpleRobotRulesParser` compares a lowercased product token with each `user-agent` value
+/// exactly, falling back to the value's leading product token (`User-agent: Butterfly/1.0` is
+/// `butterfly`; letters only there, so `User-agent: MJ12bot/1.4` is `mj`), and only its
+/// deprecated string API takes a whole header and matches its words by prefix. Here the header
+/// is reduced to one token first, and matching stays exact.
 ///
 /// ```
-/// use crawlgate::ProductToken;
+/// use crawlgate::{Mode, Options, ProductToken, Robots};
 /// let t = ProductToken::new("Googlebot-News")?;
 /// assert_eq!(t.as_str(), "googlebot-news");
+/// assert_eq!(ProductToken::new("MJ12bot")?.as_str(), "mj12bot");
 /// assert!(ProductToken::new("Googlebot/2.1").is_err());
-/// // A crawler's own User-Agent header gives its leading product.
+/// // A crawler's own User-Agent header gives its leading product…
 /// assert_eq!(ProductToken::from_user_agent("MyBot/1.0 (+https://mybot.example)")?.as_str(), "mybot");
+/// // …and a browser-style one the product after `compatible;`.
+/// let ua = "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)";
+/// assert_eq!(ProductToken::from_user_agent(ua)?.as_str(), "ahrefsbot");
+///
+/// let body = b"User-agent: *\nDisallow: /\n\nUser-agent: MJ12bot\nDisallow: /private\n";
+/// let mj12 = ProductToken::new("MJ12bot")?;
+/// let rfc = Robots::parse(body).robots;
+/// assert!(rfc.is_allowed(&mj12, "/page")); // its own group
+/// let google = Robots::parse_with(body, &Options::mode(Mode::Google)).robots;
+/// assert!(!google.is_allowed(&mj12, "/page")); // Google reads the group as `MJ`: `*` applies
 /// # Ok::<(), crawlgate::TokenError>(())
 /// ```
+///
+/// [RFC 9309 §2.2.1]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.1
+/// [`Mode::Rfc`]: crate::Mode::Rfc
+/// [`Mode::Google`]: crate::Mode::Google
 #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ProductToken(Box<str>);
 
+/// A byte of a product token: a letter, a digit, `_` or `-` (see [`ProductToken`]).
 #[inline]
 pub(crate) fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+/// A byte of a group's token as google/robotstxt's `ExtractUserAgent` reads it: `[a-zA-Z_-]`.
+#[inline]
+fn is_google_token_byte(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_' || b == b'-'
 }
 
 /// The leading run of token bytes.
-pub(crate) fn leading_token(s: &[u8]) -> &[u8] {
+fn leading(s: &[u8]) -> &[u8] {
     let end = s.iter().position(|&b| !is_token_byte(b)).unwrap_or(s.len());
     &s[..end]
 }
 
+/// The product token a group's `user-agent` value starts with, as `mode` reads it: letters,
+/// digits, `_` and `-` in `Mode::Rfc`; letters, `_` and `-` in `Mode::Google`.
+pub(crate) fn leading_token(s: &[u8], mode: Mode) -> &[u8] {
+    let end = match mode {
+        Mode::Rfc => leading(s).len(),
+        Mode::Google => s
+            .iter()
+            .position(|&b| !is_google_token_byte(b))
+            .unwrap_or(s.len()),
+    };
+    &s[..end]
+}
+
+/// `item` as a product, `token` or `token/version` (no whitespace): its token.
+fn product(item: &str) -> Option<&str> {
+    let lead = leading(item.as_bytes());
+    let rest = &item[lead.len()..];
+    let ok = !lead.is_empty()
+        && (rest.is_empty()
+            || rest.starts_with('/') && !rest.bytes().any(|b| b.is_ascii_whitespace()));
+    ok.then(|| &item[..lead.len()])
+}
+
+/// The `;`-separated items of each parenthesised comment of a header, trimmed.
+fn comments(header: &str) -> impl Iterator<Item = Vec<&str>> {
+    header.split('(').skip(1).map(|c| {
+        let c = c.split(')').next().unwrap_or(c);
+        c.split(';').map(str::trim).collect()
+    })
+}
+
+/// The crawler named inside a browser-style header: the product after `compatible;`, else a
+/// comment that starts with a product with a version.
+fn crawler_in_comments(header: &str) -> Option<&str> {
+    let after_compatible = comments(header).find_map(|items| {
+        let at = items
+            .iter()
+            .position(|i| i.eq_ignore_ascii_case("compatible"))?;
+        items.get(at + 1).and_then(|i| product(i))
+    });
+    after_compatible.or_else(|| {
+        comments(header).find_map(|items| {
+            let first = items.first()?;
+            product(first).filter(|t| first.len() > t.len())
+        })
+    })
+}
+
 impl ProductToken {
-    /// Validates a product token (`[A-Za-z_-]+`).
+    /// Validates a product token (`[A-Za-z0-9_-]+`; see [`ProductToken`] for why digits are
+    /// allowed).
     pub fn new(token: &str) -> Result<Self, TokenError> {
         if token.is_empty() {
             return Err(TokenError::Empty);
@@ -64,7 +165,7 @@ impl ProductToken {
         if token.bytes().all(is_token_byte) {
             return Ok(ProductToken(token.to_ascii_lowercase().into()));
         }
-        let lead = leading_token(token.as_bytes());
+        let lead = leading(token.as_bytes());
         let hint = (!lead.is_empty()).then(|| String::from_utf8_lossy(lead).into_owned());
         Err(TokenError::Invalid {
             token: token.to_owned(),
@@ -72,32 +173,60 @@ impl ProductToken {
         })
     }
 
-    /// The leading product of a crawler's own User-Agent header (`MyBot/1.0 (+https://…)` →
-    /// `mybot`); a plain token is accepted as it is. A browser-style header (`Mozilla/5.0
-    /// (compatible; …)`) is refused rather than guessed from.
+    /// The crawler's product token, read from its User-Agent header:
+    ///
+    /// 1. a product token on its own is taken as it is (`MJ12bot`);
+    /// 2. a header that starts with a product, `token/version` or `token (comment)`, gives that
+    ///    token (`MyBot/1.0 (+https://…)` → `mybot`, `CCBot/2.0 (https://commoncrawl.org/faq/)`
+    ///    → `ccbot`, `AdsBot-Google (+http://www.google.com/adsbot.html)` → `adsbot-google`),
+    ///    unless it is `Mozilla`;
+    /// 3. a browser-style header (`Mozilla/5.0 …`) gives the crawler that names itself in a
+    ///    comment: the product right after `compatible;`
+    ///    (`Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)` →
+    ///    `googlebot`; also `(KHTML, like Gecko; compatible; GPTBot/1.0; …)`), else a comment
+    ///    that starts with a product and its version
+    ///    (`… Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)` → `applebot`);
+    /// 4. anything else is refused: a browser's own header ([`TokenError::BrowserHeader`]:
+    ///    `Mozilla/5.0 (Windows NT 10.0; Win64; x64) … Chrome/… Safari/…`, or
+    ///    `(compatible; MSIE 9.0; …)`, where what follows `compatible` is not a product), or a
+    ///    string that is neither a token nor a header (`My Bot`, [`TokenError::Invalid`]).
+    ///
+    /// The token is then matched exactly (see [`ProductToken`]): `Googlebot-Image/1.0` is
+    /// `googlebot-image`, which does not get a `Googlebot` group.
     pub fn from_user_agent(header: &str) -> Result<Self, TokenError> {
         let header = header.trim();
-        let lead = leading_token(header.as_bytes());
+        let lead = leading(header.as_bytes());
         if lead.len() == header.len() {
             return Self::new(header);
         }
+        let token = |t: &str| ProductToken(t.to_ascii_lowercase().into());
         if lead.eq_ignore_ascii_case(b"mozilla") {
-            return Err(TokenError::BrowserHeader {
-                header: header.to_owned(),
+            return crawler_in_comments(header).map(token).ok_or_else(|| {
+                TokenError::BrowserHeader {
+                    header: header.to_owned(),
+                }
             });
         }
-        match header.as_bytes().get(lead.len()) {
-            Some(b'/') if !lead.is_empty() => Ok(ProductToken(
-                String::from_utf8_lossy(lead).to_ascii_lowercase().into(),
-            )),
-            _ => Self::new(header),
+        let rest = &header[lead.len()..];
+        let leading_product =
+            !lead.is_empty() && (rest.starts_with('/') || rest.trim_start().starts_with('('));
+        if leading_product {
+            return Ok(token(&header[..lead.len()]));
         }
+        Self::new(header)
     }
 
-    /// Takes any string as the agent, unvalidated, as google/robotstxt does: it is compared
-    /// case-insensitively, as a whole, with each group's product token. A string that is not a
-    /// product token (`"Foo Bar"`) therefore matches no named group and only the `*` group
-    /// applies. Prefer [`ProductToken::new`]; this exists to reproduce Google's answers.
+    /// Takes any string as the agent, unvalidated, as google/robotstxt's API does: it is
+    /// compared case-insensitively, as a whole, with each group's product token. So with a
+    /// [`Mode::Google`] file, `"Foo Bar"` and `"XYZ123bot"` match no named group (Google reads
+    /// `User-agent: XYZ123bot` as `xyz`) and only the `*` group applies, and `""` matches the
+    /// groups whose `user-agent` value has no product token in front (`User-agent:` with no
+    /// value, `User-agent: 123`), as Google's library does. In [`Mode::Rfc`] such groups match
+    /// no agent at all. Prefer [`ProductToken::new`]; this exists to reproduce Google's
+    /// answers.
+    ///
+    /// [`Mode::Google`]: crate::Mode::Google
+    /// [`Mode::Rfc`]: crate::Mode::Rfc
     pub fn verbatim(agent: &str) -> Self {
         ProductToken(agent.to_ascii_lowercase().into())
     }
@@ -140,24 +269,107 @@ mod tests {
         }
         let err = ProductToken::new("Foobot/2.1").unwrap_err().to_string();
         assert!(err.contains("did you mean \"Foobot\""), "{err}");
+        assert!(err.contains("letters, digits, '_' and '-'"), "{err}");
     }
 
     #[test]
-    fn user_agent_headers() {
-        assert_eq!(
-            ProductToken::from_user_agent("MyBot/1.0 (+https://x)")
-                .unwrap()
-                .as_str(),
-            "mybot"
+    fn digits_are_token_characters() {
+        for (name, want) in [
+            ("MJ12bot", "mj12bot"),
+            ("360Spider", "360spider"),
+            ("XYZ123bot", "xyz123bot"),
+            ("Baiduspider-render", "baiduspider-render"),
+        ] {
+            assert_eq!(
+                ProductToken::new(name).map(|t| t.to_string()),
+                Ok(want.into())
+            );
+        }
+        let err = ProductToken::new("AhrefsBot/7.0").unwrap_err();
+        assert!(
+            err.to_string().contains("did you mean \"AhrefsBot\""),
+            "{err}"
         );
-        assert_eq!(
-            ProductToken::from_user_agent("Googlebot").unwrap().as_str(),
-            "googlebot"
-        );
+    }
+
+    #[test]
+    fn group_tokens_per_mode() {
+        let t = |s: &'static str, m| std::str::from_utf8(leading_token(s.as_bytes(), m)).unwrap();
+        assert_eq!(t("MJ12bot/1.4", Mode::Rfc), "MJ12bot");
+        assert_eq!(t("MJ12bot/1.4", Mode::Google), "MJ");
+        assert_eq!(t("360Spider", Mode::Rfc), "360Spider");
+        assert_eq!(t("360Spider", Mode::Google), "");
+        assert_eq!(t("Googlebot/2.1", Mode::Rfc), "Googlebot");
+        assert_eq!(t("Googlebot-News x", Mode::Google), "Googlebot-News");
+    }
+
+    /// Real crawlers' User-Agent headers, as their operators publish them, and the token each
+    /// gives.
+    #[test]
+    fn real_crawler_headers() {
+        let cases = [
+            // Googlebot desktop, classic and evergreen.
+            ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "googlebot"),
+            ("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Googlebot/2.1; +http://www.google.com/bot.html) Chrome/131.0.6778.204 Safari/537.36", "googlebot"),
+            // Googlebot smartphone: the crawler's comment comes last.
+            ("Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.6778.204 Mobile Safari/537.36 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "googlebot"),
+            ("Googlebot-Image/1.0", "googlebot-image"),
+            ("AdsBot-Google (+http://www.google.com/adsbot.html)", "adsbot-google"),
+            ("Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)", "bingbot"),
+            ("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36", "bingbot"),
+            // Applebot: no `compatible;`, its comment starts with its product.
+            ("Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/13.1.1 Safari/605.1.15 (Applebot/0.1; +http://www.apple.com/go/applebot)", "applebot"),
+            ("DuckDuckBot/1.1; (+http://duckduckgo.com/duckduckbot.html)", "duckduckbot"),
+            ("Mozilla/5.0 (compatible; YandexBot/3.0; +http://yandex.com/bots)", "yandexbot"),
+            ("Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)", "ahrefsbot"),
+            ("Mozilla/5.0 (compatible; SemrushBot/7~bl; +http://www.semrush.com/bot.html)", "semrushbot"),
+            ("Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)", "mj12bot"),
+            ("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)", "gptbot"),
+            ("Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)", "claudebot"),
+            ("CCBot/2.0 (https://commoncrawl.org/faq/)", "ccbot"),
+            ("facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)", "facebookexternalhit"),
+            ("Mozilla/5.0 (compatible; Baiduspider/2.0; +http://www.baidu.com/search/spider.html)", "baiduspider"),
+            ("Mozilla/5.0 (compatible; Baiduspider-render/2.0; +http://www.baidu.com/search/spider.html)", "baiduspider-render"),
+            // PetalBot: no version, no space after the `;`.
+            ("Mozilla/5.0 (Linux; Android 7.0;) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; PetalBot;+https://webmaster.petalsearch.com/site/petalbot)", "petalbot"),
+            // Plain tokens and a crawler's own header.
+            ("MJ12bot", "mj12bot"),
+            ("  Googlebot ", "googlebot"),
+            ("MyBot/1.0 (+https://mybot.example)", "mybot"),
+        ];
+        for (header, want) in cases {
+            assert_eq!(
+                ProductToken::from_user_agent(header).map(|t| t.to_string()),
+                Ok(want.to_owned()),
+                "{header}"
+            );
+        }
+    }
+
+    #[test]
+    fn browser_headers_are_refused() {
+        for header in [
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
+            "Mozilla/5.0 (X11; Linux x86_64; rv:126.0) Gecko/20100101 Firefox/126.0",
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+            // `compatible;` followed by a browser, not a product.
+            "Mozilla/5.0 (compatible; MSIE 10.0; Windows NT 6.2; Trident/6.0)",
+            "Mozilla/5.0",
+        ] {
+            let err = ProductToken::from_user_agent(header).unwrap_err();
+            assert!(matches!(err, TokenError::BrowserHeader { .. }), "{header}: {err:?}");
+            let msg = err.to_string();
+            assert!(msg.contains("no crawler in it"), "{msg}");
+        }
+    }
+
+    #[test]
+    fn other_strings() {
         assert!(matches!(
-            ProductToken::from_user_agent("Mozilla/5.0 (compatible; Googlebot/2.1)"),
-            Err(TokenError::BrowserHeader { .. })
+            ProductToken::from_user_agent("My Bot"),
+            Err(TokenError::Invalid { hint: Some(h), .. }) if h == "My"
         ));
-        assert!(ProductToken::from_user_agent("My Bot").is_err());
+        assert_eq!(ProductToken::from_user_agent(""), Err(TokenError::Empty));
+        assert!(ProductToken::from_user_agent("/1.0").is_err());
     }
 }

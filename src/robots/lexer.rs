@@ -3,23 +3,29 @@
 //! The line arrives without its line end. The grammar, with Google's leniency:
 //!
 //! ```text
-//! line   = ws* [ key ws* ( ":" | ws+ ) ws* value ] ws* [ "#" anything ]
+//! line   = ws* [ key ws* ( ":" | blank+ ) ws* value ] ws* [ "#" anything ]
 //! ```
 //!
-//! A missing colon is accepted only when the line is exactly two whitespace-separated tokens
-//! (`disallow /x`), as google/robotstxt does. Everything here is zero-copy: the parts are
-//! sub-slices of the line, so the caller turns them into byte spans with [`nom::Offset`].
+//! `ws` is space, tab, vertical tab or form feed; `blank` is space or tab. A missing colon is
+//! accepted only when the line is exactly two parts separated by blanks (`disallow /x`), as
+//! google/robotstxt's `GetKeyAndValueFrom` does, in both modes: the key ends at the first space
+//! or tab, and the value after the blanks may hold no other space or tab. A vertical tab or form
+//! feed never separates the key from the value (`Disallow\x0B/x` is not a record), since RFC
+//! 9309 names only space and tab as whitespace (`WS = %x20 / %x09`) and Google's library splits
+//! only there; both are still trimmed around keys and values, as Google trims every C
+//! `isspace` character. Everything here is zero-copy: the parts are sub-slices of the line, so
+//! the caller turns them into byte spans with [`nom::Offset`].
 //!
 //! [RFC 9309 §2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2
 
-use nom::bytes::complete::{take_till, take_while, take_while1};
+use nom::bytes::complete::{take_till, take_till1, take_while, take_while1};
 use nom::IResult;
 
 /// How the key and the value were separated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Separator {
     Colon,
-    /// No colon: the line was exactly two tokens.
+    /// No colon: the line was exactly two parts, separated by spaces or tabs.
     Whitespace,
 }
 
@@ -38,21 +44,25 @@ pub(crate) enum Lexed<'a> {
     Invalid(&'a [u8]),
 }
 
-/// Whitespace inside a line. RFC 9309 names only space and tab; google/robotstxt also accepts
-/// vertical tab and form feed (C `isspace`), which never hurts, so both modes do.
+/// Whitespace trimmed around keys and values. RFC 9309 names only space and tab;
+/// google/robotstxt also trims vertical tab and form feed (C `isspace`), which never hurts, so
+/// both modes do.
 #[inline]
 pub(crate) fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | 0x0B | 0x0C)
+}
+
+/// What separates key and value when the colon is missing: space or tab only (RFC 9309's `WS`,
+/// and the `" \t"` google/robotstxt splits at).
+#[inline]
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
 }
 
 type Res<'a, O> = IResult<&'a [u8], O, ()>;
 
 fn spaces(i: &[u8]) -> Res<'_, &[u8]> {
     take_while(is_ws)(i)
-}
-
-fn token(i: &[u8]) -> Res<'_, &[u8]> {
-    take_while1(|b| !is_ws(b))(i)
 }
 
 /// `key ws* ":" ws* value` on trimmed content.
@@ -65,18 +75,16 @@ fn colon_record(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
     Ok((&[], (trim_end(key), value)))
 }
 
-/// `token ws+ token` on trimmed content: the missing-colon form.
-fn two_tokens(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
-    let (i, key) = token(i)?;
-    let (i, gap) = spaces(i)?;
-    if gap.is_empty() {
+/// `key blank+ value` on trimmed content, with no blank in `value`: the missing-colon form.
+/// Vertical tabs and form feeds next to the blanks are trimmed from key and value.
+fn two_parts(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
+    let (i, key) = take_till1(is_blank)(i)?;
+    let (value, _) = take_while1(is_blank)(i)?;
+    if value.iter().any(|&b| is_blank(b)) {
         return Err(nom::Err::Error(()));
     }
-    let (rest, value) = token(i)?;
-    if !rest.is_empty() {
-        return Err(nom::Err::Error(()));
-    }
-    Ok((rest, (key, value)))
+    let (value, _) = spaces(value)?;
+    Ok((&[], (trim_end(key), value)))
 }
 
 /// Splits one line (without its line end) into its parts.
@@ -98,7 +106,7 @@ pub(crate) fn lex(line: &[u8]) -> Lexed<'_> {
             value,
         };
     }
-    match two_tokens(body) {
+    match two_parts(body) {
         Ok((_, (key, value))) => Lexed::Record {
             key,
             sep: Separator::Whitespace,
@@ -156,6 +164,31 @@ mod tests {
         );
         assert_eq!(lex(b"disallow /x /y"), Lexed::Invalid(b"disallow /x /y"));
         assert_eq!(lex(b"disallow"), Lexed::Invalid(b"disallow"));
+    }
+
+    #[test]
+    fn missing_colon_splits_only_at_space_or_tab() {
+        // google/robotstxt: `strpbrk(line, " \t")`, then no other space or tab.
+        assert_eq!(lex(b"Disallow\x0b/x"), Lexed::Invalid(b"Disallow\x0b/x"));
+        assert_eq!(lex(b"Disallow\x0c/x"), Lexed::Invalid(b"Disallow\x0c/x"));
+        assert_eq!(
+            rec("disallow\t/x"),
+            ("disallow".into(), Separator::Whitespace, "/x".into())
+        );
+        // Vertical tab and form feed around the blanks are trimmed…
+        assert_eq!(
+            rec("disallow\x0b \x0c/x"),
+            ("disallow".into(), Separator::Whitespace, "/x".into())
+        );
+        // …and inside a part they are ordinary bytes.
+        assert_eq!(
+            rec("disallow /x\x0b/y"),
+            ("disallow".into(), Separator::Whitespace, "/x\x0b/y".into())
+        );
+        assert_eq!(
+            rec("disallow\x0b/x /y"),
+            ("disallow\x0b/x".into(), Separator::Whitespace, "/y".into())
+        );
     }
 
     #[test]

@@ -54,7 +54,10 @@ pub(crate) struct Index {
 }
 
 impl Index {
-    pub(crate) fn build(groups: &[Group], rules: &[Rule]) -> Index {
+    /// In `Mode::Google` a group whose `user-agent` has no product token ([`Agent::Nobody`])
+    /// is the group of the empty agent, as google/robotstxt compares the caller's agent with
+    /// the empty token it extracts; only [`ProductToken::verbatim`] makes an empty agent.
+    pub(crate) fn build(groups: &[Group], rules: &[Rule], mode: Mode) -> Index {
         let mut index = Index::default();
         index.slots.reserve(rules.len());
         // Each group's rules, sorted once. Rules were pushed in file order, so a stable sort on
@@ -78,6 +81,7 @@ impl Index {
                 match agent {
                     Agent::Token(t) => pairs.push((t, gi as u32)),
                     Agent::Star => star_groups.push(gi as u32),
+                    Agent::Nobody if mode == Mode::Google => pairs.push(("", gi as u32)),
                     Agent::Nobody => {}
                 }
             }

@@ -48,15 +48,20 @@ pub const GOOGLE_MAX_LINE_BYTES: usize = 16_663;
 /// | `/robots.txt` | always allowed ("implicitly allowed", RFC 9309 §2.2.2) | matched like any path |
 /// | non-UTF-8 bytes in a rule | the rule is dropped (`invalid-utf8` error) | the rule is used, bytes escaped (warning) |
 /// | a BOM at the start of a later line | skipped (warning) | left in: the line is not understood (error) |
+/// | `user-agent` values | read up to the first character that is not a letter, digit, `_` or `-`: `MJ12bot` is the group of `MJ12bot` | read up to the first that is not a letter, `_` or `-`, as google/robotstxt does: `MJ12bot` is the group of `MJ` (a warning says so) |
+/// | a `user-agent` with no token in front (`User-agent:`, `User-agent: *bot`; in `Google` also `User-agent: 360Spider`) | its group applies to no crawler | its group applies to the empty agent (`ProductToken::verbatim("")`), as in google/robotstxt's API |
+/// | size limit | the first 512,000 bytes (RFC 9309 §2.5: at least 500 KiB) | the same, **unlike google/robotstxt's library**, which has none: Googlebot reads only the first 500 KiB, so rules after byte 512,000 are ignored here too (the one deliberate difference from the library; [`Options::max_bytes`] reads more) |
 ///
-/// Common to both: Google's key misspellings and the missing colon are accepted, `user-agent`
-/// values are read up to their product token, and the longest match wins with `allow` on ties.
+/// Common to both: Google's key misspellings and the missing colon (`disallow /x`, key and
+/// value separated by spaces or tabs only) are accepted, `user-agent` values are read up to
+/// their product token, a crawler gets the groups whose token equals its own (else `*`; see
+/// [`ProductToken`]), and the longest match wins with `allow` on ties.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Mode {
     /// RFC 9309, with the leniencies it allows.
     #[default]
     Rfc,
-    /// google/robotstxt's behaviour, exactly.
+    /// google/robotstxt's behaviour, exactly, but for the size limit (see the table).
     Google,
 }
 
@@ -146,9 +151,14 @@ impl RuleKind {
 pub enum Agent {
     /// `*`: every crawler without a group of its own.
     Star,
-    /// A product token, lowercased (`Googlebot/2.1` is stored as `googlebot`).
+    /// A product token, lowercased (`Googlebot/2.1` is stored as `googlebot`): the value up to
+    /// the first character that is not a letter, digit, `_` or `-` in [`Mode::Rfc`]
+    /// (`MJ12bot` → `mj12bot`), not a letter, `_` or `-` in [`Mode::Google`] (`MJ12bot` →
+    /// `mj`, as google/robotstxt reads it). See [`ProductToken`].
     Token(Box<str>),
-    /// A value with no product token (empty, `*bot`, `/1.0`): matches no crawler.
+    /// A value with no product token (empty, `*bot`, `/1.0`): matches no crawler. In
+    /// [`Mode::Google`] it matches the empty agent (`ProductToken::verbatim("")`), as
+    /// google/robotstxt compares an empty caller agent with the empty token it reads here.
     Nobody,
 }
 
@@ -421,6 +431,8 @@ impl Robots {
                         Some(&**t)
                     }
                     Agent::Star => None,
+                    // The empty agent's group (see `Agent::Nobody`).
+                    Agent::Nobody if self.mode == Mode::Google => Some(""),
                     Agent::Nobody => continue,
                 };
                 let groups = agents.entry(key).or_default();

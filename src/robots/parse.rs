@@ -354,7 +354,15 @@ impl<'a> Builder<'a> {
             }
             Agent::Star
         } else {
-            let token = leading_token(value);
+            let token = leading_token(value, self.mode);
+            // What the mode reads as a token, for the messages.
+            let (chars, cut_by_digit) = match self.mode {
+                Mode::Rfc => ("letters, digits, `_`, `-`", false),
+                Mode::Google => (
+                    "letters, `_`, `-`",
+                    value.get(token.len()).is_some_and(u8::is_ascii_digit),
+                ),
+            };
             if token.is_empty() {
                 let span = self.span(value);
                 self.push(
@@ -362,7 +370,7 @@ impl<'a> Builder<'a> {
                     n,
                     span,
                     format!(
-                        "`{}` has no product token (letters, `_`, `-`) in front; it matches no crawler",
+                        "`{}` has no product token ({chars}) in front; it matches no crawler",
                         String::from_utf8_lossy(value)
                     ),
                 );
@@ -375,13 +383,18 @@ impl<'a> Builder<'a> {
                         n,
                         span,
                         format!(
-                            "`{}` read as the product token `{}`",
+                            "`{}` read as the product token `{}`{}",
                             String::from_utf8_lossy(value),
-                            String::from_utf8_lossy(token)
+                            String::from_utf8_lossy(token),
+                            if cut_by_digit {
+                                " (google/robotstxt stops at the first digit)"
+                            } else {
+                                ""
+                            }
                         ),
                     );
                 }
-                // Token bytes are ASCII letters, '_' and '-'.
+                // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-'.
                 let mut lower = String::with_capacity(token.len());
                 lower.extend(token.iter().map(|&c| char::from(c.to_ascii_lowercase())));
                 Agent::Token(lower.into_boxed_str())
@@ -568,7 +581,7 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(self, bytes_used: usize) -> Parsed {
-        let index = matcher::Index::build(&self.groups, &self.rules);
+        let index = matcher::Index::build(&self.groups, &self.rules, self.mode);
         let mut diagnostics = self.diagnostics;
         // Lines are visited in order; the only out-of-order entries are file-level ones.
         diagnostics.sort_by_key(|d| (d.line, d.span.start));
