@@ -112,6 +112,9 @@ codes! {
     RedundantWildcard = "redundant-wildcard", Warning;
     /// A `$` that is not at the end of a pattern: it is an ordinary character there.
     LiteralDollar = "literal-dollar", Warning;
+    /// A control character in a rule's path (`ESC`, `TAB`…): matched as written, but a URL
+    /// carries it percent-encoded, and a terminal showing the rule would obey it.
+    ControlInPath = "control-in-path", Warning;
     /// A line longer than Google's 16,663-byte line limit; Google cuts it.
     LineTooLong = "line-too-long", Warning;
     /// A byte order mark that is not at the very start of the file.

@@ -438,6 +438,19 @@ impl<'a> Builder<'a> {
             );
             return;
         }
+        if let Some(i) = value.iter().position(|&b| b < 0x20 || b == 0x7f) {
+            let at = self.span(value).start + i;
+            self.push(
+                Code::ControlInPath,
+                n,
+                at..at + 1,
+                format!(
+                    "the path has a control character (U+{:04X}): it is matched as written, but \
+                     URLs carry it percent-encoded (%{:02X})",
+                    value[i], value[i]
+                ),
+            );
+        }
         // The rule as written, key to end of value, validated once: the value follows ASCII
         // (`:` or whitespace), so its lossy decoding is the tail of the line's.
         let range = self.span(key).start..self.span(value).end;
