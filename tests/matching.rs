@@ -1,4 +1,5 @@
-//! SPEC §2: group choice, longest match, `*` and `$`, percent-encoding; RFC 9309 §5 examples;
+//! Matching (RFC 9309 §2.2.2, §5; Google's robots.txt spec): group choice, longest match, `*` and `$`,
+//! percent-encoding; RFC 9309 §5 examples;
 //! and a property test of the compiled matcher against a naive reference matcher.
 
 use crawlgate::{GroupMatch, Mode, Options, ProductToken, Reason, Robots, RuleKind};

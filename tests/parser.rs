@@ -1,4 +1,5 @@
-//! SPEC §1: line ends, BOMs, comments, whitespace, groups, records, limits.
+//! Parsing (RFC 9309 §2.1–§2.5, google/robotstxt's robots.cc): line ends, BOMs, comments,
+//! whitespace, groups, records, limits.
 
 use crawlgate::{
     Agent, Code, Mode, Options, OtherKey, ProductToken, Robots, Severity, DEFAULT_MAX_BYTES,
