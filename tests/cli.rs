@@ -287,7 +287,7 @@ fn check_prints_tab_separated_lines_and_exits_by_result() {
     assert_eq!(
         stdout(&o),
         "disallowed\thttps://example.com/private/x\tline 3: Disallow: /private/\n\
-         allowed\thttps://example.com/private/public.html\n"
+         allowed\thttps://example.com/private/public.html\tline 4: Allow: /private/public.html\n"
     );
 
     let o = run(&[
@@ -302,7 +302,8 @@ fn check_prints_tab_separated_lines_and_exits_by_result() {
     assert_eq!(code(&o), 0);
     assert_eq!(
         stdout(&o),
-        "allowed\thttps://example.com/\nallowed\t/private/public.html\n"
+        "allowed\thttps://example.com/\n\
+         allowed\t/private/public.html\tline 4: Allow: /private/public.html\n"
     );
 }
 
@@ -404,7 +405,10 @@ fn check_mode_google_and_rfc_differ_on_percent_encoding() {
     let url = "http://x/foo/bar/baz";
     let rfc = run(&["check", "--agent", "MyBot", "--robots", robots, url]);
     assert_eq!(code(&rfc), 0);
-    assert_eq!(stdout(&rfc), format!("allowed\t{url}\n"));
+    assert_eq!(
+        stdout(&rfc),
+        format!("allowed\t{url}\tline 3: Allow: /foo/bar/%62%61%7A\n")
+    );
 
     let google = run(&[
         "check", "--agent", "MyBot", "--robots", robots, "--mode", "google", url,

@@ -1014,8 +1014,8 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
     // And the summary.
     assert_eq!(
         raw[5],
-        "{\"type\":\"summary\",\"command\":\"sitemap discover\",\"sitemaps\":4,\"entries\":8,\
-         \"errors\":0,\"warnings\":2,\"skipped\":0,\"failed\":0,\"exit\":0}"
+        "{\"type\":\"summary\",\"command\":\"sitemap discover\",\"sitemaps\":4,\"origins\":1,\
+         \"entries\":8,\"errors\":0,\"warnings\":2,\"skipped\":0,\"failed\":0,\"exit\":0}"
     );
     for line in &raw[1..5] {
         assert_eq!(
@@ -1198,7 +1198,7 @@ fn discover_exits_2_when_robots_txt_is_unreachable() {
         format!(
             "{{\"type\":\"robots-txt\",\"robots_txt\":\"{}\",\"status\":503,\
              \"outcome\":\"unreachable\",\"announced\":0,\"skipped\":0}}\n\
-             {{\"type\":\"summary\",\"command\":\"sitemap discover\",\"sitemaps\":0,\
+             {{\"type\":\"summary\",\"command\":\"sitemap discover\",\"sitemaps\":0,\"origins\":1,\
              \"entries\":0,\"errors\":0,\"warnings\":0,\"skipped\":0,\"failed\":1,\"exit\":2}}\n",
             server.url("/robots.txt")
         )

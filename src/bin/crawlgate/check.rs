@@ -1,10 +1,15 @@
 //! `crawlgate check`: may this agent fetch these URLs?
+//!
+//! URLs are answered as they are read: a `--urls` input is read a line at a time (memory: one
+//! line), so `tail -f urls | crawlgate check --urls -` answers each line as it comes.
 
-use anyhow::bail;
+use std::io::{BufRead, BufReader, Read, Take};
+
+use anyhow::{bail, Context};
 use crawlgate::{Decision, Mode, Options, Origin, ProductToken, Robots, RuleRef};
 
-use crate::input::Source;
-use crate::output::{escape, Out};
+use crate::input::{Source, MAX_INPUT};
+use crate::output::{escape, plural, Out};
 use crate::schema::{Check, Record, Summary};
 use crate::{CheckArgs, Status};
 
@@ -28,6 +33,129 @@ impl Tally {
             self.disallowed += 1;
         }
     }
+
+    /// `3 URLs: 2 allowed, 1 disallowed`, `, 1 not answered` when some were not.
+    pub fn summary(&self) -> String {
+        let mut line = format!(
+            "{}: {} allowed, {} disallowed",
+            plural(self.allowed + self.disallowed + self.failed, "URL", "URLs"),
+            self.allowed,
+            self.disallowed
+        );
+        if self.failed > 0 {
+            line.push_str(&format!(", {} not answered", self.failed));
+        }
+        line
+    }
+}
+
+/// One line of a `--urls` input that is not blank or a comment.
+#[derive(Debug)]
+pub enum UrlLine {
+    Url(String),
+    /// A line that is not UTF-8: the sentence that says so. The lines after it are still read.
+    Bad(String),
+}
+
+/// The URLs of a `--urls` input (a file, or `-` for standard input), read a line at a time:
+/// one per line, trimmed; blank lines, `#` lines and a UTF-8 byte order mark at the start
+/// skipped. The input as a whole is bounded by [`MAX_INPUT`], as every input is.
+pub struct UrlLines {
+    reader: BufReader<Take<Box<dyn Read + Send>>>,
+    name: String,
+    /// Lines read so far.
+    line: usize,
+    /// Bytes read so far.
+    read: u64,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl UrlLines {
+    /// Opens the input. The error reads `cannot read NAME: <why>`.
+    pub fn open(src: &Source) -> anyhow::Result<UrlLines> {
+        let name = src.name().into_owned();
+        let input: Box<dyn Read + Send> = match src {
+            Source::Stdin => Box::new(std::io::stdin()),
+            Source::File(p) => {
+                Box::new(std::fs::File::open(p).with_context(|| format!("cannot read {name}"))?)
+            }
+        };
+        Ok(UrlLines {
+            reader: BufReader::new(input.take(MAX_INPUT + 1)),
+            name,
+            line: 0,
+            read: 0,
+            buf: Vec::new(),
+            done: false,
+        })
+    }
+
+    /// The input as named: the path, or `<stdin>`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether a whole line is already buffered, so that reading it cannot wait on the input
+    /// (a pipe that has nothing more yet). Before a read that may wait, the answers so far are
+    /// written out.
+    pub fn line_ready(&self) -> bool {
+        self.reader.buffer().contains(&b'\n')
+    }
+
+    fn read_line(&mut self) -> anyhow::Result<Option<UrlLine>> {
+        loop {
+            self.buf.clear();
+            let n = self
+                .reader
+                .read_until(b'\n', &mut self.buf)
+                .with_context(|| format!("cannot read {}", self.name))?;
+            self.read += n as u64;
+            if self.read > MAX_INPUT {
+                bail!(
+                    "cannot read {}: it is larger than {} MiB",
+                    self.name,
+                    MAX_INPUT >> 20
+                );
+            }
+            if n == 0 {
+                return Ok(None);
+            }
+            self.line += 1;
+            let mut bytes = &self.buf[..];
+            if self.line == 1 {
+                bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+            }
+            let text = match std::str::from_utf8(bytes) {
+                Ok(text) => text.trim(),
+                Err(e) => {
+                    return Ok(Some(UrlLine::Bad(format!(
+                        "{} line {}: not UTF-8 (invalid byte at column {}); skipped",
+                        self.name,
+                        self.line,
+                        e.valid_up_to() + 1
+                    ))))
+                }
+            };
+            if !text.is_empty() && !text.starts_with('#') {
+                return Ok(Some(UrlLine::Url(text.to_owned())));
+            }
+        }
+    }
+}
+
+impl Iterator for UrlLines {
+    /// A line, or the error that ended the input (nothing follows it).
+    type Item = anyhow::Result<UrlLine>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let item = self.read_line().transpose();
+        self.done = !matches!(item, Some(Ok(_)));
+        item
+    }
 }
 
 pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
@@ -47,22 +175,19 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
     if args.url.is_empty() && urls_src.is_none() {
         bail!("no URLs to check: give them as arguments or with --urls FILE");
     }
-    let mut urls: Vec<String> = args.url.clone();
-    if let Some(src) = &urls_src {
-        urls.extend(url_lines(&src.read_text()?));
-    }
-    if urls.is_empty() {
-        let name = urls_src.as_ref().map(|s| s.name().into_owned());
+    let lines = urls_src.as_ref().map(UrlLines::open).transpose()?;
+    let name = lines.as_ref().map(|l| l.name().to_owned());
+    let mut tally = Tally::default();
+    let status = match robots_src {
+        Some(src) => check_local(args, &token, &src, &src.read()?, lines, out, &mut tally)?,
+        None => crate::remote::check(args, &token, lines, out, &mut tally)?,
+    };
+    if tally.allowed + tally.disallowed + tally.failed == 0 {
         bail!(
             "no URLs to check: {} has no URL lines",
             name.as_deref().unwrap_or("--urls")
         );
     }
-    let mut tally = Tally::default();
-    let status = match robots_src {
-        Some(src) => check_local(args, &token, &src, &src.read()?, &urls, out, &mut tally)?,
-        None => crate::remote::check(args, &token, &urls, out, &mut tally)?,
-    };
     if args.json {
         out.json(&Record::Summary(Summary {
             command: "check",
@@ -73,17 +198,75 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
             exit: status.code(),
             ..Summary::default()
         }))?;
+    } else {
+        crate::progress::summary(out, tally.summary());
     }
     Ok(status)
 }
 
-/// Every URL against one robots.txt file.
+/// The URL of a `--urls` line, or why there is none (to be reported, and counted as failed).
+pub fn url_of(item: anyhow::Result<UrlLine>) -> Result<String, Stop> {
+    match item {
+        Ok(UrlLine::Url(url)) => Ok(url),
+        Ok(UrlLine::Bad(why)) => Err(Stop::Skip(why)),
+        Err(e) => Err(Stop::End(format!("{e:#}"))),
+    }
+}
+
+/// The URLs given as arguments, then those of a `--urls` input, all read (for the commands
+/// that work per origin and show how many there are); a line that is not UTF-8 is reported and
+/// counted in the second number. `what` names the command's work in the error for none at all.
+// Without the `fetch` feature no command reads URLs for origins.
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+pub fn read_urls(
+    given: &[String],
+    file: Option<&std::path::Path>,
+    what: &str,
+    out: &mut Out,
+) -> anyhow::Result<(Vec<String>, usize)> {
+    let mut urls = given.to_vec();
+    let mut bad = 0;
+    let Some(file) = file else {
+        return Ok((urls, bad));
+    };
+    let lines = UrlLines::open(&Source::new(file))?;
+    let name = lines.name().to_owned();
+    for item in lines {
+        match item? {
+            UrlLine::Url(url) => urls.push(url),
+            UrlLine::Bad(why) => {
+                out.error(why);
+                bad += 1;
+            }
+        }
+    }
+    if urls.is_empty() && bad == 0 {
+        bail!("no URLs to {what}: {name} has no URL lines");
+    }
+    Ok((urls, bad))
+}
+
+/// Why a `--urls` line gives no URL: the sentence to print, and whether the input goes on.
+pub enum Stop {
+    Skip(String),
+    End(String),
+}
+
+impl Stop {
+    pub fn message(&self) -> &str {
+        match self {
+            Stop::Skip(m) | Stop::End(m) => m,
+        }
+    }
+}
+
+/// Every URL against one robots.txt file, each answered as soon as it is read.
 fn check_local(
     args: &CheckArgs,
     token: &ProductToken,
     src: &Source,
     body: &[u8],
-    urls: &[String],
+    mut lines: Option<UrlLines>,
     out: &mut Out,
     tally: &mut Tally,
 ) -> anyhow::Result<Status> {
@@ -92,7 +275,28 @@ fn check_local(
     let rules = parsed.robots.rules_for(token);
     let name = src.name();
     let mut status = Status::Clean;
-    for url in urls {
+    let mut given = args.url.iter().cloned();
+    loop {
+        let url = match given.next() {
+            Some(url) => url,
+            None => {
+                let Some(input) = lines.as_mut() else { break };
+                // The answers so far are out before a read that may wait on a pipe.
+                if !input.line_ready() {
+                    out.flush()?;
+                }
+                let Some(item) = input.next() else { break };
+                match url_of(item) {
+                    Ok(url) => url,
+                    Err(stop) => {
+                        out.error(stop.message());
+                        tally.failed += 1;
+                        continue;
+                    }
+                }
+            }
+        };
+        let url = url.as_str();
         if let Err(why) = local_target(url, mode) {
             out.error(format_args!("{why}"));
             tally.failed += 1;
@@ -179,27 +383,20 @@ fn local_target(url: &str, mode: Mode) -> Result<(), String> {
     }
 }
 
-/// The URLs of a `--urls` file: one per line, trimmed; blank lines and `#` lines skipped.
-pub fn url_lines(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(str::to_owned)
-}
-
 fn report(out: &mut Out, url: &str, d: &Decision<'_>) -> std::io::Result<()> {
     // Escaped: a TAB or newline in a URL must not forge columns or lines, and nothing from a
     // file may drive the terminal.
     let url = escape(url);
-    match (d.allowed, d.rule()) {
-        (true, _) => out.line(format_args!("allowed\t{url}")),
-        (false, Some(r)) => out.line(format_args!(
-            "disallowed\t{url}\tline {}: {}",
+    let word = if d.allowed { "allowed" } else { "disallowed" };
+    // The deciding rule for an allowed URL too: an `Allow:` that overrides a `Disallow:` is
+    // what a reader wants to see. Nothing after the URL when no rule decided.
+    match d.rule() {
+        Some(r) => out.line(format_args!(
+            "{word}\t{url}\tline {}: {}",
             r.line,
             escape(&rule_text(&r))
         )),
-        // Only a rule can disallow; kept total rather than panicking.
-        (false, None) => out.line(format_args!("disallowed\t{url}")),
+        None => out.line(format_args!("{word}\t{url}")),
     }
 }
 

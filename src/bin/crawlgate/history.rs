@@ -236,6 +236,8 @@ mod enabled {
             mode: args.mode,
             state: &args.state,
             urls: &args.urls,
+            urls_file: None,
+            concurrency: args.concurrency.concurrency,
             json: args.json,
             command: "recrawl",
         };

@@ -86,16 +86,4 @@ impl Source {
         }
         Ok(buf)
     }
-
-    /// The text, which must be UTF-8.
-    pub fn read_text(&self) -> anyhow::Result<String> {
-        let bytes = self.read()?;
-        String::from_utf8(bytes).map_err(|e| {
-            anyhow::anyhow!(
-                "cannot read {}: it is not UTF-8 (invalid byte at offset {})",
-                self.name(),
-                e.utf8_error().valid_up_to()
-            )
-        })
-    }
 }

@@ -10,6 +10,7 @@ mod history;
 mod input;
 mod lint;
 mod output;
+mod progress;
 mod remote;
 mod schema;
 mod sitemap;
@@ -40,11 +41,16 @@ Exit status:
   2  a file could not be read (the others are still linted), or a usage error";
 
 const CHECK_AFTER_HELP: &str = "\
-Output: `allowed<TAB>URL` or `disallowed<TAB>URL<TAB>line N: RULE` per URL. Without
---robots, each origin's robots.txt comes from the crawl state (--state), fetched only when the
-state has none or it is due, and a URL disallowed by the failure rules (robots.txt unreachable)
-reads `disallowed<TAB>URL<TAB>REASON`. Control characters from files and URLs are printed
-escaped (`\\t`, `\\u{1b}`), so a TAB in a URL cannot forge a column.
+Output: `allowed<TAB>URL<TAB>line N: RULE` or `disallowed<TAB>URL<TAB>line N: RULE` per URL, in
+the order given (nothing after the URL when no rule decided). Without --robots, each origin's
+robots.txt comes from the crawl state (--state), fetched only when the state has none or it is
+due (up to --concurrency origins at once), and a URL disallowed by the failure rules
+(robots.txt unreachable) reads `disallowed<TAB>URL<TAB>REASON`. Control characters from files
+and URLs are printed escaped (`\\t`, `\\u{1b}`), so a TAB in a URL cannot forge a column.
+
+--urls is read a line at a time and each URL answered as it comes (`tail -f urls | crawlgate
+check --urls - …` works). On a terminal, a summary line (`3 URLs: 2 allowed, 1 disallowed`)
+goes to standard error at the end, so that it never mixes with the lines a script reads.
 
 With --robots, a URL is an absolute http(s) URL or a path starting with `/` or `*`; in
 --mode google, any string, as google/robotstxt's API takes it. Anything else is an input error,
@@ -58,7 +64,9 @@ Exit status:
 const FETCH_AFTER_HELP: &str = "\
 Output: per origin, the robots.txt URL, then status, outcome, final URL, size, problems,
 version (new, or the same as the fetch before) and the verdict now in force from the crawl
-state. Every fetch is recorded in the state (--state); see `crawlgate history`.
+state. Every fetch is recorded in the state (--state); see `crawlgate history`. Up to
+--concurrency origins are fetched at once; they are printed in the order given. On a terminal,
+standard error shows progress, then a summary line (`2 origins: 1 fetched, 1 unreachable`).
 
 Exit status:
   0  every robots.txt fetched, or absent (4xx: everything allowed)
@@ -84,7 +92,8 @@ state says, and records it; a fetch that was running and started before is disca
 
 Output: per origin, the origin, then `result: STATUS OUTCOME`, `version: new (DIGEST)` or
 `same as before (N fetches since TIME)`, and the verdict now in force. --json: as `fetch`, one
-{\"type\":\"fetch\",…} record per origin, then a summary.
+{\"type\":\"fetch\",…} record per origin, then a summary. Up to --concurrency origins are
+fetched at once, printed in the order given.
 
 Exit status:
   0  every robots.txt fetched, or absent (4xx: everything allowed)
@@ -150,13 +159,15 @@ Exit status:
   2  a sitemap could not be read or fetched, or a usage error";
 
 const SITEMAP_DISCOVER_AFTER_HELP: &str = "\
-Output: the robots.txt URL and status, then one line per sitemap (indexes' children indented):
-`URL<TAB>FORMAT<TAB>N entries<TAB>N errors<TAB>N warnings`, each followed by its problems.
+Output: per origin (each once, in the order given; up to --concurrency at once), the robots.txt
+URL and status, then one line per sitemap (indexes' children indented):
+`URL<TAB>FORMAT<TAB>N entries<TAB>N errors<TAB>N warnings`, each followed by its problems. On a
+terminal, standard error shows progress, then a summary line.
 
 Exit status:
   0  no errors in any sitemap
   1  errors in a sitemap (including one that could not be fetched)
-  2  robots.txt unreachable, a bad URL, or a usage error";
+  2  a robots.txt unreachable, a bad URL (the other origins are still walked), or a usage error";
 
 #[derive(Debug, Subcommand)]
 enum SitemapCommand {
@@ -166,7 +177,7 @@ enum SitemapCommand {
     /// Print the entries of sitemaps.
     #[command(after_help = SITEMAP_URLS_AFTER_HELP)]
     Urls(SitemapUrlsArgs),
-    /// List an origin's sitemaps (robots.txt `Sitemap:` lines, indexes followed one level) with
+    /// List origins' sitemaps (robots.txt `Sitemap:` lines, indexes followed one level) with
     /// their entry counts and problems.
     #[command(after_help = SITEMAP_DISCOVER_AFTER_HELP)]
     Discover(SitemapDiscoverArgs),
@@ -212,9 +223,15 @@ struct SitemapUrlsArgs {
 
 #[derive(Debug, Args)]
 struct SitemapDiscoverArgs {
-    /// Any URL of the origin (its robots.txt is fetched).
-    #[arg(value_name = "URL")]
-    url: String,
+    /// Any URL of each origin (its robots.txt is fetched; each origin once).
+    #[arg(value_name = "URL", required_unless_present = "urls_file")]
+    urls: Vec<String>,
+    /// Read URLs from FILE, one per line (blank lines and `#` lines skipped); `-` reads
+    /// standard input.
+    #[arg(long = "urls", value_name = "FILE")]
+    urls_file: Option<PathBuf>,
+    #[command(flatten)]
+    concurrency: ConcurrencyArg,
     /// The crawler whose robots.txt rules the entries are checked against.
     #[arg(
         long,
@@ -292,8 +309,36 @@ struct CheckArgs {
     /// URLs (or paths such as `/a?b`) to check.
     #[arg(value_name = "URL")]
     url: Vec<String>,
+    /// The most origins fetched at once (without --robots); answers stay in the order given.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_CONCURRENCY,
+        value_parser = concurrency_value(),
+        conflicts_with = "robots"
+    )]
+    concurrency: usize,
     #[command(flatten)]
     state: StateArgs,
+}
+
+/// Origins fetched at once unless `--concurrency` says otherwise: enough that a few dead hosts
+/// (each waiting out `--timeout`) do not hold the others up, few enough to be polite.
+const DEFAULT_CONCURRENCY: usize = 8;
+
+/// `--concurrency`: at least 1 (1 fetches one origin after another); 0 is a usage error.
+fn concurrency_value() -> impl clap::builder::TypedValueParser<Value = usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024)
+}
+
+/// `--concurrency N` of the commands that fetch origin after origin.
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+struct ConcurrencyArg {
+    /// The most origins fetched at once; output stays in the order given (1: one after
+    /// another).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CONCURRENCY, value_parser = concurrency_value())]
+    concurrency: usize,
 }
 
 /// Where the commands that fetch robots.txt through the engine keep the crawl state.
@@ -328,8 +373,14 @@ struct HttpArgs {
 #[derive(Debug, Args)]
 struct FetchArgs {
     /// URLs whose origins' robots.txt to fetch (each origin once).
-    #[arg(value_name = "URL", required = true)]
+    #[arg(value_name = "URL", required_unless_present = "urls_file")]
     urls: Vec<String>,
+    /// Read URLs from FILE, one per line (blank lines and `#` lines skipped); `-` reads
+    /// standard input.
+    #[arg(long = "urls", value_name = "FILE")]
+    urls_file: Option<PathBuf>,
+    #[command(flatten)]
+    concurrency: ConcurrencyArg,
     /// Print JSON Lines: one record per origin, then a summary record.
     #[arg(long)]
     json: bool,
@@ -361,6 +412,8 @@ struct RecrawlArgs {
     /// URLs whose origins' robots.txt to fetch again (each origin once).
     #[arg(value_name = "URL", required = true)]
     urls: Vec<String>,
+    #[command(flatten)]
+    concurrency: ConcurrencyArg,
     /// Print JSON Lines: one record per origin, then a summary record.
     #[arg(long)]
     json: bool,

@@ -11,7 +11,7 @@ use crawlgate::ProductToken;
 pub fn check(
     _: &CheckArgs,
     _: &ProductToken,
-    _: &[String],
+    _: Option<crate::check::UrlLines>,
     _: &mut Out,
     _: &mut crate::check::Tally,
 ) -> anyhow::Result<Status> {
@@ -25,28 +25,35 @@ pub fn fetch(_: &FetchArgs, _: &mut Out) -> anyhow::Result<Status> {
 
 #[cfg(feature = "fetch")]
 pub use enabled::{
-    cause, check, fetch, fetch_each, file_facts, origins, runtime, FetchEach, Fetched,
+    cause, check, fetch, fetch_each, file_facts, next_flushing, origins, runtime, FetchEach,
+    Fetched,
 };
 
 #[cfg(feature = "fetch")]
 mod enabled {
-    use std::collections::{HashMap, HashSet};
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::rc::Rc;
     use std::sync::Arc;
     use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
     use anyhow::Context;
     use crawlgate::fetch::{
-        Answer, CacheOptions, FetchOptions, LocalError, RobotsCache, SystemClock,
+        Answer, CacheOptions, CheckError, FetchOptions, LocalError, RobotsCache, SystemClock,
     };
     use crawlgate::policy::{
         Content, Judgement, OriginState, PolicyOptions, RobotsFile, Verdict, VerdictReason, Version,
     };
     use crawlgate::{Origin, Parsed, ProductToken};
+    use futures_util::stream::{self, Stream, StreamExt};
+    use futures_util::FutureExt;
+    use tokio::sync::OnceCell;
 
     use super::*;
-    use crate::check::{Rules, Tally};
+    use crate::check::{url_of, Rules, Stop, Tally, UrlLine, UrlLines};
     use crate::history::rfc3339;
-    use crate::output::escape;
+    use crate::output::{escape, plural};
+    use crate::progress::Progress;
     use crate::schema::{self, FileFacts, Record};
     use crate::state::{self, State};
     use crate::HttpArgs;
@@ -106,12 +113,131 @@ mod enabled {
         (origins, bad)
     }
 
+    /// The next item of `results`; when it is not ready yet, what `out` holds is written out
+    /// first, so that what is done shows while the rest is waited for (a dead host, a pipe
+    /// that has nothing more yet) and, when everything is ready at once, is written in blocks.
+    pub async fn next_flushing<S: Stream + Unpin>(
+        results: &mut S,
+        out: &mut Out,
+        progress: &Progress,
+    ) -> std::io::Result<Option<S::Item>> {
+        // Polled once: `Next` keeps no state, so dropping it loses nothing.
+        if let Some(item) = results.next().now_or_never() {
+            return Ok(item);
+        }
+        progress.flush(out)?;
+        Ok(results.next().await)
+    }
+
+    /// A `--urls` input read on a thread of its own (reading standard input blocks, and the
+    /// engine's fetches run on this thread meanwhile), handed over a few lines at a time: a
+    /// bounded channel, so memory stays flat however long the input.
+    fn read_in_background(
+        lines: UrlLines,
+        ahead: usize,
+    ) -> tokio::sync::mpsc::Receiver<anyhow::Result<UrlLine>> {
+        let (tx, rx) = tokio::sync::mpsc::channel(ahead.max(1));
+        // Detached: if the answers stop early (a closed pipe), the process exits without
+        // waiting for a read that may never end.
+        std::thread::spawn(move || {
+            for item in lines {
+                if tx.blocking_send(item).is_err() {
+                    break;
+                }
+            }
+        });
+        rx
+    }
+
+    /// Per origin, whether it is ready to answer from: loaded, and refreshed if it was due.
+    /// Shared by the URLs of an origin being answered at the same time, so that the second
+    /// waits for the first one's refresh rather than answering from the stale copy.
+    #[derive(Default)]
+    struct Ready {
+        origins: RefCell<HashMap<Origin, Rc<OnceCell<()>>>>,
+    }
+
+    impl Ready {
+        /// Loads the origin (reading the state, fetching if it has nothing) and, if its state
+        /// is due, waits for the refresh that loading started, so that the answer comes from a
+        /// current state rather than the stale copy.
+        ///
+        /// The engine has no call that waits for one origin's refresh: `flush` waits for every
+        /// fetch running, those of the other origins in the window included. It is used only
+        /// when the origin was due, which a fresh state never is.
+        async fn wait(&self, cache: &RobotsCache, origin: &Origin) {
+            let cell = self
+                .origins
+                .borrow_mut()
+                .entry(origin.clone())
+                .or_default()
+                .clone();
+            cell.get_or_init(|| async {
+                cache.judgement(origin).await;
+                let due = cache
+                    .state(origin)
+                    .await
+                    .is_some_and(|s| s.is_due(SystemTime::now()));
+                if due {
+                    // A failure here is reported by `state::finish`.
+                    let _ = cache.flush().await;
+                }
+            })
+            .await;
+        }
+    }
+
+    /// One URL answered by the engine, with what its JSON record needs.
+    struct Answered {
+        answer: Answer,
+        /// The origin was not fetched because of a failure on this machine.
+        local: Option<LocalError>,
+        /// The origin's verdict and rules (`--json` only).
+        detail: Option<(Judgement, Option<Arc<Parsed>>)>,
+    }
+
+    async fn answer_one(
+        cache: &RobotsCache,
+        ready: &Ready,
+        token: &ProductToken,
+        url: &str,
+        json: bool,
+    ) -> Result<Answered, CheckError> {
+        let origin = Origin::from_url(url)?;
+        ready.wait(cache, &origin).await;
+        let answer = cache.check(token, url).await?;
+        // Once loaded (and refreshed), only a fetch that failed on this machine leaves an
+        // origin unfetched: not an answer about the site.
+        let local = (answer.reason == VerdictReason::NotFetched)
+            .then(|| cache.local_failures().last)
+            .flatten();
+        // From memory: the origin was just loaded.
+        let detail = if json {
+            Some((cache.judgement(&origin).await, cache.rules(&origin).await))
+        } else {
+            None
+        };
+        Ok(Answered {
+            answer,
+            local,
+            detail,
+        })
+    }
+
+    /// What became of one input line, in input order.
+    enum Done {
+        // Boxed: a stopped line is small, an answer is not.
+        Answered(String, Box<Result<Answered, CheckError>>),
+        Stopped(Stop),
+    }
+
     /// `crawlgate check` without `--robots`: answers from the crawl state, fetching an origin
-    /// only when the state has nothing for it or it is due.
+    /// only when the state has nothing for it or it is due; up to `--concurrency` origins at
+    /// once, the answers in input order, each written as soon as the ones before it are.
     pub fn check(
         args: &CheckArgs,
         token: &ProductToken,
-        urls: &[String],
+        lines: Option<UrlLines>,
         out: &mut Out,
         tally: &mut Tally,
     ) -> anyhow::Result<Status> {
@@ -121,51 +247,72 @@ mod enabled {
             .clone()
             .unwrap_or_else(|| args.agent.clone());
         let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
+        let window = args.concurrency;
         runtime()?.block_on(async {
             let state = state::open(&args.state, true).await?;
             let cache = engine(fetch, &state)?;
-            // Load every origin first, then wait for the refreshes of those that were due, so
-            // that each answer below comes from a current state rather than a stale copy.
-            let mut seen = HashSet::new();
-            for url in urls {
-                if let Ok(origin) = Origin::from_url(url) {
-                    if seen.insert(origin.clone()) {
-                        cache.judgement(&origin).await;
-                    }
+            let progress = if lines.is_some() || args.url.len() > 1 {
+                Progress::open_ended("checked", "URLs")
+            } else {
+                Progress::hidden()
+            };
+            let given = stream::iter(args.url.iter().cloned().map(|u| Ok(UrlLine::Url(u))));
+            let read = stream::unfold(
+                lines.map(|l| read_in_background(l, window * 4)),
+                |rx| async {
+                    let mut rx = rx?;
+                    let item = rx.recv().await?;
+                    Some((item, Some(rx)))
+                },
+            );
+            let ready = Ready::default();
+            let json = args.json;
+            let results = given.chain(read).map(|item| {
+                let (cache, ready, progress) = (&cache, &ready, &progress);
+                let url = url_of(item);
+                async move {
+                    let done = match url {
+                        Ok(url) => {
+                            let answered = answer_one(cache, ready, token, &url, json).await;
+                            Done::Answered(url, Box::new(answered))
+                        }
+                        Err(stop) => Done::Stopped(stop),
+                    };
+                    progress.inc();
+                    done
                 }
-            }
-            // A failure here is reported by `finish`.
-            let _ = cache.flush().await;
-            let result = check_all(&cache, args.json, token, urls, out, tally).await;
-            state::finish(&cache, &state, out).await;
-            result
-        })
-    }
-
-    async fn check_all(
-        cache: &RobotsCache,
-        json: bool,
-        token: &ProductToken,
-        urls: &[String],
-        out: &mut Out,
-        tally: &mut Tally,
-    ) -> anyhow::Result<Status> {
-        let mut status = Status::Clean;
-        // The verdict and rules of each origin, read once, for the JSON records.
-        let mut origins: HashMap<Origin, (Judgement, Option<Arc<Parsed>>)> = HashMap::new();
-        for url in urls {
-            match cache.check(token, url).await {
-                Ok(answer) => {
-                    // After the flush, only a fetch that failed on this machine leaves an
-                    // origin unfetched: not an answer about the site.
-                    let local = (answer.reason == VerdictReason::NotFetched)
-                        .then(|| cache.local_failures().last)
-                        .flatten();
-                    if let Some(e) = local {
-                        out.error(format_args!(
-                            "{}: not fetched: {e}; nothing was recorded",
-                            answer.origin.robots_txt_url()
-                        ));
+            });
+            let mut results = Box::pin(results.buffered(window));
+            let result = async {
+                let mut status = Status::Clean;
+                while let Some(done) = next_flushing(&mut results, out, &progress).await? {
+                    let (url, answered) = match done {
+                        Done::Answered(url, answered) => (url, answered),
+                        Done::Stopped(stop) => {
+                            progress.error(out, stop.message());
+                            tally.failed += 1;
+                            status = Status::Failed;
+                            continue;
+                        }
+                    };
+                    let a = match *answered {
+                        Ok(a) => a,
+                        Err(e) => {
+                            progress.error(out, e);
+                            tally.failed += 1;
+                            status = Status::Failed;
+                            continue;
+                        }
+                    };
+                    let answer = &a.answer;
+                    if let Some(e) = &a.local {
+                        progress.error(
+                            out,
+                            format_args!(
+                                "{}: not fetched: {e}; nothing was recorded",
+                                answer.origin.robots_txt_url()
+                            ),
+                        );
                         tally.failed += 1;
                         status = Status::Failed;
                     } else if !answer.allowed && status == Status::Clean {
@@ -173,36 +320,34 @@ mod enabled {
                     }
                     tally.add(answer.allowed);
                     if json {
-                        if !origins.contains_key(&answer.origin) {
-                            let judgement = cache.judgement(&answer.origin).await;
-                            let rules = cache.rules(&answer.origin).await;
-                            origins.insert(answer.origin.clone(), (judgement, rules));
-                        }
-                        let (judgement, rules) = origins
-                            .get(&answer.origin)
-                            .map_or((None, None), |(j, r)| (Some(j), r.as_ref()));
+                        let (verdict, rules) = a
+                            .detail
+                            .as_ref()
+                            .map_or((None, None), |(j, r)| (Some(j.verdict), r.as_ref()));
                         let robots_txt = answer.origin.robots_txt_url();
-                        let verdict = judgement.map(|j| j.verdict);
                         out.json(&Record::Check(record(
-                            url,
+                            &url,
                             token,
-                            &answer,
+                            answer,
                             verdict,
                             rules,
                             &robots_txt,
                         )))?;
                     } else {
-                        report(out, url, &answer)?;
+                        report(out, &url, answer)?;
+                    }
+                    if progress.is_visible() {
+                        progress.flush(out)?;
                     }
                 }
-                Err(e) => {
-                    out.error(format_args!("{e}"));
-                    tally.failed += 1;
-                    status = Status::Failed;
-                }
+                anyhow::Ok(status)
             }
-        }
-        Ok(status)
+            .await;
+            drop(results);
+            progress.finish();
+            state::finish(&cache, &state, out).await;
+            result
+        })
     }
 
     /// The `check` record of an answer from the crawl state: the same shape as with
@@ -253,15 +398,19 @@ mod enabled {
 
     fn report(out: &mut Out, url: &str, a: &Answer) -> std::io::Result<()> {
         let url = escape(url);
+        let word = if a.allowed { "allowed" } else { "disallowed" };
         match (a.allowed, &a.rule) {
-            (true, _) => out.line(format_args!("allowed\t{url}")),
-            (false, Some(r)) => out.line(format_args!(
-                "disallowed\t{url}\tline {}: {}",
+            // The deciding rule, for an allowed URL too (as with --robots).
+            (_, Some(r)) => out.line(format_args!(
+                "{word}\t{url}\tline {}: {}",
                 r.line,
                 escape(&r.text)
             )),
+            // No rule decided: nothing after an allowed URL (no rule matched, no robots.txt),
+            // the reason after a disallowed one (the failure rules).
+            (true, None) => out.line(format_args!("{word}\t{url}")),
             (false, None) => out.line(format_args!(
-                "disallowed\t{url}\t{}",
+                "{word}\t{url}\t{}",
                 escape(&a.reason.to_string())
             )),
         }
@@ -466,6 +615,8 @@ mod enabled {
             mode: args.mode,
             state: &args.state,
             urls: &args.urls,
+            urls_file: args.urls_file.as_deref(),
+            concurrency: args.concurrency.concurrency,
             json: args.json,
             command: "fetch",
         };
@@ -478,6 +629,10 @@ mod enabled {
         pub mode: crate::ModeArg,
         pub state: &'a crate::StateArgs,
         pub urls: &'a [String],
+        /// `--urls FILE`, read after `urls`.
+        pub urls_file: Option<&'a std::path::Path>,
+        /// The most origins fetched at once.
+        pub concurrency: usize,
         pub json: bool,
         /// The command's name in the JSON summary.
         pub command: &'static str,
@@ -496,31 +651,56 @@ mod enabled {
             .clone()
             .unwrap_or_else(|| FetchOptions::default().user_agent);
         let options = fetch_options(request.http, user_agent, request.mode.into())?;
-        let (origins, bad) = origins(request.urls, out);
-        let mut failed = bad;
+        let (urls, bad_lines) =
+            crate::check::read_urls(request.urls, request.urls_file, "fetch", out)?;
+        let (origins, bad) = origins(&urls, out);
+        let mut failed = bad + bad_lines;
         let mut unreachable = 0;
+        // How many of each outcome, for the summary line.
+        let mut outcomes: Vec<(&'static str, usize)> = Vec::new();
         // Every URL bad (and reported): no state to open.
         if !origins.is_empty() {
             runtime()?.block_on(async {
                 let state = state::open(request.state, true).await?;
                 let cache = engine(options, &state)?;
+                let progress = Progress::counted(origins.len(), "fetched", "origins");
+                let results = stream::iter(&origins).map(|origin| {
+                    let (cache, progress) = (&cache, &progress);
+                    async move {
+                        let fetched = fetch_now(cache, origin).await;
+                        progress.inc();
+                        fetched
+                    }
+                });
+                let mut results = Box::pin(results.buffered(request.concurrency));
                 let result = async {
-                    for origin in &origins {
-                        let fetched = fetch_now(&cache, origin).await;
+                    while let Some(fetched) = next_flushing(&mut results, out, &progress).await? {
                         if let Some(e) = &fetched.local {
-                            out.error(format_args!(
-                                "{}: not fetched: {e}; nothing was recorded",
-                                origin.robots_txt_url()
-                            ));
+                            progress.error(
+                                out,
+                                format_args!(
+                                    "{}: not fetched: {e}; nothing was recorded",
+                                    fetched.origin.robots_txt_url()
+                                ),
+                            );
                             failed += 1;
                         } else if fetched.unreachable() {
                             unreachable += 1;
                         }
+                        match outcomes.iter_mut().find(|(o, _)| *o == fetched.outcome()) {
+                            Some((_, n)) => *n += 1,
+                            None => outcomes.push((fetched.outcome(), 1)),
+                        }
                         report(out, request.json, &fetched)?;
+                        if progress.is_visible() {
+                            progress.flush(out)?;
+                        }
                     }
                     anyhow::Ok(())
                 }
                 .await;
+                drop(results);
+                progress.finish();
                 state::finish(&cache, &state, out).await;
                 result
             })?;
@@ -541,8 +721,29 @@ mod enabled {
                 exit: status.code(),
                 ..schema::Summary::default()
             }))?;
+        } else {
+            crate::progress::summary(
+                out,
+                fetch_summary(origins.len(), &outcomes, bad + bad_lines),
+            );
         }
         Ok(status)
+    }
+
+    /// `2 origins: 1 fetched, 1 unreachable` (outcomes in the order first seen), then
+    /// `; 1 bad URL` for URLs that named no origin.
+    pub fn fetch_summary(origins: usize, outcomes: &[(&str, usize)], bad: usize) -> String {
+        let mut line = plural(origins, "origin", "origins");
+        let counts: Vec<String> = outcomes.iter().map(|(o, n)| format!("{n} {o}")).collect();
+        if !counts.is_empty() {
+            line.push_str(": ");
+            line.push_str(&counts.join(", "));
+        }
+        if bad > 0 {
+            line.push_str("; ");
+            line.push_str(&plural(bad, "bad URL", "bad URLs"));
+        }
+        line
     }
 
     fn report_fetch(out: &mut Out, json: bool, f: &Fetched) -> std::io::Result<()> {

@@ -396,9 +396,13 @@ mod remote_sitemaps {
     use crawlgate::sitemap::{Code, Diagnostic};
     use crawlgate::{Origin, ProductToken, Robots};
 
+    use crawlgate::fetch::Discovery;
+    use futures_util::StreamExt;
+
     use super::{problem, report_indented};
-    use crate::output::plural;
-    use crate::output::Out;
+    use crate::output::{plural, problems, Out};
+    use crate::progress::Progress;
+    use crate::remote::next_flushing;
     use crate::schema::{self, Record, Summary};
     use crate::{HttpArgs, SitemapDiscoverArgs, Status};
 
@@ -509,17 +513,129 @@ mod remote_sitemaps {
         }
     }
 
+    /// Counts over all origins walked.
+    #[derive(Debug, Default)]
+    struct Totals {
+        sitemaps: usize,
+        entries: usize,
+        errors: usize,
+        warnings: usize,
+        skipped: usize,
+        /// Inputs that could not be used: bad URLs, robots.txt unreachable, sitemaps not
+        /// fetched.
+        failed: usize,
+        /// Bad URLs and unreachable robots.txt: the exit status is 2.
+        unusable: usize,
+    }
+
+    impl Totals {
+        /// `2 origins, 5 sitemaps, 120 entries: 3 errors, 1 warning`.
+        fn summary(&self, origins: usize) -> String {
+            format!(
+                "{}, {}, {}: {}",
+                plural(origins, "origin", "origins"),
+                plural(self.sitemaps, "sitemap", "sitemaps"),
+                plural(self.entries, "entry", "entries"),
+                problems(self.errors, self.warnings)
+            )
+        }
+    }
+
     pub fn discover(args: &SitemapDiscoverArgs, out: &mut Out) -> anyhow::Result<Status> {
-        let origin = Origin::from_url(&args.url).with_context(|| format!("{:?}", args.url))?;
         let agent = ProductToken::from_user_agent(&args.agent)
             .with_context(|| format!("--agent {:?} has no product token", args.agent))?;
-        let mut net = Net::new(&args.http)?;
-        let (rt, fetcher) = net.live()?;
-        let mut options = WalkOptions::default();
-        options.max_sitemaps = args.max_sitemaps;
-        let found = rt
-            .block_on(fetcher.discover_sitemaps(&origin, Some(&agent), options))
-            .with_context(|| format!("cannot discover the sitemaps of {origin}"))?;
+        let (urls, bad_lines) =
+            crate::check::read_urls(&args.urls, args.urls_file.as_deref(), "discover", out)?;
+        let mut totals = Totals {
+            failed: bad_lines,
+            unusable: bad_lines,
+            ..Totals::default()
+        };
+        // Each origin once, in the order given.
+        let mut origins: Vec<Origin> = Vec::new();
+        for url in &urls {
+            match Origin::from_url(url) {
+                Ok(o) if !origins.contains(&o) => origins.push(o),
+                Ok(_) => {}
+                Err(e) => {
+                    out.error(format_args!("{:?}: {e}", crate::output::escape(url)));
+                    totals.failed += 1;
+                    totals.unusable += 1;
+                }
+            }
+        }
+        if !origins.is_empty() {
+            let mut net = Net::new(&args.http)?;
+            let (rt, fetcher) = net.live()?;
+            let mut options = WalkOptions::default();
+            options.max_sitemaps = args.max_sitemaps;
+            rt.block_on(async {
+                let progress = Progress::counted(origins.len(), "walked", "origins");
+                let results = futures_util::stream::iter(&origins).map(|origin| {
+                    let (agent, options, progress) = (&agent, options.clone(), &progress);
+                    async move {
+                        let found = fetcher
+                            .discover_sitemaps(origin, Some(agent), options)
+                            .await;
+                        progress.inc();
+                        (origin, found)
+                    }
+                });
+                let mut results = Box::pin(results.buffered(args.concurrency.concurrency));
+                while let Some((origin, found)) =
+                    next_flushing(&mut results, out, &progress).await?
+                {
+                    match found {
+                        Ok(found) => show(args, &found, &mut totals, out)?,
+                        Err(e) => {
+                            progress.error(
+                                out,
+                                format_args!("cannot discover the sitemaps of {origin}: {e}"),
+                            );
+                            totals.failed += 1;
+                            totals.unusable += 1;
+                        }
+                    }
+                    if progress.is_visible() {
+                        progress.flush(out)?;
+                    }
+                }
+                anyhow::Ok(())
+            })?;
+        }
+        let status = if totals.unusable > 0 {
+            Status::Failed
+        } else if totals.errors > 0 {
+            Status::Findings
+        } else {
+            Status::Clean
+        };
+        if args.json {
+            out.json(&Record::Summary(Summary {
+                command: "sitemap discover",
+                origins: Some(origins.len()),
+                sitemaps: Some(totals.sitemaps),
+                entries: Some(totals.entries),
+                errors: Some(totals.errors),
+                warnings: Some(totals.warnings),
+                skipped: Some(totals.skipped),
+                failed: totals.failed,
+                exit: status.code(),
+                ..Summary::default()
+            }))?;
+        } else {
+            crate::progress::summary(out, totals.summary(origins.len()));
+        }
+        Ok(status)
+    }
+
+    /// One origin's walk: its robots.txt, then its sitemaps.
+    fn show(
+        args: &SitemapDiscoverArgs,
+        found: &Discovery,
+        totals: &mut Totals,
+        out: &mut Out,
+    ) -> std::io::Result<()> {
         let robots = &found.robots;
         let status = robots
             .status
@@ -552,12 +668,13 @@ mod remote_sitemaps {
                 plural(announced, "sitemap", "sitemaps")
             ))?;
         }
-        let (mut errors, mut warnings, mut entries, mut failed) = (0, 0, 0, 0);
+        totals.sitemaps += found.sitemaps.len();
+        totals.skipped += found.skipped;
         for s in &found.sitemaps {
-            errors += s.errors;
-            warnings += s.warnings;
-            entries += s.entries;
-            failed += usize::from(s.fetch_error.is_some());
+            totals.errors += s.errors;
+            totals.warnings += s.warnings;
+            totals.entries += s.entries;
+            totals.failed += usize::from(s.fetch_error.is_some());
             let format = s.format.map_or("-", |f| f.as_str());
             if args.json {
                 let homes: Vec<(&str, Diagnostic)> = s
@@ -603,28 +720,12 @@ mod remote_sitemaps {
                 args.max_sitemaps
             ))?;
         }
-        let unreachable = matches!(robots.outcome, FetchOutcome::Unreachable(_));
         // robots.txt itself counts among the inputs that could not be used.
-        failed += usize::from(unreachable);
-        let status = match &robots.outcome {
-            _ if unreachable => Status::Failed,
-            _ if errors > 0 => Status::Findings,
-            _ => Status::Clean,
-        };
-        if args.json {
-            out.json(&Record::Summary(Summary {
-                command: "sitemap discover",
-                sitemaps: Some(found.sitemaps.len()),
-                entries: Some(entries),
-                errors: Some(errors),
-                warnings: Some(warnings),
-                skipped: Some(found.skipped),
-                failed,
-                exit: status.code(),
-                ..Summary::default()
-            }))?;
+        if matches!(robots.outcome, FetchOutcome::Unreachable(_)) {
+            totals.failed += 1;
+            totals.unusable += 1;
         }
-        Ok(status)
+        Ok(())
     }
 }
 
