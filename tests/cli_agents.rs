@@ -256,3 +256,60 @@ fn google_mode_passes_every_conformance_case_through_the_cli() {
         failures.join("\n")
     );
 }
+
+/// Several `--agent`s: one answer per agent per URL, each line starting with the agent, in the
+/// order given; JSON counts URLs, not answers.
+#[test]
+fn several_agents_get_one_answer_each() {
+    let robots = b"User-agent: *\nDisallow: /private\n\nUser-agent: Googlebot\nAllow: /private/ok\nDisallow: /x\n";
+    let args = [
+        "check",
+        "--agent",
+        "Googlebot",
+        "--agent",
+        "Googlebot-Image",
+        "--robots",
+        "-",
+        "/private/ok",
+        "/x",
+    ];
+    let o = run(&args, robots);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "googlebot\tallowed\t/private/ok\tline 5: Allow: /private/ok\n\
+         googlebot-image\tdisallowed\t/private/ok\tline 2: Disallow: /private\n\
+         googlebot\tdisallowed\t/x\tline 6: Disallow: /x\n\
+         googlebot-image\tallowed\t/x\n"
+    );
+    let mut json = args.to_vec();
+    json.insert(1, "--json");
+    let o = run(&json, robots);
+    let records: Vec<Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    let agents: Vec<&str> = records[..4]
+        .iter()
+        .map(|r| r["agent"].as_str().expect("agent"))
+        .collect();
+    assert_eq!(
+        agents,
+        [
+            "googlebot",
+            "googlebot-image",
+            "googlebot",
+            "googlebot-image"
+        ]
+    );
+    assert_eq!(records[4]["type"], "summary");
+    assert_eq!(records[4]["urls"], 2);
+    assert_eq!(records[4]["allowed"], 2);
+    assert_eq!(records[4]["disallowed"], 2);
+    // One agent: no agent column.
+    let o = run(
+        &["check", "--agent", "Googlebot", "--robots", "-", "/x"],
+        robots,
+    );
+    assert_eq!(stdout(&o), "disallowed\t/x\tline 6: Disallow: /x\n");
+}

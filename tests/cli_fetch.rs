@@ -229,3 +229,33 @@ fn fetch_says_how_big_a_cut_file_is() {
     assert!(out.contains("  size:      27 bytes\n"), "{out}");
     assert!(out.contains("  problems:  0 errors, 0 warnings\n"), "{out}");
 }
+
+#[test]
+fn check_answers_each_agent_from_one_fetch() {
+    let rt = runtime();
+    let server = rt.block_on(TestServer::start(|_| {
+        Reply::text(
+            200,
+            "User-agent: *\nDisallow: /private\n\nUser-agent: MJ12bot\nDisallow: /\n",
+        )
+    }));
+    let o = run(&[
+        "check",
+        "--agent",
+        "MJ12bot",
+        "--agent",
+        "Googlebot",
+        &server.url("/a"),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    assert_eq!(
+        text(&o.stdout),
+        format!(
+            "mj12bot\tdisallowed\t{url}\tline 5: Disallow: /\ngooglebot\tallowed\t{url}\n",
+            url = server.url("/a")
+        )
+    );
+    assert_eq!(server.hits(), 1);
+    // The first --agent, as given, is the User-Agent header.
+    assert_eq!(server.requests()[0].header("user-agent"), Some("MJ12bot"));
+}

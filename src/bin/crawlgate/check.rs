@@ -19,6 +19,9 @@ const GIVEN: &str = "given";
 /// What `check` answered, for the JSON summary.
 #[derive(Debug, Default)]
 pub struct Tally {
+    /// `--agent`s: each URL answered gets one answer per agent.
+    pub agents: usize,
+    /// Answers (a URL for one agent).
     pub allowed: usize,
     pub disallowed: usize,
     /// URLs reported on standard error: not answered, or answered without a fetch.
@@ -34,11 +37,22 @@ impl Tally {
         }
     }
 
-    /// `3 URLs: 2 allowed, 1 disallowed`, `, 1 not answered` when some were not.
+    /// URLs answered (for every agent).
+    pub fn urls(&self) -> usize {
+        (self.allowed + self.disallowed) / self.agents.max(1)
+    }
+
+    /// `3 URLs: 2 allowed, 1 disallowed`, `, 1 not answered` when some were not; with several
+    /// agents, `3 URLs × 2 agents: …` (the counts are answers).
     pub fn summary(&self) -> String {
+        let agents = if self.agents > 1 {
+            format!(" × {} agents", self.agents)
+        } else {
+            String::new()
+        };
         let mut line = format!(
-            "{}: {} allowed, {} disallowed",
-            plural(self.allowed + self.disallowed + self.failed, "URL", "URLs"),
+            "{}{agents}: {} allowed, {} disallowed",
+            plural(self.urls() + self.failed, "URL", "URLs"),
             self.allowed,
             self.disallowed
         );
@@ -161,10 +175,16 @@ impl Iterator for UrlLines {
 pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
     // Google mode takes the agent exactly as google/robotstxt's API does (any string, compared
     // whole); RFC mode wants a product token or a crawler's own User-Agent header.
-    let token = match Mode::from(args.mode) {
-        Mode::Google => ProductToken::verbatim(&args.agent),
-        Mode::Rfc => ProductToken::from_user_agent(&args.agent)?,
-    };
+    let mut tokens = Vec::with_capacity(args.agent.len());
+    for agent in &args.agent {
+        let token = match Mode::from(args.mode) {
+            Mode::Google => ProductToken::verbatim(agent),
+            Mode::Rfc => ProductToken::from_user_agent(agent)?,
+        };
+        if !tokens.contains(&token) {
+            tokens.push(token);
+        }
+    }
     let robots_src = args.robots.as_deref().map(Source::new);
     let urls_src = args.urls.as_deref().map(Source::new);
     if robots_src.as_ref().is_some_and(Source::is_stdin)
@@ -177,10 +197,21 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
     }
     let lines = urls_src.as_ref().map(UrlLines::open).transpose()?;
     let name = lines.as_ref().map(|l| l.name().to_owned());
-    let mut tally = Tally::default();
+    let mut tally = Tally {
+        agents: tokens.len(),
+        ..Tally::default()
+    };
     let status = match robots_src {
-        Some(src) => check_local(args, &token, &src, &src.read()?, lines, out, &mut tally)?,
-        None => crate::remote::check(args, &token, lines, out, &mut tally)?,
+        Some(src) => check_local(
+            args,
+            &tokens,
+            &src,
+            &src.read_robots()?,
+            lines,
+            out,
+            &mut tally,
+        )?,
+        None => crate::remote::check(args, &tokens, lines, out, &mut tally)?,
     };
     if tally.allowed + tally.disallowed + tally.failed == 0 {
         bail!(
@@ -191,7 +222,7 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
     if args.json {
         out.json(&Record::Summary(Summary {
             command: "check",
-            urls: Some(tally.allowed + tally.disallowed),
+            urls: Some(tally.urls()),
             allowed: Some(tally.allowed),
             disallowed: Some(tally.disallowed),
             failed: tally.failed,
@@ -263,7 +294,7 @@ impl Stop {
 /// Every URL against one robots.txt file, each answered as soon as it is read.
 fn check_local(
     args: &CheckArgs,
-    token: &ProductToken,
+    tokens: &[ProductToken],
     src: &Source,
     body: &[u8],
     mut lines: Option<UrlLines>,
@@ -272,7 +303,8 @@ fn check_local(
 ) -> anyhow::Result<Status> {
     let mode: Mode = args.mode.into();
     let parsed = Robots::parse_with(body, &Options::mode(mode));
-    let rules = parsed.robots.rules_for(token);
+    let rules: Vec<_> = tokens.iter().map(|t| parsed.robots.rules_for(t)).collect();
+    let several = tokens.len() > 1;
     let name = src.name();
     let mut status = Status::Clean;
     let mut given = args.url.iter().cloned();
@@ -302,24 +334,26 @@ fn check_local(
             tally.failed += 1;
             continue;
         }
-        let decision = rules.check(url);
-        tally.add(decision.allowed);
-        if !decision.allowed {
-            status = Status::Findings;
-        }
-        if args.json {
-            out.json(&Record::Check(record(
-                url,
-                token,
-                &decision,
-                &name,
-                Rules {
-                    reason: GIVEN,
-                    reason_text: "the robots.txt given with --robots".to_owned(),
-                },
-            )))?;
-        } else {
-            report(out, url, &decision)?;
+        for (token, rules) in tokens.iter().zip(&rules) {
+            let decision = rules.check(url);
+            tally.add(decision.allowed);
+            if !decision.allowed {
+                status = Status::Findings;
+            }
+            if args.json {
+                out.json(&Record::Check(record(
+                    url,
+                    token,
+                    &decision,
+                    &name,
+                    Rules {
+                        reason: GIVEN,
+                        reason_text: "the robots.txt given with --robots".to_owned(),
+                    },
+                )))?;
+            } else {
+                report(out, several.then(|| token.as_str()), url, &decision)?;
+            }
         }
     }
     Ok(if tally.failed > 0 {
@@ -383,20 +417,26 @@ fn local_target(url: &str, mode: Mode) -> Result<(), String> {
     }
 }
 
-fn report(out: &mut Out, url: &str, d: &Decision<'_>) -> std::io::Result<()> {
+/// With several `--agent`s, each line starts with the agent's token: `TOKEN<TAB>allowed<TAB>…`.
+pub fn agent_column(agent: Option<&str>) -> String {
+    agent.map_or_else(String::new, |a| format!("{}\t", escape(a)))
+}
+
+fn report(out: &mut Out, agent: Option<&str>, url: &str, d: &Decision<'_>) -> std::io::Result<()> {
     // Escaped: a TAB or newline in a URL must not forge columns or lines, and nothing from a
     // file may drive the terminal.
     let url = escape(url);
+    let agent = agent_column(agent);
     let word = if d.allowed { "allowed" } else { "disallowed" };
     // The deciding rule for an allowed URL too: an `Allow:` that overrides a `Disallow:` is
     // what a reader wants to see. Nothing after the URL when no rule decided.
     match d.rule() {
         Some(r) => out.line(format_args!(
-            "{word}\t{url}\tline {}: {}",
+            "{agent}{word}\t{url}\tline {}: {}",
             r.line,
             escape(&rule_text(&r))
         )),
-        None => out.line(format_args!("{word}\t{url}")),
+        None => out.line(format_args!("{agent}{word}\t{url}")),
     }
 }
 

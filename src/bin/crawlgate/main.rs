@@ -56,6 +56,9 @@ With --robots, a URL is an absolute http(s) URL or a path starting with `/` or `
 --mode google, any string, as google/robotstxt's API takes it. Anything else is an input error,
 reported while the other URLs are answered.
 
+Several --agent: one answer per agent per URL, each line starting with the agent's token
+(`googlebot<TAB>allowed<TAB>URL…`); the first --agent, as given, is the User-Agent header sent.
+
 Exit status:
   0  every URL allowed
   1  at least one URL disallowed
@@ -286,10 +289,18 @@ struct LintArgs {
 
 #[derive(Debug, Args)]
 struct CheckArgs {
-    /// The crawler's product token (`MyBot`) or its own User-Agent header
-    /// (`MyBot/1.0 (+https://…)`).
-    #[arg(long, value_name = "TOKEN", env = "CRAWLGATE_AGENT")]
-    agent: String,
+    /// The crawler's product token (`MyBot`, `MJ12bot`) or its own User-Agent header
+    /// (`MyBot/1.0 (+https://…)`, `Mozilla/5.0 (compatible; Googlebot/2.1; …)`); a browser's
+    /// header is refused. With --mode google, any string, as google/robotstxt takes it. Repeat
+    /// it for several crawlers: one answer per agent per URL.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        required = true,
+        allow_hyphen_values = true
+    )]
+    agent: Vec<String>,
     /// The robots.txt file to check against; `-` reads standard input. Without it, each URL's
     /// robots.txt is fetched (once per origin).
     #[arg(long, value_name = "FILE")]

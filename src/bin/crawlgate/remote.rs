@@ -10,7 +10,7 @@ use crawlgate::ProductToken;
 #[cfg(not(feature = "fetch"))]
 pub fn check(
     _: &CheckArgs,
-    _: &ProductToken,
+    _: &[ProductToken],
     _: Option<crate::check::UrlLines>,
     _: &mut Out,
     _: &mut crate::check::Tally,
@@ -187,8 +187,10 @@ mod enabled {
         }
     }
 
-    /// One URL answered by the engine, with what its JSON record needs.
+    /// One URL answered by the engine for one agent, with what its JSON record needs.
     struct Answered {
+        /// Which `--agent`, by position.
+        agent: usize,
         answer: Answer,
         /// The origin was not fetched because of a failure on this machine.
         local: Option<LocalError>,
@@ -199,35 +201,40 @@ mod enabled {
     async fn answer_one(
         cache: &RobotsCache,
         ready: &Ready,
-        token: &ProductToken,
+        tokens: &[ProductToken],
         url: &str,
         json: bool,
-    ) -> Result<Answered, CheckError> {
+    ) -> Result<Vec<Answered>, CheckError> {
         let origin = Origin::from_url(url)?;
         ready.wait(cache, &origin).await;
-        let answer = cache.check(token, url).await?;
-        // Once loaded (and refreshed), only a fetch that failed on this machine leaves an
-        // origin unfetched: not an answer about the site.
-        let local = (answer.reason == VerdictReason::NotFetched)
-            .then(|| cache.local_failures().last)
-            .flatten();
-        // From memory: the origin was just loaded.
-        let detail = if json {
-            Some((cache.judgement(&origin).await, cache.rules(&origin).await))
-        } else {
-            None
-        };
-        Ok(Answered {
-            answer,
-            local,
-            detail,
-        })
+        let mut all = Vec::with_capacity(tokens.len());
+        for (agent, token) in tokens.iter().enumerate() {
+            let answer = cache.check(token, url).await?;
+            // Once loaded (and refreshed), only a fetch that failed on this machine leaves an
+            // origin unfetched: not an answer about the site.
+            let local = (answer.reason == VerdictReason::NotFetched)
+                .then(|| cache.local_failures().last)
+                .flatten();
+            // From memory: the origin was just loaded.
+            let detail = if json {
+                Some((cache.judgement(&origin).await, cache.rules(&origin).await))
+            } else {
+                None
+            };
+            all.push(Answered {
+                agent,
+                answer,
+                local,
+                detail,
+            });
+        }
+        Ok(all)
     }
 
     /// What became of one input line, in input order.
     enum Done {
         // Boxed: a stopped line is small, an answer is not.
-        Answered(String, Box<Result<Answered, CheckError>>),
+        Answered(String, Box<Result<Vec<Answered>, CheckError>>),
         Stopped(Stop),
     }
 
@@ -236,16 +243,19 @@ mod enabled {
     /// once, the answers in input order, each written as soon as the ones before it are.
     pub fn check(
         args: &CheckArgs,
-        token: &ProductToken,
+        tokens: &[ProductToken],
         lines: Option<UrlLines>,
         out: &mut Out,
         tally: &mut Tally,
     ) -> anyhow::Result<Status> {
+        // The first --agent, as given, is the User-Agent header unless --user-agent says.
         let user_agent = args
             .http
             .user_agent
             .clone()
-            .unwrap_or_else(|| args.agent.clone());
+            .or_else(|| args.agent.first().cloned())
+            .unwrap_or_else(|| FetchOptions::default().user_agent);
+        let several = tokens.len() > 1;
         let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
         let window = args.concurrency;
         runtime()?.block_on(async {
@@ -273,7 +283,7 @@ mod enabled {
                 async move {
                     let done = match url {
                         Ok(url) => {
-                            let answered = answer_one(cache, ready, token, &url, json).await;
+                            let answered = answer_one(cache, ready, tokens, &url, json).await;
                             Done::Answered(url, Box::new(answered))
                         }
                         Err(stop) => Done::Stopped(stop),
@@ -295,7 +305,7 @@ mod enabled {
                             continue;
                         }
                     };
-                    let a = match *answered {
+                    let answers = match *answered {
                         Ok(a) => a,
                         Err(e) => {
                             progress.error(out, e);
@@ -304,37 +314,40 @@ mod enabled {
                             continue;
                         }
                     };
-                    let answer = &a.answer;
-                    if let Some(e) = &a.local {
-                        progress.error(
-                            out,
-                            format_args!(
-                                "{}: not fetched: {e}; nothing was recorded",
-                                answer.origin.robots_txt_url()
-                            ),
-                        );
-                        tally.failed += 1;
-                        status = Status::Failed;
-                    } else if !answer.allowed && status == Status::Clean {
-                        status = Status::Findings;
-                    }
-                    tally.add(answer.allowed);
-                    if json {
-                        let (verdict, rules) = a
-                            .detail
-                            .as_ref()
-                            .map_or((None, None), |(j, r)| (Some(j.verdict), r.as_ref()));
-                        let robots_txt = answer.origin.robots_txt_url();
-                        out.json(&Record::Check(record(
-                            &url,
-                            token,
-                            answer,
-                            verdict,
-                            rules,
-                            &robots_txt,
-                        )))?;
-                    } else {
-                        report(out, &url, answer)?;
+                    for a in &answers {
+                        let token = &tokens[a.agent];
+                        let answer = &a.answer;
+                        if let Some(e) = &a.local {
+                            progress.error(
+                                out,
+                                format_args!(
+                                    "{}: not fetched: {e}; nothing was recorded",
+                                    answer.origin.robots_txt_url()
+                                ),
+                            );
+                            tally.failed += 1;
+                            status = Status::Failed;
+                        } else if !answer.allowed && status == Status::Clean {
+                            status = Status::Findings;
+                        }
+                        tally.add(answer.allowed);
+                        if json {
+                            let (verdict, rules) = a
+                                .detail
+                                .as_ref()
+                                .map_or((None, None), |(j, r)| (Some(j.verdict), r.as_ref()));
+                            let robots_txt = answer.origin.robots_txt_url();
+                            out.json(&Record::Check(record(
+                                &url,
+                                token,
+                                answer,
+                                verdict,
+                                rules,
+                                &robots_txt,
+                            )))?;
+                        } else {
+                            report(out, several.then(|| token.as_str()), &url, answer)?;
+                        }
                     }
                     if progress.is_visible() {
                         progress.flush(out)?;
@@ -396,21 +409,22 @@ mod enabled {
         }
     }
 
-    fn report(out: &mut Out, url: &str, a: &Answer) -> std::io::Result<()> {
+    fn report(out: &mut Out, agent: Option<&str>, url: &str, a: &Answer) -> std::io::Result<()> {
         let url = escape(url);
+        let agent = crate::check::agent_column(agent);
         let word = if a.allowed { "allowed" } else { "disallowed" };
         match (a.allowed, &a.rule) {
             // The deciding rule, for an allowed URL too (as with --robots).
             (_, Some(r)) => out.line(format_args!(
-                "{word}\t{url}\tline {}: {}",
+                "{agent}{word}\t{url}\tline {}: {}",
                 r.line,
                 escape(&r.text)
             )),
             // No rule decided: nothing after an allowed URL (no rule matched, no robots.txt),
             // the reason after a disallowed one (the failure rules).
-            (true, None) => out.line(format_args!("{word}\t{url}")),
+            (true, None) => out.line(format_args!("{agent}{word}\t{url}")),
             (false, None) => out.line(format_args!(
-                "{word}\t{url}\t{}",
+                "{agent}{word}\t{url}\t{}",
                 escape(&a.reason.to_string())
             )),
         }
