@@ -878,3 +878,107 @@ fn unreadable_inputs_are_one_sentence_in_words() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn quiet_prints_nothing_and_keeps_the_exit_status() {
+    let robots = TempFile::new(
+        "quiet",
+        b"User-agent: *\nDisallow: /private\nCrawl-delay: 5\n",
+    );
+    for (args, exit) in [
+        (
+            vec![
+                "-q",
+                "check",
+                "--agent",
+                "bot",
+                "--robots",
+                robots.path(),
+                "/private/x",
+            ],
+            1,
+        ),
+        (
+            vec![
+                "check",
+                "--quiet",
+                "--agent",
+                "bot",
+                "--robots",
+                robots.path(),
+                "/ok",
+            ],
+            0,
+        ),
+        (vec!["lint", "-q", "--json", robots.path()], 0),
+        (vec!["lint", "-q", "--deny-warnings", robots.path()], 1),
+    ] {
+        let o = run(&args);
+        assert_eq!(code(&o), exit, "{args:?}");
+        assert_eq!(stdout(&o), "", "{args:?}");
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+    // Errors still say why.
+    let o = run(&["-q", "lint", "/nonexistent/robots.txt"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        "crawlgate: cannot read /nonexistent/robots.txt: no such file\n"
+    );
+}
+
+#[test]
+fn max_problems_caps_each_code_per_file_and_counts_the_rest() {
+    let robots = TempFile::new(
+        "max-problems",
+        b"User-agent: *\nfoo\nbar\nbaz\nqux\nCrawl-delay: 1\n",
+    );
+    let o = run(&["lint", "--max-problems", "2", robots.path()]);
+    assert_eq!(code(&o), 1);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 5, "{out}");
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("error[invalid-line]"))
+            .count(),
+        2
+    );
+    assert!(lines[2].contains("warning[ignored-directive]"), "{out}");
+    assert_eq!(
+        lines[3],
+        format!(
+            "{}: 2 more invalid-line problems not shown (--max-problems)",
+            robots.path()
+        )
+    );
+    // The summary counts every problem.
+    assert_eq!(lines[4], "1 file: 4 errors, 1 warning");
+    let o = run(&["lint", "--json", "--max-problems", "2", robots.path()]);
+    let records = json_lines(&o);
+    assert_eq!(records.len(), 4);
+    let summary = &records[3];
+    assert_eq!(summary["omitted"], 2);
+    assert_eq!(summary["errors"], 4);
+    // 0, or no flag: everything.
+    for args in [vec!["lint", "--max-problems", "0"], vec!["lint"]] {
+        let mut args = args;
+        args.push(robots.path());
+        let o = run(&args);
+        assert_eq!(stdout(&o).lines().count(), 6, "{args:?}");
+    }
+    let sitemap = TempFile::new(
+        "max-problems-sitemap",
+        b"notaurl\nalso bad\nthird bad\nhttps://e.example/ok\n",
+    );
+    let o = run(&["sitemap", "lint", "--max-problems", "1", sitemap.path()]);
+    assert!(
+        stdout(&o).contains(&format!(
+            "{}: 2 more invalid-url problems not shown",
+            sitemap.path()
+        )),
+        "{}",
+        stdout(&o)
+    );
+}

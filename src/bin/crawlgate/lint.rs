@@ -3,7 +3,7 @@
 use crawlgate::{Diagnostic, Options, Robots, Severity};
 
 use crate::input::Source;
-use crate::output::{escape, plural, problems, Out};
+use crate::output::{escape, plural, problems, Out, ProblemCap};
 use crate::schema::{Problem, Record, Summary};
 use crate::{LintArgs, Status};
 
@@ -23,6 +23,7 @@ pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
     }
     let options = Options::mode(args.mode.into());
     let mut tally = Tally::default();
+    let mut cap = ProblemCap::new(args.max_problems);
     for source in &sources {
         let bytes = match source.read_robots() {
             Ok(bytes) => bytes,
@@ -39,7 +40,18 @@ pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
                 Severity::Error => tally.errors += 1,
                 Severity::Warning => tally.warnings += 1,
             }
-            report(out, args.json, &source.name(), &bytes, d)?;
+            if cap.admit(d.code.as_str()) {
+                report(out, args.json, &source.name(), &bytes, d)?;
+            }
+        }
+        for (code, n) in cap.end_file() {
+            if !args.json {
+                out.line(format_args!(
+                    "{}: {n} more {code} {} not shown (--max-problems)",
+                    escape(&source.name()),
+                    if n == 1 { "problem" } else { "problems" }
+                ))?;
+            }
         }
     }
     let status = if tally.unreadable > 0 {
@@ -55,6 +67,7 @@ pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
             files: Some(tally.files),
             errors: Some(tally.errors),
             warnings: Some(tally.warnings),
+            omitted: cap.is_set().then_some(cap.omitted),
             failed: tally.unreadable,
             exit: status.code(),
             ..Summary::default()

@@ -112,6 +112,10 @@ Exit status:
 #[derive(Debug, Parser)]
 #[command(name = "crawlgate", version, after_help = AFTER_HELP)]
 struct Cli {
+    /// Print nothing on standard output: only the exit status (and errors on standard
+    /// error) say what happened, as `grep -q`.
+    #[arg(short, long, global = true)]
+    quiet: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -208,6 +212,10 @@ struct SitemapLintArgs {
     /// Exit 1 on warnings too.
     #[arg(long)]
     deny_warnings: bool,
+    /// Show at most N problems of one code per sitemap (the others are counted, in a `… more`
+    /// line and the summary); 0 shows all.
+    #[arg(long, value_name = "N")]
+    max_problems: Option<usize>,
     #[command(flatten)]
     http: HttpArgs,
 }
@@ -285,6 +293,10 @@ struct LintArgs {
     /// Parsing mode.
     #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
     mode: ModeArg,
+    /// Show at most N problems of one code per file (the others are counted, in a `… more`
+    /// line and the summary); 0 shows all.
+    #[arg(long, value_name = "N")]
+    max_problems: Option<usize>,
 }
 
 #[derive(Debug, Args)]
@@ -478,7 +490,7 @@ impl From<Status> for ExitCode {
 fn main() -> ExitCode {
     // Usage errors exit 2, --help and --version 0 (clap's own codes).
     let cli = Cli::parse();
-    let mut out = Out::stdout();
+    let mut out = Out::stdout(cli.quiet);
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),

@@ -11,17 +11,28 @@ use crate::schema::Record;
 /// told apart) and say that standard output was being written.
 pub struct Out {
     w: BufWriter<StdoutLock<'static>>,
+    /// `-q`: nothing on standard output (errors still on standard error; the exit status says
+    /// the rest).
+    quiet: bool,
 }
 
 impl Out {
-    pub fn stdout() -> Out {
+    pub fn stdout(quiet: bool) -> Out {
         Out {
             w: BufWriter::new(io::stdout().lock()),
+            quiet,
         }
+    }
+
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
     }
 
     /// Writes one line.
     pub fn line(&mut self, args: fmt::Arguments<'_>) -> io::Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
         self.w
             .write_fmt(args)
             .and_then(|()| self.w.write_all(b"\n"))
@@ -31,6 +42,9 @@ impl Out {
     /// Writes one record as one line (JSON Lines): `"type"` first, then its fields in
     /// declaration order (see `schema`).
     pub fn json(&mut self, record: &Record<'_>) -> io::Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
         let mut line = Vec::with_capacity(256);
         serde_json::to_writer(&mut line, record)?;
         line.push(b'\n');
@@ -86,6 +100,57 @@ pub fn problems(errors: usize, warnings: usize) -> String {
         parts.push("no problems".to_owned());
     }
     parts.join(", ")
+}
+
+/// `--max-problems N`: at most N problems of one code shown per file; the rest are counted (in
+/// the summary, and on a `… more` line per code) but not printed.
+#[derive(Debug, Default)]
+pub struct ProblemCap {
+    max: Option<usize>,
+    /// Per code, in this file: how many were seen.
+    seen: std::collections::BTreeMap<&'static str, usize>,
+    /// Not printed, over every file.
+    pub omitted: usize,
+}
+
+impl ProblemCap {
+    /// `max` 0 or none: no cap.
+    pub fn new(max: Option<usize>) -> ProblemCap {
+        ProblemCap {
+            max: max.filter(|&m| m > 0),
+            ..ProblemCap::default()
+        }
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.max.is_some()
+    }
+
+    /// Whether a problem of `code` is printed.
+    pub fn admit(&mut self, code: &'static str) -> bool {
+        let n = self.seen.entry(code).or_default();
+        *n += 1;
+        let shown = self.max.is_none_or(|m| *n <= m);
+        if !shown {
+            self.omitted += 1;
+        }
+        shown
+    }
+
+    /// The end of a file: per code, how many were not printed (and a fresh count for the next
+    /// file).
+    pub fn end_file(&mut self) -> Vec<(&'static str, usize)> {
+        let max = self.max;
+        let seen = std::mem::take(&mut self.seen);
+        match max {
+            Some(m) => seen
+                .into_iter()
+                .filter(|&(_, n)| n > m)
+                .map(|(c, n)| (c, n - m))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
 }
 
 /// A site-provided string made safe for a terminal: control characters (and the bidi

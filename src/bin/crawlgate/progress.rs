@@ -105,7 +105,7 @@ impl Progress {
 /// is a terminal: a person sees it, while a script reading standard output (`| cut -f2`) or
 /// checking that standard error is empty does not.
 pub fn summary(out: &mut Out, line: impl Display) {
-    if !std::io::stderr().is_terminal() {
+    if out.is_quiet() || !std::io::stderr().is_terminal() {
         return;
     }
     // After what standard output holds, so that the two stay in order on the terminal.

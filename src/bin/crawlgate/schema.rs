@@ -301,6 +301,9 @@ pub struct Summary {
     pub warnings: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<usize>,
+    /// Problems counted but not printed (`--max-problems`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub omitted: Option<usize>,
     /// Inputs that could not be used, each reported on standard error: unreadable files, bad
     /// URLs, failed fetches.
     pub failed: usize,

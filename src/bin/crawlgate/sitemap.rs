@@ -7,7 +7,7 @@ use anyhow::Context;
 use crawlgate::sitemap::{CrossCheck, Diagnostic, Entry, Item, Reader, Scope};
 use crawlgate::{ProductToken, Robots, Severity};
 
-use crate::output::{escape, plural, problems, Out};
+use crate::output::{escape, plural, problems, Out, ProblemCap};
 use crate::schema::{self, Problem, Record, Summary};
 use crate::{SitemapDiscoverArgs, SitemapLintArgs, SitemapUrlsArgs, Status};
 
@@ -137,6 +137,7 @@ pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
     let robots = args.robots.as_deref().map(robots_file).transpose()?;
     let mut net = remote_sitemaps::Net::new(&args.http)?;
     let mut tally = Tally::default();
+    let mut cap = ProblemCap::new(args.max_problems);
     for input in &inputs {
         let Some(stream) = open_or_report(input, &mut net, out, &mut tally) else {
             continue;
@@ -186,7 +187,18 @@ pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
             };
             for d in &found {
                 tally.add(d);
-                report(out, args.json, name, d)?;
+                if cap.admit(d.code.as_str()) {
+                    report(out, args.json, name, d)?;
+                }
+            }
+        }
+        for (code, n) in cap.end_file() {
+            if !args.json {
+                out.line(format_args!(
+                    "{}: {n} more {code} {} not shown (--max-problems)",
+                    escape(name),
+                    if n == 1 { "problem" } else { "problems" }
+                ))?;
             }
         }
     }
@@ -198,7 +210,9 @@ pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
         Status::Clean
     };
     if args.json {
-        out.json(&Record::Summary(tally.record("sitemap lint", status)))?;
+        let mut summary = tally.record("sitemap lint", status);
+        summary.omitted = cap.is_set().then_some(cap.omitted);
+        out.json(&Record::Summary(summary))?;
     } else if tally.files > 0 {
         out.line(format_args!("{}", tally.summary()))?;
     }
