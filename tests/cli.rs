@@ -982,3 +982,53 @@ fn max_problems_caps_each_code_per_file_and_counts_the_rest() {
         stdout(&o)
     );
 }
+
+#[test]
+fn help_names_every_capability_and_completions_and_man_are_generated() {
+    let commands = [
+        "lint",
+        "check",
+        "url",
+        "fetch",
+        "history",
+        "recrawl",
+        "sitemap",
+        "completions",
+        "man",
+    ];
+    let o = run(&["--help"]);
+    assert_eq!(code(&o), 0);
+    let help = stdout(&o);
+    for c in commands {
+        assert!(
+            help.contains(&format!("\n  {c} ")),
+            "{c} in --help:\n{help}"
+        );
+    }
+    for word in [
+        "Lint",
+        "check URLs",
+        "crawl state",
+        "sitemaps",
+        "JSON Lines",
+    ] {
+        assert!(help.contains(word), "{word:?} in --help:\n{help}");
+    }
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let o = run(&["completions", shell]);
+        assert_eq!(code(&o), 0, "{shell}");
+        let script = stdout(&o);
+        for c in ["lint", "check", "discover", "max-problems"] {
+            assert!(script.contains(c), "{shell} completion names {c}");
+        }
+    }
+    let o = run(&["completions", "tcsh"]);
+    assert_eq!(code(&o), 2);
+    let o = run(&["man"]);
+    assert_eq!(code(&o), 0);
+    let page = stdout(&o);
+    assert!(page.contains(".TH crawlgate 1"), "{page}");
+    for c in commands {
+        assert!(page.contains(c), "{c} in the manual page");
+    }
+}

@@ -108,7 +108,14 @@ Exit status:
   0  every URL has a robots.txt URL
   2  a URL is not an absolute http or https URL (the others are still printed), or a usage error";
 
-/// RFC 9309 robots.txt linter and matcher.
+/// robots.txt as crawlers and site owners need it: RFC 9309, or exactly as Google reads it.
+///
+/// Lint robots.txt files; check URLs against one, or against each site's own robots.txt kept
+/// in a lasting crawl state (fetched once, with the failure rules: 404 allows all, 5xx and
+/// network errors stop crawling 12 hours, then the last good version for 30 days); fetch,
+/// show the history of and recrawl robots.txt files; find a URL's robots.txt; read, validate
+/// and discover sitemaps, cross-checked against robots.txt. Every command prints JSON Lines
+/// with --json.
 #[derive(Debug, Parser)]
 #[command(name = "crawlgate", version, after_help = AFTER_HELP)]
 struct Cli {
@@ -125,7 +132,8 @@ enum Command {
     /// Report problems in robots.txt files, one line per problem.
     #[command(after_help = LINT_AFTER_HELP)]
     Lint(LintArgs),
-    /// Decide whether a crawler may fetch each URL under a robots.txt file.
+    /// Decide whether crawlers may fetch URLs: under a robots.txt file, or under each site's
+    /// own (fetched once and kept in the crawl state, with the failure rules).
     #[command(after_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
     /// Print the robots.txt URL for each URL's origin.
@@ -143,6 +151,33 @@ enum Command {
     /// Read, validate and list sitemaps.
     #[command(subcommand)]
     Sitemap(SitemapCommand),
+    /// Print a shell completion script (`crawlgate completions bash > /etc/bash_completion.d/crawlgate`).
+    Completions(CompletionsArgs),
+    /// Print the manual page, in roff (`crawlgate man | man -l -`).
+    Man,
+}
+
+#[derive(Debug, Args)]
+struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    shell: clap_complete::Shell,
+}
+
+/// `crawlgate completions SHELL`, `crawlgate man`: generated from the definitions above, so
+/// that they always match the commands.
+fn generated(command: &Command, out: &mut Out) -> anyhow::Result<Status> {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    let mut bytes = Vec::new();
+    match command {
+        Command::Completions(args) => {
+            clap_complete::generate(args.shell, &mut cmd, "crawlgate", &mut bytes)
+        }
+        _ => clap_mangen::Man::new(cmd).render(&mut bytes)?,
+    }
+    out.raw(&bytes)?;
+    Ok(Status::Clean)
 }
 
 const SITEMAP_LINT_AFTER_HELP: &str = "\
@@ -501,6 +536,7 @@ fn main() -> ExitCode {
         Command::Sitemap(SitemapCommand::Lint(args)) => sitemap::lint(args, &mut out),
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),
+        command @ (Command::Completions(_) | Command::Man) => generated(command, &mut out),
     }
     .and_then(|status| {
         out.flush()?;

@@ -51,6 +51,14 @@ impl Out {
         self.w.write_all(&line).map_err(write_error)
     }
 
+    /// Writes bytes as they are (a generated completion script or manual page).
+    pub fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
+        self.w.write_all(bytes).map_err(write_error)
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush().map_err(write_error)
     }
