@@ -1032,3 +1032,21 @@ fn help_names_every_capability_and_completions_and_man_are_generated() {
         assert!(page.contains(c), "{c} in the manual page");
     }
 }
+
+#[test]
+fn sitemap_lint_of_a_directory_or_another_scheme_is_exit_2() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let dir = dir.path().to_str().expect("UTF-8 path");
+    let o = run(&["sitemap", "lint", dir, "ftp://example.com/sitemap.xml"]);
+    assert_eq!(code(&o), 2);
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "crawlgate: cannot read {dir}: it is a directory\n\
+             crawlgate: cannot read ftp://example.com/sitemap.xml: only http and https URLs are \
+             fetched, and no such file\n"
+        )
+    );
+    // Nothing was read: no finding, no summary line.
+    assert_eq!(stdout(&o), "");
+}

@@ -259,3 +259,34 @@ fn check_answers_each_agent_from_one_fetch() {
     // The first --agent, as given, is the User-Agent header.
     assert_eq!(server.requests()[0].header("user-agent"), Some("MJ12bot"));
 }
+
+#[test]
+fn discover_says_when_robots_txt_was_redirected() {
+    let rt = runtime();
+    let www = rt.block_on(TestServer::start_on("127.0.0.2", |req| {
+        let host = req.header("host").unwrap_or("127.0.0.2").to_owned();
+        match req.path.as_str() {
+            "/robots.txt" => Reply::text(200, &format!("Sitemap: http://{host}/s.xml\n")),
+            _ => Reply::text(
+                200,
+                &format!(
+                    "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>http://{host}/a</loc></url></urlset>"
+                ),
+            ),
+        }
+    }));
+    let target = www.url("/robots.txt");
+    let apex = rt.block_on(TestServer::start(move |_| Reply::redirect(301, &target)));
+    let o = run(&["sitemap", "discover", &apex.url("/")]);
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
+    assert!(
+        out.contains(&format!(
+            "  served by {} after 1 redirect: its sitemaps may list URLs of both hosts\n",
+            www.url("/robots.txt")
+        )),
+        "{out}"
+    );
+    // The www sitemap's own URL is in scope: no url-not-allowed.
+    assert!(!out.contains("url-not-allowed"), "{out}");
+}

@@ -246,6 +246,10 @@ pub struct Alternate<'a> {
 #[derive(Debug, Serialize)]
 pub struct RobotsTxt<'a> {
     pub robots_txt: &'a str,
+    /// Where it was served from after redirects (the same URL when none): its sitemaps may
+    /// list URLs of that host too.
+    pub final_url: &'a str,
+    pub redirects: u8,
     pub status: Option<u16>,
     pub outcome: &'static str,
     /// `Sitemap:` lines in it.

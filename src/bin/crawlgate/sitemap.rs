@@ -85,6 +85,14 @@ impl Input {
         match self {
             Input::Stdin => Ok(Box::new(std::io::stdin())),
             Input::File(p) => {
+                if std::path::Path::new(p).is_dir() {
+                    anyhow::bail!("cannot read {p}: it is a directory");
+                }
+                if p.contains("://") && !std::path::Path::new(p).exists() {
+                    anyhow::bail!(
+                        "cannot read {p}: only http and https URLs are fetched, and no such file"
+                    );
+                }
                 let f = std::fs::File::open(p).with_context(|| format!("cannot read {p}"))?;
                 Ok(Box::new(std::io::BufReader::with_capacity(64 * 1024, f)))
             }
@@ -403,6 +411,8 @@ pub fn discover(args: &SitemapDiscoverArgs, out: &mut Out) -> anyhow::Result<Sta
 mod remote_sitemaps {
     use std::time::Duration;
 
+    use crate::output::escape;
+
     use anyhow::Context;
     use crawlgate::fetch::{FetchOptions, Fetcher};
     use crawlgate::policy::FetchOutcome;
@@ -669,6 +679,8 @@ mod remote_sitemaps {
         if args.json {
             out.json(&Record::RobotsTxt(schema::RobotsTxt {
                 robots_txt: &robots.url,
+                final_url: &robots.final_url,
+                redirects: robots.redirects,
                 status: robots.status,
                 outcome: robots.outcome.as_str(),
                 announced,
@@ -681,10 +693,18 @@ mod remote_sitemaps {
                 robots.outcome.as_str(),
                 plural(announced, "sitemap", "sitemaps")
             ))?;
+            if robots.final_url != robots.url {
+                out.line(format_args!(
+                    "  served by {} after {}: its sitemaps may list URLs of both hosts",
+                    escape(&robots.final_url),
+                    plural(usize::from(robots.redirects), "redirect", "redirects")
+                ))?;
+            }
         }
         totals.sitemaps += found.sitemaps.len();
         totals.skipped += found.skipped;
-        for s in &found.sitemaps {
+        // Each index's children right after it (they were fetched after every announced one).
+        for s in found.in_tree_order() {
             totals.errors += s.errors;
             totals.warnings += s.warnings;
             totals.entries += s.entries;
