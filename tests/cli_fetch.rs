@@ -290,3 +290,28 @@ fn discover_says_when_robots_txt_was_redirected() {
     // The www sitemap's own URL is in scope: no url-not-allowed.
     assert!(!out.contains("url-not-allowed"), "{out}");
 }
+
+#[test]
+fn discover_escapes_what_the_site_wrote() {
+    let rt = runtime();
+    let server = rt.block_on(TestServer::start(|req| {
+        let host = req.header("host").unwrap_or("127.0.0.1").to_owned();
+        match req.path.as_str() {
+            "/robots.txt" => Reply::text(
+                200,
+                &format!("User-agent: *\nDisallow: /p\x1b[2J\nSitemap: http://{host}/s.xml\n"),
+            ),
+            _ => Reply::text(
+                200,
+                &format!(
+                    "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>http://{host}/p\x1b[2J/x</loc></url></urlset>"
+                ),
+            ),
+        }
+    }));
+    let o = run(&["sitemap", "discover", "--agent", "bot", &server.url("/")]);
+    let out = text(&o.stdout);
+    assert!(out.contains("blocked-by-robots"), "{out}");
+    assert!(!out.contains('\x1b'), "{out:?}");
+    assert!(out.contains("\\u{1b}[2J"), "{out}");
+}

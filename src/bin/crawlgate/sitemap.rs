@@ -241,13 +241,15 @@ fn report_indented(
     if json {
         out.json(&Record::Problem(problem(name, d)))
     } else {
+        // Names and messages may quote a site (sitemap URLs, robots.txt rules): escaped.
         out.line(format_args!(
-            "{indent}{name}:{}:{}: {}[{}]: {}",
+            "{indent}{}:{}:{}: {}[{}]: {}",
+            escape(name),
             d.line(),
             d.column(),
             d.severity.as_str(),
             d.code.as_str(),
-            d.message
+            escape(&d.message)
         ))
     }
 }
@@ -733,7 +735,7 @@ mod remote_sitemaps {
                 let indent = if s.depth > 0 { "  " } else { "" };
                 out.line(format_args!(
                     "{indent}{}\t{format}\t{}\t{}\t{}",
-                    s.url,
+                    escape(&s.url),
                     plural(s.entries, "entry", "entries"),
                     plural(s.errors, "error", "errors"),
                     plural(s.warnings, "warning", "warnings"),
