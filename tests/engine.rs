@@ -722,3 +722,33 @@ async fn a_recrawl_while_the_store_is_down_is_written_when_it_is_back() {
     // The recrawl's fetch was written, not dropped as stale and made again.
     assert_eq!(server.hits(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn current_waits_for_a_due_refresh_where_judgement_answers_from_the_copy() {
+    use crawlgate::policy::Verdict;
+    let status = Arc::new(AtomicU16::new(200));
+    let st = status.clone();
+    let server = TestServer::start(move |_| match st.load(Ordering::SeqCst) {
+        200 => Reply::text(200, RULES),
+        s => Reply::status(s),
+    })
+    .await;
+    let (cache, clock) = engine();
+    let origin = Origin::from_url(&server.url("/")).expect("origin");
+    assert_eq!(cache.current(&origin).await.verdict, Verdict::Rules);
+    // Fresh: no second fetch.
+    assert_eq!(cache.current(&origin).await.verdict, Verdict::Rules);
+    assert_eq!(server.hits(), 1);
+    // Due, and the site now has no robots.txt.
+    status.store(404, Ordering::SeqCst);
+    clock.advance(DAY + HOUR);
+    assert_eq!(cache.current(&origin).await.verdict, Verdict::AllowAll);
+    assert_eq!(server.hits(), 2);
+    // `judgement` answers from the copy while a refresh runs in the background.
+    status.store(200, Ordering::SeqCst);
+    clock.advance(DAY + HOUR);
+    assert_eq!(cache.judgement(&origin).await.verdict, Verdict::AllowAll);
+    cache.flush().await.expect("flush");
+    assert_eq!(server.hits(), 3);
+    assert_eq!(cache.local_failure(&origin).await, None);
+}

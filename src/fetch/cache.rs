@@ -251,8 +251,9 @@ struct View {
     rules: Option<(Digest, Arc<Parsed>)>,
     /// When the store was last asked for (or given) this state, successfully or not.
     synced_at: SystemTime,
-    /// The fetch behind this view failed on this side: do not chain another at once.
-    failed_locally: bool,
+    /// The fetch behind this view failed on this side (the last such failure): do not chain
+    /// another at once.
+    failed_locally: Option<LocalError>,
 }
 
 /// Per-origin entry in memory.
@@ -404,6 +405,27 @@ impl RobotsCache {
         let view = self.inner.view(origin).await;
         view.state
             .verdict_at(self.inner.clock.now(), &self.inner.options.policy)
+    }
+
+    /// The origin's verdict from a current state: as [`RobotsCache::judgement`], but when the
+    /// state is due, it waits for the refresh (one fetch, joined by every caller) instead of
+    /// answering from the copy it has. For answers that must reflect the site now (a command
+    /// line tool, a report), not for a crawler's hot path.
+    pub async fn current(&self, origin: &Origin) -> Judgement {
+        let mut view = self.inner.view(origin).await;
+        if view.state.is_due(self.inner.clock.now()) && view.failed_locally.is_none() {
+            view = self.inner.join(origin, Task::Refresh).await;
+        }
+        view.state
+            .verdict_at(self.inner.clock.now(), &self.inner.options.policy)
+    }
+
+    /// Why the origin's last fetch attempt failed on this side, if it did (its state was left
+    /// as it was): per origin, where [`RobotsCache::local_failures`] keeps only the latest of all.
+    pub async fn local_failure(&self, origin: &Origin) -> Option<LocalError> {
+        let slot = self.inner.slots.get(origin).await?;
+        let view = slot.view();
+        view.failed_locally.clone()
     }
 
     /// The parsed rules of the origin's last good file, if it has one.
@@ -594,7 +616,7 @@ impl Inner {
                     state,
                     rules: None,
                     synced_at: self.clock.now(),
-                    failed_locally: false,
+                    failed_locally: None,
                 });
             }
         }
@@ -641,7 +663,7 @@ impl Inner {
             };
             // A cold read of a due state refreshes it at once, unless that fetch just failed
             // on this side (the next check tries again).
-            let due = view.state.is_due(inner.clock.now()) && !view.failed_locally;
+            let due = view.state.is_due(inner.clock.now()) && view.failed_locally.is_none();
             inner.land(&origin, id, view, tx).await;
             if task == Task::Cold && due {
                 inner.start(&origin, Task::Refresh);
@@ -784,22 +806,26 @@ impl Inner {
         }
         let state = known.unwrap_or_default();
         let started = self.clock.now();
-        let Some(fetch) = self.fetch_retrying_local(origin, &state).await else {
-            // Nothing was learned: the state stays as it was, due, and is fetched again on
-            // the next check.
-            if leased {
-                if let Err(e) = self.store.release_lease(origin, &self.owner).await {
-                    self.health.failed(&e);
+        let fetched = self.fetch_retrying_local(origin, &state).await;
+        let fetch = match fetched {
+            Ok(fetch) => fetch,
+            Err(local) => {
+                // Nothing was learned: the state stays as it was, due, and is fetched again on
+                // the next check.
+                if leased {
+                    if let Err(e) = self.store.release_lease(origin, &self.owner).await {
+                        self.health.failed(&e);
+                    }
                 }
+                let old = self.slots.get(origin).await.map(|s| s.view());
+                let view = self.compile(origin, state, None, old.as_deref()).await;
+                return Arc::new(View {
+                    state: view.state.clone(),
+                    rules: view.rules.clone(),
+                    synced_at: view.synced_at,
+                    failed_locally: Some(local),
+                });
             }
-            let old = self.slots.get(origin).await.map(|s| s.view());
-            let view = self.compile(origin, state, None, old.as_deref()).await;
-            return Arc::new(View {
-                state: view.state.clone(),
-                rules: view.rules.clone(),
-                synced_at: view.synced_at,
-                failed_locally: true,
-            });
         };
         let at = self.clock.now();
         let next_due = self.options.next_due(&fetch, at);
@@ -822,21 +848,25 @@ impl Inner {
     }
 
     /// Fetches, retrying failures on this side ([`LocalError`]) with backoff for up to
-    /// [`LOCAL_RETRY_FOR`]; `None` if they went on that long. A local failure is never
-    /// recorded: it says nothing about the site.
-    async fn fetch_retrying_local(&self, origin: &Origin, state: &OriginState) -> Option<Fetch> {
+    /// [`LOCAL_RETRY_FOR`]; the last of them if they went on that long. A local failure is
+    /// never recorded: it says nothing about the site.
+    async fn fetch_retrying_local(
+        &self,
+        origin: &Origin,
+        state: &OriginState,
+    ) -> Result<Fetch, LocalError> {
         let validators = state.validators();
         let started = tokio::time::Instant::now();
         let mut wait = LOCAL_RETRY_FIRST;
         loop {
             match self.fetcher.fetch_with(origin, validators.as_ref()).await {
-                Ok(fetch) => return Some(fetch),
+                Ok(fetch) => return Ok(fetch),
                 Err(e) => {
                     let count = self.local_failures.fetch_add(1, Ordering::Relaxed) + 1;
                     *lock(&self.last_local_failure) = Some(e.clone());
                     if started.elapsed() + wait > LOCAL_RETRY_FOR {
                         tracing::warn!(target: TARGET, origin = %origin, error = %e, local_failures = count, "fetch failed on this side for too long: the state is left as it was");
-                        return None;
+                        return Err(e);
                     }
                     tracing::warn!(target: TARGET, origin = %origin, error = %e, local_failures = count, retry_in_ms = wait.as_millis() as u64, "fetch failed on this side: retrying, nothing recorded");
                     tokio::time::sleep(wait).await;
@@ -996,7 +1026,7 @@ impl Inner {
                 state,
                 rules: None,
                 synced_at,
-                failed_locally: false,
+                failed_locally: None,
             });
         };
         let digest = file.digest;
@@ -1028,7 +1058,7 @@ impl Inner {
             state,
             rules,
             synced_at,
-            failed_locally: false,
+            failed_locally: None,
         })
     }
 }

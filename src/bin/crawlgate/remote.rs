@@ -159,12 +159,9 @@ mod enabled {
 
     impl Ready {
         /// Loads the origin (reading the state, fetching if it has nothing) and, if its state
-        /// is due, waits for the refresh that loading started, so that the answer comes from a
-        /// current state rather than the stale copy.
-        ///
-        /// The engine has no call that waits for one origin's refresh: `flush` waits for every
-        /// fetch running, those of the other origins in the window included. It is used only
-        /// when the origin was due, which a fresh state never is.
+        /// is due, waits for its refresh (`RobotsCache::current`), so that the answer comes
+        /// from a current state rather than the stale copy; the other origins' fetches are not
+        /// waited for.
         async fn wait(&self, cache: &RobotsCache, origin: &Origin) {
             let cell = self
                 .origins
@@ -173,15 +170,7 @@ mod enabled {
                 .or_default()
                 .clone();
             cell.get_or_init(|| async {
-                cache.judgement(origin).await;
-                let due = cache
-                    .state(origin)
-                    .await
-                    .is_some_and(|s| s.is_due(SystemTime::now()));
-                if due {
-                    // A failure here is reported by `state::finish`.
-                    let _ = cache.flush().await;
-                }
+                cache.current(origin).await;
             })
             .await;
         }
@@ -212,9 +201,11 @@ mod enabled {
             let answer = cache.check(token, url).await?;
             // Once loaded (and refreshed), only a fetch that failed on this machine leaves an
             // origin unfetched: not an answer about the site.
-            let local = (answer.reason == VerdictReason::NotFetched)
-                .then(|| cache.local_failures().last)
-                .flatten();
+            let local = if answer.reason == VerdictReason::NotFetched {
+                cache.local_failure(&origin).await
+            } else {
+                None
+            };
             // From memory: the origin was just loaded.
             let detail = if json {
                 Some((cache.judgement(&origin).await, cache.rules(&origin).await))
@@ -573,7 +564,6 @@ mod enabled {
     pub async fn fetch_now(cache: &RobotsCache, origin: &Origin) -> Fetched {
         // Stored times are whole milliseconds.
         let started = floor_ms(SystemTime::now());
-        let local_before = cache.local_failures().count;
         let judgement = cache.request_recrawl(origin).await;
         let state: Option<OriginState> = cache.state(origin).await;
         let version = state
@@ -585,8 +575,7 @@ mod enabled {
             .as_ref()
             .is_some_and(|v| v.count == 1 && v.first_at >= started);
         let local = if version.is_none() {
-            let failures = cache.local_failures();
-            failures.last.filter(|_| failures.count > local_before)
+            cache.local_failure(origin).await
         } else {
             None
         };
