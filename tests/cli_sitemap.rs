@@ -918,16 +918,7 @@ fn discover_lists_announced_sitemaps_and_index_children() {
             "{}\tsitemapindex\t2 entries\t0 errors\t0 warnings",
             u("/index.xml")
         ),
-        format!(
-            "{}\turlset\t2 entries\t0 errors\t1 warning",
-            u("/pages.xml")
-        ),
-        format!(
-            "  {}:6:1: warning[duplicate-sitemap]: {} is announced 2 times in robots.txt; it is \
-             read once",
-            u("/robots.txt"),
-            u("/pages.xml")
-        ),
+        // The index's children right under it, then the next announced sitemap.
         format!("  {}\turlset\t1 entry\t0 errors\t1 warning", u("/a.xml")),
         format!(
             "    {}:3:3: warning[blocked-by-robots]: loc {} is blocked by robots.txt (line 2: \
@@ -938,6 +929,16 @@ fn discover_lists_announced_sitemaps_and_index_children() {
         format!(
             "  {}\turlset\t3 entries\t0 errors\t0 warnings",
             u("/b.xml.gz")
+        ),
+        format!(
+            "{}\turlset\t2 entries\t0 errors\t1 warning",
+            u("/pages.xml")
+        ),
+        format!(
+            "  {}:6:1: warning[duplicate-sitemap]: {} is announced 2 times in robots.txt; it is \
+             read once",
+            u("/robots.txt"),
+            u("/pages.xml")
         ),
     ];
     assert_eq!(lines, want, "{out}");
@@ -1006,8 +1007,9 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
     assert_eq!(
         raw[0],
         format!(
-            "{{\"type\":\"robots-txt\",\"robots_txt\":\"{}\",\"status\":200,\
-             \"outcome\":\"fetched\",\"announced\":3,\"skipped\":0}}",
+            "{{\"type\":\"robots-txt\",\"robots_txt\":\"{0}\",\"final_url\":\"{0}\",\
+             \"redirects\":0,\"status\":200,\"outcome\":\"fetched\",\"announced\":3,\
+             \"skipped\":0}}",
             u("/robots.txt")
         )
     );
@@ -1046,9 +1048,9 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
         urls,
         [
             u("/index.xml"),
-            u("/pages.xml"),
             u("/a.xml"),
-            u("/b.xml.gz")
+            u("/b.xml.gz"),
+            u("/pages.xml")
         ]
     );
     let base = format!("http://{}", server.addr);
@@ -1067,7 +1069,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
     assert_eq!(idx["problems"], serde_json::json!([]));
     assert_eq!(idx["omitted"], 0);
 
-    let pages = &objs[2];
+    let pages = &objs[4];
     assert_eq!(pages["parent"], Value::Null);
     assert_eq!(pages["format"], "urlset");
     assert_eq!(pages["entries"], 2);
@@ -1082,7 +1084,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
         (&Value::from(6), &Value::from(1))
     );
 
-    let a = &objs[3];
+    let a = &objs[2];
     assert_eq!(a["parent"], u("/index.xml").as_str());
     assert_eq!(a["depth"], 1);
     assert_eq!(a["entries"], 1);
@@ -1101,7 +1103,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
         "{d}"
     );
 
-    let b = &objs[4];
+    let b = &objs[3];
     assert_eq!(b["parent"], u("/index.xml").as_str());
     assert_eq!(b["depth"], 1);
     assert_eq!(b["format"], "urlset");
@@ -1196,8 +1198,9 @@ fn discover_exits_2_when_robots_txt_is_unreachable() {
     assert_eq!(
         stdout(&o),
         format!(
-            "{{\"type\":\"robots-txt\",\"robots_txt\":\"{}\",\"status\":503,\
-             \"outcome\":\"unreachable\",\"announced\":0,\"skipped\":0}}\n\
+            "{{\"type\":\"robots-txt\",\"robots_txt\":\"{0}\",\"final_url\":\"{0}\",\
+             \"redirects\":0,\"status\":503,\"outcome\":\"unreachable\",\"announced\":0,\
+             \"skipped\":0}}\n\
              {{\"type\":\"summary\",\"command\":\"sitemap discover\",\"sitemaps\":0,\"origins\":1,\
              \"entries\":0,\"errors\":0,\"warnings\":0,\"skipped\":0,\"failed\":1,\"exit\":2}}\n",
             server.url("/robots.txt")
