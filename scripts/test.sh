@@ -8,11 +8,15 @@
 # - redis-server (Debian/Ubuntu package `redis-server`): the Redis store, fleet and outage tests
 #   start their own servers on 127.0.0.1 (random port, temp dir) and stop them. Installed with
 #   apt-get (as root, or through sudo) when `redis-server` is not on PATH.
+# - Then the Python package (python/): scripts/python-test.sh builds its wheel and runs its
+#   pytest suite in python/.venv, installing python3 (apt-get), maturin, pytest, Scrapy, Protego
+#   and mypy when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
+command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-venv)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "== installing ${need_apt[*]} (apt-get)" >&2
@@ -28,4 +32,5 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 echo "== redis-server: $(redis-server --version | cut -d' ' -f3)" >&2
 
-exec cargo test "$@"
+cargo test "$@"
+bash scripts/python-test.sh

@@ -1,0 +1,41 @@
+"""crawlgate: an RFC 9309 robots.txt parser and matcher (Rust), with google/robotstxt's
+behaviour on request (``mode="google"``), diagnostics, and the crawl failure ladder.
+
+>>> from crawlgate import Robots
+>>> robots = Robots.parse(b"User-agent: *\\nDisallow: /private\\n")
+>>> d = robots.check("MyBot/1.0", "https://example.com/private/x")
+>>> d.allowed, d.line, d.rule.text
+(False, 2, 'Disallow: /private')
+
+Scrapy integration lives in :mod:`crawlgate.scrapy` (imported only when used).
+"""
+
+from ._crawlgate import (
+    DEFAULT_MAX_BYTES,
+    AgentRules,
+    Decision,
+    Diagnostic,
+    Judgement,
+    OriginState,
+    ProductToken,
+    RequestRate,
+    Robots,
+    Rule,
+    __version__,
+    robots_txt_url,
+)
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "AgentRules",
+    "Decision",
+    "Diagnostic",
+    "Judgement",
+    "OriginState",
+    "ProductToken",
+    "RequestRate",
+    "Robots",
+    "Rule",
+    "__version__",
+    "robots_txt_url",
+]

@@ -1,0 +1,221 @@
+"""Type stubs for the native module ``crawlgate._crawlgate`` (Rust, PyO3)."""
+
+from datetime import datetime
+from typing import Literal, final
+
+# "rfc" or "google", case-insensitively.
+Mode = str
+Agent = str | bytes | ProductToken
+Url = str | bytes
+Time = float | int | datetime
+Body = bytes | bytearray | str
+
+DEFAULT_MAX_BYTES: int
+__version__: str
+
+@final
+class ProductToken:
+    """A crawler's product token (``[A-Za-z0-9_-]+``), compared case-insensitively."""
+
+    def __new__(cls, token: str) -> ProductToken:
+        """Validates ``token``; raises ``ValueError`` if it is not a product token."""
+    @staticmethod
+    def from_user_agent(header: str) -> ProductToken:
+        """The token read from a User-Agent header; ``ValueError`` if there is none."""
+    @staticmethod
+    def verbatim(agent: str) -> ProductToken:
+        """Any string, unvalidated, compared whole (google/robotstxt's API)."""
+    @property
+    def value(self) -> str:
+        """The token, lowercased."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Rule:
+    """An ``allow`` or ``disallow`` rule as the file wrote it."""
+
+    @property
+    def kind(self) -> Literal["allow", "disallow"]: ...
+    @property
+    def allow(self) -> bool: ...
+    @property
+    def line(self) -> int:
+        """1-based line."""
+    @property
+    def text(self) -> str:
+        """The line as written, without comment and surrounding whitespace."""
+    @property
+    def pattern(self) -> str:
+        """The path pattern as written."""
+    @property
+    def index_html(self) -> bool:
+        """Google mode: the ``/dir/$`` rule derived from ``Allow: /dir/index.html``."""
+
+@final
+class Decision:
+    """The answer to "may this agent fetch this URL?". Truthy when allowed."""
+
+    @property
+    def allowed(self) -> bool: ...
+    @property
+    def group(self) -> Literal["token", "star", "none"]: ...
+    @property
+    def reason(
+        self,
+    ) -> Literal["rule", "no-matching-rule", "no-group", "robots-txt", "allow-all", "disallow-all"]: ...
+    @property
+    def rule(self) -> Rule | None:
+        """The deciding rule, if a rule decided."""
+    @property
+    def line(self) -> int | None:
+        """The deciding line, if a rule decided."""
+    def __bool__(self) -> bool: ...
+
+@final
+class Diagnostic:
+    """One problem found while parsing."""
+
+    @property
+    def code(self) -> str:
+        """Stable kebab-case code, e.g. ``"misspelled-key"``."""
+    @property
+    def severity(self) -> Literal["error", "warning"]: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def span(self) -> tuple[int, int]:
+        """Byte range ``(start, end)`` in the input."""
+    @property
+    def message(self) -> str: ...
+
+@final
+class RequestRate:
+    """A ``request-rate`` record: ``requests`` per ``seconds``."""
+
+    @property
+    def requests(self) -> int: ...
+    @property
+    def seconds(self) -> float: ...
+    @property
+    def delay(self) -> float:
+        """Seconds between requests."""
+
+@final
+class AgentRules:
+    """The rules that apply to one agent, resolved once."""
+
+    @property
+    def group(self) -> Literal["token", "star", "none"]: ...
+    @property
+    def rules(self) -> list[Rule]:
+        """In precedence order (longest first, ``allow`` first on ties)."""
+    def check(self, url: Url) -> Decision: ...
+    def allowed(self, url: Url) -> bool: ...
+    def __len__(self) -> int: ...
+
+@final
+class Robots:
+    """A parsed, compiled robots.txt."""
+
+    @staticmethod
+    def parse(body: Body, mode: Mode = "rfc", max_bytes: int | None = None) -> Robots:
+        """Parses a body; never fails on content (see ``diagnostics``). Releases the GIL for
+        large bodies. ``ValueError`` for an unknown mode, ``TypeError`` for a wrong type."""
+    @staticmethod
+    def allow_all(mode: Mode = "rfc") -> Robots: ...
+    @property
+    def mode(self) -> Literal["rfc", "google"]: ...
+    @property
+    def diagnostics(self) -> list[Diagnostic]: ...
+    @property
+    def bytes_used(self) -> int: ...
+    @property
+    def rule_count(self) -> int: ...
+    @property
+    def sitemaps(self) -> list[str]: ...
+    @property
+    def records(self) -> list[tuple[str, str, int]]:
+        """``(key, value, line)`` of records outside the protocol (``crawl-delay``…)."""
+    @property
+    def heap_size(self) -> int: ...
+    def check(self, agent: Agent, url: Url) -> Decision:
+        """``ValueError`` for an agent with no product token or non-UTF-8 bytes."""
+    def allowed(self, agent: Agent, url: Url) -> bool: ...
+    def rules_for(self, agent: Agent) -> AgentRules: ...
+    def crawl_delay(self, agent: Agent) -> float | None: ...
+    def request_rate(self, agent: Agent) -> RequestRate | None: ...
+    def to_robots_txt(self) -> str: ...
+
+@final
+class Judgement:
+    """What a crawler may do on an origin at a given time, and why."""
+
+    @property
+    def verdict(self) -> Literal["rules", "allow-all", "disallow-all"]: ...
+    @property
+    def reason(
+        self,
+    ) -> Literal[
+        "fetched",
+        "no-robots-txt",
+        "not-fetched",
+        "unreachable",
+        "last-good-version",
+        "no-good-version",
+        "long-unreachable-site-up",
+        "long-unreachable-site-down",
+    ]: ...
+    @property
+    def message(self) -> str: ...
+    @property
+    def since(self) -> float | None:
+        """Start of the current run of failures (epoch seconds), if failing."""
+    @property
+    def robots(self) -> Robots | None:
+        """The rules to obey when ``verdict == "rules"``."""
+    def check(self, agent: Agent, url: Url) -> Decision: ...
+    def allowed(self, agent: Agent, url: Url) -> bool: ...
+
+@final
+class OriginState:
+    """One origin's robots.txt history and the failure ladder."""
+
+    def __new__(
+        cls,
+        *,
+        strict: bool = False,
+        stop_period: float | None = None,
+        last_good_period: float | None = None,
+        availability_window: float | None = None,
+    ) -> OriginState: ...
+    def record(
+        self,
+        at: Time,
+        status: int | None = None,
+        body: Body | None = None,
+        *,
+        error: str | None = None,
+        error_kind: str = "other",  # dns, connect, tls, timeout, body, other
+        url: str = "",
+        mode: Mode = "rfc",
+        max_bytes: int | None = None,
+    ) -> bool:
+        """Records a fetch: its ``status`` (and 2xx ``body``) or a network ``error``.
+        Returns whether it started a new history entry."""
+    def record_site_availability(self, at: Time, up: bool) -> None: ...
+    def verdict_at(self, now: Time) -> Judgement: ...
+    def allowed(self, agent: Agent, url: Url, now: Time) -> bool: ...
+    @property
+    def failing_since(self) -> float | None: ...
+    @property
+    def last_good_at(self) -> float | None: ...
+    @property
+    def last_status(self) -> int | None: ...
+    @property
+    def last_outcome(self) -> Literal["fetched", "not-found", "unreachable"] | None: ...
+    @property
+    def history_len(self) -> int: ...
+
+def robots_txt_url(url: str) -> str:
+    """The robots.txt URL of ``url``'s origin; ``ValueError`` if it has none."""

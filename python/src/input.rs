@@ -1,0 +1,135 @@
+//! Reading Python arguments: bodies, agents, URLs, modes and times.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crawlgate::{Mode, Options, Parsed, ProductToken, Robots};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyString};
+
+use crate::robots::PyProductToken;
+use crate::DETACH_ABOVE;
+
+/// `"rfc"` or `"google"`, case-insensitively.
+pub(crate) fn mode(s: &str) -> PyResult<Mode> {
+    s.parse::<Mode>().map_err(PyValueError::new_err)
+}
+
+/// Parses `body` (bytes, bytearray or str) in `mode`, releasing the GIL for large bodies.
+pub(crate) fn parse_body(
+    py: Python<'_>,
+    body: &Bound<'_, PyAny>,
+    mode: Mode,
+    max_bytes: Option<usize>,
+) -> PyResult<Parsed> {
+    let mut options = Options::mode(mode);
+    if let Some(m) = max_bytes {
+        options.max_bytes = m;
+    }
+    let run = |bytes: &[u8]| -> Parsed {
+        if bytes.len() >= DETACH_ABOVE {
+            py.detach(|| Robots::parse_with(bytes, &options))
+        } else {
+            Robots::parse_with(bytes, &options)
+        }
+    };
+    if let Ok(b) = body.cast::<PyBytes>() {
+        return Ok(run(b.as_bytes()));
+    }
+    if let Ok(s) = body.cast::<PyString>() {
+        return Ok(run(s.to_str()?.as_bytes()));
+    }
+    if let Ok(b) = body.cast::<PyByteArray>() {
+        // A bytearray can change under us while the GIL is released: copy it first.
+        let owned = b.to_vec();
+        return Ok(run(&owned));
+    }
+    Err(PyTypeError::new_err(format!(
+        "robots.txt body must be bytes, bytearray or str, not {}",
+        type_name(body)
+    )))
+}
+
+/// A crawler's product token: a `ProductToken`, or a str/bytes product token or User-Agent
+/// header (read with `ProductToken::from_user_agent`).
+pub(crate) fn agent(ob: &Bound<'_, PyAny>) -> PyResult<ProductToken> {
+    if let Ok(t) = ob.cast::<PyProductToken>() {
+        return Ok(t.get().0.clone());
+    }
+    let text = text(ob, "agent")?;
+    ProductToken::from_user_agent(&text).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// A URL or path: str, or UTF-8 bytes.
+pub(crate) fn url(ob: &Bound<'_, PyAny>) -> PyResult<String> {
+    text(ob, "url")
+}
+
+fn text(ob: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    if let Ok(s) = ob.cast::<PyString>() {
+        return Ok(s.to_str()?.to_owned());
+    }
+    if let Ok(b) = ob.cast::<PyBytes>() {
+        return std::str::from_utf8(b.as_bytes())
+            .map(str::to_owned)
+            .map_err(|e| PyValueError::new_err(format!("{what} bytes are not UTF-8: {e}")));
+    }
+    Err(PyTypeError::new_err(format!(
+        "{what} must be str or bytes, not {}",
+        type_name(ob)
+    )))
+}
+
+pub(crate) fn type_name(ob: &Bound<'_, PyAny>) -> String {
+    ob.get_type()
+        .name()
+        .map(|n| n.to_string())
+        .unwrap_or_else(|_| "?".into())
+}
+
+/// A time: seconds since the Unix epoch (int or float), or an aware `datetime`.
+pub(crate) fn time(ob: &Bound<'_, PyAny>) -> PyResult<SystemTime> {
+    let secs: f64 = if ob.hasattr("timestamp")? {
+        ob.call_method0("timestamp")?.extract()?
+    } else {
+        ob.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "a time must be seconds since the epoch (int or float) or a datetime, not {}",
+                type_name(ob)
+            ))
+        })?
+    };
+    to_system_time(secs)
+}
+
+pub(crate) fn to_system_time(secs: f64) -> PyResult<SystemTime> {
+    if !secs.is_finite() {
+        return Err(PyValueError::new_err(format!("time {secs} is not finite")));
+    }
+    let magnitude = Duration::try_from_secs_f64(secs.abs())
+        .map_err(|e| PyValueError::new_err(format!("time {secs} out of range: {e}")))?;
+    let t = if secs >= 0.0 {
+        UNIX_EPOCH.checked_add(magnitude)
+    } else {
+        UNIX_EPOCH.checked_sub(magnitude)
+    };
+    t.ok_or_else(|| PyValueError::new_err(format!("time {secs} out of range")))
+}
+
+pub(crate) fn from_system_time(t: SystemTime) -> f64 {
+    match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => d.as_secs_f64(),
+        Err(e) => -e.duration().as_secs_f64(),
+    }
+}
+
+/// A duration in seconds (non-negative, finite).
+pub(crate) fn duration(secs: f64, what: &str) -> PyResult<Duration> {
+    if !secs.is_finite() || secs < 0.0 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be a non-negative number of seconds, not {secs}"
+        )));
+    }
+    Duration::try_from_secs_f64(secs)
+        .map_err(|e| PyValueError::new_err(format!("{what} out of range: {e}")))
+}

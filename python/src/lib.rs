@@ -1,0 +1,42 @@
+//! Python bindings for `crawlgate`: the module `crawlgate._crawlgate`.
+//!
+//! Only the crate's public API is used. Every failure is a Python exception (`ValueError` for
+//! bad values, `TypeError` for wrong types); nothing here unwraps or panics on input. Parsing of
+//! bodies over [`DETACH_ABOVE`] bytes releases the GIL.
+
+#![forbid(unsafe_code)]
+
+mod input;
+mod policy;
+mod robots;
+
+use pyo3::prelude::*;
+
+/// Bodies at least this long are parsed with the GIL released.
+pub(crate) const DETACH_ABOVE: usize = 64 * 1024;
+
+/// The robots.txt URL of `url`'s origin (scheme, host and port; no userinfo, query or fragment).
+///
+/// Raises `ValueError` when `url` is not an absolute http(s) URL with a host.
+#[pyfunction]
+fn robots_txt_url(url: &str) -> PyResult<String> {
+    crawlgate::robots_txt_url(url)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
+
+#[pymodule]
+fn _crawlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<robots::PyProductToken>()?;
+    m.add_class::<robots::PyRobots>()?;
+    m.add_class::<robots::PyDecision>()?;
+    m.add_class::<robots::PyRule>()?;
+    m.add_class::<robots::PyAgentRules>()?;
+    m.add_class::<robots::PyDiagnostic>()?;
+    m.add_class::<robots::PyRequestRate>()?;
+    m.add_class::<policy::PyOriginState>()?;
+    m.add_class::<policy::PyJudgement>()?;
+    m.add_function(wrap_pyfunction!(robots_txt_url, m)?)?;
+    m.add("DEFAULT_MAX_BYTES", crawlgate::DEFAULT_MAX_BYTES)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,512 @@
+//! `Robots`, `Decision`, `Rule`, `AgentRules`, `Diagnostic`, `RequestRate`, `ProductToken`.
+
+use std::sync::Arc;
+
+use crawlgate::{
+    Agent, Decision, Diagnostic, GroupMatch, Mode, OtherKey, ProductToken, Reason, Robots, RuleRef,
+};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::input;
+
+/// A crawler's product token (`[A-Za-z0-9_-]+`, compared case-insensitively).
+///
+/// `ProductToken("Googlebot")` validates a token; `ProductToken.from_user_agent(header)` reads
+/// it from a User-Agent header; `ProductToken.verbatim(s)` takes any string unvalidated, as
+/// google/robotstxt's API does. Build one once and pass it to `check` in hot loops.
+#[pyclass(
+    name = "ProductToken",
+    module = "crawlgate._crawlgate",
+    frozen,
+    eq,
+    hash
+)]
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct PyProductToken(pub(crate) ProductToken);
+
+#[pymethods]
+impl PyProductToken {
+    /// Validates `token`; raises `ValueError` if it is not a product token.
+    #[new]
+    fn new(token: &str) -> PyResult<Self> {
+        ProductToken::new(token)
+            .map(PyProductToken)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// The crawler's token read from its User-Agent header (`MyBot/1.0 (+https://…)` →
+    /// `mybot`; `Mozilla/5.0 (compatible; Googlebot/2.1; …)` → `googlebot`). Raises
+    /// `ValueError` for a browser's own header or a string with no token.
+    #[staticmethod]
+    fn from_user_agent(header: &str) -> PyResult<Self> {
+        ProductToken::from_user_agent(header)
+            .map(PyProductToken)
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Any string, unvalidated, compared whole and case-insensitively (google/robotstxt's API).
+    #[staticmethod]
+    fn verbatim(agent: &str) -> Self {
+        PyProductToken(ProductToken::verbatim(agent))
+    }
+
+    /// The token, lowercased.
+    #[getter]
+    fn value(&self) -> &str {
+        self.0.as_str()
+    }
+
+    fn __str__(&self) -> &str {
+        self.0.as_str()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ProductToken({:?})", self.0.as_str())
+    }
+}
+
+/// An `allow` or `disallow` rule as the file wrote it.
+#[pyclass(name = "Rule", module = "crawlgate._crawlgate", frozen, get_all, eq)]
+#[derive(Clone, PartialEq)]
+pub struct PyRule {
+    /// `"allow"` or `"disallow"`.
+    kind: &'static str,
+    /// 1-based line.
+    line: u32,
+    /// The line as written, without comment and surrounding whitespace.
+    text: String,
+    /// The path pattern as written (for an `index_html` rule, the derived `/dir/$`).
+    pattern: String,
+    /// Google mode only: the `/dir/$` rule derived from `Allow: /dir/index.html`.
+    index_html: bool,
+}
+
+impl From<RuleRef<'_>> for PyRule {
+    fn from(r: RuleRef<'_>) -> Self {
+        PyRule {
+            kind: r.kind.as_str(),
+            line: r.line,
+            text: r.text.to_owned(),
+            pattern: r.pattern.to_owned(),
+            index_html: r.index_html,
+        }
+    }
+}
+
+#[pymethods]
+impl PyRule {
+    #[getter]
+    fn allow(&self) -> bool {
+        self.kind == "allow"
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Rule(line={}, text={:?})", self.line, self.text)
+    }
+}
+
+/// The answer to "may this agent fetch this URL?", with what decided it.
+///
+/// Truthy when allowed.
+#[pyclass(name = "Decision", module = "crawlgate._crawlgate", frozen, get_all)]
+#[derive(Clone)]
+pub struct PyDecision {
+    /// May the agent fetch it?
+    pub(crate) allowed: bool,
+    /// Which groups applied: `"token"`, `"star"` or `"none"`.
+    group: &'static str,
+    /// What decided: `"rule"`, `"no-matching-rule"`, `"no-group"` or `"robots-txt"`.
+    reason: &'static str,
+    /// The deciding rule, if a rule decided.
+    rule: Option<PyRule>,
+}
+
+impl From<Decision<'_>> for PyDecision {
+    fn from(d: Decision<'_>) -> Self {
+        PyDecision {
+            allowed: d.allowed,
+            group: d.group.as_str(),
+            reason: d.reason.as_str(),
+            rule: match d.reason {
+                Reason::Rule(r) => Some(r.into()),
+                _ => None,
+            },
+        }
+    }
+}
+
+impl PyDecision {
+    pub(crate) fn fixed(allowed: bool, reason: &'static str) -> Self {
+        PyDecision {
+            allowed,
+            group: "none",
+            reason,
+            rule: None,
+        }
+    }
+}
+
+#[pymethods]
+impl PyDecision {
+    /// The deciding line (1-based), if a rule decided.
+    #[getter]
+    fn line(&self) -> Option<u32> {
+        self.rule.as_ref().map(|r| r.line)
+    }
+
+    fn __bool__(&self) -> bool {
+        self.allowed
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.rule {
+            Some(r) => format!(
+                "Decision(allowed={}, line={}, rule={:?})",
+                py_bool(self.allowed),
+                r.line,
+                r.text
+            ),
+            None => format!(
+                "Decision(allowed={}, reason={:?})",
+                py_bool(self.allowed),
+                self.reason
+            ),
+        }
+    }
+}
+
+fn py_bool(b: bool) -> &'static str {
+    if b {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// One problem found while parsing.
+#[pyclass(name = "Diagnostic", module = "crawlgate._crawlgate", frozen, get_all)]
+#[derive(Clone)]
+pub struct PyDiagnostic {
+    /// Stable kebab-case code (`"misspelled-key"`, `"invalid-utf8"`, …).
+    code: &'static str,
+    /// `"error"` (the line is not used) or `"warning"` (it is used).
+    severity: &'static str,
+    /// 1-based line.
+    line: u32,
+    /// Byte range `(start, end)` in the input.
+    span: (usize, usize),
+    /// A sentence for people.
+    message: String,
+}
+
+impl From<&Diagnostic> for PyDiagnostic {
+    fn from(d: &Diagnostic) -> Self {
+        PyDiagnostic {
+            code: d.code.as_str(),
+            severity: d.severity.as_str(),
+            line: d.line,
+            span: (d.span.start, d.span.end),
+            message: d.message.to_string(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyDiagnostic {
+    fn __str__(&self) -> String {
+        format!(
+            "line {}: {}[{}]: {}",
+            self.line, self.severity, self.code, self.message
+        )
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Diagnostic(code={:?}, severity={:?}, line={}, span={:?})",
+            self.code, self.severity, self.line, self.span
+        )
+    }
+}
+
+/// A `request-rate` record: `requests` per `seconds`.
+#[pyclass(
+    name = "RequestRate",
+    module = "crawlgate._crawlgate",
+    frozen,
+    get_all,
+    eq
+)]
+#[derive(Clone, PartialEq)]
+pub struct PyRequestRate {
+    requests: u32,
+    seconds: f64,
+}
+
+#[pymethods]
+impl PyRequestRate {
+    /// Seconds between requests (`seconds / requests`).
+    #[getter]
+    fn delay(&self) -> f64 {
+        self.seconds / f64::from(self.requests)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "RequestRate(requests={}, seconds={})",
+            self.requests, self.seconds
+        )
+    }
+}
+
+/// `1/10`, `1/10s`, `3/1m`, `1/2h 0600-0845` → (requests, seconds); `None` if unusable.
+fn parse_rate(value: &str) -> Option<PyRequestRate> {
+    let first = value.split_whitespace().next()?;
+    let (n, per) = first.split_once('/')?;
+    let requests: u32 = n.trim().parse().ok().filter(|&n| n > 0)?;
+    let per = per.trim().to_ascii_lowercase();
+    let (num, unit) = match per.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
+        Some((i, _)) => (&per[..i], &per[i..]),
+        None => (per.as_str(), "s"),
+    };
+    let factor = match unit {
+        "s" => 1.0,
+        "m" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        _ => return None,
+    };
+    let seconds = num.trim().parse::<f64>().ok()? * factor;
+    (seconds.is_finite() && seconds > 0.0).then_some(PyRequestRate { requests, seconds })
+}
+
+/// The rules that apply to one agent, resolved once.
+#[pyclass(name = "AgentRules", module = "crawlgate._crawlgate", frozen)]
+pub struct PyAgentRules {
+    robots: Arc<Robots>,
+    token: ProductToken,
+}
+
+#[pymethods]
+impl PyAgentRules {
+    /// Which groups applied: `"token"`, `"star"` or `"none"`.
+    #[getter]
+    fn group(&self) -> &'static str {
+        self.robots.rules_for(&self.token).group().as_str()
+    }
+
+    /// The rules in precedence order (longest first, `allow` first on ties).
+    #[getter]
+    fn rules(&self) -> Vec<PyRule> {
+        self.robots
+            .rules_for(&self.token)
+            .rules()
+            .map(PyRule::from)
+            .collect()
+    }
+
+    /// Decides for `url` (absolute URL or path).
+    fn check(&self, url: &Bound<'_, PyAny>) -> PyResult<PyDecision> {
+        let url = input::url(url)?;
+        Ok(self.robots.rules_for(&self.token).check(&url).into())
+    }
+
+    /// Whether `url` may be fetched.
+    fn allowed(&self, url: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let url = input::url(url)?;
+        Ok(self.robots.rules_for(&self.token).check(&url).allowed)
+    }
+
+    fn __len__(&self) -> usize {
+        self.robots.rules_for(&self.token).rules().count()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "AgentRules(agent={:?}, group={:?})",
+            self.token.as_str(),
+            self.group()
+        )
+    }
+}
+
+/// A parsed, compiled robots.txt. Build with `Robots.parse(body, mode="rfc")`.
+#[pyclass(name = "Robots", module = "crawlgate._crawlgate", frozen)]
+#[derive(Clone)]
+pub struct PyRobots {
+    pub(crate) robots: Arc<Robots>,
+    diagnostics: Arc<[Diagnostic]>,
+}
+
+impl PyRobots {
+    pub(crate) fn new(robots: Arc<Robots>, diagnostics: Arc<[Diagnostic]>) -> Self {
+        PyRobots {
+            robots,
+            diagnostics,
+        }
+    }
+
+    /// The groups that apply to `token`, as `Robots::rules_for` chooses them.
+    fn groups_of(&self, token: &ProductToken) -> Vec<usize> {
+        let robots = &self.robots;
+        let which = robots.rules_for(token).group();
+        robots
+            .groups()
+            .iter()
+            .enumerate()
+            .filter(|(_, g)| {
+                g.agents.iter().any(|(a, _)| match (which, a) {
+                    (GroupMatch::Token, Agent::Token(t)) => **t == *token.as_str(),
+                    (GroupMatch::Token, Agent::Nobody) => {
+                        robots.mode() == Mode::Google && token.as_str().is_empty()
+                    }
+                    (GroupMatch::Star, Agent::Star) => true,
+                    _ => false,
+                })
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
+}
+
+#[pymethods]
+impl PyRobots {
+    /// Parses a robots.txt body (bytes, bytearray or str). Never fails on content: problems are
+    /// in `diagnostics`. `mode` is `"rfc"` (RFC 9309, default) or `"google"`
+    /// (google/robotstxt's behaviour); `max_bytes` raises the 512,000-byte limit. The GIL is
+    /// released while large bodies are parsed.
+    #[staticmethod]
+    #[pyo3(signature = (body, mode = "rfc", max_bytes = None))]
+    fn parse(
+        py: Python<'_>,
+        body: &Bound<'_, PyAny>,
+        mode: &str,
+        max_bytes: Option<usize>,
+    ) -> PyResult<Self> {
+        let mode = input::mode(mode)?;
+        let parsed = input::parse_body(py, body, mode, max_bytes)?;
+        Ok(PyRobots::new(
+            Arc::new(parsed.robots),
+            parsed.diagnostics.into(),
+        ))
+    }
+
+    /// An empty rule set: everything allowed.
+    #[staticmethod]
+    #[pyo3(signature = (mode = "rfc"))]
+    fn allow_all(mode: &str) -> PyResult<Self> {
+        let mode = input::mode(mode)?;
+        Ok(PyRobots::new(
+            Arc::new(Robots::allow_all(mode)),
+            Arc::from([]),
+        ))
+    }
+
+    /// `"rfc"` or `"google"`.
+    #[getter]
+    fn mode(&self) -> &'static str {
+        self.robots.mode().as_str()
+    }
+
+    /// Problems found while parsing, in line order.
+    #[getter]
+    fn diagnostics(&self) -> Vec<PyDiagnostic> {
+        self.diagnostics.iter().map(PyDiagnostic::from).collect()
+    }
+
+    /// Bytes of input read (at most the size limit).
+    #[getter]
+    fn bytes_used(&self) -> usize {
+        self.robots.bytes_used()
+    }
+
+    /// Number of allow/disallow rules in use.
+    #[getter]
+    fn rule_count(&self) -> usize {
+        self.robots.rule_count()
+    }
+
+    /// The `sitemap` URLs, in file order.
+    #[getter]
+    fn sitemaps(&self) -> Vec<String> {
+        self.robots
+            .sitemaps()
+            .iter()
+            .map(|s| s.url.clone())
+            .collect()
+    }
+
+    /// Records outside the protocol as `(key, value, line)`, in file order
+    /// (`("crawl-delay", "10", 3)`).
+    #[getter]
+    fn records(&self) -> Vec<(&'static str, String, u32)> {
+        self.robots
+            .records()
+            .iter()
+            .map(|r| (r.key.as_str(), r.value.clone(), r.line))
+            .collect()
+    }
+
+    /// Decides whether `agent` may fetch `url`. `agent` is a `ProductToken`, or a str/bytes
+    /// product token or User-Agent header; `url` an absolute URL or a path (str or bytes).
+    /// Raises `ValueError` for an agent with no product token and for non-UTF-8 bytes.
+    fn check(&self, agent: &Bound<'_, PyAny>, url: &Bound<'_, PyAny>) -> PyResult<PyDecision> {
+        let token = input::agent(agent)?;
+        let url = input::url(url)?;
+        Ok(self.robots.check(&token, &url).into())
+    }
+
+    /// `check(agent, url).allowed`, without building the decision.
+    fn allowed(&self, agent: &Bound<'_, PyAny>, url: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let token = input::agent(agent)?;
+        let url = input::url(url)?;
+        Ok(self.robots.is_allowed(&token, &url))
+    }
+
+    /// The rules that apply to `agent`.
+    fn rules_for(&self, agent: &Bound<'_, PyAny>) -> PyResult<PyAgentRules> {
+        Ok(PyAgentRules {
+            robots: self.robots.clone(),
+            token: input::agent(agent)?,
+        })
+    }
+
+    /// The `crawl-delay` (seconds) of the groups that apply to `agent`, if any.
+    fn crawl_delay(&self, agent: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
+        Ok(self.robots.crawl_delay(&input::agent(agent)?))
+    }
+
+    /// The first usable `request-rate` of the groups that apply to `agent` (`1/10`, `3/1m`…).
+    fn request_rate(&self, agent: &Bound<'_, PyAny>) -> PyResult<Option<PyRequestRate>> {
+        let token = input::agent(agent)?;
+        let groups = self.groups_of(&token);
+        Ok(self
+            .robots
+            .records()
+            .iter()
+            .filter(|r| r.key == OtherKey::RequestRate)
+            .filter(|r| r.group.is_some_and(|g| groups.contains(&g)))
+            .find_map(|r| parse_rate(&r.value)))
+    }
+
+    /// The rules written back as a clean robots.txt.
+    fn to_robots_txt(&self) -> String {
+        self.robots.to_robots_txt()
+    }
+
+    /// An estimate of the heap bytes held.
+    #[getter]
+    fn heap_size(&self) -> usize {
+        self.robots.heap_size()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Robots(mode={:?}, groups={}, rules={}, diagnostics={})",
+            self.mode(),
+            self.robots.groups().len(),
+            self.robots.rule_count(),
+            self.diagnostics.len()
+        )
+    }
+}

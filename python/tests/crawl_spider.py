@@ -1,0 +1,75 @@
+"""Runs one Scrapy crawl in its own process (a fresh Twisted reactor each time).
+
+Usage: python crawl_spider.py CONFIG.json — CONFIG has ``groups`` (lists of URLs), ``order``,
+``settings`` and ``stats_out`` (where the crawl's stats are written as JSON). ``order`` is
+``"all"`` (every URL is a start URL), ``"home-first"`` (each group's first URL starts, the rest
+are requested from its callback, as links found on a home page) or ``"chain"`` (each URL is
+requested from the callback of the one before it)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import scrapy
+from scrapy import signals
+from scrapy.crawler import CrawlerProcess
+
+
+class ListSpider(scrapy.Spider):
+    name = "list"
+
+    def __init__(self, groups: list[list[str]], order: str, **kwargs):
+        super().__init__(**kwargs)
+        self.groups = groups
+        self.order = order
+
+    async def start(self):
+        for group in self.groups:
+            firsts = group if self.order == "all" else group[:1]
+            for url in firsts:
+                yield scrapy.Request(url, cb_kwargs={"group": group}, dont_filter=True)
+
+    def parse(self, response, group):
+        if self.order == "all" or response.request.url != group[0] and self.order == "home-first":
+            return
+        if self.order == "home-first":
+            rest = group[1:]
+        else:  # chain
+            i = group.index(response.request.url)
+            rest = group[i + 1:i + 2]
+        for url in rest:
+            yield scrapy.Request(url, cb_kwargs={"group": group}, dont_filter=True)
+
+
+def main() -> None:
+    with open(sys.argv[1], encoding="utf-8") as f:
+        config = json.load(f)
+    settings = {
+        "ROBOTSTXT_OBEY": True,
+        "TELNETCONSOLE_ENABLED": False,
+        "LOG_LEVEL": "INFO",
+        "CONCURRENT_REQUESTS": 16,
+        "CONCURRENT_REQUESTS_PER_DOMAIN": 8,
+        "DOWNLOAD_TIMEOUT": 10,
+        "RETRY_TIMES": 1,
+        **config["settings"],
+    }
+    process = CrawlerProcess(settings)
+    crawler = process.create_crawler(ListSpider)
+    stats: dict = {}
+
+    def closed(spider, reason):
+        stats.update({k: str(v) if not isinstance(v, (int, float)) else v
+                      for k, v in crawler.stats.get_stats().items()})
+        stats["finish_reason"] = reason
+
+    crawler.signals.connect(closed, signal=signals.spider_closed)
+    process.crawl(crawler, groups=config["groups"], order=config.get("order", "all"))
+    process.start()
+    with open(config["stats_out"], "w", encoding="utf-8") as f:
+        json.dump(stats, f)
+
+
+if __name__ == "__main__":
+    main()

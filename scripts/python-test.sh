@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Build the Python package (python/) as an abi3 wheel and run its pytest suite:
+#
+#   scripts/python-test.sh [PYTEST ARGS...]
+#
+# - Creates python/.venv (or reuses it) with `python3 -m venv`; on a fresh Debian/Ubuntu where
+#   that fails for want of ensurepip, installs python3-venv with apt-get (sudo when not root).
+# - Installs the pinned minimum versions of maturin, pytest, Scrapy, Protego and mypy into it.
+# - Builds the wheel with `maturin build --release` (Rust and cargo must be installed: the
+#   crate's rust-version is 1.90) and installs that wheel, so the tests run against the wheel,
+#   not the source tree.
+# - Runs pytest on python/tests: the API, bad input, Google's 145 conformance cases in both
+#   modes, and real Scrapy crawls of local HTTP servers. Nothing is skipped: a missing
+#   dependency is an error.
+# - Prints the time of each step; exits non-zero on any failure.
+#
+# Environment:
+#   PYTHON       interpreter to build the venv from (default: python3); 3.10 or later.
+#   CARGO_BUILD_JOBS  as for cargo (e.g. 1 when a CI run shares the machine).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+PY_DIR="$ROOT/python"
+VENV="$PY_DIR/.venv"
+PYTHON="${PYTHON:-python3}"
+REQUIREMENTS=("maturin>=1.7,<2" "pytest>=8" "scrapy>=2.13" "protego>=0.3" "mypy>=1.11")
+
+START=$(date +%s)
+step_start=$START
+step() {
+    local now
+    now=$(date +%s)
+    printf '== %s (%ss; %ss total)\n' "$1" "$((now - step_start))" "$((now - START))"
+    step_start=$now
+}
+die() {
+    echo "python-test.sh: $*" >&2
+    exit 1
+}
+
+command -v "$PYTHON" >/dev/null || die "$PYTHON not found: install Python 3.10 or later"
+"$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+    die "$PYTHON is $("$PYTHON" --version 2>&1); 3.10 or later is needed"
+command -v cargo >/dev/null ||
+    die "cargo not found: install Rust 1.90 or later (https://rustup.rs) to build the wheel"
+
+# 1. The virtual environment.
+if [[ -x "$VENV/bin/python" ]] && "$VENV/bin/python" -c 'import sys' 2>/dev/null; then
+    echo "reusing $VENV"
+else
+    rm -rf "$VENV"
+    if ! "$PYTHON" -m venv "$VENV" 2>/dev/null; then
+        rm -rf "$VENV"
+        command -v apt-get >/dev/null ||
+            die "'$PYTHON -m venv' failed and apt-get is not available to install python3-venv"
+        SUDO=""
+        [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+        ver=$("$PYTHON" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+        echo "'$PYTHON -m venv' failed: installing python3-venv with apt-get"
+        $SUDO apt-get update -q
+        $SUDO apt-get install -y -q "python$ver-venv" || $SUDO apt-get install -y -q python3-venv
+        "$PYTHON" -m venv "$VENV" || die "'$PYTHON -m venv' still fails after installing python3-venv"
+    fi
+fi
+step "virtual environment"
+
+# 2. Tools and test dependencies.
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check "${REQUIREMENTS[@]}"
+step "pip install ${REQUIREMENTS[*]}"
+
+# 3. The wheel, built and installed (replacing any editable install).
+rm -rf "$PY_DIR/dist"
+(cd "$PY_DIR" && "$VENV/bin/maturin" build --release --quiet --interpreter "$VENV/bin/python" --out dist)
+shopt -s nullglob
+wheels=("$PY_DIR"/dist/crawlgate-*-abi3-*.whl)
+[[ ${#wheels[@]} -eq 1 ]] || die "expected one abi3 wheel in python/dist, found ${#wheels[@]}"
+"$VENV/bin/python" -m pip install -q --disable-pip-version-check --force-reinstall --no-deps "${wheels[0]}"
+# Stale build products of `maturin develop` in the source tree must not shadow the wheel.
+rm -f "$PY_DIR"/crawlgate/_crawlgate*.so "$PY_DIR"/crawlgate/_crawlgate*.pyd
+installed=$(cd / && "$VENV/bin/python" -c 'import crawlgate; print(crawlgate.__file__)')
+[[ $installed == "$VENV"/* ]] || die "crawlgate imported from $installed, not from the venv"
+step "wheel $(basename "${wheels[0]}")"
+
+# 4. The tests, against the installed wheel (`pytest`, not `python -m pytest`: the source tree
+# is not put on sys.path).
+(cd "$PY_DIR" && "$VENV/bin/pytest" -p no:cacheprovider "$@" tests)
+step "pytest"
+echo "python-test.sh: all passed in $(($(date +%s) - START))s"
