@@ -664,16 +664,8 @@ impl fmt::Display for OutcomeLabel<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::headers::header_map as headers;
     use super::*;
-    use reqwest::header::HeaderValue;
-
-    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.append(*name, HeaderValue::from_static(value));
-        }
-        map
-    }
 
     #[test]
     fn locations() {

@@ -114,18 +114,20 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// A header map of `pairs`, for the tests of this module and of `client.rs`.
+#[cfg(test)]
+pub(crate) fn header_map(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+    let mut map = HeaderMap::new();
+    for (name, value) in pairs {
+        map.append(*name, reqwest::header::HeaderValue::from_static(value));
+    }
+    map
+}
+
 #[cfg(test)]
 mod tests {
+    use super::header_map as headers;
     use super::*;
-    use reqwest::header::HeaderValue;
-
-    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
-        let mut map = HeaderMap::new();
-        for (name, value) in pairs {
-            map.append(*name, HeaderValue::from_static(value));
-        }
-        map
-    }
 
     #[test]
     fn cache_control_max_age() {

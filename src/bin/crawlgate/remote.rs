@@ -176,11 +176,11 @@ mod enabled {
         }
     }
 
-    /// One URL answered by the engine for one agent, with what its JSON record needs.
+    /// One URL answered by the engine, per agent, with what its JSON record needs (read once
+    /// per URL: every agent's answer comes from the same state).
     struct Answered {
-        /// Which `--agent`, by position.
-        agent: usize,
-        answer: Answer,
+        /// One per `--agent`, in order.
+        answers: Vec<Answer>,
         /// The origin was not fetched because of a failure on this machine.
         local: Option<LocalError>,
         /// The origin's verdict and rules (`--json` only).
@@ -193,39 +193,40 @@ mod enabled {
         tokens: &[ProductToken],
         url: &str,
         json: bool,
-    ) -> Result<Vec<Answered>, CheckError> {
+    ) -> Result<Answered, CheckError> {
         let origin = Origin::from_url(url)?;
         ready.wait(cache, &origin).await;
-        let mut all = Vec::with_capacity(tokens.len());
-        for (agent, token) in tokens.iter().enumerate() {
-            let answer = cache.check(token, url).await?;
-            // Once loaded (and refreshed), only a fetch that failed on this machine leaves an
-            // origin unfetched: not an answer about the site.
-            let local = if answer.reason == VerdictReason::NotFetched {
-                cache.local_failure(&origin).await
-            } else {
-                None
-            };
-            // From memory: the origin was just loaded.
-            let detail = if json {
-                Some((cache.judgement(&origin).await, cache.rules(&origin).await))
-            } else {
-                None
-            };
-            all.push(Answered {
-                agent,
-                answer,
-                local,
-                detail,
-            });
+        let mut answers = Vec::with_capacity(tokens.len());
+        for token in tokens {
+            answers.push(cache.check(token, url).await?);
         }
-        Ok(all)
+        // Once loaded (and refreshed), only a fetch that failed on this machine leaves an
+        // origin unfetched: not an answer about the site.
+        let not_fetched = answers
+            .first()
+            .is_some_and(|a| a.reason == VerdictReason::NotFetched);
+        let local = if not_fetched {
+            cache.local_failure(&origin).await
+        } else {
+            None
+        };
+        // From memory: the origin was just loaded.
+        let detail = if json {
+            Some((cache.judgement(&origin).await, cache.rules(&origin).await))
+        } else {
+            None
+        };
+        Ok(Answered {
+            answers,
+            local,
+            detail,
+        })
     }
 
     /// What became of one input line, in input order.
     enum Done {
         // Boxed: a stopped line is small, an answer is not.
-        Answered(String, Box<Result<Vec<Answered>, CheckError>>),
+        Answered(String, Box<Result<Answered, CheckError>>),
         Stopped(Stop),
     }
 
@@ -296,7 +297,7 @@ mod enabled {
                             continue;
                         }
                     };
-                    let answers = match *answered {
+                    let a = match *answered {
                         Ok(a) => a,
                         Err(e) => {
                             progress.error(out, e);
@@ -305,28 +306,29 @@ mod enabled {
                             continue;
                         }
                     };
-                    for a in &answers {
-                        let token = &tokens[a.agent];
-                        let answer = &a.answer;
-                        if let Some(e) = &a.local {
-                            progress.error(
-                                out,
-                                format_args!(
-                                    "{}: not fetched: {e}; nothing was recorded",
-                                    answer.origin.robots_txt_url()
-                                ),
-                            );
-                            tally.failed += 1;
-                            status = Status::Failed;
-                        } else if !answer.allowed && status == Status::Clean {
+                    if let Some(e) = &a.local {
+                        progress.error(
+                            out,
+                            format_args!(
+                                "{}: not fetched: {e}; nothing was recorded",
+                                a.answers
+                                    .first()
+                                    .map_or_else(|| url.clone(), |x| x.origin.robots_txt_url())
+                            ),
+                        );
+                        tally.failed += 1;
+                        status = Status::Failed;
+                    }
+                    let (verdict, rules) = a
+                        .detail
+                        .as_ref()
+                        .map_or((None, None), |(j, r)| (Some(j.verdict), r.as_ref()));
+                    for (token, answer) in tokens.iter().zip(&a.answers) {
+                        if a.local.is_none() && !answer.allowed && status == Status::Clean {
                             status = Status::Findings;
                         }
                         tally.add(answer.allowed);
                         if json {
-                            let (verdict, rules) = a
-                                .detail
-                                .as_ref()
-                                .map_or((None, None), |(j, r)| (Some(j.verdict), r.as_ref()));
                             let robots_txt = answer.origin.robots_txt_url();
                             out.json(&Record::Check(record(
                                 &url,
