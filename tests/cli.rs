@@ -873,7 +873,15 @@ fn unreadable_inputs_are_one_sentence_in_words() {
             "{args:?}"
         );
     }
-    let o = run(&["lint", "https://example.com/robots.txt"]);
+    // `lint URL` fetches it (tests/cli_explain.rs); `--robots` reads files only.
+    let o = run(&[
+        "check",
+        "--agent",
+        "bot",
+        "--robots",
+        "https://example.com/robots.txt",
+        "/x",
+    ]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(
@@ -992,6 +1000,7 @@ fn help_names_every_capability_and_completions_and_man_are_generated() {
     let commands = [
         "lint",
         "check",
+        "explain",
         "url",
         "fetch",
         "history",

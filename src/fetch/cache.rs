@@ -558,6 +558,11 @@ impl RobotsCache {
         result
     }
 
+    /// Now, by the engine's clock: the time its fetches are recorded at.
+    pub fn now(&self) -> SystemTime {
+        self.inner.clock.now()
+    }
+
     /// Fetches that failed on this side (file descriptors, memory…) since the engine started.
     /// They are retried with backoff and never recorded in a state: an origin whose fetch
     /// keeps failing locally keeps the state it had (a new one stays "not fetched yet").

@@ -173,18 +173,7 @@ impl Iterator for UrlLines {
 }
 
 pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
-    // Google mode takes the agent exactly as google/robotstxt's API does (any string, compared
-    // whole); RFC mode wants a product token or a crawler's own User-Agent header.
-    let mut tokens = Vec::with_capacity(args.agent.len());
-    for agent in &args.agent {
-        let token = match Mode::from(args.mode) {
-            Mode::Google => ProductToken::verbatim(agent),
-            Mode::Rfc => ProductToken::from_user_agent(agent)?,
-        };
-        if !tokens.contains(&token) {
-            tokens.push(token);
-        }
-    }
+    let tokens = tokens(&args.agent, args.mode.into())?;
     let robots_src = args.robots.as_deref().map(Source::new);
     let urls_src = args.urls.as_deref().map(Source::new);
     if robots_src.as_ref().is_some_and(Source::is_stdin)
@@ -233,6 +222,23 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
         crate::progress::summary(out, tally.summary());
     }
     Ok(status)
+}
+
+/// The `--agent` values as product tokens, each once, in order. Google mode takes the agent
+/// exactly as google/robotstxt's API does (any string, compared whole); RFC mode wants a
+/// product token or a crawler's own User-Agent header.
+pub fn tokens(agents: &[String], mode: Mode) -> anyhow::Result<Vec<ProductToken>> {
+    let mut tokens = Vec::with_capacity(agents.len());
+    for agent in agents {
+        let token = match mode {
+            Mode::Google => ProductToken::verbatim(agent),
+            Mode::Rfc => ProductToken::from_user_agent(agent)?,
+        };
+        if !tokens.contains(&token) {
+            tokens.push(token);
+        }
+    }
+    Ok(tokens)
 }
 
 /// The URL of a `--urls` line, or why there is none (to be reported, and counted as failed).
@@ -398,7 +404,7 @@ pub fn record<'a>(
 /// starting with `/` (or `*`, a pattern-like path). Anything else would get a verdict that
 /// means nothing (`private/x` is not under `/private`), so it is an input error. Google mode
 /// takes every string as google/robotstxt's API does.
-fn local_target(url: &str, mode: Mode) -> Result<(), String> {
+pub fn local_target(url: &str, mode: Mode) -> Result<(), String> {
     if mode == Mode::Google || url.starts_with('/') || url.starts_with('*') {
         return Ok(());
     }

@@ -16,7 +16,7 @@ pub fn recrawl(_: &RecrawlArgs, _: &mut Out) -> anyhow::Result<Status> {
 }
 
 #[cfg(feature = "fetch")]
-pub use enabled::{history, recrawl, rfc3339};
+pub use enabled::{history, in_force, recrawl, rfc3339};
 
 #[cfg(feature = "fetch")]
 mod enabled {
@@ -44,7 +44,7 @@ mod enabled {
             runtime()?.block_on(async {
                 // A state file that does not exist yet is not created just to be found empty.
                 let state = state::open(&args.state, false).await?;
-                let now = SystemTime::now();
+                let now = crate::clock::now()?;
                 for origin in &origins {
                     match state.store.load(origin).await {
                         Ok(Some(s)) if s.last_fetch().is_some() => {
@@ -87,7 +87,7 @@ mod enabled {
     /// Which listed version the verdict comes from: the last good one while it applies, else
     /// the failure that overrides it. `None` when nothing listed is (never fetched, or the good
     /// version is older than the listing).
-    fn in_force(state: &OriginState, versions: &[&Version], j: &Judgement) -> Option<usize> {
+    pub fn in_force(state: &OriginState, versions: &[&Version], j: &Judgement) -> Option<usize> {
         if j.reason == VerdictReason::NotFetched {
             return None;
         }

@@ -6,12 +6,16 @@
 //! each subcommand lives in its own module and uses only the library's public API.
 
 mod check;
+#[cfg(feature = "fetch")]
+mod clock;
+mod explain;
 mod history;
 mod input;
 mod lint;
 mod output;
 mod progress;
 mod remote;
+mod report;
 mod schema;
 mod sitemap;
 #[cfg(feature = "fetch")]
@@ -35,10 +39,35 @@ Exit status:
 const LINT_AFTER_HELP: &str = "\
 Output: `PATH:LINE:COL: error[CODE]: message` (or `warning[CODE]`) per problem, then a summary.
 
+An http(s) URL (or an origin) is not a file: its origin's robots.txt is fetched now (nothing
+is recorded in the crawl state) and linted, named by its robots.txt URL. A 404 (any 4xx but
+429) says `URL: no robots.txt (HTTP 404): nothing to lint`. Files and URLs can be mixed.
+
 Exit status:
-  0  no errors (warnings allowed unless --deny-warnings)
+  0  no errors (warnings allowed unless --deny-warnings); a URL with no robots.txt
   1  errors, or warnings with --deny-warnings
-  2  a file could not be read (the others are still linted), or a usage error";
+  2  a file could not be read or a robots.txt could not be fetched (429, 5xx, network
+     failure; the others are still linted), or a usage error";
+
+const EXPLAIN_AFTER_HELP: &str = "\
+Output: per --agent, a section: `agent TOKEN`, the group that applies and the `user-agent`
+line(s) that chose it (or that the `*` group applies, or that no group does: everything
+allowed), the group's rules (all its groups merged) in the order they are tried, each with its
+line (longest pattern first; on equal length allow before disallow, then file order: the first
+that matches decides), the crawl-delay, the sitemaps, then per URL
+`allowed|disallowed<TAB>URL<TAB>line N: RULE` (or `no rule matched`). --json: an
+{\"type\":\"explain\",…} record per agent, each followed by a {\"type\":\"check\",…} record
+per URL as `check` prints it; a summary last.
+
+Without --robots, the first argument names the origin (an origin, or a URL of it: a URL with a
+path is also checked), and its robots.txt comes from the crawl state (--state) as for `check`,
+fetched only when the state has none or it is due; the other URLs must be of that origin, or
+paths starting with `/`. Control characters from files and URLs are printed escaped.
+
+Exit status:
+  0  every URL allowed (or no URLs)
+  1  at least one URL disallowed
+  2  usage, input or I/O error (a URL of another origin, or that is not a URL, included)";
 
 const CHECK_AFTER_HELP: &str = "\
 Output: `allowed<TAB>URL<TAB>line N: RULE` or `disallowed<TAB>URL<TAB>line N: RULE` per URL, in
@@ -103,6 +132,24 @@ Exit status:
   1  at least one robots.txt unreachable (429, 5xx, network failure)
   2  a URL is not an absolute http or https URL, the state cannot be opened, or a usage error";
 
+const REPORT_AFTER_HELP: &str = "\
+Fetches each target's robots.txt now (up to --concurrency at once; --offline: none), records it
+in the crawl state (--state) and renders the report from the state, so that running it daily
+builds the 30-day history. Per robots.txt: the status as Search Console shows it (Fetched; Not
+fetched – Not found (404); Not fetched – the reason), the last fetch (local time), the size, the
+problems by line, the rules in force (the failure rules' ladder), the next fetch and redirects;
+the versions of the last 30 days, each with a line diff to the file before it; and, for the URLs
+of --urls and each --agent, the verdicts that change between versions, the URLs on which RFC
+9309 and Google disagree and each agent's verdict now. A robots.txt not found for over 30 days is
+left out (and still checked). --json: one {\"type\":\"report\",…} record per robots.txt, then a
+summary. --html FILE: one self-contained page (no network), site text escaped.
+
+Exit status:
+  0  every robots.txt fetched (or absent) with no errors
+  1  a robots.txt is unreachable or has errors
+  2  a target is neither a host nor an http(s) URL, nothing is recorded for it (--offline), the
+     state cannot be opened, or a usage error";
+
 const URL_AFTER_HELP: &str = "\
 Exit status:
   0  every URL has a robots.txt URL
@@ -129,13 +176,18 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Report problems in robots.txt files, one line per problem.
+    /// Report problems in robots.txt files (or a site's live one, given its URL), one line per
+    /// problem.
     #[command(after_help = LINT_AFTER_HELP)]
     Lint(LintArgs),
     /// Decide whether crawlers may fetch URLs: under a robots.txt file, or under each site's
     /// own (fetched once and kept in the crawl state, with the failure rules).
     #[command(after_help = CHECK_AFTER_HELP)]
     Check(CheckArgs),
+    /// Show which group of a robots.txt applies to an agent and why, its rules in precedence
+    /// order, its crawl-delay and sitemaps, and the line that decides each URL.
+    #[command(after_help = EXPLAIN_AFTER_HELP)]
+    Explain(ExplainArgs),
     /// Print the robots.txt URL for each URL's origin.
     #[command(after_help = URL_AFTER_HELP)]
     Url(UrlArgs),
@@ -148,6 +200,11 @@ enum Command {
     /// Fetch each origin's robots.txt now, whatever the state says (after a fix).
     #[command(after_help = RECRAWL_AFTER_HELP)]
     Recrawl(RecrawlArgs),
+    /// The robots.txt report: each robots.txt's status, problems by line, versions of the
+    /// last 30 days with their diffs, and the URLs whose verdict they change; on the terminal,
+    /// as JSON Lines or as an HTML page.
+    #[command(after_help = REPORT_AFTER_HELP)]
+    Report(ReportArgs),
     /// Read, validate and list sitemaps.
     #[command(subcommand)]
     Sitemap(SitemapCommand),
@@ -316,8 +373,9 @@ impl From<ModeArg> for Mode {
 
 #[derive(Debug, Args)]
 struct LintArgs {
-    /// robots.txt files to lint; `-` reads standard input.
-    #[arg(value_name = "FILE", required = true)]
+    /// robots.txt files to lint; `-` reads standard input; an http(s) URL or origin: its
+    /// robots.txt, fetched now.
+    #[arg(value_name = "FILE|URL", required = true)]
     files: Vec<PathBuf>,
     /// Print JSON Lines: one record per problem, then a summary record.
     #[arg(long)]
@@ -332,6 +390,42 @@ struct LintArgs {
     /// line and the summary); 0 shows all.
     #[arg(long, value_name = "N")]
     max_problems: Option<usize>,
+    #[command(flatten)]
+    http: HttpArgs,
+}
+
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+struct ExplainArgs {
+    /// The crawler's product token or its own User-Agent header, read as by `check`; with
+    /// --mode google, any string. Repeat it for several crawlers: one section per agent.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        required = true,
+        allow_hyphen_values = true
+    )]
+    agent: Vec<String>,
+    /// The robots.txt file to explain; `-` reads standard input. Without it, the robots.txt of
+    /// the first URL's origin, from the crawl state (fetched when due).
+    #[arg(long, value_name = "FILE")]
+    robots: Option<PathBuf>,
+    /// Matching mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    mode: ModeArg,
+    /// Print JSON Lines: an explain record per agent, each followed by a check record per
+    /// URL, then a summary record.
+    #[arg(long)]
+    json: bool,
+    /// With --robots, URLs (or paths such as `/a?b`) to check. Without it, the origin (or a
+    /// URL of it) first, then URLs of that origin or paths.
+    #[arg(value_name = "URL", required_unless_present = "robots")]
+    urls: Vec<String>,
+    #[command(flatten)]
+    http: HttpArgs,
+    #[command(flatten)]
+    state: StateArgs,
 }
 
 #[derive(Debug, Args)]
@@ -422,8 +516,8 @@ struct HttpArgs {
     /// Seconds a fetch may take, redirects and body included.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     timeout: f64,
-    /// The User-Agent header to send (default: for `check`, the --agent value as given; for
-    /// `fetch`, `recrawl` and `sitemap`, `crawlgate/VERSION`).
+    /// The User-Agent header to send (default: for `check` and `explain`, the first --agent
+    /// value as given; for the other commands, `crawlgate/VERSION`).
     #[arg(long, value_name = "HEADER")]
     user_agent: Option<String>,
 }
@@ -460,6 +554,41 @@ struct HistoryArgs {
     /// Print JSON Lines: one record per version and one per origin, then a summary record.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    state: StateArgs,
+}
+
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+struct ReportArgs {
+    /// Hosts (`example.com`: its http:// and https:// robots.txt, as Search Console checks a
+    /// domain), origins or URLs. None: every origin recorded in the state.
+    #[arg(value_name = "TARGET")]
+    targets: Vec<String>,
+    /// A crawler whose verdicts the report shows (product token or its User-Agent header);
+    /// repeat it for several. The first is the User-Agent header sent unless --user-agent.
+    #[arg(long, value_name = "TOKEN", allow_hyphen_values = true)]
+    agent: Vec<String>,
+    /// URLs (one per line; `/paths` apply to every origin) whose verdicts the report follows
+    /// across versions, compares between RFC 9309 and Google and shows per agent.
+    #[arg(long, value_name = "FILE")]
+    urls: Option<PathBuf>,
+    /// Render from the state without fetching.
+    #[arg(long)]
+    offline: bool,
+    /// Also write the report as one self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Print JSON Lines: one record per robots.txt, then a summary record.
+    #[arg(long)]
+    json: bool,
+    /// Mode the verdicts and problems are worked out in (the other one is compared with it).
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    mode: ModeArg,
+    #[command(flatten)]
+    concurrency: ConcurrencyArg,
+    #[command(flatten)]
+    http: HttpArgs,
     #[command(flatten)]
     state: StateArgs,
 }
@@ -529,10 +658,12 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
+        Command::Explain(args) => explain::run(args, &mut out),
         Command::Url(args) => url::run(args, &mut out),
         Command::Fetch(args) => remote::fetch(args, &mut out),
         Command::History(args) => history::history(args, &mut out),
         Command::Recrawl(args) => history::recrawl(args, &mut out),
+        Command::Report(args) => report::report(args, &mut out),
         Command::Sitemap(SitemapCommand::Lint(args)) => sitemap::lint(args, &mut out),
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),

@@ -25,8 +25,8 @@ pub fn fetch(_: &FetchArgs, _: &mut Out) -> anyhow::Result<Status> {
 
 #[cfg(feature = "fetch")]
 pub use enabled::{
-    cause, check, fetch, fetch_each, file_facts, next_flushing, origins, runtime, FetchEach,
-    Fetched,
+    cause, check, engine, fetch, fetch_each, fetch_now, fetch_options, file_facts, next_flushing,
+    origins, record as state_check_record, runtime, FetchEach, Fetched,
 };
 
 #[cfg(feature = "fetch")]
@@ -39,7 +39,7 @@ mod enabled {
 
     use anyhow::Context;
     use crawlgate::fetch::{
-        Answer, CacheOptions, CheckError, FetchOptions, LocalError, RobotsCache, SystemClock,
+        Answer, CacheOptions, CheckError, FetchOptions, LocalError, RobotsCache,
     };
     use crawlgate::policy::{
         Content, Judgement, OriginState, PolicyOptions, RobotsFile, Verdict, VerdictReason, Version,
@@ -92,7 +92,7 @@ mod enabled {
         Ok(RobotsCache::with_store(
             options,
             state.store.clone(),
-            Arc::new(SystemClock),
+            crate::clock::clock()?,
         )?)
     }
 
@@ -360,7 +360,7 @@ mod enabled {
     /// `--robots`. [`Answer`] carries neither the verdict nor the group, so they come from the
     /// origin's judgement and rules, read once per origin; while the verdict is `rules`, the
     /// URL is matched against those rules as `--robots` would match it.
-    fn record<'a>(
+    pub fn record<'a>(
         url: &'a str,
         token: &'a ProductToken,
         a: &Answer,
@@ -565,7 +565,7 @@ mod enabled {
     /// older fetch still running) and reads back what the state made of it.
     pub async fn fetch_now(cache: &RobotsCache, origin: &Origin) -> Fetched {
         // Stored times are whole milliseconds.
-        let started = floor_ms(SystemTime::now());
+        let started = floor_ms(cache.now());
         let judgement = cache.request_recrawl(origin).await;
         let state: Option<OriginState> = cache.state(origin).await;
         let version = state

@@ -20,8 +20,12 @@ use serde::Serialize;
 pub enum Record<'a> {
     /// A diagnostic of a robots.txt (`lint`) or a sitemap (`sitemap lint`).
     Problem(Problem<'a>),
-    /// One URL answered (`check`).
+    /// One URL answered (`check`, `explain`).
     Check(Check<'a>),
+    /// What applies to one agent under a robots.txt (`explain`).
+    Explain(Explain<'a>),
+    /// A robots.txt fetched to be linted (`lint URL`).
+    LintFetch(LintFetch<'a>),
     /// One URL's robots.txt URL (`url`).
     RobotsTxtUrl(RobotsTxtUrl<'a>),
     /// One origin fetched now (`fetch`, `recrawl`).
@@ -36,6 +40,9 @@ pub enum Record<'a> {
     RobotsTxt(RobotsTxt<'a>),
     /// One sitemap discovered, with its problems (`sitemap discover`).
     Sitemap(Sitemap<'a>),
+    /// One robots.txt's report (`report`).
+    #[cfg(feature = "fetch")]
+    Report(&'a crate::report::model::RobotsReport),
     /// The last line of every command.
     Summary(Summary),
 }
@@ -74,6 +81,78 @@ pub struct Check<'a> {
     pub verdict: &'static str,
     pub reason: &'static str,
     pub reason_text: String,
+}
+
+/// `explain`: what applies to one agent, before the `check` records of its URLs.
+#[derive(Debug, Serialize)]
+pub struct Explain<'a> {
+    /// The product token matched against `user-agent` lines.
+    pub agent: &'a str,
+    pub robots_txt: &'a str,
+    pub verdict: &'static str,
+    pub reason: &'static str,
+    pub reason_text: String,
+    /// `token`, `star` or `none`; `null` when the verdict is not `rules`.
+    pub group: Option<&'static str>,
+    /// The `user-agent` lines that chose the group(s), in file order.
+    pub user_agents: Vec<UserAgentLine>,
+    /// The merged rules in the order they are tried: the first that matches decides.
+    pub rules: Vec<ExplainRule>,
+    pub crawl_delay: Option<CrawlDelay>,
+    /// Every `Sitemap:` line of the file (they belong to no group).
+    pub sitemaps: Vec<SitemapLine<'a>>,
+}
+
+/// A `user-agent` line that chose a group.
+#[derive(Debug, Serialize)]
+pub struct UserAgentLine {
+    /// The line of the group's first `user-agent` line.
+    pub group_line: u32,
+    pub line: u32,
+    /// The line as written (comment removed, trimmed); the product token read from it when
+    /// the file's text is not at hand.
+    pub text: String,
+}
+
+/// One rule of an agent, in precedence order.
+#[derive(Debug, Serialize)]
+pub struct ExplainRule {
+    pub line: u32,
+    /// `allow` or `disallow`.
+    pub kind: &'static str,
+    /// The pattern as written (for Google's `/dir/index.html` rule, the `/dir/$` it adds).
+    pub pattern: String,
+    /// The rule as written, as `check` prints it.
+    pub rule: String,
+}
+
+/// The crawl-delay that applies, and its line.
+#[derive(Debug, Serialize)]
+pub struct CrawlDelay {
+    pub seconds: f64,
+    pub line: Option<u32>,
+}
+
+/// A `Sitemap:` line.
+#[derive(Debug, Serialize)]
+pub struct SitemapLine<'a> {
+    pub line: u32,
+    pub url: &'a str,
+}
+
+/// `lint URL`: the robots.txt fetched, before its problems.
+#[derive(Debug, Serialize)]
+pub struct LintFetch<'a> {
+    /// The argument as given.
+    pub url: &'a str,
+    /// The robots.txt URL: the `path` of the problems that follow.
+    pub robots_txt: &'a str,
+    pub status: Option<u16>,
+    /// `fetched`, `not-found` (nothing to lint) or `unreachable` (reported on stderr).
+    pub outcome: &'static str,
+    pub cause: Option<String>,
+    pub final_url: &'a str,
+    pub redirects: u8,
 }
 
 /// `url`.
@@ -280,7 +359,7 @@ pub struct Sitemap<'a> {
 /// present (see the README); `exit` is the status the process returns.
 #[derive(Debug, Default, Serialize)]
 pub struct Summary {
-    /// The command: `lint`, `check`, `url`, `fetch`, `history`, `recrawl`, `sitemap lint`,
+    /// The command: `lint`, `check`, `explain`, `url`, `fetch`, `history`, `recrawl`, `sitemap lint`,
     /// `sitemap urls`, `sitemap discover`.
     pub command: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -305,6 +384,9 @@ pub struct Summary {
     pub warnings: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub skipped: Option<usize>,
+    /// robots.txt files left out of a report: not found for over 30 days.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dormant: Option<usize>,
     /// Problems counted but not printed (`--max-problems`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub omitted: Option<usize>,

@@ -1,0 +1,540 @@
+//! `crawlgate explain`: for each agent, the group of a robots.txt that applies and why, its
+//! merged rules in the order the matcher tries them, its crawl-delay, the file's sitemaps, and
+//! for each URL the line that decides.
+//!
+//! Everything shown comes from the library's public API: [`AgentRules::group`] and
+//! [`AgentRules::rules`] (the precedence order `check` applies, in either mode), the parsed
+//! groups for the `user-agent` lines that chose them, [`Robots::crawl_delay`] and
+//! [`Robots::sitemaps`]. The URLs are answered exactly as `check` answers them, and their
+//! `--json` records are `check`'s.
+//!
+//! [`AgentRules::group`]: crawlgate::AgentRules::group
+//! [`AgentRules::rules`]: crawlgate::AgentRules::rules
+
+use crawlgate::policy::Verdict;
+use crawlgate::{Agent, GroupMatch, Mode, OtherKey, Parsed, ProductToken, Robots};
+
+use crate::check::{self, Tally};
+use crate::input::Source;
+use crate::output::{escape, Out};
+use crate::schema::{self, Record, Summary};
+use crate::{ExplainArgs, Status};
+
+/// The most characters of a `user-agent` line shown as written.
+const MAX_LINE_CHARS: usize = 200;
+
+/// Where the rules come from, and the verdict they are under.
+struct View<'a> {
+    /// A robots.txt URL, or the `--robots` input as named.
+    robots_txt: &'a str,
+    verdict: Verdict,
+    reason: &'static str,
+    reason_text: String,
+    /// The rules, when the verdict is `rules`.
+    parsed: Option<&'a Parsed>,
+    /// The file as read: the `user-agent` lines are shown as written. Without it (a stored
+    /// body that could not be read back), as the product token read from them.
+    body: Option<&'a [u8]>,
+}
+
+/// One agent's section: its explanation and one answer per URL.
+struct Section<'a> {
+    explain: schema::Explain<'a>,
+    checks: Vec<schema::Check<'a>>,
+}
+
+pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
+    let mode: Mode = args.mode.into();
+    let tokens = check::tokens(&args.agent, mode)?;
+    let mut tally = Tally {
+        agents: tokens.len(),
+        ..Tally::default()
+    };
+    match args.robots.as_deref() {
+        Some(path) => {
+            let src = Source::new(path);
+            let body = src.read_robots()?;
+            let name = src.name();
+            let parsed = Robots::parse_with(&body, &crawlgate::Options::mode(mode));
+            let view = View {
+                robots_txt: &name,
+                verdict: Verdict::Rules,
+                reason: "given",
+                reason_text: "the robots.txt given with --robots".to_owned(),
+                parsed: Some(&parsed),
+                body: Some(&body),
+            };
+            let mut urls = Vec::with_capacity(args.urls.len());
+            for url in &args.urls {
+                match check::local_target(url, mode) {
+                    Ok(()) => urls.push(url.as_str()),
+                    Err(why) => {
+                        out.error(why);
+                        tally.failed += 1;
+                    }
+                }
+            }
+            let sections = tokens
+                .iter()
+                .map(|token| {
+                    let explain = explain_agent(&view, token);
+                    let rules = parsed.robots.rules_for(token);
+                    let checks = urls
+                        .iter()
+                        .map(|url| {
+                            let why = check::Rules {
+                                reason: view.reason,
+                                reason_text: view.reason_text.clone(),
+                            };
+                            check::record(url, token, &rules.check(url), &name, why)
+                        })
+                        .collect();
+                    Section { explain, checks }
+                })
+                .collect::<Vec<_>>();
+            print(args, out, &view, sections, &mut tally)?;
+        }
+        None => remote::explain(args, &tokens, out, &mut tally)?,
+    }
+    let status = if tally.failed > 0 {
+        Status::Failed
+    } else if tally.disallowed > 0 {
+        Status::Findings
+    } else {
+        Status::Clean
+    };
+    if args.json {
+        out.json(&Record::Summary(Summary {
+            command: "explain",
+            urls: Some(tally.urls()),
+            allowed: Some(tally.allowed),
+            disallowed: Some(tally.disallowed),
+            failed: tally.failed,
+            exit: status.code(),
+            ..Summary::default()
+        }))?;
+    } else if tally.allowed + tally.disallowed > 0 {
+        crate::progress::summary(out, tally.summary());
+    }
+    Ok(status)
+}
+
+/// Whether a group's `user-agent` value chose the group for `token`, given how the agent's
+/// groups were chosen: as the matcher chooses them (exact token; in Google mode the empty
+/// agent also gets the groups whose value has no token; else `*`).
+fn chose(agent: &Agent, how: GroupMatch, token: &ProductToken, mode: Mode) -> bool {
+    match (how, agent) {
+        (GroupMatch::Token, Agent::Token(t)) => **t == *token.as_str(),
+        (GroupMatch::Token, Agent::Nobody) => mode == Mode::Google && token.as_str().is_empty(),
+        (GroupMatch::Star, Agent::Star) => true,
+        _ => false,
+    }
+}
+
+/// What applies to `token` under the view's rules.
+fn explain_agent<'a>(view: &View<'a>, token: &'a ProductToken) -> schema::Explain<'a> {
+    let mut e = schema::Explain {
+        agent: token.as_str(),
+        robots_txt: view.robots_txt,
+        verdict: view.verdict.as_str(),
+        reason: view.reason,
+        reason_text: view.reason_text.clone(),
+        group: None,
+        user_agents: Vec::new(),
+        rules: Vec::new(),
+        crawl_delay: None,
+        sitemaps: Vec::new(),
+    };
+    let Some(parsed) = view.parsed.filter(|_| view.verdict == Verdict::Rules) else {
+        return e;
+    };
+    let robots = &parsed.robots;
+    let rules = robots.rules_for(token);
+    e.group = Some(rules.group().as_str());
+    let lines = view.body.map(line_ranges);
+    let mut groups = Vec::new();
+    for (gi, g) in robots.groups().iter().enumerate() {
+        for (agent, line) in &g.agents {
+            if !chose(agent, rules.group(), token, robots.mode()) {
+                continue;
+            }
+            if groups.last() != Some(&gi) {
+                groups.push(gi);
+            }
+            let text = match (view.body, &lines) {
+                (Some(body), Some(lines)) => line_text(body, lines, *line),
+                _ => None,
+            };
+            e.user_agents.push(schema::UserAgentLine {
+                group_line: g.line,
+                line: *line,
+                text: text.unwrap_or_else(|| match agent {
+                    Agent::Star => "User-agent: *".to_owned(),
+                    Agent::Token(t) => format!("User-agent: {t}"),
+                    Agent::Nobody => "User-agent:".to_owned(),
+                }),
+            });
+        }
+    }
+    e.rules = rules
+        .rules()
+        .map(|r| schema::ExplainRule {
+            line: r.line,
+            kind: r.kind.as_str(),
+            pattern: r.pattern.to_owned(),
+            rule: check::rule_text(&r),
+        })
+        .collect();
+    // The value is the library's; its line is that of the record it comes from: the first
+    // `crawl-delay` of the agent's groups that reads as a number.
+    e.crawl_delay = robots.crawl_delay(token).map(|seconds| schema::CrawlDelay {
+        seconds,
+        line: robots
+            .records()
+            .iter()
+            .filter(|r| r.key == OtherKey::CrawlDelay)
+            .filter(|r| r.group.is_some_and(|g| groups.contains(&g)))
+            .find(|r| r.value.trim().parse::<f64>().is_ok())
+            .map(|r| r.line),
+    });
+    e.sitemaps = robots
+        .sitemaps()
+        .iter()
+        .map(|s| schema::SitemapLine {
+            line: s.line,
+            url: &s.url,
+        })
+        .collect();
+    e
+}
+
+/// Where each line of `body` is, split as the parser splits it (`\n`, `\r\n` or `\r`; a byte
+/// order mark, or the start of one, skipped at the very start).
+fn line_ranges(body: &[u8]) -> Vec<std::ops::Range<usize>> {
+    let mut pos = body
+        .iter()
+        .zip(b"\xEF\xBB\xBF")
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut lines = Vec::new();
+    while pos < body.len() {
+        let Some(eol) = body[pos..]
+            .iter()
+            .position(|&c| c == b'\n' || c == b'\r')
+            .map(|i| pos + i)
+        else {
+            lines.push(pos..body.len());
+            break;
+        };
+        lines.push(pos..eol);
+        pos = if body[eol] == b'\r' && body.get(eol + 1) == Some(&b'\n') {
+            eol + 2
+        } else {
+            eol + 1
+        };
+    }
+    lines
+}
+
+/// Line `n` (from 1) as written: up to a NUL or a comment, trimmed, at most
+/// [`MAX_LINE_CHARS`] characters.
+fn line_text(body: &[u8], lines: &[std::ops::Range<usize>], n: u32) -> Option<String> {
+    let range = lines.get((n as usize).checked_sub(1)?)?;
+    let mut line = &body[range.clone()];
+    if let Some(nul) = line.iter().position(|&c| c == 0) {
+        line = &line[..nul];
+    }
+    if let Some(hash) = line.iter().position(|&c| c == b'#') {
+        line = &line[..hash];
+    }
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim();
+    Some(match text.char_indices().nth(MAX_LINE_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    })
+}
+
+/// The sections, in order: human text, or an `explain` record and its `check` records per
+/// agent. Counts the answers.
+fn print(
+    args: &ExplainArgs,
+    out: &mut Out,
+    view: &View<'_>,
+    sections: Vec<Section<'_>>,
+    tally: &mut Tally,
+) -> std::io::Result<()> {
+    for s in &sections {
+        for c in &s.checks {
+            tally.add(c.allowed);
+        }
+    }
+    if args.json {
+        for s in sections {
+            out.json(&Record::Explain(s.explain))?;
+            for c in s.checks {
+                out.json(&Record::Check(c))?;
+            }
+        }
+        return Ok(());
+    }
+    out.line(format_args!("robots.txt: {}", escape(view.robots_txt)))?;
+    if view.reason != "given" {
+        out.line(format_args!(
+            "verdict:    {} ({})",
+            view.verdict.as_str(),
+            escape(&view.reason_text)
+        ))?;
+    }
+    for s in &sections {
+        out.line(format_args!(""))?;
+        section(out, view, s)?;
+    }
+    Ok(())
+}
+
+/// One agent's section, as text.
+fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<()> {
+    let e = &s.explain;
+    let agent = if e.agent.is_empty() {
+        "\"\"".to_owned()
+    } else {
+        escape(e.agent).into_owned()
+    };
+    out.line(format_args!("agent {agent}"))?;
+    let groups = {
+        let mut g: Vec<u32> = e.user_agents.iter().map(|u| u.group_line).collect();
+        g.dedup();
+        g.len()
+    };
+    let merged = if groups > 1 {
+        format!(" ({groups} groups, merged)")
+    } else {
+        String::new()
+    };
+    match e.group {
+        None => out.line(format_args!(
+            "  group:       none: the verdict is {}, not a set of rules",
+            view.verdict.as_str()
+        ))?,
+        Some("token") => out.line(format_args!(
+            "  group:       the group naming {agent}{merged}, chosen by:"
+        ))?,
+        Some("star") => out.line(format_args!(
+            "  group:       no group names {agent}: the * group applies{merged}, chosen by:"
+        ))?,
+        Some(_) => out.line(format_args!(
+            "  group:       none: no group names {agent} and there is no * group: \
+             everything allowed"
+        ))?,
+    }
+    for u in &e.user_agents {
+        let from = if u.line == u.group_line {
+            String::new()
+        } else {
+            format!(" (group from line {})", u.group_line)
+        };
+        out.line(format_args!(
+            "    line {}: {}{from}",
+            u.line,
+            escape(&u.text)
+        ))?;
+    }
+    if e.group.is_some_and(|g| g != "none") {
+        if e.rules.is_empty() {
+            out.line(format_args!("  rules:       none: everything allowed"))?;
+        } else {
+            out.line(format_args!(
+                "  rules, longest first (allow before disallow on equal length); the first that \
+                 matches decides:"
+            ))?;
+            for r in &e.rules {
+                out.line(format_args!("    line {}: {}", r.line, escape(&r.rule)))?;
+            }
+        }
+    }
+    if e.group.is_some() {
+        match &e.crawl_delay {
+            Some(d) => out.line(format_args!(
+                "  crawl-delay: {} seconds{}",
+                d.seconds,
+                d.line.map_or_else(String::new, |l| format!(" (line {l})"))
+            ))?,
+            None => out.line(format_args!("  crawl-delay: none"))?,
+        }
+        if e.sitemaps.is_empty() {
+            out.line(format_args!("  sitemaps:    none"))?;
+        } else {
+            out.line(format_args!("  sitemaps:"))?;
+            for m in &e.sitemaps {
+                out.line(format_args!("    line {}: {}", m.line, escape(m.url)))?;
+            }
+        }
+    }
+    for c in &s.checks {
+        let word = if c.allowed { "allowed" } else { "disallowed" };
+        let why = match (&c.rule, c.line) {
+            (Some(rule), Some(line)) => format!("line {line}: {}", escape(rule)),
+            _ => match c.decided_by {
+                "no-matching-rule" => "no rule matched".to_owned(),
+                "no-group" => "no group: everything allowed".to_owned(),
+                "robots-txt" => "/robots.txt is always allowed".to_owned(),
+                _ => escape(&c.reason_text).into_owned(),
+            },
+        };
+        out.line(format_args!("  {word}\t{}\t{why}", escape(c.url)))?;
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "fetch"))]
+mod remote {
+    use super::*;
+
+    pub fn explain(
+        _: &ExplainArgs,
+        _: &[ProductToken],
+        _: &mut Out,
+        _: &mut Tally,
+    ) -> anyhow::Result<()> {
+        anyhow::bail!(
+            "--robots FILE is required: this build cannot fetch robots.txt (feature `fetch`)"
+        )
+    }
+}
+
+/// Without `--robots`: the origin's robots.txt from the crawl state, as `check` reads it.
+#[cfg(feature = "fetch")]
+mod remote {
+    use anyhow::anyhow;
+    use crawlgate::fetch::FetchOptions;
+    use crawlgate::{request_path, Origin};
+
+    use super::*;
+    use crate::remote::{engine, fetch_options, runtime, state_check_record};
+    use crate::state;
+
+    pub fn explain(
+        args: &ExplainArgs,
+        tokens: &[ProductToken],
+        out: &mut Out,
+        tally: &mut Tally,
+    ) -> anyhow::Result<()> {
+        let Some(first) = args.urls.first() else {
+            anyhow::bail!(
+                "nothing to explain: give --robots FILE, or an origin or URL whose robots.txt \
+                 to explain"
+            );
+        };
+        let origin = Origin::from_url(first).map_err(|e| anyhow!("{e}"))?;
+        // (as given, as checked): a path is checked as a URL of the origin.
+        let mut urls: Vec<(&str, String)> = Vec::new();
+        if request_path(first) != "/" {
+            urls.push((first, first.clone()));
+        }
+        for url in &args.urls[1..] {
+            if url.starts_with('/') {
+                urls.push((url, format!("{origin}{url}")));
+                continue;
+            }
+            match Origin::from_url(url) {
+                Ok(o) if o == origin => urls.push((url, url.clone())),
+                Ok(_) => {
+                    out.error(format_args!(
+                        "{:?} is not on {origin}: the robots.txt explained is {} (explain the \
+                         other origin on its own)",
+                        escape(url),
+                        origin.robots_txt_url()
+                    ));
+                    tally.failed += 1;
+                }
+                Err(e) => {
+                    out.error(format_args!("{e}"));
+                    tally.failed += 1;
+                }
+            }
+        }
+        // The first --agent, as given, is the User-Agent header unless --user-agent says.
+        let user_agent = args
+            .http
+            .user_agent
+            .clone()
+            .or_else(|| args.agent.first().cloned())
+            .unwrap_or_else(|| FetchOptions::default().user_agent);
+        let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
+        runtime()?.block_on(async {
+            let state = state::open(&args.state, true).await?;
+            let cache = engine(fetch, &state)?;
+            let result = async {
+                let judgement = cache.current(&origin).await;
+                let robots_txt = origin.robots_txt_url();
+                if let Some(e) = cache.local_failure(&origin).await {
+                    out.error(format_args!(
+                        "{robots_txt}: not fetched: {e}; nothing was recorded"
+                    ));
+                    tally.failed += 1;
+                }
+                let rules = cache.rules(&origin).await;
+                // The file whose rules are in force, to show its `user-agent` lines as written.
+                let mut body = None;
+                if judgement.verdict == Verdict::Rules {
+                    let digest = cache
+                        .state(&origin)
+                        .await
+                        .and_then(|s| s.good_file().map(|f| f.digest));
+                    if let Some(d) = digest {
+                        body = state.store.body(&origin, &d).await.ok().flatten();
+                    }
+                }
+                let mut answers = Vec::with_capacity(tokens.len());
+                for token in tokens {
+                    let mut each = Vec::with_capacity(urls.len());
+                    for (given, url) in &urls {
+                        match cache.check(token, url).await {
+                            Ok(a) => each.push((*given, a)),
+                            // Not expected: every URL here is of the origin just loaded.
+                            Err(e) => {
+                                out.error(e);
+                                tally.failed += 1;
+                            }
+                        }
+                    }
+                    answers.push(each);
+                }
+                let view = View {
+                    robots_txt: &robots_txt,
+                    verdict: judgement.verdict,
+                    reason: judgement.reason.as_str(),
+                    reason_text: judgement.reason.to_string(),
+                    parsed: rules.as_deref(),
+                    body: body.as_deref(),
+                };
+                let sections: Vec<Section<'_>> = tokens
+                    .iter()
+                    .zip(&answers)
+                    .map(|(token, each)| Section {
+                        explain: explain_agent(&view, token),
+                        checks: each
+                            .iter()
+                            .map(|(given, a)| {
+                                state_check_record(
+                                    given,
+                                    token,
+                                    a,
+                                    Some(judgement.verdict),
+                                    rules.as_ref(),
+                                    &robots_txt,
+                                )
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                print(args, out, &view, sections, tally)?;
+                anyhow::Ok(())
+            }
+            .await;
+            state::finish(&cache, &state, out).await;
+            result
+        })
+    }
+}

@@ -1,0 +1,281 @@
+//! `crawlgate report`: the robots.txt report, as Search Console shows it per robots.txt
+//! (status, last fetch, size, problems by line, 30 days of versions) and beyond it (the ladder
+//! state in force, verdict changes between versions, RFC vs Google, an agent × URL matrix), on
+//! the terminal, as JSON Lines and as one self-contained HTML page.
+//!
+//! Every fetch is recorded in the crawl state and the report is rendered from the state, so
+//! that running it daily builds the 30-day history; `--offline` renders without fetching.
+//! The pieces: [`model`] works the report out (pure), [`terminal`] and [`html`] render it.
+
+#[cfg(feature = "fetch")]
+pub mod html;
+#[cfg(feature = "fetch")]
+pub mod model;
+#[cfg(feature = "fetch")]
+mod terminal;
+
+use crate::output::Out;
+use crate::{ReportArgs, Status};
+
+#[cfg(not(feature = "fetch"))]
+pub fn report(_: &ReportArgs, _: &mut Out) -> anyhow::Result<Status> {
+    anyhow::bail!("this build has no crawl state (feature `fetch`)")
+}
+
+#[cfg(feature = "fetch")]
+pub use enabled::report;
+
+#[cfg(feature = "fetch")]
+mod enabled {
+    use std::collections::HashMap;
+    use std::sync::Arc;
+
+    use anyhow::Context;
+    use crawlgate::fetch::FetchOptions;
+    use crawlgate::policy::Digest;
+    use crawlgate::{Mode, Origin, ProductToken};
+    use futures_util::stream::{self, StreamExt};
+
+    use super::model::{self, AgentSpec, Inputs, RobotsReport};
+    use super::*;
+    use crate::progress::Progress;
+    use crate::remote::{engine, fetch_now, fetch_options, next_flushing, runtime};
+    use crate::schema::{self, Record};
+    use crate::state;
+
+    /// The whole report: what every renderer gets.
+    #[derive(Debug, serde::Serialize)]
+    pub struct Report {
+        /// When it was made (RFC 3339, UTC).
+        pub generated_at: String,
+        /// The mode verdicts were worked out in.
+        pub mode: &'static str,
+        /// The agents, as given.
+        pub agents: Vec<String>,
+        /// One per robots.txt, in the order of the targets.
+        pub robots_txts: Vec<RobotsReport>,
+        /// robots.txt files left out because they have answered "not found" for 30 days.
+        pub dormant: Vec<String>,
+    }
+
+    pub fn report(args: &ReportArgs, out: &mut Out) -> anyhow::Result<Status> {
+        let mode = Mode::from(args.mode);
+        let agents = agents(&args.agent)?;
+        if args.urls.is_some() && agents.is_empty() {
+            anyhow::bail!("--urls needs --agent: whose verdicts should the report show?");
+        }
+        let (urls, bad_lines) = match &args.urls {
+            Some(file) => crate::check::read_urls(&[], Some(file), "check", out)?,
+            None => (Vec::new(), 0),
+        };
+        let mut failed = bad_lines;
+        let mut targets = Vec::new();
+        for t in &args.targets {
+            match target_origins(t) {
+                Ok(origins) => {
+                    for o in origins {
+                        if !targets.contains(&o) {
+                            targets.push(o);
+                        }
+                    }
+                }
+                Err(e) => {
+                    out.error(e);
+                    failed += 1;
+                }
+            }
+        }
+        if targets.is_empty() && !args.targets.is_empty() {
+            anyhow::bail!("no origin to report on");
+        }
+        let mut report = Report {
+            generated_at: String::new(),
+            mode: mode.as_str(),
+            agents: agents.iter().map(|a| a.name.clone()).collect(),
+            robots_txts: Vec::new(),
+            dormant: Vec::new(),
+        };
+        let user_agent = args
+            .http
+            .user_agent
+            .clone()
+            .or_else(|| args.agent.first().cloned())
+            .unwrap_or_else(|| FetchOptions::default().user_agent);
+        let options = fetch_options(&args.http, user_agent, mode)?;
+        runtime()?.block_on(async {
+            let state = state::open(&args.state, !args.offline).await?;
+            let now = crate::clock::now()?;
+            report.generated_at = crate::history::rfc3339(now);
+            if targets.is_empty() {
+                targets = state.store.listed(now).await?;
+                if targets.is_empty() {
+                    anyhow::bail!(
+                        "no origins recorded in {}: name the hosts or URLs to report on",
+                        state.name
+                    );
+                }
+            }
+            let mut elsewhere = urls.iter().filter(|u| {
+                !u.starts_with('/')
+                    && !Origin::from_url(u).is_ok_and(|o| targets.contains(&o))
+            });
+            if let Some(first) = elsewhere.next() {
+                out.error(format_args!(
+                    "warning: {} of --urls on none of the origins reported (the first: {})",
+                    crate::output::plural(elsewhere.count() + 1, "URL is", "URLs are"),
+                    crate::output::escape(first)
+                ));
+            }
+            if !args.offline {
+                let cache = engine(options, &state)?;
+                let progress = Progress::counted(targets.len(), "fetched", "robots.txt");
+                let results = stream::iter(&targets).map(|origin| {
+                    let (cache, progress) = (&cache, &progress);
+                    async move {
+                        let fetched = fetch_now(cache, origin).await;
+                        progress.inc();
+                        fetched
+                    }
+                });
+                let mut results = Box::pin(results.buffered(args.concurrency.concurrency));
+                while let Some(fetched) = next_flushing(&mut results, out, &progress).await? {
+                    if let Some(e) = &fetched.local {
+                        progress.error(
+                            out,
+                            format_args!(
+                                "{}: not fetched: {e}; nothing was recorded",
+                                fetched.origin.robots_txt_url()
+                            ),
+                        );
+                        failed += 1;
+                    }
+                }
+                drop(results);
+                progress.finish();
+                state::finish(&cache, &state, out).await;
+            }
+            for origin in &targets {
+                let Some(s) = state.store.load(origin).await? else {
+                    out.error(format_args!(
+                        "nothing recorded for {origin} in {} (run without --offline to fetch it)",
+                        state.name
+                    ));
+                    failed += 1;
+                    continue;
+                };
+                if s.is_dormant(now) {
+                    report.dormant.push(origin.robots_txt_url());
+                    continue;
+                }
+                let mut bodies: HashMap<Digest, Arc<[u8]>> = HashMap::new();
+                for digest in s.digests() {
+                    if let Some(body) = state.store.body(origin, &digest).await? {
+                        bodies.insert(digest, body);
+                    }
+                }
+                let on_origin = urls_on(&urls, origin);
+                let inputs = Inputs {
+                    origin,
+                    state: &s,
+                    bodies: &bodies,
+                    now,
+                    agents: &agents,
+                    urls: &on_origin,
+                    mode,
+                };
+                match model::build(&inputs) {
+                    Some(r) => report.robots_txts.push(r),
+                    None => {
+                        out.error(format_args!(
+                            "nothing recorded for {origin} in {} (run without --offline to fetch it)",
+                            state.name
+                        ));
+                        failed += 1;
+                    }
+                }
+            }
+            anyhow::Ok(())
+        })?;
+
+        if let Some(path) = &args.html {
+            std::fs::write(path, html::render(&report))
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+        let unreachable = report
+            .robots_txts
+            .iter()
+            .filter(|r| r.status == "not-fetched")
+            .count();
+        let errors: usize = report.robots_txts.iter().map(|r| r.errors).sum();
+        let warnings: usize = report.robots_txts.iter().map(|r| r.warnings).sum();
+        let status = if failed > 0 {
+            Status::Failed
+        } else if unreachable > 0 || errors > 0 {
+            Status::Findings
+        } else {
+            Status::Clean
+        };
+        if args.json {
+            for r in &report.robots_txts {
+                out.json(&Record::Report(r))?;
+            }
+            out.json(&Record::Summary(schema::Summary {
+                command: "report",
+                origins: Some(report.robots_txts.len()),
+                unreachable: Some(unreachable),
+                errors: Some(errors),
+                warnings: Some(warnings),
+                dormant: Some(report.dormant.len()),
+                failed,
+                exit: status.code(),
+                ..schema::Summary::default()
+            }))?;
+        } else {
+            terminal::render(out, &report)?;
+        }
+        Ok(status)
+    }
+
+    /// The agents: product tokens (or a crawler's User-Agent header) for RFC 9309, the string
+    /// whole for Google's parser.
+    fn agents(given: &[String]) -> anyhow::Result<Vec<AgentSpec>> {
+        let mut agents: Vec<AgentSpec> = Vec::new();
+        for name in given {
+            if agents.iter().any(|a| &a.name == name) {
+                continue;
+            }
+            agents.push(AgentSpec {
+                name: name.clone(),
+                rfc: ProductToken::from_user_agent(name)?,
+                google: ProductToken::verbatim(name),
+            });
+        }
+        Ok(agents)
+    }
+
+    /// A host (`example.com`: its `http://` and `https://` origins, as Search Console checks a
+    /// domain property), an origin or a URL (its origin).
+    fn target_origins(target: &str) -> anyhow::Result<Vec<Origin>> {
+        if target.contains("://") {
+            return Ok(vec![Origin::from_url(target)?]);
+        }
+        let host = target.trim_end_matches('/');
+        if host.is_empty() || host.contains(['/', '?', '#', '@']) {
+            anyhow::bail!("{target:?} is neither a host (example.com) nor an absolute http(s) URL");
+        }
+        let http = Origin::from_url(&format!("http://{host}/"))
+            .with_context(|| format!("{target:?} is not a host name"))?;
+        let https = Origin::from_url(&format!("https://{host}/"))
+            .with_context(|| format!("{target:?} is not a host name"))?;
+        Ok(vec![http, https])
+    }
+
+    /// The URLs checked on `origin`: those on it, and the paths (`/a?b`), which are on every
+    /// origin.
+    fn urls_on(urls: &[String], origin: &Origin) -> Vec<String> {
+        urls.iter()
+            .filter(|u| u.starts_with('/') || Origin::from_url(u).is_ok_and(|o| &o == origin))
+            .cloned()
+            .collect()
+    }
+}

@@ -1,0 +1,647 @@
+//! What the robots.txt report says about one robots.txt, worked out from the crawl state with
+//! no I/O: the status as Search Console shows it (Fetched; Not fetched – Not found (404); Not
+//! fetched – any other reason), the ladder state in force, the last fetched file with its
+//! problems on their lines, the versions of the last 30 days with a line diff to the file before,
+//! and what no tester offers: the URLs whose verdict changes between versions, the URLs on which
+//! RFC 9309 and Google disagree, and an agent × URL matrix.
+//!
+//! The types serialize as the `report` record of `--json` (documented in the README); the
+//! terminal and HTML renderings read the same values, so the three always agree.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use crawlgate::policy::{
+    Content, Digest, Judgement, OriginState, PolicyOptions, Verdict, VerdictReason, Version,
+    HISTORY_PERIOD,
+};
+use crawlgate::{Decision, Mode, Options, Origin, ProductToken, Robots};
+use serde::Serialize;
+
+use crate::history::rfc3339;
+
+/// Lines of context around each change in a diff.
+const DIFF_CONTEXT: usize = 3;
+/// A diff of two huge files stops refining after this long (still correct, less minimal).
+const DIFF_DEADLINE: Duration = Duration::from_millis(500);
+
+/// An agent as the report checks it: the name given, and its token in each mode.
+#[derive(Debug, Clone)]
+pub struct AgentSpec {
+    /// As given on the command line.
+    pub name: String,
+    /// Its product token in [`Mode::Rfc`] (from a User-Agent header if one was given).
+    pub rfc: ProductToken,
+    /// The agent as google/robotstxt takes it: the string, whole.
+    pub google: ProductToken,
+}
+
+impl AgentSpec {
+    fn token(&self, mode: Mode) -> &ProductToken {
+        match mode {
+            Mode::Rfc => &self.rfc,
+            Mode::Google => &self.google,
+        }
+    }
+}
+
+/// What the report of one robots.txt is made from.
+pub struct Inputs<'a> {
+    pub origin: &'a Origin,
+    pub state: &'a OriginState,
+    /// The stored bodies, by digest (those the store could give back).
+    pub bodies: &'a HashMap<Digest, Arc<[u8]>>,
+    pub now: SystemTime,
+    pub agents: &'a [AgentSpec],
+    /// URLs to check, on this origin (absolute, or paths).
+    pub urls: &'a [String],
+    /// The mode the verdicts are worked out in (the other one is compared with it).
+    pub mode: Mode,
+}
+
+/// The report of one robots.txt: the `report` record.
+#[derive(Debug, Serialize)]
+pub struct RobotsReport {
+    /// `https://example.com:8080`.
+    pub origin: String,
+    /// `https://example.com:8080/robots.txt`.
+    pub robots_txt: String,
+    /// `fetched`, `not-found` or `not-fetched`: Search Console's three kinds of status.
+    pub status: &'static str,
+    /// `Fetched`, `Not fetched – Not found (404)`, `Not fetched – Server error (503)`…
+    pub status_text: String,
+    /// The HTTP status of the last fetch, if a response arrived.
+    pub http_status: Option<u16>,
+    /// Why the last fetch gave no file (not found, unreachable), in words.
+    pub cause: Option<String>,
+    /// The last fetch attempt (RFC 3339, UTC).
+    pub last_fetch: Option<String>,
+    /// Bytes of the last fetched file; `None` when the last fetch gave none.
+    pub size: Option<u64>,
+    /// Where the last fetch was served from, when redirects were followed.
+    pub final_url: Option<String>,
+    /// Redirects the last fetch followed.
+    pub redirects: u8,
+    /// Problems of the last fetched file (`file`).
+    pub errors: usize,
+    pub warnings: usize,
+    /// The rules in force now.
+    pub in_force: InForce,
+    /// The next fetch (RFC 3339, UTC).
+    pub next_fetch: Option<String>,
+    /// The last fetched file (the newest version that is a file), with its problems.
+    pub file: Option<FileView>,
+    /// The versions of the last 30 days, oldest first; each differs from the one before.
+    pub versions: Vec<VersionView>,
+    /// For the URLs and agents given: the verdicts that change from one version to the next.
+    pub verdict_changes: Vec<VerdictChange>,
+    /// For the URLs and agents given: where RFC 9309 and Google's parser disagree on the file
+    /// in force.
+    pub mode_differences: Vec<ModeDifference>,
+    /// For the URLs given: each agent's verdict under the rules in force.
+    pub matrix: Vec<MatrixRow>,
+}
+
+/// The rules in force now, from the failure rules' ladder.
+#[derive(Debug, Serialize)]
+pub struct InForce {
+    /// `allow-all`, `disallow-all` or `rules`.
+    pub verdict: &'static str,
+    /// Why, as `check` says it (`fetched`, `unreachable`, `last-good-version`…).
+    pub reason: &'static str,
+    /// In words: `using the version of … until …`, `stopped until …`.
+    pub text: String,
+    /// Until when this holds, if the ladder moves on by itself (RFC 3339, UTC).
+    pub until: Option<String>,
+    /// The number of the version in force, when it is listed.
+    pub version: Option<usize>,
+    /// A failure run's start (RFC 3339, UTC).
+    pub failing_since: Option<String>,
+}
+
+/// A file's text with its problems.
+#[derive(Debug, Serialize)]
+pub struct FileView {
+    /// The number of the version it is.
+    pub version: usize,
+    pub digest: String,
+    /// The lines, numbered as the problems are (1-based; `\n`, `\r\n` and `\r` end a line),
+    /// decoded as UTF-8 with invalid bytes replaced.
+    pub lines: Vec<String>,
+    /// Problems, in line order.
+    pub problems: Vec<ProblemView>,
+    /// Lines past the parsing limit were not read.
+    pub cut: bool,
+}
+
+/// One problem of a file.
+#[derive(Debug, Serialize)]
+pub struct ProblemView {
+    pub line: u32,
+    pub column: usize,
+    /// `error` (the rule is not used) or `warning` (it is used).
+    pub severity: &'static str,
+    pub code: &'static str,
+    pub message: String,
+}
+
+/// One version: a run of fetches with the same result.
+#[derive(Debug, Serialize)]
+pub struct VersionView {
+    /// 1 is the oldest listed.
+    pub number: usize,
+    pub first_fetch: String,
+    pub last_fetch: String,
+    /// Fetches in the run.
+    pub fetches: u32,
+    pub http_status: Option<u16>,
+    /// `fetched`, `not-found` or `unreachable`.
+    pub outcome: &'static str,
+    /// Why it gave no file.
+    pub cause: Option<String>,
+    pub digest: Option<String>,
+    pub size: Option<u64>,
+    pub errors: Option<u32>,
+    pub warnings: Option<u32>,
+    /// The verdicts come from this version now.
+    pub in_force: bool,
+    /// The file (for a file whose body the store still has).
+    pub lines: Option<Vec<String>>,
+    /// The line diff from the file before it (the previous version that is a file), in hunks.
+    pub diff: Option<Diff>,
+}
+
+/// A line diff between two files.
+#[derive(Debug, Serialize)]
+pub struct Diff {
+    /// The number of the version it is a diff from.
+    pub from: usize,
+    pub added: usize,
+    pub removed: usize,
+    pub hunks: Vec<Vec<DiffLine>>,
+}
+
+/// One line of a diff hunk.
+#[derive(Debug, Serialize)]
+pub struct DiffLine {
+    /// `same`, `added` or `removed`.
+    pub op: &'static str,
+    /// Its line in the old file (not for an added line).
+    pub old_line: Option<usize>,
+    /// Its line in the new file (not for a removed line).
+    pub new_line: Option<usize>,
+    pub text: String,
+}
+
+/// A URL whose verdict for an agent changed from one version to the next.
+#[derive(Debug, Serialize)]
+pub struct VerdictChange {
+    /// The version before (its number).
+    pub from: usize,
+    /// The version after.
+    pub to: usize,
+    pub agent: String,
+    pub url: String,
+    pub before: Cell,
+    pub after: Cell,
+}
+
+/// A verdict, and the line that decided it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    /// `allowed` or `disallowed`.
+    pub verdict: &'static str,
+    /// `line 3: Disallow: /a`; `None` when no rule decided.
+    pub rule: Option<String>,
+    /// The rule's line.
+    pub line: Option<u32>,
+    /// What decided, when no rule did (`no-matching-rule`, `no-group`, `no robots.txt`…).
+    pub why: Option<String>,
+}
+
+/// A URL on which the modes disagree for an agent.
+#[derive(Debug, Serialize)]
+pub struct ModeDifference {
+    pub agent: String,
+    pub url: String,
+    pub rfc: Cell,
+    pub google: Cell,
+}
+
+/// One URL's verdict for each agent (in the order the agents were given).
+#[derive(Debug, Serialize)]
+pub struct MatrixRow {
+    pub url: String,
+    pub cells: Vec<Cell>,
+}
+
+/// The rules a version stands for, for working out verdicts.
+enum Rules {
+    File(Box<Robots>),
+    /// No robots.txt: everything allowed.
+    None,
+}
+
+/// Builds the report of one robots.txt. `None` if nothing was ever fetched.
+pub fn build(inputs: &Inputs<'_>) -> Option<RobotsReport> {
+    let state = inputs.state;
+    let last = state.last_fetch()?;
+    let all: Vec<&Version> = state.history().collect();
+    let newest = all.len().saturating_sub(1);
+    // The last 30 days; the newest entry always, as the store keeps it.
+    let versions: Vec<&Version> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, v)| {
+            *i == newest
+                || inputs
+                    .now
+                    .duration_since(v.last_at)
+                    .map_or(true, |age| age <= HISTORY_PERIOD)
+        })
+        .map(|(_, v)| *v)
+        .collect();
+    let policy = PolicyOptions::default();
+    let judgement = state.verdict_at(inputs.now, &policy);
+    let in_force_index = crate::history::in_force(state, &versions, &judgement);
+
+    let (status, status_text) = status_of(last);
+    let file_version = versions
+        .iter()
+        .rposition(|v| matches!(v.content, Content::Rules(_)));
+    let file = file_version.and_then(|i| file_view(inputs, versions[i], i + 1));
+    let (errors, warnings) = file.as_ref().map_or((0, 0), |f| {
+        let errors = f.problems.iter().filter(|p| p.severity == "error").count();
+        (errors, f.problems.len() - errors)
+    });
+
+    // Each version's rules in the report's mode, for verdict changes (files whose body is gone
+    // and failures stand for no rules of their own: the ladder decides over them).
+    let options = Options::mode(inputs.mode);
+    let rules: Vec<Option<Rules>> = versions
+        .iter()
+        .map(|v| match &v.content {
+            Content::Rules(f) => inputs
+                .bodies
+                .get(&f.digest)
+                .map(|body| Rules::File(Box::new(Robots::parse_with(body, &options).robots))),
+            Content::NoRobotsTxt(_) => Some(Rules::None),
+            Content::Unreachable(_) => None,
+        })
+        .collect();
+
+    let mut views = Vec::with_capacity(versions.len());
+    let mut previous_file: Option<(usize, Vec<String>)> = None;
+    for (i, v) in versions.iter().enumerate() {
+        let number = i + 1;
+        let body = v.content.digest().and_then(|d| inputs.bodies.get(&d));
+        let lines = body.map(|b| split_lines(b));
+        let diff = match (&previous_file, &lines) {
+            (Some((from, old)), Some(new)) => Some(diff(*from, old, new)),
+            _ => None,
+        };
+        if let Some(l) = &lines {
+            previous_file = Some((number, l.clone()));
+        }
+        let file = match &v.content {
+            Content::Rules(f) => Some(f),
+            _ => None,
+        };
+        views.push(VersionView {
+            number,
+            first_fetch: rfc3339(v.first_at),
+            last_fetch: rfc3339(v.last_at),
+            fetches: v.count,
+            http_status: v.status,
+            outcome: v.content.as_str(),
+            cause: crate::remote::cause(&v.content),
+            digest: file.map(|f| f.digest.to_string()),
+            size: file.map(|f| f.size),
+            errors: file.map(|f| f.errors),
+            warnings: file.map(|f| f.warnings),
+            in_force: in_force_index == Some(i),
+            lines,
+            diff,
+        });
+    }
+
+    let verdict_changes = verdict_changes(inputs, &rules);
+    let in_force_rules = in_force_rules(inputs, &judgement);
+    let mode_differences = match &in_force_rules {
+        Some(body) => mode_differences(inputs, body),
+        None => Vec::new(),
+    };
+    let matrix = matrix(inputs, &judgement, in_force_rules.as_deref());
+
+    Some(RobotsReport {
+        origin: inputs.origin.to_string(),
+        robots_txt: inputs.origin.robots_txt_url(),
+        status,
+        status_text,
+        http_status: last.status,
+        cause: crate::remote::cause(&last.content),
+        last_fetch: Some(rfc3339(last.last_at)),
+        size: match &last.content {
+            Content::Rules(f) => Some(f.size),
+            _ => None,
+        },
+        final_url: (last.redirects > 0).then(|| last.final_url.clone()),
+        redirects: last.redirects,
+        errors,
+        warnings,
+        in_force: in_force(state, &judgement, in_force_index, &policy),
+        next_fetch: state.next_due().map(rfc3339),
+        file,
+        versions: views,
+        verdict_changes,
+        mode_differences,
+        matrix,
+    })
+}
+
+/// Search Console's three kinds: Fetched; Not fetched – Not found (404); Not fetched – any
+/// other reason, with that reason.
+fn status_of(last: &Version) -> (&'static str, String) {
+    match (&last.content, last.status) {
+        (Content::Rules(_), Some(304)) => ("fetched", "Fetched (304: not modified)".to_owned()),
+        (Content::Rules(_), _) => ("fetched", "Fetched".to_owned()),
+        (Content::NoRobotsTxt(_), Some(s)) => {
+            ("not-found", format!("Not fetched – Not found ({s})"))
+        }
+        (Content::NoRobotsTxt(why), None) => {
+            ("not-found", format!("Not fetched – Not found ({why})"))
+        }
+        (Content::Unreachable(why), _) => ("not-fetched", format!("Not fetched – {why}")),
+    }
+}
+
+fn in_force(
+    state: &OriginState,
+    j: &Judgement,
+    version: Option<usize>,
+    policy: &PolicyOptions,
+) -> InForce {
+    let until = match &j.reason {
+        VerdictReason::Unreachable { since, .. } => Some(*since + policy.stop_period),
+        VerdictReason::LastGoodVersion { since, .. } => Some(*since + policy.last_good_period),
+        _ => None,
+    };
+    let text = match (&j.reason, until) {
+        (VerdictReason::Unreachable { .. }, Some(u)) => {
+            format!("{}: crawling stopped until {}", j.reason, rfc3339(u))
+        }
+        (VerdictReason::LastGoodVersion { fetched_at, .. }, Some(u)) => format!(
+            "robots.txt unreachable for over 12 hours: using the version fetched {} until {}",
+            rfc3339(*fetched_at),
+            rfc3339(u)
+        ),
+        _ => j.reason.to_string(),
+    };
+    InForce {
+        verdict: j.verdict.as_str(),
+        reason: j.reason.as_str(),
+        text,
+        until: until.map(rfc3339),
+        version: version.map(|i| i + 1),
+        failing_since: state.failing_since().map(rfc3339),
+    }
+}
+
+fn file_view(inputs: &Inputs<'_>, v: &Version, number: usize) -> Option<FileView> {
+    let Content::Rules(f) = &v.content else {
+        return None;
+    };
+    let body = inputs.bodies.get(&f.digest)?;
+    let parsed = Robots::parse_with(body, &Options::mode(inputs.mode));
+    let problems = parsed
+        .diagnostics
+        .iter()
+        .map(|d| ProblemView {
+            line: d.line,
+            column: d.column(body),
+            severity: d.severity.as_str(),
+            code: d.code.as_str(),
+            message: d.message.to_string(),
+        })
+        .collect();
+    Some(FileView {
+        version: number,
+        digest: f.digest.to_string(),
+        lines: split_lines(body),
+        problems,
+        cut: f.cut,
+    })
+}
+
+/// The lines of a body as the parser numbers them: `\n`, `\r\n` and `\r` each end one (RFC 9309
+/// §2.2's EOL); a BOM at the start is not shown. A final line ending starts no new line.
+pub fn split_lines(body: &[u8]) -> Vec<String> {
+    let body = body.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(body);
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < body.len() {
+        match body[i] {
+            b'\n' => {
+                lines.push(String::from_utf8_lossy(&body[start..i]).into_owned());
+                i += 1;
+                start = i;
+            }
+            b'\r' => {
+                lines.push(String::from_utf8_lossy(&body[start..i]).into_owned());
+                i += if body.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                start = i;
+            }
+            _ => i += 1,
+        }
+    }
+    if start < body.len() {
+        lines.push(String::from_utf8_lossy(&body[start..]).into_owned());
+    }
+    lines
+}
+
+/// The line diff from `old` (version `from`) to `new`, in hunks with a few lines of context.
+fn diff(from: usize, old: &[String], new: &[String]) -> Diff {
+    let deadline = Instant::now() + DIFF_DEADLINE;
+    let ops =
+        similar::capture_diff_slices_deadline(similar::Algorithm::Myers, old, new, Some(deadline));
+    let (mut added, mut removed) = (0, 0);
+    let mut hunks = Vec::new();
+    for group in similar::group_diff_ops(ops, DIFF_CONTEXT) {
+        let mut hunk = Vec::new();
+        for op in group {
+            let (tag, olds, news) = op.as_tag_tuple();
+            match tag {
+                similar::DiffTag::Equal => {
+                    for (o, n) in olds.zip(news) {
+                        hunk.push(DiffLine {
+                            op: "same",
+                            old_line: Some(o + 1),
+                            new_line: Some(n + 1),
+                            text: new[n].clone(),
+                        });
+                    }
+                }
+                similar::DiffTag::Delete | similar::DiffTag::Insert | similar::DiffTag::Replace => {
+                    for o in olds {
+                        removed += 1;
+                        hunk.push(DiffLine {
+                            op: "removed",
+                            old_line: Some(o + 1),
+                            new_line: None,
+                            text: old[o].clone(),
+                        });
+                    }
+                    for n in news {
+                        added += 1;
+                        hunk.push(DiffLine {
+                            op: "added",
+                            old_line: None,
+                            new_line: Some(n + 1),
+                            text: new[n].clone(),
+                        });
+                    }
+                }
+            }
+        }
+        hunks.push(hunk);
+    }
+    Diff {
+        from,
+        added,
+        removed,
+        hunks,
+    }
+}
+
+/// A verdict under `rules` (no rules: everything allowed).
+fn cell(rules: &Rules, token: &ProductToken, url: &str) -> Cell {
+    match rules {
+        Rules::None => Cell {
+            verdict: "allowed",
+            rule: None,
+            line: None,
+            why: Some("no robots.txt".to_owned()),
+        },
+        Rules::File(robots) => decided(&robots.check(token, url)),
+    }
+}
+
+fn decided(d: &Decision<'_>) -> Cell {
+    Cell {
+        verdict: if d.allowed { "allowed" } else { "disallowed" },
+        rule: d
+            .rule()
+            .map(|r| format!("line {}: {}", r.line, crate::check::rule_text(&r))),
+        line: d.rule().map(|r| r.line),
+        why: d.rule().is_none().then(|| d.reason.as_str().to_owned()),
+    }
+}
+
+/// From each version that stands for rules to the next one: the URLs whose verdict changes.
+fn verdict_changes(inputs: &Inputs<'_>, rules: &[Option<Rules>]) -> Vec<VerdictChange> {
+    let mut changes = Vec::new();
+    let mut before: Option<(usize, &Rules)> = None;
+    for (i, r) in rules.iter().enumerate() {
+        let Some(after) = r else { continue };
+        if let Some((from, old)) = before {
+            for url in inputs.urls {
+                for agent in inputs.agents {
+                    let token = agent.token(inputs.mode);
+                    let (b, a) = (cell(old, token, url), cell(after, token, url));
+                    if b.verdict != a.verdict {
+                        changes.push(VerdictChange {
+                            from: from + 1,
+                            to: i + 1,
+                            agent: agent.name.clone(),
+                            url: url.clone(),
+                            before: b,
+                            after: a,
+                        });
+                    }
+                }
+            }
+        }
+        before = Some((i, after));
+    }
+    changes
+}
+
+/// The body of the file in force, if the verdicts come from one.
+fn in_force_rules(inputs: &Inputs<'_>, j: &Judgement) -> Option<Arc<[u8]>> {
+    match j.verdict {
+        Verdict::Rules => inputs
+            .state
+            .good_file()
+            .and_then(|f| inputs.bodies.get(&f.digest))
+            .cloned(),
+        Verdict::AllowAll | Verdict::DisallowAll => None,
+    }
+}
+
+fn mode_differences(inputs: &Inputs<'_>, body: &[u8]) -> Vec<ModeDifference> {
+    if inputs.urls.is_empty() {
+        return Vec::new();
+    }
+    let rfc = Robots::parse_with(body, &Options::mode(Mode::Rfc)).robots;
+    let google = Robots::parse_with(body, &Options::mode(Mode::Google)).robots;
+    let mut out = Vec::new();
+    for url in inputs.urls {
+        for agent in inputs.agents {
+            let r = decided(&rfc.check(&agent.rfc, url));
+            let g = decided(&google.check(&agent.google, url));
+            if r.verdict != g.verdict {
+                out.push(ModeDifference {
+                    agent: agent.name.clone(),
+                    url: url.clone(),
+                    rfc: r,
+                    google: g,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn matrix(inputs: &Inputs<'_>, j: &Judgement, body: Option<&[u8]>) -> Vec<MatrixRow> {
+    let rules = match (j.verdict, body) {
+        (Verdict::Rules, Some(b)) => Some(Rules::File(Box::new(
+            Robots::parse_with(b, &Options::mode(inputs.mode)).robots,
+        ))),
+        (Verdict::AllowAll, _) => Some(Rules::None),
+        // Disallowed whatever the URL, or a file whose body is gone: no per-URL verdict.
+        _ => None,
+    };
+    inputs
+        .urls
+        .iter()
+        .map(|url| MatrixRow {
+            url: url.clone(),
+            cells: inputs
+                .agents
+                .iter()
+                .map(|agent| match &rules {
+                    Some(Rules::None) => Cell {
+                        verdict: "allowed",
+                        rule: None,
+                        line: None,
+                        why: Some(j.reason.to_string()),
+                    },
+                    Some(r) => cell(r, agent.token(inputs.mode), url),
+                    None => Cell {
+                        verdict: "disallowed",
+                        rule: None,
+                        line: None,
+                        why: Some(j.reason.to_string()),
+                    },
+                })
+                .collect(),
+        })
+        .collect()
+}

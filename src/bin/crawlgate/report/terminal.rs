@@ -1,0 +1,277 @@
+//! The report on the terminal: per robots.txt, its status block, the problems by line, the
+//! versions with their diffs, and the verdict tables. Times are shown in the local time zone;
+//! everything from a site goes through [`escape`].
+
+use std::fmt::Write as _;
+
+use super::enabled::Report;
+use super::model::{Cell, RobotsReport};
+use crate::output::{escape, plural, problems, Out};
+
+pub fn render(out: &mut Out, report: &Report) -> std::io::Result<()> {
+    for (i, r) in report.robots_txts.iter().enumerate() {
+        if i > 0 {
+            out.line(format_args!(""))?;
+        }
+        robots_txt(out, r, &report.agents)?;
+    }
+    if !report.dormant.is_empty() {
+        if !report.robots_txts.is_empty() {
+            out.line(format_args!(""))?;
+        }
+        out.line(format_args!(
+            "not shown: {} not found for over 30 days (still checked): {}",
+            plural(report.dormant.len(), "robots.txt", "robots.txt files"),
+            report.dormant.join(", ")
+        ))?;
+    }
+    Ok(())
+}
+
+fn robots_txt(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::Result<()> {
+    out.line(format_args!("{}", r.robots_txt))?;
+    let status = match r.http_status {
+        Some(s) if r.status == "fetched" => format!("{} ({s})", r.status_text),
+        _ => r.status_text.clone(),
+    };
+    out.line(format_args!("  status:      {}", escape(&status)))?;
+    if let Some(t) = &r.last_fetch {
+        out.line(format_args!("  last fetch:  {}", local(t)))?;
+    }
+    if let Some(size) = r.size {
+        out.line(format_args!(
+            "  size:        {}",
+            plural(size as usize, "byte", "bytes")
+        ))?;
+    }
+    if let Some(f) = &r.file {
+        out.line(format_args!(
+            "  problems:    {}{}",
+            problems(r.errors, r.warnings),
+            if r.status == "fetched" {
+                String::new()
+            } else {
+                format!(" (in version {}, the last file fetched)", f.version)
+            }
+        ))?;
+    }
+    let version = r
+        .in_force
+        .version
+        .map_or(String::new(), |v| format!(" (version {v})"));
+    out.line(format_args!(
+        "  in force:    {}: {}{version}",
+        r.in_force.verdict,
+        escape(&localize(&r.in_force.text))
+    ))?;
+    if let Some(t) = &r.next_fetch {
+        out.line(format_args!("  next fetch:  {}", local(t)))?;
+    }
+    if let Some(to) = &r.final_url {
+        out.line(format_args!(
+            "  redirected:  {}, to {}",
+            plural(usize::from(r.redirects), "redirect", "redirects"),
+            escape(to)
+        ))?;
+    }
+
+    if let Some(f) = &r.file {
+        if !f.problems.is_empty() {
+            out.line(format_args!("  problems by line (version {}):", f.version))?;
+            let mut shown_line = 0;
+            for p in &f.problems {
+                if p.line != shown_line {
+                    let text = f.lines.get(p.line as usize - 1).map_or("", String::as_str);
+                    out.line(format_args!("    {:>5} | {}", p.line, escape(text)))?;
+                    shown_line = p.line;
+                }
+                out.line(format_args!(
+                    "          {}[{}] column {}: {}",
+                    p.severity,
+                    p.code,
+                    p.column,
+                    escape(&p.message)
+                ))?;
+            }
+        }
+    }
+
+    if !r.versions.is_empty() {
+        out.line(format_args!("  versions (last 30 days):"))?;
+        for v in &r.versions {
+            let mut line = format!(
+                "    {} {:>2}  {}",
+                if v.in_force { '*' } else { ' ' },
+                v.number,
+                local(&v.first_fetch)
+            );
+            if v.fetches > 1 {
+                let _ = write!(line, " – {} ({} fetches)", local(&v.last_fetch), v.fetches);
+            }
+            let status = v.http_status.map_or("-".to_owned(), |s| s.to_string());
+            let _ = write!(line, "  {status}  {}", v.outcome);
+            match (&v.digest, v.size) {
+                (Some(d), Some(size)) => {
+                    let _ = write!(
+                        line,
+                        "  {}  {}  {}",
+                        plural(size as usize, "byte", "bytes"),
+                        problems(
+                            v.errors.unwrap_or(0) as usize,
+                            v.warnings.unwrap_or(0) as usize
+                        ),
+                        &d[..12]
+                    );
+                }
+                _ => {
+                    if let Some(c) = &v.cause {
+                        let _ = write!(line, " ({})", escape(c));
+                    }
+                }
+            }
+            out.line(format_args!("{line}"))?;
+        }
+        if r.versions.iter().any(|v| v.in_force) {
+            out.line(format_args!("    (* in force)"))?;
+        }
+        for v in &r.versions {
+            let Some(d) = &v.diff else { continue };
+            out.line(format_args!(
+                "  changes from version {} to {} (+{} −{}):",
+                d.from, v.number, d.added, d.removed
+            ))?;
+            if d.hunks.is_empty() {
+                out.line(format_args!(
+                    "    (same lines; only line endings or a BOM differ)"
+                ))?;
+            }
+            for (i, hunk) in d.hunks.iter().enumerate() {
+                if i > 0 {
+                    out.line(format_args!("    …"))?;
+                }
+                for l in hunk {
+                    let (mark, n) = match l.op {
+                        "added" => ('+', l.new_line),
+                        "removed" => ('-', l.old_line),
+                        _ => (' ', l.new_line),
+                    };
+                    out.line(format_args!(
+                        "    {mark} {:>5} | {}",
+                        n.unwrap_or(0),
+                        escape(&l.text)
+                    ))?;
+                }
+            }
+        }
+    }
+
+    if !r.verdict_changes.is_empty() {
+        out.line(format_args!("  verdict changes:"))?;
+        for c in &r.verdict_changes {
+            out.line(format_args!(
+                "    {} → {}  {}  {}  {} → {}",
+                c.from,
+                c.to,
+                escape(&c.agent),
+                escape(&c.url),
+                cell(&c.before),
+                cell(&c.after)
+            ))?;
+        }
+    } else if r.versions.len() > 1 && !r.matrix.is_empty() {
+        out.line(format_args!(
+            "  verdict changes: none for these URLs between the versions listed"
+        ))?;
+    }
+    if !r.mode_differences.is_empty() {
+        out.line(format_args!("  RFC 9309 and Google disagree:"))?;
+        for d in &r.mode_differences {
+            out.line(format_args!(
+                "    {}  {}  rfc: {}  google: {}",
+                escape(&d.agent),
+                escape(&d.url),
+                cell(&d.rfc),
+                cell(&d.google)
+            ))?;
+        }
+    }
+    if !r.matrix.is_empty() {
+        out.line(format_args!("  verdicts now:"))?;
+        let names: Vec<String> = agents.iter().map(|a| escape(a).into_owned()).collect();
+        let urls: Vec<String> = r
+            .matrix
+            .iter()
+            .map(|m| escape(&m.url).into_owned())
+            .collect();
+        let url_width = urls
+            .iter()
+            .map(|u| u.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(3);
+        let widths: Vec<usize> = names
+            .iter()
+            .map(|n| n.chars().count().max("disallowed".len()))
+            .collect();
+        let mut head = format!("    {:<url_width$}", "URL");
+        for (n, w) in names.iter().zip(&widths) {
+            let _ = write!(head, "  {n:<w$}");
+        }
+        out.line(format_args!("{}", head.trim_end()))?;
+        for (row, url) in r.matrix.iter().zip(&urls) {
+            let mut line = format!("    {url:<url_width$}");
+            for (c, w) in row.cells.iter().zip(&widths) {
+                let _ = write!(line, "  {:<w$}", c.verdict);
+            }
+            out.line(format_args!("{}", line.trim_end()))?;
+        }
+    }
+    Ok(())
+}
+
+/// `disallowed (line 2: Disallow: /a)`, `allowed (no-matching-rule)`.
+fn cell(c: &Cell) -> String {
+    match (&c.rule, &c.why) {
+        (Some(rule), _) => format!("{} ({})", c.verdict, escape(rule)),
+        (None, Some(why)) => format!("{} ({})", c.verdict, escape(why)),
+        (None, None) => c.verdict.to_owned(),
+    }
+}
+
+/// An RFC 3339 time of the report in the local time zone: `2026-11-22 11:00:00 +01:00`.
+fn local(rfc3339: &str) -> String {
+    match rfc3339.parse::<jiff::Timestamp>() {
+        Ok(t) => t
+            .to_zoned(jiff::tz::TimeZone::system())
+            .strftime("%Y-%m-%d %H:%M:%S %:z")
+            .to_string(),
+        Err(_) => rfc3339.to_owned(),
+    }
+}
+
+/// The RFC 3339 times in a sentence of the report, in local time.
+fn localize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    // `2026-11-22T10:00:00Z` is 20 characters; a sentence holds at most a few.
+    while let Some(at) = rest.find(|c: char| c.is_ascii_digit()) {
+        let (before, from) = rest.split_at(at);
+        out.push_str(before);
+        match from
+            .get(..20)
+            .filter(|t| t.ends_with('Z') && t.as_bytes()[10] == b'T')
+        {
+            Some(t) if t.parse::<jiff::Timestamp>().is_ok() => {
+                out.push_str(&local(t));
+                rest = &from[20..];
+            }
+            _ => {
+                let n = from.chars().next().map_or(1, char::len_utf8);
+                out.push_str(&from[..n]);
+                rest = &from[n..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
