@@ -263,6 +263,58 @@ fn fetch_history_recrawl() {
     assert_eq!(server.hits(), 4, "history never fetches");
 }
 
+/// `report`: a file with problems that changes from one day to the next (a fixed clock, UTC
+/// as the local zone), with two agents and a few URLs: the status block, problems by line,
+/// versions, the diff, verdict changes, RFC vs Google and the matrix.
+#[test]
+fn report() {
+    let rt = runtime();
+    let body = std::sync::Arc::new(std::sync::Mutex::new(
+        "User-agent: *\nDisallow: /a\nDisallow: /b/\n".to_owned(),
+    ));
+    let served = body.clone();
+    let server = rt.block_on(TestServer::start(move |_| {
+        Reply::text(200, &served.lock().expect("lock"))
+    }));
+    let home = temp();
+    let urls = home.path().join("urls.txt");
+    std::fs::write(&urls, "/a\n/b/c\n/c\n/page\n").expect("write urls");
+    let state = home.path().join("report.redb");
+    let url = server.url("/");
+    let args = |now: &str, more: &[&str]| {
+        let mut all = vec![
+            "report",
+            "--state",
+            state.to_str().expect("UTF-8 path"),
+            "--agent",
+            "MyBot",
+            "--agent",
+            "MJ12bot",
+            "--urls",
+            urls.to_str().expect("UTF-8 path"),
+        ];
+        all.extend(more);
+        all.push(&url);
+        crawlgate(home.path(), &all)
+            .env("CRAWLGATE_NOW", now)
+            .env("TZ", "UTC")
+            .with_assert(assert(&[("[ADDR]", &server)]))
+    };
+    args("2026-11-21T10:00:00Z", &[]).assert().code(0);
+    *body.lock().expect("lock") =
+        "User-agent: *\nDisallow: /a/\nAllow: /b/c\nDisalow: /c\nDisallow: /c\n\nUser-agent: MJ12bot\nDisallow: /page\n"
+            .to_owned();
+    args("2026-11-22T10:00:00Z", &[])
+        .assert()
+        .code(0)
+        .stdout_eq(file!["snapshots/report.txt": Text]);
+    args("2026-11-22T10:00:00Z", &["--offline", "--json"])
+        .assert()
+        .code(0)
+        .stdout_eq(file!["snapshots/report.jsonl": Text]);
+    assert_eq!(server.hits(), 2, "--offline never fetches");
+}
+
 /// `sitemap discover`: robots.txt announces an index and a sitemap; the index lists one more,
 /// whose URL robots.txt blocks.
 #[test]
