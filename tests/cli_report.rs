@@ -474,7 +474,7 @@ fn site_text_is_escaped_and_bad_input_is_an_error() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o.stderr).contains("--urls needs --agent"),
+        text(&o.stderr).contains("--urls and --sitemap-urls need --agent"),
         "{}",
         text(&o.stderr)
     );
@@ -486,4 +486,80 @@ fn site_text_is_escaped_and_bad_input_is_an_error() {
         "{}",
         text(&o.stderr)
     );
+}
+
+#[test]
+fn the_sites_own_sitemaps_give_urls_to_follow() {
+    let rt = runtime();
+    let base: Arc<Mutex<String>> = Arc::new(Mutex::new(String::new()));
+    let b = base.clone();
+    let server = rt.block_on(TestServer::start(move |req| {
+        let base = b.lock().expect("lock").clone();
+        match req.path.as_str() {
+            "/robots.txt" => Reply::text(
+                200,
+                &format!("User-agent: *\nDisallow: /private\nSitemap: {base}/index.xml\n"),
+            ),
+            "/index.xml" => Reply::text(
+                200,
+                &format!(
+                    "<?xml version=\"1.0\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>{base}/pages.xml</loc></sitemap></sitemapindex>\n"
+                ),
+            ),
+            "/pages.xml" => Reply::text(
+                200,
+                &format!(
+                    "<?xml version=\"1.0\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>https://elsewhere.example/x</loc></url><url><loc>{base}/private/a</loc></url><url><loc>{base}/public</loc></url><url><loc>{base}/third</loc></url></urlset>\n"
+                ),
+            ),
+            _ => Reply::status(404),
+        }
+    }));
+    *base.lock().expect("lock") = server.url("");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let state = dir.path().join("state.redb");
+    let target = server.url("/");
+    let o = report_at(
+        &state,
+        "2026-11-20T10:00:00Z",
+        &["--json", "--agent", "MyBot", "--sitemap-urls", "2", &target],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (r, _) = records(&o);
+    // The first two URLs on this origin, in sitemap order; another site's URL is not followed.
+    let rows: Vec<(String, String)> = r[0]["matrix"]
+        .as_array()
+        .expect("matrix")
+        .iter()
+        .map(|row| {
+            (
+                row["url"].as_str().expect("url").to_owned(),
+                row["cells"][0]["verdict"]
+                    .as_str()
+                    .expect("verdict")
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (server.url("/private/a"), "disallowed".to_owned()),
+            (server.url("/public"), "allowed".to_owned())
+        ]
+    );
+    // Offline, nothing can be fetched: a usage error.
+    let o = report_at(
+        &state,
+        "2026-11-20T10:00:00Z",
+        &[
+            "--offline",
+            "--agent",
+            "MyBot",
+            "--sitemap-urls",
+            "2",
+            &target,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2));
 }

@@ -573,6 +573,10 @@ struct ReportArgs {
     /// across versions, compares between RFC 9309 and Google and shows per agent.
     #[arg(long, value_name = "FILE")]
     urls: Option<PathBuf>,
+    /// Also follow up to N URLs of each site's own sitemaps (those its robots.txt in force
+    /// announces, and one index level down; fetched now, not with --offline).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    sitemap_urls: usize,
     /// Render from the state without fetching.
     #[arg(long)]
     offline: bool,

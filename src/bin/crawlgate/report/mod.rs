@@ -27,13 +27,15 @@ pub use enabled::report;
 
 #[cfg(feature = "fetch")]
 mod enabled {
-    use std::collections::HashMap;
+    use std::collections::{HashMap, VecDeque};
     use std::sync::Arc;
 
     use anyhow::Context;
-    use crawlgate::fetch::FetchOptions;
+    use crawlgate::fetch::{FetchOptions, Fetcher};
     use crawlgate::policy::Digest;
+    use crawlgate::sitemap::{Format, Item, Reader};
     use crawlgate::{Mode, Origin, ProductToken};
+    use crawlgate::{Options, Robots};
     use futures_util::stream::{self, StreamExt};
 
     use super::model::{self, AgentSpec, Inputs, RobotsReport};
@@ -42,6 +44,9 @@ mod enabled {
     use crate::remote::{engine, fetch_now, fetch_options, next_flushing, runtime};
     use crate::schema::{self, Record};
     use crate::state;
+
+    /// The most sitemaps read per origin for `--sitemap-urls`.
+    const MAX_SITEMAPS: usize = 20;
 
     /// The whole report: what every renderer gets.
     #[derive(Debug, serde::Serialize)]
@@ -61,8 +66,10 @@ mod enabled {
     pub fn report(args: &ReportArgs, out: &mut Out) -> anyhow::Result<Status> {
         let mode = Mode::from(args.mode);
         let agents = agents(&args.agent)?;
-        if args.urls.is_some() && agents.is_empty() {
-            anyhow::bail!("--urls needs --agent: whose verdicts should the report show?");
+        if (args.urls.is_some() || args.sitemap_urls > 0) && agents.is_empty() {
+            anyhow::bail!(
+                "--urls and --sitemap-urls need --agent: whose verdicts should the report show?"
+            );
         }
         let (urls, bad_lines) = match &args.urls {
             Some(file) => crate::check::read_urls(&[], Some(file), "check", out)?,
@@ -102,6 +109,14 @@ mod enabled {
             .or_else(|| args.agent.first().cloned())
             .unwrap_or_else(|| FetchOptions::default().user_agent);
         let options = fetch_options(&args.http, user_agent, mode)?;
+        if args.offline && args.sitemap_urls > 0 {
+            anyhow::bail!("--sitemap-urls fetches sitemaps: it cannot be used with --offline");
+        }
+        let sitemap_fetcher = if args.sitemap_urls > 0 {
+            Some(Fetcher::new(options.clone()).context("cannot set up the HTTP client")?)
+        } else {
+            None
+        };
         runtime()?.block_on(async {
             let state = state::open(&args.state, !args.offline).await?;
             let now = crate::clock::now()?;
@@ -173,7 +188,19 @@ mod enabled {
                         bodies.insert(digest, body);
                     }
                 }
-                let on_origin = urls_on(&urls, origin);
+                let mut on_origin = urls_on(&urls, origin);
+                if let (Some(fetcher), Some(file)) = (&sitemap_fetcher, s.good_file()) {
+                    if let Some(body) = bodies.get(&file.digest) {
+                        let robots = Robots::parse_with(body, &Options::mode(mode)).robots;
+                        for url in
+                            sitemap_urls(fetcher, &robots, origin, args.sitemap_urls, out).await
+                        {
+                            if !on_origin.contains(&url) {
+                                on_origin.push(url);
+                            }
+                        }
+                    }
+                }
                 let inputs = Inputs {
                     origin,
                     state: &s,
@@ -234,6 +261,63 @@ mod enabled {
             terminal::render(out, &report)?;
         }
         Ok(status)
+    }
+
+    /// Up to `max` URLs on `origin` from the sitemaps `robots` announces and, one level down,
+    /// those their indexes list: one sitemap at a time, at most [`MAX_SITEMAPS`]. A sitemap
+    /// that cannot be fetched is reported and skipped.
+    async fn sitemap_urls(
+        fetcher: &Fetcher,
+        robots: &Robots,
+        origin: &Origin,
+        max: usize,
+        out: &mut Out,
+    ) -> Vec<String> {
+        let mut queue: VecDeque<(String, u8)> = robots
+            .sitemaps()
+            .iter()
+            .map(|s| (s.url.clone(), 0))
+            .collect();
+        let mut urls = Vec::new();
+        let mut fetched = 0;
+        while let Some((url, depth)) = queue.pop_front() {
+            if urls.len() >= max || fetched >= MAX_SITEMAPS {
+                break;
+            }
+            fetched += 1;
+            let body = match fetcher.fetch_sitemap(&url).await {
+                Ok(body) => body,
+                Err(e) => {
+                    out.error(format_args!(
+                        "warning: sitemap {} not read: {e}",
+                        crate::output::escape(&url)
+                    ));
+                    continue;
+                }
+            };
+            let mut reader = Reader::new(body.as_slice());
+            let mut locs = Vec::new();
+            for item in reader.by_ref() {
+                if let Item::Entry(e) = item {
+                    locs.push(e.loc);
+                }
+            }
+            if reader.format() == Some(Format::Index) {
+                if depth == 0 {
+                    queue.extend(locs.into_iter().map(|l| (l, 1)));
+                }
+                continue;
+            }
+            for loc in locs {
+                if urls.len() >= max {
+                    break;
+                }
+                if Origin::from_url(&loc).is_ok_and(|o| &o == origin) && !urls.contains(&loc) {
+                    urls.push(loc);
+                }
+            }
+        }
+        urls
     }
 
     /// The agents: product tokens (or a crawler's User-Agent header) for RFC 9309, the string
