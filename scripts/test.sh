@@ -8,6 +8,10 @@
 # - redis-server (Debian/Ubuntu package `redis-server`): the Redis store, fleet and outage tests
 #   start their own servers on 127.0.0.1 (random port, temp dir) and stop them. Installed with
 #   apt-get (as root, or through sudo) when `redis-server` is not on PATH.
+# - chromium (Debian package `chromium`): tests/report_html.rs opens the HTML report in headless
+#   Chromium and drives it over the DevTools protocol. Installed the same way when no
+#   `chromium` (nor `chromium-browser`, `google-chrome`, `$CHROMIUM`) is found (with
+#   fonts-liberation, for readable screenshots).
 # - Then the Python package (python/): scripts/python-test.sh builds its wheel and runs its
 #   pytest suite in python/.venv, installing python3 (apt-get), maturin, pytest, Scrapy, Protego
 #   and mypy when they are missing.
@@ -17,6 +21,10 @@ cd "$(dirname "$0")/.."
 need_apt=()
 command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 command -v python3 >/dev/null 2>&1 || need_apt+=(python3 python3-venv)
+if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 \
+    && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then
+    need_apt+=(chromium fonts-liberation)  # fonts: recommended, not installed with --no-install-recommends
+fi
 
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "== installing ${need_apt[*]} (apt-get)" >&2
@@ -31,6 +39,7 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     if command -v systemctl >/dev/null 2>&1; then "${sudo[@]}" systemctl stop redis-server 2>/dev/null || true; fi
 fi
 echo "== redis-server: $(redis-server --version | cut -d' ' -f3)" >&2
+echo "== chromium: $("${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome)}" --version 2>/dev/null | head -1)" >&2
 
 cargo test "$@"
 bash scripts/python-test.sh

@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use sha2::{Digest as _, Sha256};
 
 use super::enabled::Report;
-use super::model::{Cell, Diff, FileView, RobotsReport, VersionView};
+use super::model::{Cell, Diff, FileView, ProblemView, RobotsReport, VersionView};
 use crate::output::{plural, problems};
 
 const CSS: &str = include_str!("html/report.css");
@@ -35,14 +35,14 @@ pub fn render(report: &Report) -> String {
         csp_hash(JS),
         csp_hash(CSS)
     );
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n\
          <meta name=\"referrer\" content=\"no-referrer\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <meta name=\"generator\" content=\"crawlgate {}\">\n\
-         <title>robots.txt report</title>\n<style>{CSS}</style>\n</head>\n<body>\n",
+         <title>robots.txt report</title>\n<style>{CSS}</style>\n</head>\n<body>",
         env!("CARGO_PKG_VERSION")
     );
     header(&mut h, report);
@@ -62,7 +62,7 @@ pub fn render(report: &Report) -> String {
         }
         h.push_str("</ul></section>\n");
     }
-    let _ = write!(h, "<script>{JS}</script>\n</body>\n</html>\n");
+    let _ = writeln!(h, "<script>{JS}</script>\n</body>\n</html>");
     h
 }
 
@@ -109,11 +109,11 @@ fn host_table(h: &mut String, report: &Report) {
     );
     for (i, r) in report.robots_txts.iter().enumerate() {
         let n = i + 1;
-        let _ = write!(
+        let _ = writeln!(
             h,
             "<tr class=\"host\" data-status=\"{}\" data-url=\"{}\"><td class=\"url\">\
              <a href=\"#r{n}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
             attr(r.status),
             attr(&r.robots_txt),
             text(&r.robots_txt),
@@ -205,33 +205,32 @@ fn robots_txt(h: &mut String, r: &RobotsReport, n: usize, agents: &[String]) {
     if let Some(f) = &r.file {
         file(h, f, n, &r.robots_txt);
     }
-    versions(h, &r.versions, n);
+    versions(h, &r.versions, n, r.file.as_ref().map(|f| f.version));
     verdict_tables(h, r, agents);
     h.push_str("</section>\n");
 }
 
 /// The severity a line is shown in: error wins over warning.
-fn line_severity(f: &FileView, line: usize) -> Option<&'static str> {
-    let mut severity = None;
-    for p in f.problems.iter().filter(|p| p.line as usize == line) {
-        if p.severity == "error" {
-            return Some("error");
-        }
-        severity = Some("warning");
+fn line_severity(on: &[&ProblemView]) -> Option<&'static str> {
+    if on.iter().any(|p| p.severity == "error") {
+        Some("error")
+    } else if on.is_empty() {
+        None
+    } else {
+        Some("warning")
     }
-    severity
 }
 
 fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<h3>Problems <span class=\"hint\">(version {})</span></h3>\n",
+        "<h3>Problems <span class=\"hint\">(version {})</span></h3>",
         f.version
     );
     if f.problems.is_empty() {
         h.push_str("<p class=\"empty\">No problems.</p>\n");
     } else {
-        let _ = write!(h, "<ol class=\"problems\" id=\"r{n}-problems\">\n");
+        let _ = writeln!(h, "<ol class=\"problems\" id=\"r{n}-problems\">");
         for p in &f.problems {
             let on_line = p.line >= 1 && (p.line as usize) <= f.lines.len();
             let severity = if p.severity == "error" {
@@ -248,16 +247,16 @@ fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
                 text(&p.message)
             );
             if on_line {
-                let _ = write!(
+                let _ = writeln!(
                     h,
                     "<li class=\"problem {severity}\" data-line=\"{}\"><a href=\"#r{n}-L{0}\" \
-                     data-goto=\"r{n}-L{0}\">{body}</a></li>\n",
+                     data-goto=\"r{n}-L{0}\">{body}</a></li>",
                     p.line
                 );
             } else {
-                let _ = write!(
+                let _ = writeln!(
                     h,
-                    "<li class=\"problem {severity}\" data-line=\"{}\">{body}</li>\n",
+                    "<li class=\"problem {severity}\" data-line=\"{}\">{body}</li>",
                     p.line
                 );
             }
@@ -265,9 +264,9 @@ fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
         h.push_str("</ol>\n");
     }
 
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<h3>File <span class=\"hint\">(version {}, {})</span></h3>\n",
+        "<h3>File <span class=\"hint\">(version {}, {})</span></h3>",
         f.version,
         plural(f.lines.len(), "line", "lines")
     );
@@ -277,31 +276,28 @@ fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
              shown).</p>\n",
         );
     }
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<div class=\"src\" id=\"r{n}-src\" data-file=\"{}\">\n",
+        "<div class=\"src\" id=\"r{n}-src\" data-file=\"{}\">",
         attr(url)
     );
+    // The problems of each line (line 0 and lines past the end are in the list only).
+    let mut by_line: Vec<Vec<&ProblemView>> = vec![Vec::new(); f.lines.len() + 1];
+    for p in &f.problems {
+        if let Some(on) = by_line.get_mut(p.line as usize) {
+            on.push(p);
+        }
+    }
     for (i, line) in f.lines.iter().enumerate() {
         let number = i + 1;
-        match line_severity(f, number) {
+        let on = by_line.get(number).map_or(&[][..], Vec::as_slice);
+        match line_severity(on) {
             Some(severity) => {
-                let on: Vec<_> = f
-                    .problems
-                    .iter()
-                    .filter(|p| p.line as usize == number)
-                    .collect();
-                let title: Vec<String> = on
-                    .iter()
-                    .map(|p| format!("{}[{}]: {}", p.severity, p.code, p.message))
-                    .collect();
-                let _ = write!(
+                let _ = writeln!(
                     h,
                     "<div class=\"line {severity}\" id=\"r{n}-L{number}\" data-line=\"{number}\" \
-                     data-file=\"{}\" tabindex=\"-1\" title=\"{}\"><span class=\"ln\" \
-                     data-n=\"{number}\"></span><span class=\"tx\">{}</span></div>\n",
-                    attr(url),
-                    attr(&title.join(" · ")),
+                     tabindex=\"-1\"><span class=\"ln\" data-n=\"{number}\"></span><span \
+                     class=\"tx\">{}</span></div>",
                     text(line)
                 );
                 for p in on {
@@ -310,10 +306,10 @@ fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
                     } else {
                         "warning"
                     };
-                    let _ = write!(
+                    let _ = writeln!(
                         h,
                         "<div class=\"note {s}\"><span class=\"ln\"></span><span class=\"tx\">\
-                         {s}[{}] column {}: {}</span></div>\n",
+                         {s}[{}] column {}: {}</span></div>",
                         text(p.code),
                         p.column,
                         text(&p.message)
@@ -321,10 +317,10 @@ fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
                 }
             }
             None => {
-                let _ = write!(
+                let _ = writeln!(
                     h,
                     "<div class=\"line\" id=\"r{n}-L{number}\" data-line=\"{number}\"><span \
-                     class=\"ln\" data-n=\"{number}\"></span><span class=\"tx\">{}</span></div>\n",
+                     class=\"ln\" data-n=\"{number}\"></span><span class=\"tx\">{}</span></div>",
                     text(line)
                 );
             }
@@ -336,7 +332,8 @@ fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
     h.push_str("</div>\n");
 }
 
-fn versions(h: &mut String, versions: &[VersionView], n: usize) {
+/// `shown`: the version whose text is the file above (not repeated).
+fn versions(h: &mut String, versions: &[VersionView], n: usize, shown: Option<usize>) {
     if versions.is_empty() {
         return;
     }
@@ -369,11 +366,11 @@ fn versions(h: &mut String, versions: &[VersionView], n: usize) {
             None if v.lines.is_some() => format!("<a href=\"#r{n}-v{}\">text</a>", v.number),
             None => String::new(),
         };
-        let _ = write!(
+        let _ = writeln!(
             h,
             "<tr class=\"version{}\" data-version=\"{}\"><td>{}</td><td class=\"num\">{}</td>\
              <td>{when}</td><td class=\"num\">{}</td><td>{outcome}</td><td class=\"num\">{}</td>\
-             <td>{problems_cell}</td><td class=\"mono\">{}</td><td>{changes}</td></tr>\n",
+             <td>{problems_cell}</td><td class=\"mono\">{}</td><td>{changes}</td></tr>",
             if v.in_force { " in-force" } else { "" },
             v.number,
             if v.in_force {
@@ -404,10 +401,10 @@ fn versions(h: &mut String, versions: &[VersionView], n: usize) {
             ),
             None => String::new(),
         };
-        let _ = write!(
+        let _ = writeln!(
             h,
             "<details class=\"version{}\" id=\"r{n}-v{}\" data-version=\"{1}\"{}><summary>Version \
-             {1}{} · {}{summary}</summary><div class=\"body\">\n",
+             {1}{} · {}{summary}</summary><div class=\"body\">",
             if v.in_force { " in-force" } else { "" },
             v.number,
             if open == Some(i) { " open" } else { "" },
@@ -417,18 +414,28 @@ fn versions(h: &mut String, versions: &[VersionView], n: usize) {
         if let Some(d) = &v.diff {
             diff(h, d, v.number);
         }
-        let _ = write!(
+        if shown == Some(v.number) {
+            let _ = writeln!(
+                h,
+                "<p class=\"text\"><a href=\"#r{n}-src\">Text of version {} ({})</a>: the file \
+                 above.</p>\n</div></details>",
+                v.number,
+                plural(lines.len(), "line", "lines")
+            );
+            continue;
+        }
+        let _ = writeln!(
             h,
             "<details class=\"text\"><summary>Text of version {} ({})</summary><div class=\"src \
-             plain\">\n",
+             plain\">",
             v.number,
             plural(lines.len(), "line", "lines")
         );
         for (i, line) in lines.iter().enumerate() {
-            let _ = write!(
+            let _ = writeln!(
                 h,
                 "<div class=\"line\"><span class=\"ln\" data-n=\"{}\"></span><span class=\"tx\">\
-                 {}</span></div>\n",
+                 {}</span></div>",
                 i + 1,
                 text(line)
             );
@@ -438,10 +445,10 @@ fn versions(h: &mut String, versions: &[VersionView], n: usize) {
 }
 
 fn diff(h: &mut String, d: &Diff, to: usize) {
-    let _ = write!(
+    let _ = writeln!(
         h,
         "<p>Changes from version {} to {to}: <span class=\"plus\">{}</span>, <span \
-         class=\"minus\">{}</span></p>\n<div class=\"diff\" data-from=\"{0}\" data-to=\"{to}\">\n",
+         class=\"minus\">{}</span></p>\n<div class=\"diff\" data-from=\"{0}\" data-to=\"{to}\">",
         d.from,
         plural(d.added, "line added", "lines added"),
         plural(d.removed, "line removed", "lines removed"),
@@ -459,11 +466,11 @@ fn diff(h: &mut String, d: &Diff, to: usize) {
                 "removed" => ("removed", "−"),
                 _ => ("same", ""),
             };
-            let _ = write!(
+            let _ = writeln!(
                 h,
                 "<div class=\"d {class}\"><span class=\"o\" data-n=\"{}\"></span><span class=\"n\" \
                  data-n=\"{}\"></span><span class=\"m\">{mark}</span><span class=\"tx\">{}</span>\
-                 </div>\n",
+                 </div>",
                 l.old_line.map_or(String::new(), |n| n.to_string()),
                 l.new_line.map_or(String::new(), |n| n.to_string()),
                 text(&l.text)
@@ -481,10 +488,10 @@ fn verdict_tables(h: &mut String, r: &RobotsReport, agents: &[String]) {
              </tr></thead>\n<tbody>\n",
         );
         for c in &r.verdict_changes {
-            let _ = write!(
+            let _ = writeln!(
                 h,
-                "<tr><td class=\"num\">{} → {}</td><td><code>{}</code></td><td class=\"url\">{}\
-                 </td><td>{}</td><td>{}</td></tr>\n",
+                "<tr><td>{} → {}</td><td><code>{}</code></td><td class=\"url\">{}\
+                 </td><td>{}</td><td>{}</td></tr>",
                 c.from,
                 c.to,
                 text(&c.agent),
@@ -507,10 +514,10 @@ fn verdict_tables(h: &mut String, r: &RobotsReport, agents: &[String]) {
              <tbody>\n",
         );
         for d in &r.mode_differences {
-            let _ = write!(
+            let _ = writeln!(
                 h,
                 "<tr><td><code>{}</code></td><td class=\"url\">{}</td><td>{}</td><td>{}</td>\
-                 </tr>\n",
+                 </tr>",
                 text(&d.agent),
                 text(&d.url),
                 cell(&d.rfc),
@@ -688,6 +695,22 @@ mod tests {
         assert_eq!(text("\u{0}"), "<span class=\"ctl\">\\u{0}</span>");
         assert_eq!(text("tab\there"), "tab\there");
         assert!(matches!(text("plain – text"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn error_wins_on_a_line() {
+        let p = |severity| ProblemView {
+            line: 1,
+            column: 1,
+            severity,
+            code: "x",
+            message: String::new(),
+        };
+        let (warning, error) = (p("warning"), p("error"));
+        assert_eq!(line_severity(&[]), None);
+        assert_eq!(line_severity(&[&warning]), Some("warning"));
+        assert_eq!(line_severity(&[&warning, &error]), Some("error"));
+        assert_eq!(line_severity(&[&error, &warning]), Some("error"));
     }
 
     #[test]
