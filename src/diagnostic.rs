@@ -86,7 +86,8 @@ codes! {
     InvalidLine = "invalid-line", Error;
     /// A `key: value` line whose key crawlgate does not know.
     UnknownDirective = "unknown-directive", Error;
-    /// An `allow` or `disallow` line before the first `user-agent` line.
+    /// An `allow`, `disallow`, `content-usage` or `content-signal` line before the first
+    /// `user-agent` line.
     RuleOutsideGroup = "rule-outside-group", Error;
     /// An `allow`/`disallow` path that starts with neither `/` nor `*`: it can never match.
     InvalidPath = "invalid-path", Error;
@@ -100,6 +101,25 @@ codes! {
     ContentAfterLimit = "content-after-limit", Error;
     /// Bytes that are not UTF-8 inside a rule's value.
     InvalidUtf8 = "invalid-utf8", Error;
+    /// A `content-usage` or `content-signal` preference that is not understood: a statement
+    /// that is not a structured-field dictionary (draft-ietf-aipref-vocab §6.5: every
+    /// preference of the rule is then unknown), a label whose value is not `y`/`n`
+    /// (`yes`/`no` for `content-signal`), a `content-usage` path with nothing after it.
+    MalformedPreference = "malformed-preference", Error;
+    /// A `content-usage` value whose first part looks like a path but does not start with `/`:
+    /// it is read as part of the preference (draft-ietf-aipref-attach §3.2), which then does not
+    /// parse, so the rule states nothing.
+    InvalidUsagePath = "invalid-usage-path", Error;
+    /// A `license` value that is not an absolute `http`/`https` URL, or an `llm-policy` value
+    /// that is neither such a URL nor a path starting with `/`.
+    InvalidPolicyUrl = "invalid-policy-url", Error;
+    /// An `allow` and a `disallow` with the same pattern for the same agents: the `disallow`
+    /// is never used, because `allow` wins the tie.
+    ConflictingRules = "conflicting-rules", Error;
+    /// A rule that can never decide: for every agent it applies to, a rule of the other kind
+    /// with precedence over it (longer, or as long and an `allow`) matches every path it
+    /// matches (`Allow: /*` makes `Disallow: /a` dead).
+    ShadowedRule = "shadowed-rule", Error;
     /// A misspelled key that is accepted (`dissallow`, `useragent`, `site-map`…).
     MisspelledKey = "misspelled-key", Warning;
     /// A line without a colon read as `key value` because it has exactly two tokens.
@@ -126,6 +146,18 @@ codes! {
     AgentsJoined = "agents-joined", Warning;
     /// The body looks like HTML, not robots.txt; only its valid lines are used.
     HtmlBody = "html-body", Warning;
+    /// A label in a `content-usage` or `content-signal` statement that its vocabulary does not
+    /// define: ignored, as the vocabulary requires. Labels of earlier drafts (`train-genai`,
+    /// `ai-use`, `bots`) and of the other record get a hint.
+    UnknownUsageLabel = "unknown-usage-label", Warning;
+    /// A second group for an agent that already has one: RFC 9309 §2.2.1 merges them, which
+    /// may not be what the author meant.
+    DuplicateGroup = "duplicate-group", Warning;
+    /// A rule repeated with the same kind and pattern for the same agents: it changes nothing.
+    DuplicateRule = "duplicate-rule", Warning;
+    /// A group with `user-agent` lines and no `allow`/`disallow` line at the end of the file:
+    /// its agents may crawl everything, instead of following the `*` group's rules.
+    EmptyGroup = "empty-group", Warning;
 }}
 
 /// One problem in a parsed file.

@@ -73,9 +73,10 @@ pub mod store;
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use origin::{robots_txt_url, Origin, OriginError, Scheme};
 pub use robots::{
-    request_path, Agent, AgentRules, Decision, Directive, Group, GroupMatch, Mode, Options,
-    OtherKey, Parsed, ProductToken, Reason, Record, Robots, RuleKind, RuleRef, Sitemap, TokenError,
-    DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+    request_path, Agent, AgentRules, ContentSignals, Decision, Directive, Group, GroupMatch, Mode,
+    Options, OtherKey, Parsed, PolicyLink, Preference, ProductToken, Reason, Record, Robots,
+    RuleKind, RuleRef, SignalRef, Signals, Sitemap, TokenError, Usage, UsagePreferences,
+    UsageRuleRef, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };
 
 /// The README's examples are compiled and run as doctests.

@@ -102,6 +102,11 @@ fn severities_follow_the_catalogue() {
         "invalid-sitemap-url",
         "content-after-limit",
         "invalid-utf8",
+        "malformed-preference",
+        "invalid-usage-path",
+        "invalid-policy-url",
+        "conflicting-rules",
+        "shadowed-rule",
     ];
     for code in Code::ALL {
         let want = if errors.contains(&code.as_str()) {

@@ -16,6 +16,33 @@ pub enum Directive {
     /// A record outside the protocol that crawlers commonly meet (`crawl-delay`, `host`, …):
     /// kept and exposed, never affecting what is allowed.
     Other(OtherKey),
+    /// `content-usage` (draft-ietf-aipref-attach): usage preferences, a group record. Never
+    /// affects what is allowed; not a group boundary.
+    ContentUsage,
+    /// `content-signal` (Cloudflare's Content Signals): usage signals, a group record. Never
+    /// affects what is allowed; not a group boundary.
+    ContentSignal,
+    /// `license` (RSL 1.0): the URL of the site's license document; global.
+    License,
+    /// `llm-policy`: the URL of a policy for language models; global.
+    LlmPolicy,
+}
+
+impl Directive {
+    /// The canonical lowercase key.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Directive::UserAgent => "user-agent",
+            Directive::Allow => "allow",
+            Directive::Disallow => "disallow",
+            Directive::Sitemap => "sitemap",
+            Directive::Other(o) => o.as_str(),
+            Directive::ContentUsage => "content-usage",
+            Directive::ContentSignal => "content-signal",
+            Directive::License => "license",
+            Directive::LlmPolicy => "llm-policy",
+        }
+    }
 }
 
 /// Records outside RFC 9309 that are common enough to be kept by name.
@@ -95,6 +122,15 @@ const OTHERS: &[(&[u8], OtherKey)] = &[
     (b"noarchive", OtherKey::Noarchive),
 ];
 
+/// Records of robots.txt as written for AI crawlers (`usage.rs`). None of them starts with a
+/// key of [`KEYS`], so Google's prefix rule never reads one as `allow` or `disallow`.
+const USAGE: &[(&[u8], Directive)] = &[
+    (b"content-usage", Directive::ContentUsage),
+    (b"content-signal", Directive::ContentSignal),
+    (b"license", Directive::License),
+    (b"llm-policy", Directive::LlmPolicy),
+];
+
 /// Classifies a key. `None`: unknown.
 pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {
     // The common case first: one of the four keys, spelled right.
@@ -119,6 +155,11 @@ pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> 
     for &(name, other) in OTHERS {
         if name[0] == first && key.eq_ignore_ascii_case(name) {
             return Some((Directive::Other(other), Spelling::Exact));
+        }
+    }
+    for &(name, dir) in USAGE {
+        if name[0] == first && key.eq_ignore_ascii_case(name) {
+            return Some((dir, Spelling::Exact));
         }
     }
     if mode == Mode::Google {
@@ -159,5 +200,22 @@ mod tests {
             Some((Directive::Disallow, Spelling::Prefix))
         );
         assert_eq!(classify(b"foo", Mode::Google), None);
+        assert_eq!(
+            classify(b"Content-Usage", Mode::Google),
+            Some((Directive::ContentUsage, Spelling::Exact))
+        );
+        assert_eq!(
+            classify(b"LLM-Policy", Mode::Rfc),
+            Some((Directive::LlmPolicy, Spelling::Exact))
+        );
+    }
+
+    #[test]
+    fn usage_keys_are_never_read_as_protocol_keys() {
+        for &(name, _) in USAGE {
+            for &(known, _, _) in KEYS {
+                assert!(!name.starts_with(known));
+            }
+        }
     }
 }

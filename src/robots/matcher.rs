@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use super::path::{is_robots_txt, request_path};
 use super::pattern::{self, Compiled};
 use super::prefix::PrefixIndex;
+use super::usage::{self, Signals, Usage};
 use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
 /// One rule in an agent's precedence-ordered list: what the hot loop reads, contiguous.
@@ -136,14 +137,50 @@ impl Index {
     }
 
     fn find(&self, token: &ProductToken) -> (GroupMatch, Option<&Entry>) {
-        let t = token.as_str();
-        match self.entries.binary_search_by(|e| (*e.token).cmp(t)) {
-            Ok(i) => (GroupMatch::Token, Some(&self.entries[i])),
-            Err(_) => match &self.star {
-                Some(e) => (GroupMatch::Star, Some(e)),
-                None => (GroupMatch::None, None),
-            },
+        match self.named(token.as_str()) {
+            Some(e) => (GroupMatch::Token, Some(e)),
+            None => self.star(),
         }
+    }
+
+    /// The entry of the groups that name `token` exactly.
+    fn named(&self, token: &str) -> Option<&Entry> {
+        self.entries
+            .binary_search_by(|e| (*e.token).cmp(token))
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    fn star(&self) -> (GroupMatch, Option<&Entry>) {
+        match &self.star {
+            Some(e) => (GroupMatch::Star, Some(e)),
+            None => (GroupMatch::None, None),
+        }
+    }
+
+    /// Every agent's precedence-ordered list (the named agents', then `*`'s), as a range of
+    /// positions for [`Index::slot`]. Several agents of one group share one range.
+    pub(crate) fn lists(&self) -> impl Iterator<Item = List<'_>> + '_ {
+        self.entries.iter().chain(self.star.as_ref()).map(|e| List {
+            slots: e.slots.clone(),
+            groups: &self.group_ids[e.groups.start as usize..e.groups.end as usize],
+        })
+    }
+
+    /// The rule index and the compiled pattern at `pos` of a list.
+    pub(crate) fn slot(&self, pos: u32) -> (u32, &Compiled) {
+        let s = &self.slots[pos as usize];
+        (s.rule, &s.pattern)
+    }
+
+    /// How many rules the groups naming `token` have (`None`: no group names it).
+    pub(crate) fn named_rule_count(&self, token: &str) -> Option<usize> {
+        self.named(token).map(|e| e.slots.len())
+    }
+
+    /// How many rules the `*` groups have.
+    pub(crate) fn star_rule_count(&self) -> usize {
+        self.star.as_ref().map_or(0, |e| e.slots.len())
     }
 
     /// Group indexes that apply to `token`.
@@ -153,6 +190,14 @@ impl Index {
             None => &[],
         }
     }
+}
+
+/// One agent's precedence-ordered rule list, for the semantic lint.
+pub(crate) struct List<'a> {
+    /// Positions for [`Index::slot`].
+    pub slots: Range<u32>,
+    /// The groups merged into it, in file order: lists with the same groups are the same.
+    pub groups: &'a [u32],
 }
 
 /// Which groups applied.
@@ -231,12 +276,61 @@ pub struct AgentRules<'a> {
     group: GroupMatch,
     slots: &'a [Slot],
     prefixes: Option<&'a OnceLock<PrefixIndex>>,
+    /// The groups that applied (indexes into `Robots::groups`), in file order.
+    groups: &'a [u32],
+    /// The token of the groups that applied, `*`, or none.
+    token: Option<&'a str>,
 }
 
 impl<'a> AgentRules<'a> {
     /// Which groups applied.
     pub fn group(&self) -> GroupMatch {
         self.group
+    }
+
+    /// The product token whose groups applied (lowercase), `"*"` for the `*` groups, `None`
+    /// when no group applied. With [`Robots::rules_for_any`], which of the tokens won.
+    pub fn matched_token(&self) -> Option<&'a str> {
+        self.token
+    }
+
+    /// The indexes (into [`Robots::groups`]) of the groups that applied, in file order.
+    pub fn group_indexes(&self) -> impl Iterator<Item = usize> + 'a {
+        self.groups.iter().map(|&g| g as usize)
+    }
+
+    /// The usage preferences in force at `url` (a URL or a path, as [`AgentRules::check`]
+    /// takes): the `Content-Usage` rules of the groups that applied, matched by longest path,
+    /// and only when the URL may be crawled (draft-ietf-aipref-attach §3.1). A signal about
+    /// use, never a crawl permission; see the `usage` module docs for the rules.
+    pub fn usage(&self, url: &str) -> Usage<'a> {
+        self.usage_path(&request_path(url))
+    }
+
+    /// Like [`AgentRules::usage`] for a path + query taken verbatim (see
+    /// [`AgentRules::check_path`]).
+    pub fn usage_path(&self, path: &str) -> Usage<'a> {
+        let decision = self.check_path(path);
+        if !decision.allowed {
+            return Usage {
+                decision,
+                preferences: Default::default(),
+                rules: Vec::new(),
+            };
+        }
+        let (preferences, rules) = usage::usage_at(self.robots, self.groups, path);
+        Usage {
+            decision,
+            preferences,
+            rules,
+        }
+    }
+
+    /// The `Content-Signal` lines of the groups that applied, and their signals combined
+    /// (disallowed if any line says `no`, else allowed if any says `yes`). A signal about use,
+    /// never a crawl permission.
+    pub fn content_signals(&self) -> Signals<'a> {
+        usage::signals_of(self.robots, self.groups)
     }
 
     /// The rules in precedence order (longest first, `allow` first on ties).
@@ -313,6 +407,52 @@ impl Robots {
     /// The rules that apply to `token` (its groups merged, or the `*` groups, or none).
     pub fn rules_for(&self, token: &ProductToken) -> AgentRules<'_> {
         let (group, entry) = self.index.find(token);
+        self.agent_rules(group, entry)
+    }
+
+    /// The rules for a crawler that obeys several product tokens, most specific first
+    /// (`[googlebot-image, googlebot]`): the groups of the first token that has a group of its
+    /// own, else the `*` groups, else none. Groups of different tokens are never combined, and
+    /// `*` is not combined with a named group.
+    ///
+    /// This is the rule Google documents for its crawlers: a crawler follows the group of its
+    /// most specific user-agent token and ignores the others; Googlebot-Image, whose tokens
+    /// are `Googlebot-Image` and `Googlebot`, follows a `googlebot` group when there is no
+    /// `googlebot-image` group, and follows `*` only when neither is named ("Order of
+    /// precedence for user agents",
+    /// <https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#order-of-precedence-for-user-agents>;
+    /// "Overview of Google crawlers and fetchers", where several tokens are listed per
+    /// crawler, <https://developers.google.com/search/docs/crawling-indexing/overview-google-crawlers>).
+    ///
+    /// It is **not** what google/robotstxt's `AllowedByRobots` does with a vector of agents:
+    /// that library merges the groups of every listed agent. This method answers the same in
+    /// both modes; [`AgentRules::matched_token`] says which token won.
+    ///
+    /// ```
+    /// use crawlgate::{GroupMatch, ProductToken, Robots};
+    /// let robots = Robots::parse(
+    ///     b"User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nDisallow: /private/\n",
+    /// ).robots;
+    /// let image = ProductToken::new("Googlebot-Image")?;
+    /// let web = ProductToken::new("Googlebot")?;
+    /// let rules = robots.rules_for_any(&[image, web]);
+    /// assert_eq!(rules.group(), GroupMatch::Token);
+    /// assert_eq!(rules.matched_token(), Some("googlebot"));
+    /// assert!(rules.check("/images/a.png").allowed);
+    /// assert!(!rules.check("/private/a.png").allowed);
+    /// # Ok::<(), crawlgate::TokenError>(())
+    /// ```
+    pub fn rules_for_any(&self, tokens: &[ProductToken]) -> AgentRules<'_> {
+        match tokens.iter().find_map(|t| self.index.named(t.as_str())) {
+            Some(e) => self.agent_rules(GroupMatch::Token, Some(e)),
+            None => {
+                let (group, entry) = self.index.star();
+                self.agent_rules(group, entry)
+            }
+        }
+    }
+
+    fn agent_rules<'s>(&'s self, group: GroupMatch, entry: Option<&'s Entry>) -> AgentRules<'s> {
         let slots = match entry {
             Some(e) => &self.index.slots[e.slots.start as usize..e.slots.end as usize],
             None => &[],
@@ -322,6 +462,11 @@ impl Robots {
             group,
             slots,
             prefixes: entry.map(|e| &e.prefixes),
+            groups: match entry {
+                Some(e) => &self.index.group_ids[e.groups.start as usize..e.groups.end as usize],
+                None => &[],
+            },
+            token: entry.map(|e| &*e.token),
         }
     }
 

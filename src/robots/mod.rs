@@ -5,17 +5,24 @@
 //! - `parse`: lines → groups, rules and records, with [`Diagnostic`]s.
 //! - `pattern`: percent-normalisation and `*`/`$` matching.
 //! - `matcher`: group choice for a [`ProductToken`], longest match, [`Decision`].
+//! - `usage`, `sfv`: `Content-Usage`, `Content-Signal`, `License`, `LLM-Policy` (signals about
+//!   the use of content, never crawl permissions) and the structured-field dictionaries they
+//!   are written in.
+//! - `lint`: the semantic lint (merged groups, dead rules) over the compiled rule lists.
 //!
 //! [`Diagnostic`]: crate::Diagnostic
 
 mod agent;
 mod directive;
 mod lexer;
+mod lint;
 mod matcher;
 mod parse;
 mod path;
 mod pattern;
 mod prefix;
+mod sfv;
+mod usage;
 
 use std::ops::Range;
 
@@ -25,6 +32,10 @@ pub use matcher::{AgentRules, Decision, GroupMatch, Reason};
 #[cfg(feature = "fetch")]
 pub(crate) use path::is_robots_txt;
 pub use path::request_path;
+pub use usage::{
+    ContentSignals, PolicyLink, Preference, SignalRef, Signals, Usage, UsagePreferences,
+    UsageRuleRef,
+};
 
 use crate::Diagnostic;
 
@@ -251,6 +262,8 @@ pub struct Robots {
     index: matcher::Index,
     sitemaps: Vec<Sitemap>,
     records: Vec<Record>,
+    /// `content-usage`, `content-signal`, `license`, `llm-policy`.
+    usage: usage::Records,
     bytes_used: usize,
 }
 
@@ -318,9 +331,10 @@ impl Robots {
     }
 
     /// The rules written back as a clean robots.txt: the global records (those before the first
-    /// group), then each group's `user-agent` lines (as product tokens) and its rules as written
-    /// (`Disallow:` when it has none, so that the next group's agents do not join it), then the
-    /// records of the group, then the sitemaps. Parsing the result gives the same groups, rules
+    /// group, then `License` and `LLM-Policy`), then each group's `user-agent` lines (as product
+    /// tokens) and its rules as written (`Disallow:` when it has none, so that the next group's
+    /// agents do not join it), then the records of the group (its `Content-Usage` and
+    /// `Content-Signal` lines last), then the sitemaps. Parsing the result gives the same groups, rules
     /// and records; comments, unusable lines and line numbers are not kept.
     pub fn to_robots_txt(&self) -> String {
         use std::fmt::Write;
@@ -330,8 +344,17 @@ impl Robots {
         for rec in &globals {
             let _ = writeln!(out, "{}: {}", rec.key.as_str(), rec.value);
         }
+        for l in &self.usage.licenses {
+            let _ = writeln!(out, "License: {}", l.url);
+        }
+        for l in &self.usage.llm_policies {
+            let _ = writeln!(out, "LLM-Policy: {}", l.url);
+        }
+        let globals = !globals.is_empty()
+            || !self.usage.licenses.is_empty()
+            || !self.usage.llm_policies.is_empty();
         for (gi, g) in self.groups.iter().enumerate() {
-            if gi > 0 || !globals.is_empty() {
+            if gi > 0 || globals {
                 out.push('\n');
             }
             for (agent, _) in &g.agents {
@@ -359,6 +382,17 @@ impl Robots {
             }
             for rec in self.records.iter().filter(|r| r.group == Some(gi)) {
                 let _ = writeln!(out, "{}: {}", rec.key.as_str(), rec.value);
+            }
+            for r in self.usage.usage.iter().filter(|r| r.group as usize == gi) {
+                let r = self.usage_ref(r);
+                match r.path {
+                    Some(path) => writeln!(out, "Content-Usage: {path} {}", r.statement),
+                    None => writeln!(out, "Content-Usage: {}", r.statement),
+                }
+                .unwrap_or_default();
+            }
+            for s in self.usage.signals.iter().filter(|s| s.group as usize == gi) {
+                let _ = writeln!(out, "Content-Signal: {}", self.text_at(&s.value));
             }
         }
         if !self.sitemaps.is_empty() {
@@ -407,7 +441,8 @@ impl Robots {
             + self.rules.capacity() * size_of::<Rule>()
             + self.groups.capacity() * size_of::<Group>()
             + self.sitemaps.capacity() * size_of::<Sitemap>()
-            + self.records.capacity() * size_of::<Record>();
+            + self.records.capacity() * size_of::<Record>()
+            + self.usage.heap_size();
         bytes += self
             .sitemaps
             .iter()

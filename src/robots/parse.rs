@@ -15,9 +15,10 @@ use nom::Offset;
 use super::agent::leading_token;
 use super::directive::{classify, Directive, OtherKey, Spelling};
 use super::lexer::{is_ws, lex, Lexed, Separator};
+use super::usage::{self, PolicyLink, SignalLine, UsageRule};
 use super::{
-    matcher, pattern, Agent, Group, Mode, Options, Parsed, Record, Robots, Rule, RuleKind, Sitemap,
-    DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+    lint, matcher, pattern, Agent, Group, Mode, Options, Parsed, Record, Robots, Rule, RuleKind,
+    Sitemap, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };
 use crate::diagnostic::{Code, Diagnostic, Severity};
 
@@ -50,6 +51,14 @@ struct Builder<'a> {
     has_nul: bool,
     /// The input read as text when it is all UTF-8 (most files), validated once.
     text: Option<&'a str>,
+    /// `content-usage`, `content-signal`, `license`, `llm-policy`.
+    usage: usage::Records,
+    /// Input span of each rule (parallel to `rules`) and of each agent (groups' agents in
+    /// order), for the semantic lint; dropped after parsing.
+    rule_spans: Vec<std::ops::Range<usize>>,
+    agent_spans: Vec<std::ops::Range<usize>>,
+    /// Scratch for the problems of one usage value.
+    problems: Vec<usage::Problem>,
 }
 
 pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
@@ -68,6 +77,10 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         state: State::Start,
         has_nul: memchr::memchr(0, input).is_some(),
         text: std::str::from_utf8(&input[..input.len().min(limit)]).ok(),
+        usage: usage::Records::default(),
+        rule_spans: Vec::with_capacity(input.len().min(limit) / 40),
+        agent_spans: Vec::new(),
+        problems: Vec::new(),
     };
 
     // google/robotstxt skips any prefix of the BOM (EF, EF BB, EF BB BF) at the very start.
@@ -281,7 +294,7 @@ impl<'a> Builder<'a> {
                 format!(
                     "`{}` read as `{}`",
                     String::from_utf8_lossy(key),
-                    directive_name(directive)
+                    directive.as_str()
                 ),
             );
         }
@@ -305,6 +318,19 @@ impl<'a> Builder<'a> {
             Directive::Other(other) => {
                 self.stray(n);
                 self.other(n, other, value);
+            }
+            // Not group boundaries (SPEC §1): like any record outside RFC 9309.
+            Directive::ContentUsage => {
+                self.stray(n);
+                self.content_usage(n, key, value);
+            }
+            Directive::ContentSignal => {
+                self.stray(n);
+                self.content_signal(n, key, value);
+            }
+            Directive::License | Directive::LlmPolicy => {
+                self.stray(n);
+                self.policy_link(n, directive, value);
             }
         }
     }
@@ -402,6 +428,8 @@ impl<'a> Builder<'a> {
         };
         if let Some(group) = self.groups.last_mut() {
             group.agents.push((agent, n));
+            let span = self.span(value);
+            self.agent_spans.push(span);
         }
     }
 
@@ -520,6 +548,8 @@ impl<'a> Builder<'a> {
             value: value_range,
             index_html: false,
         });
+        self.rule_spans
+            .push(self.span(key).start..self.span(value).end);
         if self.mode == Mode::Google && kind == RuleKind::Allow {
             self.google_index_html(n, value, text_start..text_end);
         }
@@ -549,6 +579,8 @@ impl<'a> Builder<'a> {
             value: start..self.texts.len() as u32,
             index_html: true,
         });
+        let last = self.rule_spans.last().cloned().unwrap_or_default();
+        self.rule_spans.push(last);
     }
 
     fn sitemap(&mut self, n: u32, value: &[u8]) {
@@ -593,10 +625,146 @@ impl<'a> Builder<'a> {
         });
     }
 
+    /// The group a group record on this line belongs to, or a `rule-outside-group` error.
+    fn record_group(&mut self, n: u32, key: &[u8], value: &[u8]) -> Option<u32> {
+        if self.state == State::Start {
+            let span = self.span(key).start..self.span(value).end;
+            self.push(
+                Code::RuleOutsideGroup,
+                n,
+                span,
+                format!(
+                    "`{}` before any user-agent line belongs to no group; ignored",
+                    String::from_utf8_lossy(key).to_ascii_lowercase()
+                ),
+            );
+            return None;
+        }
+        self.groups.len().checked_sub(1).map(|g| g as u32)
+    }
+
+    /// Reports the problems a usage value produced (spans relative to `value`).
+    fn flush_problems(&mut self, n: u32, value: &[u8], problems: &mut Vec<usage::Problem>) {
+        let base = self.span(value).start;
+        for (code, range, message) in problems.drain(..) {
+            self.push(code, n, base + range.start..base + range.end, message);
+        }
+    }
+
+    /// Appends `bytes` (lossily) to the text arena.
+    fn keep_text(&mut self, bytes: &[u8]) -> std::ops::Range<u32> {
+        let start = self.texts.len() as u32;
+        self.texts.push_str(&String::from_utf8_lossy(bytes));
+        start..self.texts.len() as u32
+    }
+
+    /// `content-usage: [path] statement` (draft-ietf-aipref-attach §3).
+    fn content_usage(&mut self, n: u32, key: &'a [u8], value: &'a [u8]) {
+        let Some(group) = self.record_group(n, key, value) else {
+            return;
+        };
+        let mut problems = std::mem::take(&mut self.problems);
+        let parsed = usage::parse_content_usage(value, &mut problems);
+        self.flush_problems(n, value, &mut problems);
+        self.problems = problems;
+        let Some(parsed) = parsed else {
+            return;
+        };
+        let pattern = parsed
+            .path
+            .map(|path| pattern::compile(path, self.mode, &mut self.patterns).0);
+        let line = self.span(key).start..self.span(value).end;
+        let input = self.input;
+        let text = self.keep_text(&input[line]);
+        let path = parsed.path.map(|p| self.keep_text(p));
+        let statement = self.keep_text(parsed.statement);
+        self.usage.usage.push(UsageRule {
+            line: n,
+            group,
+            pattern,
+            text,
+            path,
+            statement,
+            preferences: parsed.preferences,
+        });
+    }
+
+    /// `content-signal: search=yes, ai-input=yes, ai-train=no` (Cloudflare).
+    fn content_signal(&mut self, n: u32, key: &'a [u8], value: &'a [u8]) {
+        let Some(group) = self.record_group(n, key, value) else {
+            return;
+        };
+        let mut problems = std::mem::take(&mut self.problems);
+        let signals = usage::parse_content_signal(value, &mut problems);
+        self.flush_problems(n, value, &mut problems);
+        self.problems = problems;
+        let line = self.span(key).start..self.span(value).end;
+        let input = self.input;
+        let text = self.keep_text(&input[line]);
+        let value = self.keep_text(value);
+        self.usage.signals.push(SignalLine {
+            line: n,
+            group,
+            text,
+            value,
+            signals,
+        });
+    }
+
+    /// `license: <absolute URL>` (RSL 1.0) and `llm-policy: <URL or /path>`; global.
+    fn policy_link(&mut self, n: u32, directive: Directive, value: &[u8]) {
+        let text = String::from_utf8_lossy(value);
+        let utf8 = std::str::from_utf8(value).is_ok();
+        let (ok, wants) = match directive {
+            Directive::License => (
+                utf8 && is_http_url(&text),
+                "an absolute http(s) URL (RSL 1.0: the license document)",
+            ),
+            _ => (
+                utf8 && (is_http_url(&text) || usage::is_policy_path(value)),
+                "an absolute http(s) URL or a path starting with `/`",
+            ),
+        };
+        if !ok {
+            let span = self.span(value);
+            self.push(
+                Code::InvalidPolicyUrl,
+                n,
+                span,
+                format!(
+                    "`{}: {text}`: the value must be {wants}; ignored",
+                    directive.as_str()
+                ),
+            );
+            return;
+        }
+        let link = PolicyLink {
+            url: text.into_owned(),
+            line: n,
+        };
+        match directive {
+            Directive::License => self.usage.licenses.push(link),
+            _ => self.usage.llm_policies.push(link),
+        }
+    }
+
     fn finish(self, bytes_used: usize) -> Parsed {
         let index = matcher::Index::build(&self.groups, &self.rules, self.mode);
         let mut diagnostics = self.diagnostics;
-        // Lines are visited in order; the only out-of-order entries are file-level ones.
+        lint::semantic(
+            &lint::Input {
+                groups: &self.groups,
+                rules: &self.rules,
+                index: &index,
+                arena: &self.patterns,
+                rule_spans: &self.rule_spans,
+                agent_spans: &self.agent_spans,
+                ends_in_agents: matches!(self.state, State::Agents { .. }),
+            },
+            &mut diagnostics,
+        );
+        // Lines are visited in order; the only out-of-order entries are file-level ones and
+        // the semantic lint's.
         diagnostics.sort_by_key(|d| (d.line, d.span.start));
         Parsed {
             robots: Robots {
@@ -608,6 +776,7 @@ impl<'a> Builder<'a> {
                 index,
                 sitemaps: self.sitemaps,
                 records: self.records,
+                usage: self.usage,
                 bytes_used,
             },
             diagnostics,
@@ -639,14 +808,4 @@ fn is_http_url(s: &str) -> bool {
         || url::Url::parse(s)
             .map(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
             .unwrap_or(false)
-}
-
-fn directive_name(d: Directive) -> &'static str {
-    match d {
-        Directive::UserAgent => "user-agent",
-        Directive::Allow => "allow",
-        Directive::Disallow => "disallow",
-        Directive::Sitemap => "sitemap",
-        Directive::Other(o) => o.as_str(),
-    }
 }
