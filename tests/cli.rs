@@ -331,6 +331,7 @@ fn check_json_fields() {
             keys(m),
             [
                 "agent",
+                "agents",
                 "allowed",
                 "decided_by",
                 "group",
@@ -341,6 +342,7 @@ fn check_json_fields() {
                 "rule",
                 "type",
                 "url",
+                "usage",
                 "verdict"
             ]
         );

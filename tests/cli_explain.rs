@@ -738,3 +738,219 @@ fn lint_url_says_where_a_redirected_file_was_served() {
     assert_eq!(recs[0]["final_url"], server.url("/real-robots.txt"));
     assert_eq!(recs[0]["redirects"], 1);
 }
+
+/// Googlebot-Image obeys `googlebot-image`, then `googlebot`; the file has usage records.
+const AI_SITE: &str = "\
+License: https://example.com/license.xml
+User-agent: *
+Disallow: /
+Content-Signal: search=yes, ai-train=no
+
+User-agent: Googlebot
+Disallow: /private/
+Content-Usage: train-ai=n
+Content-Usage: /news/ train-ai=y, search=y
+Content-Signal: search=yes, ai-input=yes, ai-train=no
+LLM-Policy: /llms.txt
+";
+
+/// The section of a crawler of `--agents`: from `agents TOKENS` to the next blank line.
+fn agents_section<'a>(out: &'a str, agents: &str) -> Vec<&'a str> {
+    out.lines()
+        .skip_while(|l| !l.starts_with(&format!("agents {agents} ")))
+        .take_while(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn explain_agents_shows_the_most_specific_group_and_its_usage_records() {
+    let d = Dir::new();
+    let robots = d.file("robots.txt", AI_SITE.as_bytes());
+    let o = d.run(&[
+        "explain",
+        "--agents",
+        "Googlebot-Image,Googlebot",
+        "--robots",
+        &robots,
+        "/news/a",
+        "/private/a",
+    ]);
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert_eq!(
+        agents_section(&out, "googlebot-image,googlebot"),
+        [
+            "agents googlebot-image,googlebot (one crawler, most specific token first: the \
+             first with a group of its own decides, else *)",
+            "  group:       the group naming googlebot, chosen by:",
+            "    line 6: User-agent: Googlebot",
+            "  rules, longest first (allow before disallow on equal length); the first that \
+             matches decides:",
+            "    line 7: Disallow: /private/",
+            "  crawl-delay: none",
+            "  sitemaps:    none",
+            "  content-usage (the longest matching path gives a URL's preferences, for URLs \
+             that may be crawled):",
+            "    line 8: Content-Usage: train-ai=n",
+            "    line 9: Content-Usage: /news/ train-ai=y, search=y",
+            "  content-signal: search=yes, ai-input=yes, ai-train=no",
+            "    line 10: Content-Signal: search=yes, ai-input=yes, ai-train=no",
+            "  license:",
+            "    line 1: https://example.com/license.xml",
+            "  llm-policy:",
+            "    line 11: /llms.txt",
+            "  allowed\t/news/a\tno rule matched\tusage: train-ai=y, search=y (line 9)",
+            "  disallowed\t/private/a\tline 7: Disallow: /private/",
+        ]
+    );
+    // Neither token named: the `*` group, said of both.
+    let o = d.run(&["explain", "--agents", "a,b", "--robots", &robots, "/x"]);
+    let out = text(&o.stdout);
+    assert_eq!(
+        agents_section(&out, "a,b")[1],
+        "  group:       no group names a or b: the * group applies, chosen by:"
+    );
+    // A group without usage records shows none of those parts.
+    assert!(!out.contains("content-usage"), "{out}");
+    assert!(
+        out.contains("  content-signal: search=yes, ai-train=no\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn explain_json_carries_the_usage_records() {
+    let d = Dir::new();
+    let robots = d.file("robots.txt", AI_SITE.as_bytes());
+    let o = d.run(&[
+        "explain",
+        "--json",
+        "--agents",
+        "googlebot-image,googlebot",
+        "--robots",
+        &robots,
+        "/a",
+    ]);
+    assert_eq!(code(&o), 0, "{}", text(&o.stderr));
+    let (r, summary) = records(&o);
+    assert_eq!(summary["urls"], 1);
+    let e = &r[0];
+    assert_eq!(e["type"], "explain");
+    assert_eq!(e["agent"], "googlebot");
+    assert_eq!(
+        e["agents"],
+        serde_json::json!(["googlebot-image", "googlebot"])
+    );
+    assert_eq!(e["matched_token"], "googlebot");
+    assert_eq!(e["content_usage"][1]["path"], "/news/");
+    assert_eq!(e["content_usage"][1]["preferences"]["search"], "allowed");
+    assert_eq!(e["content_usage"][0]["path"], Value::Null);
+    assert_eq!(
+        e["content_signals"]["signals"],
+        serde_json::json!({"search": "allowed", "ai-input": "allowed", "ai-train": "disallowed"})
+    );
+    assert_eq!(e["content_signals"]["lines"][0]["line"], 10);
+    assert_eq!(
+        e["licenses"],
+        serde_json::json!([{"line": 1, "url": "https://example.com/license.xml"}])
+    );
+    assert_eq!(
+        e["llm_policies"],
+        serde_json::json!([{"line": 11, "url": "/llms.txt"}])
+    );
+    assert_eq!(r[1]["type"], "check");
+    assert_eq!(r[1]["usage"]["preferences"]["train-ai"], "disallowed");
+    // One --agent, `*` group: the file's records, the group's own signals.
+    let o = d.run(&["explain", "--json", "--agent", "MyBot", "--robots", &robots]);
+    let (r, _) = records(&o);
+    assert_eq!(r[0]["matched_token"], "*");
+    assert_eq!(r[0]["agents"], serde_json::json!(["mybot"]));
+    assert_eq!(r[0]["content_usage"], serde_json::json!([]));
+    assert_eq!(r[0]["content_signals"]["signals"]["ai-input"], "unknown");
+    assert_eq!(r[0]["licenses"][0]["line"], 1);
+}
+
+#[test]
+fn explain_escapes_usage_records() {
+    let d = Dir::new();
+    let robots = d.file(
+        "robots.txt",
+        b"License: https://example.com/\x1b[31mlic.xml\n\
+          User-agent: *\n\
+          Content-Usage: /a\x1b[2J train-ai=n\n\
+          Content-Signal: ai-train=no\x1b]0;x\x07\n",
+    );
+    let o = d.run(&[
+        "explain",
+        "--agent",
+        "MyBot",
+        "--robots",
+        &robots,
+        "/a\u{1b}[2J",
+    ]);
+    let out = text(&o.stdout);
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+    assert!(
+        out.contains("    line 3: Content-Usage: /a\\u{1b}[2J train-ai=n\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    line 1: https://example.com/\\u{1b}[31mlic.xml\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Content-Signal: ai-train=no\\u{1b}]0;x\\u{7}\n"),
+        "{out}"
+    );
+    assert!(out.contains("\tusage: train-ai=n (line 3)\n"), "{out}");
+}
+
+#[test]
+fn explain_agents_against_the_crawl_state() {
+    let rt = runtime();
+    let server = rt.block_on(TestServer::start(|_| Reply::text(200, AI_SITE)));
+    let d = Dir::new();
+    let o = d.run(&[
+        "explain",
+        "--agents",
+        "Googlebot-Image,Googlebot",
+        &server.url("/news/x"),
+        "/private/x",
+    ]);
+    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let s = agents_section(&out, "googlebot-image,googlebot");
+    assert_eq!(
+        s[1],
+        "  group:       the group naming googlebot, chosen by:"
+    );
+    assert_eq!(s[2], "    line 6: User-agent: Googlebot");
+    assert_eq!(
+        s[s.len() - 2..],
+        [
+            format!(
+                "  allowed\t{}\tno rule matched\tusage: train-ai=y, search=y (line 9)",
+                server.url("/news/x")
+            ),
+            "  disallowed\t/private/x\tline 7: Disallow: /private/".to_owned(),
+        ]
+    );
+    assert_eq!(
+        server.requests()[0].header("user-agent"),
+        Some("Googlebot-Image")
+    );
+    let o = d.run(&[
+        "explain",
+        "--json",
+        "--agents",
+        "googlebot-image,googlebot",
+        &server.url("/"),
+        "/news/x",
+    ]);
+    let (r, _) = records(&o);
+    assert_eq!(r[0]["matched_token"], "googlebot");
+    assert_eq!(r[0]["verdict"], "rules");
+    assert_eq!(r[1]["agent"], "googlebot");
+    assert_eq!(r[1]["usage"]["rules"][0]["line"], 9);
+    assert_eq!(server.hits(), 1, "the second run reads the crawl state");
+}

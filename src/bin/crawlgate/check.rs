@@ -6,11 +6,14 @@
 use std::io::{BufRead, BufReader, Read, Take};
 
 use anyhow::{bail, Context};
-use crawlgate::{Decision, Mode, Options, Origin, ProductToken, Robots, RuleRef};
+use crawlgate::{
+    GroupMatch, Mode, Options, Origin, Preference, ProductToken, Robots, RuleRef, Usage,
+    UsageRuleRef,
+};
 
 use crate::input::{Source, MAX_INPUT};
 use crate::output::{escape, plural, Out};
-use crate::schema::{Check, Record, Summary};
+use crate::schema::{self, Check, Record, Summary};
 use crate::{CheckArgs, Status};
 
 /// The `reason` of a `check --robots` record: the rules are the file given, not a fetch.
@@ -19,7 +22,8 @@ const GIVEN: &str = "given";
 /// What `check` answered, for the JSON summary.
 #[derive(Debug, Default)]
 pub struct Tally {
-    /// `--agent`s: each URL answered gets one answer per agent.
+    /// Crawlers (`--agent`s, or the one of `--agents`): each URL answered gets one answer per
+    /// crawler.
     pub agents: usize,
     /// Answers (a URL for one agent).
     pub allowed: usize,
@@ -173,7 +177,7 @@ impl Iterator for UrlLines {
 }
 
 pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
-    let tokens = tokens(&args.agent, args.mode.into())?;
+    let crawlers = Crawlers::new(&args.agent, &args.agents, args.mode.into())?;
     let robots_src = args.robots.as_deref().map(Source::new);
     let urls_src = args.urls.as_deref().map(Source::new);
     if robots_src.as_ref().is_some_and(Source::is_stdin)
@@ -187,20 +191,20 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
     let lines = urls_src.as_ref().map(UrlLines::open).transpose()?;
     let name = lines.as_ref().map(|l| l.name().to_owned());
     let mut tally = Tally {
-        agents: tokens.len(),
+        agents: crawlers.count(),
         ..Tally::default()
     };
     let status = match robots_src {
         Some(src) => check_local(
             args,
-            &tokens,
+            &crawlers,
             &src,
             &src.read_robots()?,
             lines,
             out,
             &mut tally,
         )?,
-        None => crate::remote::check(args, &tokens, lines, out, &mut tally)?,
+        None => crate::remote::check(args, &crawlers, lines, out, &mut tally)?,
     };
     if tally.allowed + tally.disallowed + tally.failed == 0 {
         bail!(
@@ -222,6 +226,66 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
         crate::progress::summary(out, tally.summary());
     }
     Ok(status)
+}
+
+/// Who asks: one crawler per `--agent` (each answered on its own), or the one crawler of
+/// `--agents`, which obeys several tokens and is answered once, by the group
+/// [`Robots::rules_for_any`] picks.
+pub struct Crawlers {
+    /// The tokens, each once, in the order given.
+    pub tokens: Vec<ProductToken>,
+    /// `--agents`: the tokens are one crawler's, most specific first.
+    pub together: bool,
+}
+
+impl Crawlers {
+    /// Reads `--agent` (or, when it is empty, `--agents`; clap keeps them apart) as [`tokens`]
+    /// does.
+    pub fn new(agent: &[String], agents: &[String], mode: Mode) -> anyhow::Result<Crawlers> {
+        let together = agent.is_empty();
+        let tokens = tokens(if together { agents } else { agent }, mode)?;
+        if tokens.is_empty() {
+            bail!("no agent: give --agent TOKEN or --agents TOKEN,TOKEN");
+        }
+        Ok(Crawlers { tokens, together })
+    }
+
+    /// Each crawler's tokens: one slice per `--agent`, or one with every `--agents` token.
+    pub fn each(&self) -> std::slice::Chunks<'_, ProductToken> {
+        let size = if self.together {
+            self.tokens.len().max(1)
+        } else {
+            1
+        };
+        self.tokens.chunks(size)
+    }
+
+    /// How many crawlers answer each URL.
+    pub fn count(&self) -> usize {
+        self.each().len()
+    }
+
+    /// The default User-Agent header: the first `--agent` (or `--agents` token), as given.
+    // Without the `fetch` feature nothing is fetched.
+    #[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+    pub fn user_agent(agent: &[String], agents: &[String]) -> Option<String> {
+        agent.first().or(agents.first()).cloned()
+    }
+}
+
+/// The token of `crawler` whose groups [`Robots::rules_for_any`] picks in `robots`: the first
+/// with a group of its own; else the first, which gets the `*` group (or none) as every one of
+/// them would. `robots.rules_for(chosen)` is therefore `robots.rules_for_any(crawler)`, which
+/// lets the single-token APIs (the engine's [`check`], `crawl_delay`) answer for the crawler.
+/// `None` only for an empty crawler.
+///
+/// [`check`]: crawlgate::fetch::RobotsCache::check
+pub fn chosen<'t>(robots: &Robots, crawler: &'t [ProductToken]) -> Option<&'t ProductToken> {
+    let rules = robots.rules_for_any(crawler);
+    crawler
+        .iter()
+        .find(|t| rules.group() == GroupMatch::Token && rules.matched_token() == Some(t.as_str()))
+        .or(crawler.first())
 }
 
 /// The `--agent` values as product tokens, each once, in order. Google mode takes the agent
@@ -300,7 +364,7 @@ impl Stop {
 /// Every URL against one robots.txt file, each answered as soon as it is read.
 fn check_local(
     args: &CheckArgs,
-    tokens: &[ProductToken],
+    crawlers: &Crawlers,
     src: &Source,
     body: &[u8],
     mut lines: Option<UrlLines>,
@@ -309,8 +373,13 @@ fn check_local(
 ) -> anyhow::Result<Status> {
     let mode: Mode = args.mode.into();
     let parsed = Robots::parse_with(body, &Options::mode(mode));
-    let rules: Vec<_> = tokens.iter().map(|t| parsed.robots.rules_for(t)).collect();
-    let several = tokens.len() > 1;
+    let robots = &parsed.robots;
+    // Per crawler: its tokens, the one whose groups apply, and those groups' rules.
+    let rules: Vec<_> = crawlers
+        .each()
+        .filter_map(|c| Some((c, chosen(robots, c)?, robots.rules_for_any(c))))
+        .collect();
+    let several = rules.len() > 1;
     let name = src.name();
     let mut status = Status::Clean;
     let mut given = args.url.iter().cloned();
@@ -340,25 +409,27 @@ fn check_local(
             tally.failed += 1;
             continue;
         }
-        for (token, rules) in tokens.iter().zip(&rules) {
-            let decision = rules.check(url);
-            tally.add(decision.allowed);
-            if !decision.allowed {
+        for (crawler, token, rules) in &rules {
+            let usage = rules.usage(url);
+            tally.add(usage.decision.allowed);
+            if !usage.decision.allowed {
                 status = Status::Findings;
             }
+            let r = record(
+                url,
+                token,
+                crawler,
+                &usage,
+                &name,
+                Rules {
+                    reason: GIVEN,
+                    reason_text: "the robots.txt given with --robots".to_owned(),
+                },
+            );
             if args.json {
-                out.json(&Record::Check(record(
-                    url,
-                    token,
-                    &decision,
-                    &name,
-                    Rules {
-                        reason: GIVEN,
-                        reason_text: "the robots.txt given with --robots".to_owned(),
-                    },
-                )))?;
+                out.json(&Record::Check(r))?;
             } else {
-                report(out, several.then(|| token.as_str()), url, &decision)?;
+                report(out, several.then(|| token.as_str()), url, &r)?;
             }
         }
     }
@@ -376,18 +447,22 @@ pub struct Rules {
 }
 
 /// The `check` record of a URL matched against rules (the verdict is `rules`), with or without
-/// `--robots`: one shape for both.
+/// `--robots`: one shape for both. `token` is the one of `crawler` whose groups applied
+/// ([`chosen`]); `usage` the answer of its rules at the URL.
 pub fn record<'a>(
     url: &'a str,
     token: &'a ProductToken,
-    d: &Decision<'_>,
+    crawler: &'a [ProductToken],
+    usage: &Usage<'_>,
     robots_txt: &'a str,
     why: Rules,
 ) -> Check<'a> {
+    let d = &usage.decision;
     let rule = d.rule();
     Check {
         url,
         agent: token.as_str(),
+        agents: crawler.iter().map(ProductToken::as_str).collect(),
         allowed: d.allowed,
         decided_by: d.reason.as_str(),
         line: rule.map(|r| r.line),
@@ -397,6 +472,72 @@ pub fn record<'a>(
         verdict: crawlgate::policy::Verdict::Rules.as_str(),
         reason: why.reason,
         reason_text: why.reason_text,
+        usage: usage_record(usage),
+    }
+}
+
+/// The usage preferences of an answer, as its record carries them: `None` for a URL that may
+/// not be crawled (preferences apply only to crawlable paths) or that no `Content-Usage` rule
+/// matches.
+pub fn usage_record(u: &Usage<'_>) -> Option<schema::UsageRecord> {
+    if !u.decision.allowed || u.rules.is_empty() {
+        return None;
+    }
+    Some(schema::UsageRecord {
+        preferences: schema::UsagePrefs::from(u.preferences),
+        rules: u.rules.iter().map(usage_rule).collect(),
+    })
+}
+
+/// A `Content-Usage` rule, as records carry it.
+pub fn usage_rule(r: &UsageRuleRef<'_>) -> schema::UsageRule {
+    schema::UsageRule {
+        line: r.line,
+        path: r.path.map(str::to_owned),
+        statement: r.statement.to_owned(),
+        rule: r.text.to_owned(),
+        preferences: schema::UsagePrefs::from(r.preferences),
+    }
+}
+
+/// `y`, `n` or `None` (unknown), as the vocabulary writes a preference (from its record word).
+fn yn(p: &str) -> Option<&'static str> {
+    if p == Preference::Allowed.as_str() {
+        Some("y")
+    } else if p == Preference::Disallowed.as_str() {
+        Some("n")
+    } else {
+        None
+    }
+}
+
+/// The human form of the usage in force: `usage: train-ai=n, search=y (line 5)`, the known
+/// preferences in the vocabulary's syntax (`usage: unknown (line 5)` when the rules state
+/// none), then the line(s) of the rules they come from. Nothing from the file but numbers.
+pub fn usage_text(u: &schema::UsageRecord) -> String {
+    let p = &u.preferences;
+    let known: Vec<String> = [("train-ai", p.train_ai), ("search", p.search)]
+        .into_iter()
+        .filter_map(|(label, p)| yn(p).map(|v| format!("{label}={v}")))
+        .collect();
+    let prefs = if known.is_empty() {
+        "unknown".to_owned()
+    } else {
+        known.join(", ")
+    };
+    let lines: Vec<String> = u.rules.iter().map(|r| r.line.to_string()).collect();
+    let which = if lines.len() == 1 { "line" } else { "lines" };
+    format!("usage: {prefs} ({which} {})", lines.join(", "))
+}
+
+/// The usage column of a human answer line: `<TAB>usage: …` when preferences are in force,
+/// after an empty rule column when no rule decided, so that the columns before it keep their
+/// places.
+pub fn usage_column(usage: Option<&schema::UsageRecord>, rule_column: bool) -> String {
+    match usage {
+        Some(u) if rule_column => format!("\t{}", usage_text(u)),
+        Some(u) => format!("\t\t{}", usage_text(u)),
+        None => String::new(),
     }
 }
 
@@ -428,21 +569,22 @@ pub fn agent_column(agent: Option<&str>) -> String {
     agent.map_or_else(String::new, |a| format!("{}\t", escape(a)))
 }
 
-fn report(out: &mut Out, agent: Option<&str>, url: &str, d: &Decision<'_>) -> std::io::Result<()> {
+fn report(out: &mut Out, agent: Option<&str>, url: &str, c: &Check<'_>) -> std::io::Result<()> {
     // Escaped: a TAB or newline in a URL must not forge columns or lines, and nothing from a
     // file may drive the terminal.
     let url = escape(url);
     let agent = agent_column(agent);
-    let word = if d.allowed { "allowed" } else { "disallowed" };
+    let word = if c.allowed { "allowed" } else { "disallowed" };
     // The deciding rule for an allowed URL too: an `Allow:` that overrides a `Disallow:` is
-    // what a reader wants to see. Nothing after the URL when no rule decided.
-    match d.rule() {
-        Some(r) => out.line(format_args!(
-            "{agent}{word}\t{url}\tline {}: {}",
-            r.line,
-            escape(&rule_text(&r))
+    // what a reader wants to see. Nothing after the URL when no rule decided (and no usage
+    // preferences are in force).
+    let usage = usage_column(c.usage.as_ref(), c.rule.is_some());
+    match (&c.rule, c.line) {
+        (Some(rule), Some(line)) => out.line(format_args!(
+            "{agent}{word}\t{url}\tline {line}: {}{usage}",
+            escape(rule)
         )),
-        None => out.line(format_args!("{agent}{word}\t{url}")),
+        _ => out.line(format_args!("{agent}{word}\t{url}{usage}")),
     }
 }
 

@@ -1,6 +1,11 @@
 //! `crawlgate explain`: for each agent, the group of a robots.txt that applies and why, its
-//! merged rules in the order the matcher tries them, its crawl-delay, the file's sitemaps, and
-//! for each URL the line that decides.
+//! merged rules in the order the matcher tries them, its crawl-delay, the file's sitemaps, the
+//! group's usage records (`Content-Usage`, `Content-Signal`) and the file's `License` and
+//! `LLM-Policy`, and for each URL the line that decides and the usage preferences in force.
+//!
+//! A crawler of `--agents` (several tokens) is explained as the token whose groups
+//! [`Robots::rules_for_any`] picks ([`check::chosen`]): `rules_for` of that token is the same
+//! set of groups.
 //!
 //! Everything shown comes from the library's public API: [`AgentRules::group`] and
 //! [`AgentRules::rules`] (the precedence order `check` applies, in either mode), the parsed
@@ -14,7 +19,7 @@
 use crawlgate::policy::Verdict;
 use crawlgate::{Agent, GroupMatch, Mode, OtherKey, Parsed, ProductToken, Robots};
 
-use crate::check::{self, Tally};
+use crate::check::{self, Crawlers, Tally};
 use crate::input::Source;
 use crate::output::{escape, Out};
 use crate::schema::{self, Record, Summary};
@@ -45,9 +50,9 @@ struct Section<'a> {
 
 pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
     let mode: Mode = args.mode.into();
-    let tokens = check::tokens(&args.agent, mode)?;
+    let crawlers = Crawlers::new(&args.agent, &args.agents, mode)?;
     let mut tally = Tally {
-        agents: tokens.len(),
+        agents: crawlers.count(),
         ..Tally::default()
     };
     match args.robots.as_deref() {
@@ -74,11 +79,12 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
                     }
                 }
             }
-            let sections = tokens
-                .iter()
-                .map(|token| {
-                    let explain = explain_agent(&view, token);
-                    let rules = parsed.robots.rules_for(token);
+            let sections = crawlers
+                .each()
+                .filter_map(|crawler| {
+                    let token = check::chosen(&parsed.robots, crawler)?;
+                    let explain = explain_agent(&view, token, crawler);
+                    let rules = parsed.robots.rules_for_any(crawler);
                     let checks = urls
                         .iter()
                         .map(|url| {
@@ -86,15 +92,16 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
                                 reason: view.reason,
                                 reason_text: view.reason_text.clone(),
                             };
-                            check::record(url, token, &rules.check(url), &name, why)
+                            let usage = rules.usage(url);
+                            check::record(url, token, crawler, &usage, &name, why)
                         })
                         .collect();
-                    Section { explain, checks }
+                    Some(Section { explain, checks })
                 })
                 .collect::<Vec<_>>();
             print(args, out, &view, sections, &mut tally)?;
         }
-        None => remote::explain(args, &tokens, out, &mut tally)?,
+        None => remote::explain(args, &crawlers, out, &mut tally)?,
     }
     let status = if tally.failed > 0 {
         Status::Failed
@@ -131,8 +138,13 @@ fn chose(agent: &Agent, how: GroupMatch, token: &ProductToken, mode: Mode) -> bo
     }
 }
 
-/// What applies to `token` under the view's rules.
-fn explain_agent<'a>(view: &View<'a>, token: &'a ProductToken) -> schema::Explain<'a> {
+/// What applies to `token` under the view's rules: the token of `crawler` whose groups apply
+/// ([`check::chosen`]; the first when there are no rules).
+fn explain_agent<'a>(
+    view: &View<'a>,
+    token: &'a ProductToken,
+    crawler: &'a [ProductToken],
+) -> schema::Explain<'a> {
     let mut e = schema::Explain {
         agent: token.as_str(),
         robots_txt: view.robots_txt,
@@ -144,6 +156,12 @@ fn explain_agent<'a>(view: &View<'a>, token: &'a ProductToken) -> schema::Explai
         rules: Vec::new(),
         crawl_delay: None,
         sitemaps: Vec::new(),
+        agents: crawler.iter().map(ProductToken::as_str).collect(),
+        matched_token: None,
+        content_usage: Vec::new(),
+        content_signals: None,
+        licenses: Vec::new(),
+        llm_policies: Vec::new(),
     };
     let Some(parsed) = view.parsed.filter(|_| view.verdict == Verdict::Rules) else {
         return e;
@@ -151,6 +169,7 @@ fn explain_agent<'a>(view: &View<'a>, token: &'a ProductToken) -> schema::Explai
     let robots = &parsed.robots;
     let rules = robots.rules_for(token);
     e.group = Some(rules.group().as_str());
+    e.matched_token = rules.matched_token();
     let lines = view.body.map(line_ranges);
     let mut groups = Vec::new();
     for (gi, g) in robots.groups().iter().enumerate() {
@@ -205,7 +224,62 @@ fn explain_agent<'a>(view: &View<'a>, token: &'a ProductToken) -> schema::Explai
             url: &s.url,
         })
         .collect();
+    // Signals about the use of what is crawled, never crawl permissions.
+    let own: Vec<usize> = rules.group_indexes().collect();
+    e.content_usage = robots
+        .content_usage_rules()
+        .filter(|r| own.contains(&r.group))
+        .map(|r| check::usage_rule(&r))
+        .collect();
+    let signals = rules.content_signals();
+    if !signals.lines.is_empty() {
+        e.content_signals = Some(schema::ContentSignals {
+            signals: signals.signals.into(),
+            lines: signals
+                .lines
+                .iter()
+                .map(|l| schema::SignalLine {
+                    line: l.line,
+                    rule: l.text.to_owned(),
+                    signals: l.signals.into(),
+                })
+                .collect(),
+        });
+    }
+    let links = |links: &[crawlgate::PolicyLink]| {
+        links
+            .iter()
+            .map(|l| schema::PolicyLine {
+                line: l.line,
+                url: l.url.clone(),
+            })
+            .collect()
+    };
+    e.licenses = links(robots.licenses());
+    e.llm_policies = links(robots.llm_policies());
     e
+}
+
+/// `search=yes, ai-train=no`: the signals that are not unknown, as Content-Signal writes them
+/// (`none stated` when every one is unknown).
+fn signals_text(s: &schema::SignalPrefs) -> String {
+    let known: Vec<String> = [
+        ("search", s.search),
+        ("ai-input", s.ai_input),
+        ("ai-train", s.ai_train),
+    ]
+    .into_iter()
+    .filter_map(|(name, p)| match p {
+        "allowed" => Some(format!("{name}=yes")),
+        "disallowed" => Some(format!("{name}=no")),
+        _ => None,
+    })
+    .collect();
+    if known.is_empty() {
+        "none stated".to_owned()
+    } else {
+        known.join(", ")
+    }
 }
 
 /// Where each line of `body` is, split as the parser splits it (`\n`, `\r\n` or `\r`; a byte
@@ -301,7 +375,26 @@ fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<(
     } else {
         escape(e.agent).into_owned()
     };
-    out.line(format_args!("agent {agent}"))?;
+    let several = e.agents.len() > 1;
+    let asked = e
+        .agents
+        .iter()
+        .map(|a| escape(a).into_owned())
+        .collect::<Vec<_>>();
+    if several {
+        out.line(format_args!(
+            "agents {} (one crawler, most specific token first: the first with a group of its \
+             own decides, else *)",
+            asked.join(",")
+        ))?;
+    }
+    // With several tokens, the groups are named by the token that won; "none of them" when
+    // none did.
+    let any = asked.join(" or ");
+    let nobody = if several { &any } else { &agent };
+    if !several {
+        out.line(format_args!("agent {agent}"))?;
+    }
     let groups = {
         let mut g: Vec<u32> = e.user_agents.iter().map(|u| u.group_line).collect();
         g.dedup();
@@ -321,10 +414,10 @@ fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<(
             "  group:       the group naming {agent}{merged}, chosen by:"
         ))?,
         Some("star") => out.line(format_args!(
-            "  group:       no group names {agent}: the * group applies{merged}, chosen by:"
+            "  group:       no group names {nobody}: the * group applies{merged}, chosen by:"
         ))?,
         Some(_) => out.line(format_args!(
-            "  group:       none: no group names {agent} and there is no * group: \
+            "  group:       none: no group names {nobody} and there is no * group: \
              everything allowed"
         ))?,
     }
@@ -370,6 +463,7 @@ fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<(
                 out.line(format_args!("    line {}: {}", m.line, escape(m.url)))?;
             }
         }
+        usage_records(out, e)?;
     }
     for c in &s.checks {
         let word = if c.allowed { "allowed" } else { "disallowed" };
@@ -382,7 +476,41 @@ fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<(
                 _ => escape(&c.reason_text).into_owned(),
             },
         };
-        out.line(format_args!("  {word}\t{}\t{why}", escape(c.url)))?;
+        let usage = check::usage_column(c.usage.as_ref(), true);
+        out.line(format_args!("  {word}\t{}\t{why}{usage}", escape(c.url)))?;
+    }
+    Ok(())
+}
+
+/// The usage records of a section, each part only when the file has it (signals about the use
+/// of what is crawled, never crawl permissions).
+fn usage_records(out: &mut Out, e: &schema::Explain<'_>) -> std::io::Result<()> {
+    if !e.content_usage.is_empty() {
+        out.line(format_args!(
+            "  content-usage (the longest matching path gives a URL's preferences, for URLs \
+             that may be crawled):"
+        ))?;
+        for r in &e.content_usage {
+            out.line(format_args!("    line {}: {}", r.line, escape(&r.rule)))?;
+        }
+    }
+    if let Some(s) = &e.content_signals {
+        out.line(format_args!(
+            "  content-signal: {}",
+            signals_text(&s.signals)
+        ))?;
+        for l in &s.lines {
+            out.line(format_args!("    line {}: {}", l.line, escape(&l.rule)))?;
+        }
+    }
+    for (name, links) in [("license:", &e.licenses), ("llm-policy:", &e.llm_policies)] {
+        if links.is_empty() {
+            continue;
+        }
+        out.line(format_args!("  {name}"))?;
+        for l in links {
+            out.line(format_args!("    line {}: {}", l.line, escape(&l.url)))?;
+        }
     }
     Ok(())
 }
@@ -393,7 +521,7 @@ mod remote {
 
     pub fn explain(
         _: &ExplainArgs,
-        _: &[ProductToken],
+        _: &Crawlers,
         _: &mut Out,
         _: &mut Tally,
     ) -> anyhow::Result<()> {
@@ -411,12 +539,12 @@ mod remote {
     use crawlgate::{request_path, Origin};
 
     use super::*;
-    use crate::remote::{engine, fetch_options, runtime, state_check_record};
+    use crate::remote::{answer_crawlers, engine, fetch_options, runtime, state_check_record};
     use crate::state;
 
     pub fn explain(
         args: &ExplainArgs,
-        tokens: &[ProductToken],
+        crawlers: &Crawlers,
         out: &mut Out,
         tally: &mut Tally,
     ) -> anyhow::Result<()> {
@@ -454,12 +582,13 @@ mod remote {
                 }
             }
         }
-        // The first --agent, as given, is the User-Agent header unless --user-agent says.
+        // The first --agent (or --agents token), as given, is the User-Agent header unless
+        // --user-agent says.
         let user_agent = args
             .http
             .user_agent
             .clone()
-            .or_else(|| args.agent.first().cloned())
+            .or_else(|| Crawlers::user_agent(&args.agent, &args.agents))
             .unwrap_or_else(|| FetchOptions::default().user_agent);
         let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
         runtime()?.block_on(async {
@@ -486,20 +615,29 @@ mod remote {
                         body = state.store.body(&origin, &d).await.ok().flatten();
                     }
                 }
-                let mut answers = Vec::with_capacity(tokens.len());
-                for token in tokens {
-                    let mut each = Vec::with_capacity(urls.len());
-                    for (given, url) in &urls {
-                        match cache.check(token, url).await {
-                            Ok(a) => each.push((*given, a)),
-                            // Not expected: every URL here is of the origin just loaded.
-                            Err(e) => {
-                                out.error(e);
-                                tally.failed += 1;
+                // Per crawler, the token its answers are for (the one whose groups apply, as the
+                // engine's answers pick it) and its answers.
+                let tokens: Vec<&ProductToken> = crawlers
+                    .each()
+                    .filter_map(|c| match rules.as_deref() {
+                        Some(parsed) => check::chosen(&parsed.robots, c),
+                        None => c.first(),
+                    })
+                    .collect();
+                let mut answers: Vec<Vec<_>> = vec![Vec::new(); tokens.len()];
+                for (given, url) in &urls {
+                    match answer_crawlers(&cache, crawlers, &origin, url).await {
+                        Ok(each) => {
+                            for (slot, (_, a)) in answers.iter_mut().zip(each) {
+                                slot.push((*given, a));
                             }
                         }
+                        // Not expected: every URL here is of the origin just loaded.
+                        Err(e) => {
+                            out.error(e);
+                            tally.failed += 1;
+                        }
                     }
-                    answers.push(each);
                 }
                 let view = View {
                     robots_txt: &robots_txt,
@@ -509,17 +647,19 @@ mod remote {
                     parsed: rules.as_deref(),
                     body: body.as_deref(),
                 };
-                let sections: Vec<Section<'_>> = tokens
-                    .iter()
+                let sections: Vec<Section<'_>> = crawlers
+                    .each()
+                    .zip(&tokens)
                     .zip(&answers)
-                    .map(|(token, each)| Section {
-                        explain: explain_agent(&view, token),
+                    .map(|((crawler, token), each)| Section {
+                        explain: explain_agent(&view, token, crawler),
                         checks: each
                             .iter()
                             .map(|(given, a)| {
                                 state_check_record(
                                     given,
                                     token,
+                                    crawler,
                                     a,
                                     Some(judgement.verdict),
                                     rules.as_ref(),

@@ -55,7 +55,10 @@ line(s) that chose it (or that the `*` group applies, or that no group does: eve
 allowed), the group's rules (all its groups merged) in the order they are tried, each with its
 line (longest pattern first; on equal length allow before disallow, then file order: the first
 that matches decides), the crawl-delay, the sitemaps, then per URL
-`allowed|disallowed<TAB>URL<TAB>line N: RULE` (or `no rule matched`). --json: an
+`allowed|disallowed<TAB>URL<TAB>line N: RULE` (or `no rule matched`), then
+`<TAB>usage: …` when usage preferences apply. The group's `Content-Usage` and `Content-Signal`
+lines and the file's `License` and `LLM-Policy` are listed when present. --agents A,B explains
+one crawler that obeys several tokens (the first with a group of its own decides). --json: an
 {\"type\":\"explain\",…} record per agent, each followed by a {\"type\":\"check\",…} record
 per URL as `check` prints it; a summary last.
 
@@ -87,6 +90,12 @@ reported while the other URLs are answered.
 
 Several --agent: one answer per agent per URL, each line starting with the agent's token
 (`googlebot<TAB>allowed<TAB>URL…`); the first --agent, as given, is the User-Agent header sent.
+--agents A,B is one crawler that obeys several tokens, most specific first: one answer per URL,
+from the group of the first token that has one of its own, else `*` (no token column).
+
+When usage preferences (`Content-Usage`) apply to an allowed URL, a last column follows:
+`usage: train-ai=n, search=y (line 5)` (after an empty rule column when no rule decided).
+--json: `usage` in the check record. They are a signal about use, never a crawl permission.
 
 Exit status:
   0  every URL allowed
@@ -403,10 +412,20 @@ struct ExplainArgs {
         long,
         value_name = "TOKEN",
         env = "CRAWLGATE_AGENT",
-        required = true,
+        required_unless_present = "agents",
         allow_hyphen_values = true
     )]
     agent: Vec<String>,
+    /// One crawler that obeys several product tokens, most specific first
+    /// (`googlebot-image,googlebot`): one section, for the group of the first token that has
+    /// one of its own (else `*`). Instead of --agent.
+    #[arg(
+        long,
+        value_name = "TOKEN,…",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    agents: Vec<String>,
     /// The robots.txt file to explain; `-` reads standard input. Without it, the robots.txt of
     /// the first URL's origin, from the crawl state (fetched when due).
     #[arg(long, value_name = "FILE")]
@@ -438,10 +457,21 @@ struct CheckArgs {
         long,
         value_name = "TOKEN",
         env = "CRAWLGATE_AGENT",
-        required = true,
+        required_unless_present = "agents",
         allow_hyphen_values = true
     )]
     agent: Vec<String>,
+    /// One crawler that obeys several product tokens, most specific first
+    /// (`googlebot-image,googlebot`), each read as --agent: one answer per URL, from the group
+    /// of the first token that has one of its own, else the `*` group (Google's rule for its
+    /// crawlers). Instead of --agent; the first token, as given, is the User-Agent header sent.
+    #[arg(
+        long,
+        value_name = "TOKEN,…",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    agents: Vec<String>,
     /// The robots.txt file to check against; `-` reads standard input. Without it, each URL's
     /// robots.txt is fetched (once per origin).
     #[arg(long, value_name = "FILE")]
@@ -655,9 +685,49 @@ impl From<Status> for ExitCode {
     }
 }
 
+/// `--agent` and `--agents` of `check` and `explain` exclude each other, but a
+/// `CRAWLGATE_AGENT` in the environment gives way to `--agents` rather than clash with it
+/// (clap's `conflicts_with` would count the variable as a `--agent`).
+fn agents_apart(cli: &mut Cli, matches: &clap::ArgMatches) {
+    use clap::parser::ValueSource;
+    let (agent, agents, name, sub) = match (&mut cli.command, matches.subcommand()) {
+        (Command::Check(a), Some((name, sub))) => (&mut a.agent, &a.agents, name, sub),
+        (Command::Explain(a), Some((name, sub))) => (&mut a.agent, &a.agents, name, sub),
+        _ => return,
+    };
+    if agents.is_empty() || agent.is_empty() {
+        return;
+    }
+    if sub.value_source("agent") == Some(ValueSource::EnvVariable) {
+        agent.clear();
+        return;
+    }
+    use clap::CommandFactory;
+    let mut cli = Cli::command();
+    // The subcommand's usage line in the message, as clap's own errors have.
+    let mut cmd = match cli.find_subcommand_mut(name) {
+        Some(sub) => sub.clone().bin_name(format!("crawlgate {name}")),
+        None => cli,
+    };
+    cmd.error(
+        clap::error::ErrorKind::ArgumentConflict,
+        "--agent and --agents cannot be used together: repeat --agent for several \
+             crawlers (one answer each), or give one crawler's tokens to --agents",
+    )
+    .exit()
+}
+
 fn main() -> ExitCode {
     // Usage errors exit 2, --help and --version 0 (clap's own codes).
-    let cli = Cli::parse();
+    let matches = {
+        use clap::CommandFactory;
+        Cli::command().get_matches()
+    };
+    let mut cli = {
+        use clap::FromArgMatches;
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    };
+    agents_apart(&mut cli, &matches);
     let mut out = Out::stdout(cli.quiet);
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &mut out),

@@ -5,12 +5,9 @@
 use crate::output::Out;
 use crate::{CheckArgs, FetchArgs, Status};
 #[cfg(not(feature = "fetch"))]
-use crawlgate::ProductToken;
-
-#[cfg(not(feature = "fetch"))]
 pub fn check(
     _: &CheckArgs,
-    _: &[ProductToken],
+    _: &crate::check::Crawlers,
     _: Option<crate::check::UrlLines>,
     _: &mut Out,
     _: &mut crate::check::Tally,
@@ -25,8 +22,8 @@ pub fn fetch(_: &FetchArgs, _: &mut Out) -> anyhow::Result<Status> {
 
 #[cfg(feature = "fetch")]
 pub use enabled::{
-    cause, check, engine, fetch, fetch_each, fetch_now, fetch_options, file_facts, next_flushing,
-    origins, record as state_check_record, runtime, FetchEach, Fetched,
+    answer_crawlers, cause, check, engine, fetch, fetch_each, fetch_now, fetch_options, file_facts,
+    next_flushing, origins, record as state_check_record, runtime, FetchEach, Fetched,
 };
 
 #[cfg(feature = "fetch")]
@@ -50,7 +47,7 @@ mod enabled {
     use tokio::sync::OnceCell;
 
     use super::*;
-    use crate::check::{url_of, Rules, Stop, Tally, UrlLine, UrlLines};
+    use crate::check::{chosen, url_of, Crawlers, Rules, Stop, Tally, UrlLine, UrlLines};
     use crate::history::rfc3339;
     use crate::output::{escape, plural};
     use crate::progress::Progress;
@@ -176,46 +173,62 @@ mod enabled {
         }
     }
 
-    /// One URL answered by the engine, per agent, with what its JSON record needs (read once
-    /// per URL: every agent's answer comes from the same state).
+    /// One URL answered by the engine, per crawler, with what its record needs (read once
+    /// per URL: every crawler's answer comes from the same state).
     struct Answered {
-        /// One per `--agent`, in order.
-        answers: Vec<Answer>,
+        /// One per crawler, in order: the token it was answered for, and the answer.
+        answers: Vec<(ProductToken, Answer)>,
         /// The origin was not fetched because of a failure on this machine.
         local: Option<LocalError>,
-        /// The origin's verdict and rules (`--json` only).
-        detail: Option<(Judgement, Option<Arc<Parsed>>)>,
+        /// The origin's verdict and rules (for the JSON record, and the usage preferences).
+        detail: (Judgement, Option<Arc<Parsed>>),
+    }
+
+    /// Asks the engine for each crawler. For a crawler with several tokens (`--agents`), the
+    /// engine answers for one token only, so the origin's rules (the engine's last good file)
+    /// pick it, the token [`chosen`] by `rules_for_any`, whose groups are the crawler's; the
+    /// engine then answers for it, with the failure rules exactly as for one `--agent`. When
+    /// there are no rules, the verdict decides alone and any token will do: the first.
+    pub async fn answer_crawlers(
+        cache: &RobotsCache,
+        crawlers: &Crawlers,
+        origin: &Origin,
+        url: &str,
+    ) -> Result<Vec<(ProductToken, Answer)>, CheckError> {
+        let rules = cache.rules(origin).await;
+        let mut answers = Vec::with_capacity(crawlers.count());
+        for crawler in crawlers.each() {
+            let token = match &rules {
+                Some(parsed) => chosen(&parsed.robots, crawler),
+                None => crawler.first(),
+            };
+            let Some(token) = token else { continue };
+            answers.push((token.clone(), cache.check(token, url).await?));
+        }
+        Ok(answers)
     }
 
     async fn answer_one(
         cache: &RobotsCache,
         ready: &Ready,
-        tokens: &[ProductToken],
+        crawlers: &Crawlers,
         url: &str,
-        json: bool,
     ) -> Result<Answered, CheckError> {
         let origin = Origin::from_url(url)?;
         ready.wait(cache, &origin).await;
-        let mut answers = Vec::with_capacity(tokens.len());
-        for token in tokens {
-            answers.push(cache.check(token, url).await?);
-        }
+        let answers = answer_crawlers(cache, crawlers, &origin, url).await?;
         // Once loaded (and refreshed), only a fetch that failed on this machine leaves an
         // origin unfetched: not an answer about the site.
         let not_fetched = answers
             .first()
-            .is_some_and(|a| a.reason == VerdictReason::NotFetched);
+            .is_some_and(|(_, a)| a.reason == VerdictReason::NotFetched);
         let local = if not_fetched {
             cache.local_failure(&origin).await
         } else {
             None
         };
         // From memory: the origin was just loaded.
-        let detail = if json {
-            Some((cache.judgement(&origin).await, cache.rules(&origin).await))
-        } else {
-            None
-        };
+        let detail = (cache.judgement(&origin).await, cache.rules(&origin).await);
         Ok(Answered {
             answers,
             local,
@@ -235,19 +248,20 @@ mod enabled {
     /// once, the answers in input order, each written as soon as the ones before it are.
     pub fn check(
         args: &CheckArgs,
-        tokens: &[ProductToken],
+        crawlers: &Crawlers,
         lines: Option<UrlLines>,
         out: &mut Out,
         tally: &mut Tally,
     ) -> anyhow::Result<Status> {
-        // The first --agent, as given, is the User-Agent header unless --user-agent says.
+        // The first --agent (or --agents token), as given, is the User-Agent header unless
+        // --user-agent says.
         let user_agent = args
             .http
             .user_agent
             .clone()
-            .or_else(|| args.agent.first().cloned())
+            .or_else(|| Crawlers::user_agent(&args.agent, &args.agents))
             .unwrap_or_else(|| FetchOptions::default().user_agent);
-        let several = tokens.len() > 1;
+        let several = crawlers.count() > 1;
         let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
         let window = args.concurrency;
         runtime()?.block_on(async {
@@ -275,7 +289,7 @@ mod enabled {
                 async move {
                     let done = match url {
                         Ok(url) => {
-                            let answered = answer_one(cache, ready, tokens, &url, json).await;
+                            let answered = answer_one(cache, ready, crawlers, &url).await;
                             Done::Answered(url, Box::new(answered))
                         }
                         Err(stop) => Done::Stopped(stop),
@@ -311,35 +325,27 @@ mod enabled {
                             out,
                             format_args!(
                                 "{}: not fetched: {e}; nothing was recorded",
-                                a.answers
-                                    .first()
-                                    .map_or_else(|| url.clone(), |x| x.origin.robots_txt_url())
+                                a.answers.first().map_or_else(
+                                    || url.clone(),
+                                    |(_, x)| x.origin.robots_txt_url()
+                                )
                             ),
                         );
                         tally.failed += 1;
                         status = Status::Failed;
                     }
-                    let (verdict, rules) = a
-                        .detail
-                        .as_ref()
-                        .map_or((None, None), |(j, r)| (Some(j.verdict), r.as_ref()));
-                    for (token, answer) in tokens.iter().zip(&a.answers) {
+                    let (verdict, rules) = (Some(a.detail.0.verdict), a.detail.1.as_ref());
+                    for (crawler, (token, answer)) in crawlers.each().zip(&a.answers) {
                         if a.local.is_none() && !answer.allowed && status == Status::Clean {
                             status = Status::Findings;
                         }
                         tally.add(answer.allowed);
+                        let robots_txt = answer.origin.robots_txt_url();
+                        let r = record(&url, token, crawler, answer, verdict, rules, &robots_txt);
                         if json {
-                            let robots_txt = answer.origin.robots_txt_url();
-                            out.json(&Record::Check(record(
-                                &url,
-                                token,
-                                answer,
-                                verdict,
-                                rules,
-                                &robots_txt,
-                            )))?;
+                            out.json(&Record::Check(r))?;
                         } else {
-                            report(out, several.then(|| token.as_str()), &url, answer)?;
+                            report(out, several.then(|| token.as_str()), &url, answer, &r)?;
                         }
                     }
                     if progress.is_visible() {
@@ -359,10 +365,12 @@ mod enabled {
     /// The `check` record of an answer from the crawl state: the same shape as with
     /// `--robots`. [`Answer`] carries neither the verdict nor the group, so they come from the
     /// origin's judgement and rules, read once per origin; while the verdict is `rules`, the
-    /// URL is matched against those rules as `--robots` would match it.
+    /// URL is matched against those rules as `--robots` would match it (and so are its usage
+    /// preferences). `token` is the one of `crawler` the engine answered for.
     pub fn record<'a>(
         url: &'a str,
         token: &'a ProductToken,
+        crawler: &'a [ProductToken],
         a: &Answer,
         verdict: Option<Verdict>,
         rules: Option<&Arc<Parsed>>,
@@ -373,10 +381,14 @@ mod enabled {
             reason_text: a.reason.to_string(),
         };
         if let (Some(Verdict::Rules), Some(parsed)) = (verdict, rules) {
-            let d = parsed.robots.check(token, url);
-            let mut r = crate::check::record(url, token, &d, robots_txt, why);
-            // The engine's answer is the one the exit status follows.
+            let usage = parsed.robots.rules_for(token).usage(url);
+            let mut r = crate::check::record(url, token, crawler, &usage, robots_txt, why);
+            // The engine's answer is the one the exit status follows (and preferences apply
+            // only to what may be crawled).
             r.allowed = a.allowed;
+            if !a.allowed {
+                r.usage = None;
+            }
             return r;
         }
         // The verdict decided (or the rules could not be read back: nothing but robots.txt
@@ -399,23 +411,33 @@ mod enabled {
             verdict: verdict.as_str(),
             reason: why.reason,
             reason_text: why.reason_text,
+            agents: crawler.iter().map(ProductToken::as_str).collect(),
+            usage: None,
         }
     }
 
-    fn report(out: &mut Out, agent: Option<&str>, url: &str, a: &Answer) -> std::io::Result<()> {
+    /// One answer as a line; `c` is its record, for the usage preferences.
+    fn report(
+        out: &mut Out,
+        agent: Option<&str>,
+        url: &str,
+        a: &Answer,
+        c: &schema::Check<'_>,
+    ) -> std::io::Result<()> {
         let url = escape(url);
         let agent = crate::check::agent_column(agent);
         let word = if a.allowed { "allowed" } else { "disallowed" };
+        let usage = crate::check::usage_column(c.usage.as_ref(), a.rule.is_some());
         match (a.allowed, &a.rule) {
             // The deciding rule, for an allowed URL too (as with --robots).
             (_, Some(r)) => out.line(format_args!(
-                "{agent}{word}\t{url}\tline {}: {}",
+                "{agent}{word}\t{url}\tline {}: {}{usage}",
                 r.line,
                 escape(&r.text)
             )),
-            // No rule decided: nothing after an allowed URL (no rule matched, no robots.txt),
-            // the reason after a disallowed one (the failure rules).
-            (true, None) => out.line(format_args!("{agent}{word}\t{url}")),
+            // No rule decided: nothing after an allowed URL (no rule matched, no robots.txt)
+            // but its usage preferences, the reason after a disallowed one (the failure rules).
+            (true, None) => out.line(format_args!("{agent}{word}\t{url}{usage}")),
             (false, None) => out.line(format_args!(
                 "{agent}{word}\t{url}\t{}",
                 escape(&a.reason.to_string())

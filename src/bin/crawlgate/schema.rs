@@ -66,7 +66,8 @@ pub struct Problem<'a> {
 #[derive(Debug, Serialize)]
 pub struct Check<'a> {
     pub url: &'a str,
-    /// The product token matched against `user-agent` lines (`--agent` read as a token).
+    /// The product token matched against `user-agent` lines (`--agent` read as a token; with
+    /// `--agents`, the token whose groups applied).
     pub agent: &'a str,
     pub allowed: bool,
     /// `rule`, `no-matching-rule`, `no-group`, `robots-txt` (the path is `/robots.txt`,
@@ -81,6 +82,96 @@ pub struct Check<'a> {
     pub verdict: &'static str,
     pub reason: &'static str,
     pub reason_text: String,
+    /// The tokens of the crawler asking, most specific first: `--agents`' tokens, or the one
+    /// `--agent`. `agent` is the one whose groups applied (the first when none named did).
+    pub agents: Vec<&'a str>,
+    /// The usage preferences in force (`Content-Usage`); `null` when the URL is disallowed
+    /// (they apply only to crawlable URLs), the verdict is not `rules`, or no rule matches.
+    pub usage: Option<UsageRecord>,
+}
+
+/// The usage preferences in force at a URL, and the `Content-Usage` rules they come from.
+#[derive(Debug, Serialize)]
+pub struct UsageRecord {
+    pub preferences: UsagePrefs,
+    /// The matching rules of the longest path (several when they tie), in file order.
+    pub rules: Vec<UsageRule>,
+}
+
+/// One preference per category of the AI-preferences vocabulary, keyed by its label:
+/// `allowed`, `disallowed` or `unknown`.
+#[derive(Debug, Serialize)]
+pub struct UsagePrefs {
+    #[serde(rename = "train-ai")]
+    pub train_ai: &'static str,
+    pub search: &'static str,
+}
+
+impl From<crawlgate::UsagePreferences> for UsagePrefs {
+    fn from(p: crawlgate::UsagePreferences) -> UsagePrefs {
+        UsagePrefs {
+            train_ai: p.train_ai.as_str(),
+            search: p.search.as_str(),
+        }
+    }
+}
+
+/// A `Content-Usage` rule.
+#[derive(Debug, Serialize)]
+pub struct UsageRule {
+    pub line: u32,
+    /// The path as written; `null` when the rule has none (it covers every path).
+    pub path: Option<String>,
+    /// The statement of preference as written.
+    pub statement: String,
+    /// The line as written (comment removed, trimmed).
+    pub rule: String,
+    /// What the statement says.
+    pub preferences: UsagePrefs,
+}
+
+/// The `Content-Signal` lines of an agent's groups, and their signals combined.
+#[derive(Debug, Serialize)]
+pub struct ContentSignals {
+    /// `search`, `ai-input`, `ai-train`: `allowed`, `disallowed` or `unknown`.
+    pub signals: SignalPrefs,
+    pub lines: Vec<SignalLine>,
+}
+
+/// Cloudflare's three content signals.
+#[derive(Debug, Serialize)]
+pub struct SignalPrefs {
+    pub search: &'static str,
+    #[serde(rename = "ai-input")]
+    pub ai_input: &'static str,
+    #[serde(rename = "ai-train")]
+    pub ai_train: &'static str,
+}
+
+impl From<crawlgate::ContentSignals> for SignalPrefs {
+    fn from(s: crawlgate::ContentSignals) -> SignalPrefs {
+        SignalPrefs {
+            search: s.search.as_str(),
+            ai_input: s.ai_input.as_str(),
+            ai_train: s.ai_train.as_str(),
+        }
+    }
+}
+
+/// A `Content-Signal` line.
+#[derive(Debug, Serialize)]
+pub struct SignalLine {
+    pub line: u32,
+    /// The line as written (comment removed, trimmed).
+    pub rule: String,
+    pub signals: SignalPrefs,
+}
+
+/// A `License` or `LLM-Policy` line: where the document is.
+#[derive(Debug, Serialize)]
+pub struct PolicyLine {
+    pub line: u32,
+    pub url: String,
 }
 
 /// `explain`: what applies to one agent, before the `check` records of its URLs.
@@ -101,6 +192,19 @@ pub struct Explain<'a> {
     pub crawl_delay: Option<CrawlDelay>,
     /// Every `Sitemap:` line of the file (they belong to no group).
     pub sitemaps: Vec<SitemapLine<'a>>,
+    /// The tokens of the crawler asking, most specific first (see [`Check::agents`]).
+    pub agents: Vec<&'a str>,
+    /// The token whose groups applied (lowercase), `*`, or `null` (no group, or the verdict
+    /// is not `rules`).
+    pub matched_token: Option<&'a str>,
+    /// The `Content-Usage` rules of the groups that applied, in file order.
+    pub content_usage: Vec<UsageRule>,
+    /// Their `Content-Signal` lines; `null` when they have none.
+    pub content_signals: Option<ContentSignals>,
+    /// The file's `License` lines (RSL 1.0; global, a signal, not a crawl permission).
+    pub licenses: Vec<PolicyLine>,
+    /// The file's `LLM-Policy` lines (global).
+    pub llm_policies: Vec<PolicyLine>,
 }
 
 /// A `user-agent` line that chose a group.
