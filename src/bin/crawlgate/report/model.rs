@@ -645,3 +645,38 @@ fn matrix(inputs: &Inputs<'_>, j: &Judgement, body: Option<&[u8]>) -> Vec<Matrix
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The report shows each problem under the line the parser numbered: both must end lines
+    /// at `\n`, `\r\n` and a lone `\r`, and skip a BOM.
+    #[test]
+    fn lines_are_numbered_as_the_parser_numbers_them() {
+        let body = b"\xEF\xBB\xBFUser-agent: *\rDisalow: /a\r\nFoo: 1\n\nSitemap: /x\rAllow /b";
+        let lines = split_lines(body);
+        assert_eq!(
+            lines,
+            [
+                "User-agent: *",
+                "Disalow: /a",
+                "Foo: 1",
+                "",
+                "Sitemap: /x",
+                "Allow /b"
+            ]
+        );
+        let parsed = Robots::parse(body);
+        assert!(parsed.diagnostics.len() >= 3, "{:?}", parsed.diagnostics);
+        for d in &parsed.diagnostics {
+            let text = String::from_utf8_lossy(&body[d.span.clone()]);
+            let line = &lines[d.line as usize - 1];
+            assert!(
+                line.contains(text.trim_end_matches(['\r', '\n'])),
+                "{d:?}: {text:?} not in line {} {line:?}",
+                d.line
+            );
+        }
+    }
+}
