@@ -478,6 +478,28 @@ fn site_text_is_escaped_and_bad_input_is_an_error() {
         "{}",
         text(&o.stderr)
     );
+    // A --urls line that is neither a path nor a URL: reported, exit 2, the rest still shown.
+    let urls = dir.path().join("urls.txt");
+    std::fs::write(&urls, "/fine\nnot a url\n").expect("write urls");
+    let o = report_at(
+        &state,
+        "2026-11-20T10:00:00Z",
+        &[
+            "--offline",
+            "--agent",
+            "MyBot",
+            "--urls",
+            urls.to_str().expect("UTF-8 path"),
+            &server.url("/"),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("--urls: "), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("    /fine  allowed\n"),
+        "{}",
+        text(&o.stdout)
+    );
     // A bad CRAWLGATE_NOW.
     let o = report_at(&state, "yesterday", &["--offline", &server.url("/")]);
     assert_eq!(o.status.code(), Some(2));

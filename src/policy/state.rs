@@ -473,18 +473,25 @@ impl OriginState {
     /// Returns how many were dropped.
     pub fn prune(&mut self, now: SystemTime) -> usize {
         let before = self.versions.len();
-        let newest = before.saturating_sub(1);
         let mut i = 0;
         self.versions.retain(|v| {
-            let keep = i == newest
-                || now
-                    .duration_since(v.last_at)
-                    .is_ok_and(|age| age <= HISTORY_PERIOD)
-                || now < v.last_at;
+            let keep = within_history(i, before, v, now);
             i += 1;
             keep
         });
         before - self.versions.len()
+    }
+
+    /// The versions a listing shows at `now`: those [`prune`](Self::prune) would keep (the
+    /// last 30 days, and the newest whatever its age), oldest first.
+    pub fn history_at(&self, now: SystemTime) -> Vec<&Version> {
+        let n = self.versions.len();
+        self.versions
+            .iter()
+            .enumerate()
+            .filter(|(i, v)| within_history(*i, n, v, now))
+            .map(|(_, v)| v)
+            .collect()
     }
 
     /// Records `fetch` as completed at `at`, started at `at` and due again at once: for tests
@@ -672,6 +679,15 @@ impl OriginState {
                 })
             })
     }
+}
+
+/// Whether version `i` of `n` is still within the history at `now`: fetched at most 30 days
+/// before (or after: a clock that went back), or the newest.
+fn within_history(i: usize, n: usize, v: &Version, now: SystemTime) -> bool {
+    i + 1 == n
+        || now
+            .duration_since(v.last_at)
+            .map_or(true, |age| age <= HISTORY_PERIOD)
 }
 
 #[cfg(feature = "serde")]

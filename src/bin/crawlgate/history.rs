@@ -25,7 +25,7 @@ mod enabled {
 
     use crawlgate::policy::{
         Content, GoodVersion, Judgement, OriginState, PolicyOptions, Verdict, VerdictReason,
-        Version, HISTORY_PERIOD,
+        Version,
     };
     use crawlgate::Origin;
 
@@ -113,20 +113,7 @@ mod enabled {
         state: &OriginState,
         now: SystemTime,
     ) -> std::io::Result<()> {
-        let all: Vec<&Version> = state.history().collect();
-        let newest = all.len().saturating_sub(1);
-        // The last 30 days; the newest entry always, as the store keeps it.
-        let versions: Vec<&Version> = all
-            .iter()
-            .enumerate()
-            .filter(|(i, v)| {
-                *i == newest
-                    || now
-                        .duration_since(v.last_at)
-                        .map_or(true, |age| age <= HISTORY_PERIOD)
-            })
-            .map(|(_, v)| *v)
-            .collect();
+        let versions = state.history_at(now);
         let judgement = state.verdict_at(now, &PolicyOptions::default());
         let marked = in_force(state, &versions, &judgement);
         let in_force_digest = match judgement.verdict {

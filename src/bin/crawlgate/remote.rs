@@ -22,7 +22,7 @@ pub fn fetch(_: &FetchArgs, _: &mut Out) -> anyhow::Result<Status> {
 
 #[cfg(feature = "fetch")]
 pub use enabled::{
-    answer_crawlers, cause, check, engine, fetch, fetch_each, fetch_now, fetch_options, file_facts,
+    answer_crawlers, cause, check, engine, fetch, fetch_all, fetch_each, fetch_options, file_facts,
     next_flushing, origins, record as state_check_record, runtime, FetchEach, Fetched,
 };
 
@@ -690,46 +690,27 @@ mod enabled {
             runtime()?.block_on(async {
                 let state = state::open(request.state, true).await?;
                 let cache = engine(options, &state)?;
-                let progress = Progress::counted(origins.len(), "fetched", "origins");
-                let results = stream::iter(&origins).map(|origin| {
-                    let (cache, progress) = (&cache, &progress);
-                    async move {
-                        let fetched = fetch_now(cache, origin).await;
-                        progress.inc();
-                        fetched
-                    }
-                });
-                let mut results = Box::pin(results.buffered(request.concurrency));
-                let result = async {
-                    while let Some(fetched) = next_flushing(&mut results, out, &progress).await? {
-                        if let Some(e) = &fetched.local {
-                            progress.error(
-                                out,
-                                format_args!(
-                                    "{}: not fetched: {e}; nothing was recorded",
-                                    fetched.origin.robots_txt_url()
-                                ),
-                            );
-                            failed += 1;
-                        } else if fetched.unreachable() {
+                let local = fetch_all(
+                    &cache,
+                    &state,
+                    &origins,
+                    request.concurrency,
+                    "origins",
+                    out,
+                    |out, fetched| {
+                        if fetched.unreachable() {
                             unreachable += 1;
                         }
                         match outcomes.iter_mut().find(|(o, _)| *o == fetched.outcome()) {
                             Some((_, n)) => *n += 1,
                             None => outcomes.push((fetched.outcome(), 1)),
                         }
-                        report(out, request.json, &fetched)?;
-                        if progress.is_visible() {
-                            progress.flush(out)?;
-                        }
-                    }
-                    anyhow::Ok(())
-                }
-                .await;
-                drop(results);
-                progress.finish();
-                state::finish(&cache, &state, out).await;
-                result
+                        report(out, request.json, fetched)
+                    },
+                )
+                .await?;
+                failed += local;
+                anyhow::Ok(())
             })?;
         }
         let status = if failed > 0 {
@@ -755,6 +736,56 @@ mod enabled {
             );
         }
         Ok(status)
+    }
+
+    /// Fetches each origin now (a recrawl), up to `concurrency` at once, and hands each result
+    /// to `each` in the order given, with a progress line counting `what`. A fetch that failed
+    /// on this machine is reported on stderr (and still handed on). The state is written out at
+    /// the end, also when `each` fails. Returns how many fetches failed on this machine.
+    pub async fn fetch_all(
+        cache: &RobotsCache,
+        state: &State,
+        origins: &[Origin],
+        concurrency: usize,
+        what: &str,
+        out: &mut Out,
+        mut each: impl FnMut(&mut Out, &Fetched) -> std::io::Result<()>,
+    ) -> anyhow::Result<usize> {
+        let progress = Progress::counted(origins.len(), "fetched", what);
+        let results = stream::iter(origins).map(|origin| {
+            let progress = &progress;
+            async move {
+                let fetched = fetch_now(cache, origin).await;
+                progress.inc();
+                fetched
+            }
+        });
+        let mut results = Box::pin(results.buffered(concurrency));
+        let mut local = 0;
+        let result = async {
+            while let Some(fetched) = next_flushing(&mut results, out, &progress).await? {
+                if let Some(e) = &fetched.local {
+                    progress.error(
+                        out,
+                        format_args!(
+                            "{}: not fetched: {e}; nothing was recorded",
+                            fetched.origin.robots_txt_url()
+                        ),
+                    );
+                    local += 1;
+                }
+                each(out, &fetched)?;
+                if progress.is_visible() {
+                    progress.flush(out)?;
+                }
+            }
+            anyhow::Ok(())
+        }
+        .await;
+        drop(results);
+        progress.finish();
+        state::finish(cache, state, out).await;
+        result.map(|()| local)
     }
 
     /// `2 origins: 1 fetched, 1 unreachable` (outcomes in the order first seen), then

@@ -36,12 +36,10 @@ mod enabled {
     use crawlgate::sitemap::{Format, Item, Reader};
     use crawlgate::{Mode, Origin, ProductToken};
     use crawlgate::{Options, Robots};
-    use futures_util::stream::{self, StreamExt};
 
     use super::model::{self, AgentSpec, Inputs, RobotsReport};
     use super::*;
-    use crate::progress::Progress;
-    use crate::remote::{engine, fetch_now, fetch_options, next_flushing, runtime};
+    use crate::remote::{engine, fetch_all, fetch_options, runtime};
     use crate::schema::{self, Record};
     use crate::state;
 
@@ -130,9 +128,17 @@ mod enabled {
                     );
                 }
             }
+            // A line that is neither a path nor an http(s) URL is an input error; a URL of
+            // another site is only followed when that site is reported.
+            for u in urls.iter().filter(|u| !u.starts_with('/')) {
+                if let Err(e) = Origin::from_url(u) {
+                    out.error(format_args!("--urls: {e}"));
+                    failed += 1;
+                }
+            }
             let mut elsewhere = urls.iter().filter(|u| {
                 !u.starts_with('/')
-                    && !Origin::from_url(u).is_ok_and(|o| targets.contains(&o))
+                    && Origin::from_url(u).is_ok_and(|o| !targets.contains(&o))
             });
             if let Some(first) = elsewhere.next() {
                 out.error(format_args!(
@@ -143,31 +149,16 @@ mod enabled {
             }
             if !args.offline {
                 let cache = engine(options, &state)?;
-                let progress = Progress::counted(targets.len(), "fetched", "robots.txt");
-                let results = stream::iter(&targets).map(|origin| {
-                    let (cache, progress) = (&cache, &progress);
-                    async move {
-                        let fetched = fetch_now(cache, origin).await;
-                        progress.inc();
-                        fetched
-                    }
-                });
-                let mut results = Box::pin(results.buffered(args.concurrency.concurrency));
-                while let Some(fetched) = next_flushing(&mut results, out, &progress).await? {
-                    if let Some(e) = &fetched.local {
-                        progress.error(
-                            out,
-                            format_args!(
-                                "{}: not fetched: {e}; nothing was recorded",
-                                fetched.origin.robots_txt_url()
-                            ),
-                        );
-                        failed += 1;
-                    }
-                }
-                drop(results);
-                progress.finish();
-                state::finish(&cache, &state, out).await;
+                failed += fetch_all(
+                    &cache,
+                    &state,
+                    &targets,
+                    args.concurrency.concurrency,
+                    "robots.txt",
+                    out,
+                    |_, _| Ok(()),
+                )
+                .await?;
             }
             for origin in &targets {
                 let Some(s) = state.store.load(origin).await? else {

@@ -14,7 +14,6 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crawlgate::policy::{
     Content, Digest, Judgement, OriginState, PolicyOptions, Verdict, VerdictReason, Version,
-    HISTORY_PERIOD,
 };
 use crawlgate::{Decision, Mode, Options, Origin, ProductToken, Robots};
 use serde::Serialize;
@@ -247,21 +246,7 @@ enum Rules {
 pub fn build(inputs: &Inputs<'_>) -> Option<RobotsReport> {
     let state = inputs.state;
     let last = state.last_fetch()?;
-    let all: Vec<&Version> = state.history().collect();
-    let newest = all.len().saturating_sub(1);
-    // The last 30 days; the newest entry always, as the store keeps it.
-    let versions: Vec<&Version> = all
-        .iter()
-        .enumerate()
-        .filter(|(i, v)| {
-            *i == newest
-                || inputs
-                    .now
-                    .duration_since(v.last_at)
-                    .map_or(true, |age| age <= HISTORY_PERIOD)
-        })
-        .map(|(_, v)| *v)
-        .collect();
+    let versions = state.history_at(inputs.now);
     let policy = PolicyOptions::default();
     let judgement = state.verdict_at(inputs.now, &policy);
     let in_force_index = crate::history::in_force(state, &versions, &judgement);
