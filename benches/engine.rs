@@ -16,8 +16,6 @@
 //! Needs `redis-server` on PATH (`bash scripts/test.sh` installs it).
 
 mod common;
-#[path = "../tests/support/redis_server.rs"]
-mod redis_server;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
@@ -261,7 +259,7 @@ fn main() {
     c.final_summary();
 }
 
-use redis_server::RedisServer;
+use support::redis_server::RedisServer;
 
 /// Resident set size of this process, from /proc (Linux).
 fn rss_kib() -> Option<u64> {

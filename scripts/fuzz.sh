@@ -174,7 +174,7 @@ run() {
             echo "!! artifact(s):" >&2
             echo "$found" | sed 's/^/   /' >&2
             echo "!! replay: (cd fuzz && ${RUSTC_BOOTSTRAP:+RUSTC_BOOTSTRAP=1 }${CARGO[*]} fuzz run --sanitizer $SANITIZER $target <artifact>)" >&2
-            echo "!! then keep it: copy it to testdata/fuzz/<name> and add a test to tests/fuzz_regressions.rs" >&2
+            echo "!! then keep it: copy it to testdata/fuzz/<name> and add a test to tests/it/fuzz_regressions.rs" >&2
         fi
         return "$status"
     fi

@@ -8,7 +8,7 @@
 # - redis-server (Debian/Ubuntu package `redis-server`): the Redis store, fleet and outage tests
 #   start their own servers on 127.0.0.1 (random port, temp dir) and stop them. Installed with
 #   apt-get (as root, or through sudo) when `redis-server` is not on PATH.
-# - chromium (Debian package `chromium`): tests/report_html.rs opens the HTML report in headless
+# - chromium (Debian package `chromium`): tests/it/report_html.rs opens the HTML report in headless
 #   Chromium and drives it over the DevTools protocol. Installed the same way when no
 #   `chromium` (nor `chromium-browser`, `google-chrome`, `$CHROMIUM`) is found (with
 #   fonts-liberation, for readable screenshots).

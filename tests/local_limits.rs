@@ -104,14 +104,6 @@ fn main() {
 // ---------------------------------------------------------------------------------------------
 // Shared by both sides.
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
-
 /// Sets the soft open-file limit of this process (the hard one stays).
 fn set_soft_nofile(soft: u64) {
     let hard = getrlimit(Resource::Nofile).maximum;
@@ -277,7 +269,7 @@ fn child_state_kept() {
     set_soft_nofile(64);
     let url = std::env::var("CRAWLGATE_LIMITS_URL").expect("CRAWLGATE_LIMITS_URL");
     let origin = Origin::from_url(&url).expect("origin");
-    let rt = runtime();
+    let rt = support::runtime(2);
     rt.block_on(async {
         let clock = Arc::new(ManualClock::new(
             UNIX_EPOCH + Duration::from_secs(1_800_000_000),
@@ -380,7 +372,7 @@ fn wait_for_go() {
 }
 
 fn local_failure_leaves_state() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, RULES)));
     let mut kid = Kid::start(
         "state-kept",
@@ -477,7 +469,7 @@ fn child_many_origins() {
         max_origins: 4 * ORIGINS as u64,
         ..CacheOptions::default()
     };
-    let rt = runtime();
+    let rt = support::runtime(2);
     rt.block_on(async {
         let cache =
             RobotsCache::with_store(options, Arc::new(MemoryStore::new()), Arc::new(SystemClock))
@@ -602,7 +594,7 @@ fn many_origins() {
          and their connections); raise it (ulimit -Hn, or LimitNOFILE in CI)"
     );
     set_soft_nofile(want);
-    let rt = runtime();
+    let rt = support::runtime(2);
     let farm = rt.block_on(Farm::start(ORIGINS));
     let ports: Vec<String> = farm.ports.iter().map(u16::to_string).collect();
     let ports = ports.join(",");
@@ -713,7 +705,7 @@ fn child_memory() {
         .expect("CRAWLGATE_LIMITS_TIMEOUT_MS")
         .parse()
         .expect("timeout");
-    let rt = runtime();
+    let rt = support::runtime(2);
     rt.block_on(async {
         let fetcher = Fetcher::new(FetchOptions {
             timeout: Duration::from_millis(timeout_ms),
@@ -959,7 +951,7 @@ fn memory_per_fetch() {
         gz_gz.len(),
         BOMB >> 20
     );
-    let rt = runtime();
+    let rt = support::runtime(2);
     let mut plain = head(RULES.len(), None);
     plain.extend_from_slice(RULES.as_bytes());
     let (plain_port, _) = rt.block_on(serve_scripted(Scripted {

@@ -6,8 +6,6 @@
 //! JSON line each. The parent starts real HTTP servers and `redis-server` on 127.0.0.1, and
 //! counts what reaches them.
 
-#[path = "support/redis_server.rs"]
-mod redis_server;
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
@@ -20,8 +18,8 @@ use std::time::{Duration, UNIX_EPOCH};
 use crawlgate::fetch::{CacheOptions, Clock, FetchOptions, ManualClock, RobotsCache, SystemClock};
 use crawlgate::store::{EmbeddedStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken};
-use redis_server::RedisServer;
 use serde_json::{json, Value};
+use support::redis_server::RedisServer;
 use support::{Reply, TestServer};
 
 const RULES: &str = "User-agent: *\nDisallow: /private\n";
@@ -232,14 +230,6 @@ impl Drop for Crawler {
     }
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
-
 /// A server whose answer is switched by the test: 200 with `RULES`, or that status.
 fn switchable(rt: &tokio::runtime::Runtime, status: Arc<AtomicU16>, delay: Duration) -> TestServer {
     rt.block_on(TestServer::start(move |_| {
@@ -256,7 +246,7 @@ fn switchable(rt: &tokio::runtime::Runtime, status: Arc<AtomicU16>, delay: Durat
 }
 
 fn restart() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let status = Arc::new(AtomicU16::new(200));
     let server = switchable(&rt, status.clone(), Duration::ZERO);
     let dir = tempfile::tempdir().expect("temp dir");
@@ -294,7 +284,7 @@ fn restart() {
 }
 
 fn fleet() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let redis = RedisServer::start();
     let status = Arc::new(AtomicU16::new(200));
     // Slow enough that the three processes' checks overlap the fetch.
@@ -350,7 +340,7 @@ fn fleet() {
 }
 
 fn redis_killed() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let mut redis = RedisServer::start();
     let status = Arc::new(AtomicU16::new(200));
     let warm = switchable(&rt, status.clone(), Duration::ZERO);

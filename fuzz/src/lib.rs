@@ -1,5 +1,5 @@
 //! Invariants and reference matchers shared by the fuzz targets (`fuzz_targets/*.rs`) and the
-//! regression tests (`tests/fuzz_regressions.rs` includes this file with `#[path]`), so a crash
+//! regression tests (`tests/it/fuzz_regressions.rs` includes this file with `#[path]`), so a crash
 //! found by a target replays under `cargo test` with the very same assertions.
 //!
 //! Depends on crawlgate and memchr alone (no libFuzzer, no `arbitrary`): everything here is

@@ -42,6 +42,7 @@
 //! [redb]: https://www.redb.org
 //! [`codec::encode`]: super::codec::encode
 
+use std::ffi::OsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -195,12 +196,14 @@ impl EmbeddedStore {
     /// else `~/.local/state/crawlgate/state.redb` (`~/Library/Application Support/crawlgate/`
     /// on macOS, `%LOCALAPPDATA%\crawlgate\` on Windows). `None` if no home directory is known.
     pub fn default_path() -> Option<PathBuf> {
+        EmbeddedStore::default_path_from(|var| std::env::var_os(var))
+    }
+
+    /// [`EmbeddedStore::default_path`] with the environment read through `env` (a test or an
+    /// embedder can answer for it without changing the process's environment).
+    pub fn default_path_from(env: impl Fn(&str) -> Option<OsString>) -> Option<PathBuf> {
         // The XDG spec says to ignore a relative (or empty) value.
-        let absolute = |var: &str| {
-            std::env::var_os(var)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-        };
+        let absolute = |var: &str| env(var).map(PathBuf::from).filter(|p| p.is_absolute());
         let dir = match absolute("XDG_STATE_HOME") {
             Some(state) => state,
             None if cfg!(windows) => absolute("LOCALAPPDATA")?,

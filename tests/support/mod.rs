@@ -6,6 +6,9 @@
 //! broken chunking.
 #![allow(dead_code)] // Each test binary uses a different part.
 
+pub mod chromium;
+pub mod redis_server;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -269,4 +272,14 @@ async fn respond(stream: &mut TcpStream, reply: Reply) -> std::io::Result<bool> 
             Box::pin(respond(stream, *reply)).await
         }
     }
+}
+
+/// A Tokio runtime for a test's servers, with `workers` threads (the test's own thread drives
+/// the code under test, or a child process does).
+pub fn runtime(workers: usize) -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .expect("runtime")
 }

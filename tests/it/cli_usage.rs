@@ -3,21 +3,12 @@
 //! servers on 127.0.0.1 (each run with a crawl state of its own).
 #![cfg(feature = "fetch")]
 
-mod support;
-
+use crate::support;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use crate::support::{Reply, TestServer};
 use serde_json::Value;
-use support::{Reply, TestServer};
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 /// A directory for a test's files and its crawl state (never the user's).
 struct Dir(tempfile::TempDir);
@@ -330,7 +321,7 @@ fn hostile_usage_values_are_escaped() {
 
 #[test]
 fn agents_against_the_crawl_state() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, GOOGLE)));
     let d = Dir::new();
     let o = d.run(&[
@@ -373,7 +364,7 @@ fn agents_against_the_crawl_state() {
 
 #[test]
 fn agents_follow_the_failure_rules_as_one_agent_does() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
     let d = Dir::new();
     let url = server.url("/a");

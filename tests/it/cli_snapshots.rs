@@ -1,26 +1,17 @@
-//! Every command's output, human and `--json`, pinned as snapshots in `tests/snapshots/`: a
+//! Every command's output, human and `--json`, pinned as snapshots in `tests/it/snapshots/`: a
 //! change of output shows up as a diff of those files, to be reviewed like code.
 //!
-//! `SNAPSHOTS=overwrite cargo test --test cli_snapshots` rewrites them from the current output.
+//! `SNAPSHOTS=overwrite cargo test --test it cli_snapshots::` rewrites them from the current output.
 //! What changes from run to run is redacted, never wildcarded away: a test server's address is
 //! `[ADDR]` (`[DOWN]` for the second server of a test) and a time `[TIME]`; everything else,
 //! field names and order included, must match byte for byte.
 
-mod support;
-
+use crate::support;
 use std::path::Path;
 
+use crate::support::{Reply, Request, TestServer};
 use snapbox::cmd::Command;
 use snapbox::{file, Assert, Redactions};
-use support::{Reply, Request, TestServer};
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 /// Comparison with the run-to-run values redacted; `servers` pairs a placeholder with a test
 /// server whose address it stands for.
@@ -203,7 +194,7 @@ const ROBOTS: &str = "User-agent: *\nDisallow: /private\nCrawl-delay: 5\n";
 /// `check` without `--robots`: one origin with rules, one whose robots.txt answers 503.
 #[test]
 fn check_remote() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let up = rt.block_on(TestServer::start(|_| Reply::text(200, ROBOTS)));
     let down = rt.block_on(TestServer::start_on("127.0.0.2", |_| Reply::status(503)));
     let home = temp();
@@ -233,7 +224,7 @@ fn check_remote() {
 /// `fetch`, then `history`, then `recrawl`, on one state.
 #[test]
 fn fetch_history_recrawl() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, ROBOTS)));
     let home = temp();
     let servers = [("[ADDR]", &server)];
@@ -268,7 +259,7 @@ fn fetch_history_recrawl() {
 /// versions, the diff, verdict changes, RFC vs Google and the matrix.
 #[test]
 fn report() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let body = std::sync::Arc::new(std::sync::Mutex::new(
         "User-agent: *\nDisallow: /a\nDisallow: /b/\n".to_owned(),
     ));
@@ -337,7 +328,7 @@ fn sitemap_discover() {
             body: body.into_bytes(),
         }
     }
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| {
         let b = base(req);
         match req.path.as_str() {

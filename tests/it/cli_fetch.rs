@@ -2,19 +2,10 @@
 //! 127.0.0.1 (the binary runs while the test's runtime serves).
 #![cfg(feature = "fetch")]
 
-mod support;
-
+use crate::support;
 use std::process::{Command, Output, Stdio};
 
-use support::{Reply, TestServer};
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
+use crate::support::{Reply, TestServer};
 
 /// Runs the binary with a state of its own (a fresh `XDG_STATE_HOME`): no run sees another's
 /// state (the same local port may come back), and the user's real state is never touched.
@@ -48,7 +39,7 @@ fn records(stdout: &[u8]) -> Vec<serde_json::Value> {
 
 #[test]
 fn check_fetches_each_origin_once() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| {
         Reply::text(200, "User-agent: *\nDisallow: /private\n")
     }));
@@ -86,7 +77,7 @@ fn check_fetches_each_origin_once() {
 
 #[test]
 fn check_says_why_an_unreachable_origin_is_disallowed() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
     let url = server.url("/a");
     let o = run(&["check", "--agent", "MyBot", "--json", &url]);
@@ -114,7 +105,7 @@ fn check_says_why_an_unreachable_origin_is_disallowed() {
 
 #[test]
 fn fetch_reports_each_origin() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
         "/robots.txt" => Reply::redirect(301, "/real-robots.txt"),
         _ => Reply::text(200, "User-agent: *\nDisalow: /x\nFoo: bar\n"),
@@ -145,7 +136,7 @@ fn fetch_reports_each_origin() {
 
 #[test]
 fn fetch_exit_codes() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let missing = rt.block_on(TestServer::start(|_| Reply::status(404)));
     let o = run(&["fetch", &missing.url("/")]);
     assert_eq!(o.status.code(), Some(0));
@@ -175,7 +166,7 @@ fn huge_file() -> Vec<u8> {
 
 #[test]
 fn fetch_says_how_big_a_cut_file_is() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let file = huge_file();
     let len = file.len();
     let plain = file.clone();
@@ -233,7 +224,7 @@ fn fetch_says_how_big_a_cut_file_is() {
 
 #[test]
 fn check_answers_each_agent_from_one_fetch() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| {
         Reply::text(
             200,
@@ -263,7 +254,7 @@ fn check_answers_each_agent_from_one_fetch() {
 
 #[test]
 fn discover_says_when_robots_txt_was_redirected() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let www = rt.block_on(TestServer::start_on("127.0.0.2", |req| {
         let host = req.header("host").unwrap_or("127.0.0.2").to_owned();
         match req.path.as_str() {
@@ -294,7 +285,7 @@ fn discover_says_when_robots_txt_was_redirected() {
 
 #[test]
 fn discover_escapes_what_the_site_wrote() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| {
         let host = req.header("host").unwrap_or("127.0.0.1").to_owned();
         match req.path.as_str() {

@@ -2,16 +2,15 @@
 //! sentences, with files, standard input, and real servers on 127.0.0.1 for URL inputs.
 #![cfg(all(feature = "cli", feature = "fetch"))]
 
-mod support;
-
+use crate::support;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use crate::support::{Reply, Request, TestServer};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use serde_json::Value;
-use support::{Reply, Request, TestServer};
 
 const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 const SEEDS: &str = "testdata/sitemap/seeds";
@@ -174,14 +173,6 @@ fn gzip(data: &[u8]) -> Vec<u8> {
 }
 
 // ---- servers -----------------------------------------------------------------------------
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 /// `http://HOST` of the request, from its `Host` header: sitemaps name absolute URLs, and the
 /// port is known only once the server runs.
@@ -771,7 +762,7 @@ fn urls_with_errors_exit_1_and_still_print_the_valid_entries() {
 
 #[test]
 fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
         "/robots.txt" => Reply::text(200, "User-agent: *\nDisallow: /private\n"),
         "/sitemap.xml" => xml(urlset(&[
@@ -826,7 +817,7 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
 
 #[test]
 fn lint_url_input_with_no_robots_txt_is_not_cross_checked() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
         "/sitemap.xml" => xml(urlset(&[format!("{}/private/x", base(req))])),
         _ => Reply::status(404),
@@ -838,7 +829,7 @@ fn lint_url_input_with_no_robots_txt_is_not_cross_checked() {
 
 #[test]
 fn a_sitemap_url_that_cannot_be_fetched_exits_2() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
         "/sitemap.xml" => xml(urlset(&[format!("{}/a", base(req))])),
         "/broken.xml" => Reply::text(200, "https://example.com/a\n/relative\n"),
@@ -908,7 +899,7 @@ fn b_xml(base: &str) -> Vec<u8> {
 
 #[test]
 fn discover_lists_announced_sitemaps_and_index_children() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = discover_server(&rt);
     let u = |p: &str| server.url(p);
     let o = run(&["sitemap", "discover", &u("/")]);
@@ -958,7 +949,7 @@ fn discover_lists_announced_sitemaps_and_index_children() {
     }
 
     // --agent: an agent with its own group that allows everything sees no blocked entry.
-    let rt2 = runtime();
+    let rt2 = support::runtime(1);
     let open = rt2.block_on(TestServer::start(|req| {
         let b = base(req);
         match req.path.as_str() {
@@ -998,7 +989,7 @@ fn discover_lists_announced_sitemaps_and_index_children() {
 
 #[test]
 fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = discover_server(&rt);
     let u = |p: &str| server.url(p);
     let o = run(&["sitemap", "discover", "--json", &u("/")]);
@@ -1124,7 +1115,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
 
 #[test]
 fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| {
         let b = base(req);
         match req.path.as_str() {
@@ -1186,7 +1177,7 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
 
 #[test]
 fn discover_exits_2_when_robots_txt_is_unreachable() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
     let o = run(&["sitemap", "discover", &server.url("/")]);
     assert_eq!(code(&o), 2, "{}", both(&o));
@@ -1216,7 +1207,7 @@ fn discover_exits_2_when_robots_txt_is_unreachable() {
 
 #[test]
 fn discover_without_robots_txt_announces_nothing_and_exits_0() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::status(404)));
     let o = run(&["sitemap", "discover", &server.url("/")]);
     assert_eq!(code(&o), 0, "{}", both(&o));
@@ -1235,7 +1226,7 @@ fn discover_without_robots_txt_announces_nothing_and_exits_0() {
 
 #[test]
 fn discover_max_sitemaps_says_what_was_not_fetched() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| {
         let b = base(req);
         match req.path.as_str() {
@@ -1319,7 +1310,7 @@ fn usage_errors_exit_2() {
 /// although both sit at the same line and column.
 #[test]
 fn discover_names_the_file_each_problem_is_in() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| {
         let b = base(req);
         match req.path.as_str() {
@@ -1358,7 +1349,7 @@ fn discover_names_the_file_each_problem_is_in() {
 /// A sitemap URL lists URLs under its own directory; announced in robots.txt, the whole site.
 #[test]
 fn lint_url_input_lists_its_directory_or_its_site_when_announced() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| {
         let b = base(req);
         match req.path.as_str() {

@@ -3,11 +3,10 @@
 //! compression bombs, the robots.txt cross-check and the sitemap limit.
 #![cfg(all(feature = "fetch", feature = "sitemap"))]
 
-mod support;
-
 use std::io::Write;
 use std::time::{Duration, Instant};
 
+use crate::support::{Reply, Request, TestServer};
 use crawlgate::fetch::sitemaps::{Discovery, SitemapFetchError};
 use crawlgate::fetch::{AddressPolicy, FetchOptions, Fetcher};
 use crawlgate::policy::{FetchOutcome, Unreachable};
@@ -16,7 +15,6 @@ use crawlgate::sitemap::{Code, Format, MAX_BYTES};
 use crawlgate::{Origin, ProductToken};
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use support::{Reply, Request, TestServer};
 
 const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 

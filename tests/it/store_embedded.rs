@@ -413,23 +413,38 @@ fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
 
 #[test]
 fn default_path_follows_xdg() {
-    // The only test here that reads the environment, so setting it cannot race another.
-    std::env::set_var("XDG_STATE_HOME", "/srv/state");
+    // The environment is answered for, not set: other tests of this binary start processes
+    // that inherit it.
+    let env = |vars: &'static [(&'static str, &'static str)]| {
+        move |name: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        }
+    };
     assert_eq!(
-        EmbeddedStore::default_path(),
+        EmbeddedStore::default_path_from(env(&[("XDG_STATE_HOME", "/srv/state")])),
         Some("/srv/state/crawlgate/state.redb".into())
     );
     // A relative value is ignored, as the XDG spec says.
-    std::env::set_var("XDG_STATE_HOME", "relative");
-    std::env::set_var("HOME", "/home/someone");
+    let relative = env(&[("XDG_STATE_HOME", "relative"), ("HOME", "/home/someone")]);
     let expected = if cfg!(target_os = "macos") {
         "/home/someone/Library/Application Support/crawlgate/state.redb"
     } else {
         "/home/someone/.local/state/crawlgate/state.redb"
     };
     if cfg!(unix) {
-        assert_eq!(EmbeddedStore::default_path(), Some(expected.into()));
+        assert_eq!(
+            EmbeddedStore::default_path_from(relative),
+            Some(expected.into())
+        );
     }
+    assert_eq!(EmbeddedStore::default_path_from(env(&[])), None);
+    // default_path reads the process's environment.
+    assert_eq!(
+        EmbeddedStore::default_path(),
+        EmbeddedStore::default_path_from(|name| std::env::var_os(name))
+    );
 }
 
 #[test]

@@ -1,13 +1,9 @@
 //! Any bytes parse without a panic, every diagnostic span lies inside the input and names the
 //! line it starts on, and any string can be checked.
 
+use crate::invariants;
 use crawlgate::{Mode, Options, ProductToken, Robots};
 use proptest::prelude::*;
-
-/// The span and line invariants the fuzz targets assert (`fuzz/src/lib.rs`).
-#[path = "../fuzz/src/lib.rs"]
-#[allow(dead_code)]
-mod invariants;
 
 /// Bytes that look like robots.txt often enough to reach deep into the parser.
 fn robots_like() -> impl Strategy<Value = Vec<u8>> {

@@ -3,22 +3,13 @@
 //! changes on a hand-made pair of versions, RFC vs Google, hosts, dormant origins, escaping.
 #![cfg(feature = "fetch")]
 
-mod support;
-
+use crate::support;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 
+use crate::support::{Reply, TestServer};
 use serde_json::Value;
-use support::{Reply, TestServer};
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 /// Runs the binary at `now` (RFC 3339) on the state file `state`, with UTC as the local zone.
 fn report_at(state: &Path, now: &str, args: &[&str]) -> Output {
@@ -72,7 +63,7 @@ fn set(body: &Mutex<Option<String>>, to: Option<&str>) {
 
 #[test]
 fn each_status_kind_as_search_console_names_it() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let ok = rt.block_on(TestServer::start(|_| {
         Reply::text(
             200,
@@ -167,7 +158,7 @@ fn each_status_kind_as_search_console_names_it() {
 
 #[test]
 fn a_file_that_changes_over_three_days() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let (server, body) = changing(&rt);
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.redb");
@@ -289,7 +280,7 @@ fn a_file_that_changes_over_three_days() {
 
 #[test]
 fn a_failure_run_uses_the_last_good_version_after_12_hours() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let (server, body) = changing(&rt);
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.redb");
@@ -338,7 +329,7 @@ fn a_failure_run_uses_the_last_good_version_after_12_hours() {
 
 #[test]
 fn a_host_is_both_its_origins_and_a_long_404_drops_out() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let missing = rt.block_on(TestServer::start(|_| Reply::status(404)));
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.redb");
@@ -385,7 +376,7 @@ fn a_host_is_both_its_origins_and_a_long_404_drops_out() {
 
 #[test]
 fn rfc_and_google_disagreements_and_the_agent_matrix() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     // Google reads `MJ12bot`'s group token as `mj` (letters only); RFC 9309 as `mj12bot`.
     let server = rt.block_on(TestServer::start(|_| {
         Reply::text(
@@ -437,7 +428,7 @@ fn rfc_and_google_disagreements_and_the_agent_matrix() {
 
 #[test]
 fn site_text_is_escaped_and_bad_input_is_an_error() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| {
         Reply::text(200, "User-agent: *\nDisalow: /\x1b[2J\x1b]0;pwned\x07\n")
     }));
@@ -512,7 +503,7 @@ fn site_text_is_escaped_and_bad_input_is_an_error() {
 
 #[test]
 fn the_sites_own_sitemaps_give_urls_to_follow() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let base: Arc<Mutex<String>> = Arc::new(Mutex::new(String::new()));
     let b = base.clone();
     let server = rt.block_on(TestServer::start(move |req| {

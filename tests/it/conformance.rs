@@ -36,7 +36,7 @@ const RFC_DIVERGENCES: &[(&str, &str)] = &[
 ];
 
 fn cases() -> Vec<Value> {
-    let text = include_str!("../testdata/conformance/google-robotstxt-unit.json");
+    let text = include_str!("../../testdata/conformance/google-robotstxt-unit.json");
     let doc: Value = serde_json::from_str(text).expect("conformance JSON parses");
     let cases = doc["cases"].as_array().expect("cases array").clone();
     assert_eq!(cases.len(), 145, "the data set has 145 cases");

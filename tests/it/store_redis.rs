@@ -3,16 +3,13 @@
 //! a server that dies and comes back, listings and corrupt states.
 #![cfg(feature = "redis")]
 
-#[path = "support/redis_server.rs"]
-mod redis_server;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::support::redis_server::RedisServer;
 use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, FetchRecord, OriginState};
 use crawlgate::store::{MemoryStore, Pruned, RedisOptions, RedisStore, Store, StoreError};
 use crawlgate::{Origin, Robots};
-use redis_server::RedisServer;
 
 const DAY: Duration = Duration::from_secs(86_400);
 

@@ -7,10 +7,8 @@
 //! A screenshot is written to `target/report-screenshot.png` for review.
 #![cfg(all(feature = "cli", feature = "redb"))]
 
-#[path = "support/chromium.rs"]
-mod chromium;
-mod support;
-
+use crate::support;
+use crate::support::chromium;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -18,8 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::support::{Reply, TestServer};
 use serde_json::Value;
-use support::{Reply, TestServer};
 
 /// The page's title: a script injected by a site would change it.
 const TITLE: &str = "robots.txt report";
@@ -43,14 +41,6 @@ const CHANGING: [&str; 3] = [
     "User-agent: *\nDisallow: /private\nDisallow: /tmp\n",
     "User-agent: *\nAllow: /private\nDisallow: /tmp\nDisallow: /old\n",
 ];
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 /// One run of `crawlgate report` on day `day` (2026-11-`day`, 10:00 UTC), with a private state
 /// home and the given state file.
@@ -115,7 +105,7 @@ fn html_report_in_headless_chromium() {
     // Fail (not skip) at once when there is no browser.
     chromium::binary();
     let started = Instant::now();
-    let rt = runtime();
+    let rt = support::runtime(2);
     let generation = Arc::new(AtomicUsize::new(0));
     let (problems, not_found, down, redirect, changing) = rt.block_on(async {
         let problems = TestServer::start(|_| Reply::text(200, PROBLEMS)).await;

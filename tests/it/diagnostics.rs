@@ -4,13 +4,9 @@
 //! optionally `# mode: google`); the test requires exactly that set, so a fixture also proves
 //! that nothing else fires. A code without a fixture fails the test.
 
+use crate::invariants;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-
-/// The span and line invariants the fuzz targets assert (`fuzz/src/lib.rs`).
-#[path = "../fuzz/src/lib.rs"]
-#[allow(dead_code)]
-mod invariants;
 
 use crawlgate::{Code, Diagnostic, Mode, Options, Robots};
 

@@ -6,23 +6,14 @@
 //! servers' side, streaming as an answer read before the next line is written.
 #![cfg(feature = "fetch")]
 
-mod support;
-
+use crate::support;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-use support::{Reply, TestServer};
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
+use crate::support::{Reply, TestServer};
 
 /// The binary with a state home of its own under `home` (no run sees another's state).
 fn crawlgate(home: &std::path::Path, args: &[&str]) -> Command {
@@ -111,7 +102,7 @@ impl TempFile {
 
 #[test]
 fn fetch_runs_origins_at_once_and_prints_them_in_input_order() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     // The first origins answer last: finishing order is the reverse of input order.
     let (servers, flight) = slow_servers(&rt, 20, |i| {
         Duration::from_millis(300 + 20 * (20 - i as u64))
@@ -153,7 +144,7 @@ fn fetch_runs_origins_at_once_and_prints_them_in_input_order() {
 
 #[test]
 fn fetch_with_concurrency_1_fetches_one_origin_after_another() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let (servers, flight) = slow_servers(&rt, 4, |_| Duration::from_millis(150));
     let urls: Vec<String> = servers.iter().map(|s| s.url("/")).collect();
     let mut args = vec!["fetch", "--no-state", "--concurrency", "1"];
@@ -172,7 +163,7 @@ fn fetch_with_concurrency_1_fetches_one_origin_after_another() {
 
 #[test]
 fn check_without_robots_answers_in_input_order_with_origins_at_once() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let (servers, flight) =
         slow_servers(&rt, 6, |i| Duration::from_millis(200 + 40 * (6 - i as u64)));
     // Two URLs per origin, interleaved: the second of each waits for its origin's first.
@@ -269,7 +260,7 @@ impl Piped {
 
 #[test]
 fn check_urls_stdin_answers_each_line_as_it_comes() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let server = rt.block_on(TestServer::start(|_| {
         Reply::text(
             200,
@@ -353,7 +344,7 @@ fn urls_file_with_a_byte_order_mark_and_a_line_that_is_not_utf8() {
 #[test]
 fn a_captured_standard_error_gets_only_sentences() {
     // No progress line and no summary line: standard error is not a terminal.
-    let rt = runtime();
+    let rt = support::runtime(2);
     let (servers, _) = slow_servers(&rt, 3, |_| Duration::from_millis(10));
     let down = rt.block_on(support::refused_addr());
     let mut urls: Vec<String> = servers.iter().map(|s| s.url("/")).collect();
@@ -411,7 +402,7 @@ fn a_terminal_gets_a_summary_line() {
 
 #[test]
 fn discover_walks_several_origins_in_input_order() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let (servers, flight) = slow_servers(&rt, 3, |i| {
         Duration::from_millis(100 + 100 * (3 - i as u64))
     });

@@ -3,21 +3,12 @@
 //! real; the servers are real ones on 127.0.0.1.
 #![cfg(feature = "fetch")]
 
-mod support;
-
+use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use crate::support::{Reply, TestServer};
 use serde_json::Value;
-use support::{Reply, TestServer};
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 /// A directory for a test's files and its crawl state (never the user's).
 struct Dir(tempfile::TempDir);
@@ -478,7 +469,7 @@ fn explain_reports_bad_urls_and_usage_errors() {
 
 #[test]
 fn explain_without_robots_reads_the_crawl_state() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
         "/robots.txt" => Reply::text(
             200,
@@ -567,7 +558,7 @@ fn explain_without_robots_reads_the_crawl_state() {
 
 #[test]
 fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
     let d = Dir::new();
     let o = d.run(&[
@@ -609,7 +600,7 @@ fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
 
 #[test]
 fn lint_url_fetches_and_lints_the_live_robots_txt() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
         "/robots.txt" => Reply::text(200, "User-agent: *\nDisalow: /x\nthis is not a record\n"),
         _ => Reply::status(404),
@@ -653,7 +644,7 @@ fn lint_url_fetches_and_lints_the_live_robots_txt() {
 
 #[test]
 fn lint_url_without_robots_txt_has_nothing_to_lint() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::status(404)));
     let d = Dir::new();
     let o = d.run(&["lint", &server.url("/")]);
@@ -678,7 +669,7 @@ fn lint_url_without_robots_txt_has_nothing_to_lint() {
 
 #[test]
 fn lint_url_unreachable_is_exit_2_with_the_cause() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
     let refused = rt.block_on(support::refused_addr());
     let d = Dir::new();
@@ -715,7 +706,7 @@ fn lint_url_unreachable_is_exit_2_with_the_cause() {
 
 #[test]
 fn lint_url_says_where_a_redirected_file_was_served() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
         "/robots.txt" => Reply::redirect(301, "/real-robots.txt"),
         _ => Reply::text(200, "User-agent: *\nDisalow: /x\n"),
@@ -907,7 +898,7 @@ fn explain_escapes_usage_records() {
 
 #[test]
 fn explain_agents_against_the_crawl_state() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, AI_SITE)));
     let d = Dir::new();
     let o = d.run(&[

@@ -1,16 +1,14 @@
 //! The crawl-policy engine end to end: real HTTP servers on 127.0.0.1, an injected clock.
 
-mod support;
-
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use crate::support::{Reply, TestServer};
 use crawlgate::fetch::{CacheOptions, CheckError, Clock, FetchOptions, ManualClock, RobotsCache};
 use crawlgate::policy::{Change, Digest, OriginState, Unavailable, VerdictReason};
 use crawlgate::store::{MemoryStore, Pruned, Store, StoreError, StoreFuture, Updated, Usage};
 use crawlgate::{Origin, ProductToken};
-use support::{Reply, TestServer};
 
 const HOUR: Duration = Duration::from_secs(3600);
 const DAY: Duration = Duration::from_secs(86_400);

@@ -3,31 +3,20 @@
 //! HOME and XDG_STATE_HOME at its own temporary directory, so the user's state is never touched.
 #![cfg(all(feature = "cli", feature = "redb"))]
 
-mod support;
-
 #[cfg(feature = "redis")]
-#[path = "support/redis_server.rs"]
-mod redis_server;
-
+use crate::support;
+use crate::support::redis_server;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use crate::support::{Reply, TestServer};
 use crawlgate::policy::Digest;
 use serde_json::Value;
-use support::{Reply, TestServer};
 
 const BODY: &str = "User-agent: *\nDisallow: /private\n";
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 /// A private home for one test: the default state lands under it, never in the real one.
 struct Home {
@@ -127,7 +116,7 @@ fn changing_server(rt: &tokio::runtime::Runtime, body: &str) -> (TestServer, Arc
 
 #[test]
 fn fetch_is_recorded_and_check_answers_from_the_state() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
     let state = home.path("state.redb");
@@ -222,7 +211,7 @@ fn fetch_is_recorded_and_check_answers_from_the_state() {
 
 #[test]
 fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     let served = Arc::new(AtomicUsize::new(0));
     let s = served.clone();
@@ -297,7 +286,7 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
 
 #[test]
 fn recrawl_fetches_once_and_records_a_changed_file() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     let (server, body) = changing_server(&rt, BODY);
     let state = home.path("state.redb");
@@ -354,7 +343,7 @@ fn recrawl_fetches_once_and_records_a_changed_file() {
 
 #[test]
 fn no_state_writes_nothing_and_the_default_is_the_state_home() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
     let url = server.url("/");
@@ -416,7 +405,7 @@ fn no_state_writes_nothing_and_the_default_is_the_state_home() {
 
 #[test]
 fn history_of_an_unknown_origin_says_so() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
     let state = home.path("state.redb");
@@ -449,7 +438,7 @@ fn history_of_an_unknown_origin_says_so() {
 
 #[test]
 fn two_processes_on_one_state_file() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     // Slow enough that the two runs overlap.
     let server = rt.block_on(TestServer::start(|_| {
@@ -492,7 +481,7 @@ fn two_processes_on_one_state_file() {
 
 #[test]
 fn a_state_file_held_by_another_process_is_one_sentence() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
     let path = home.path("state.redb");
@@ -515,7 +504,7 @@ fn a_state_file_held_by_another_process_is_one_sentence() {
 
 #[test]
 fn a_state_that_cannot_be_opened_is_one_sentence() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
     let url = server.url("/");
@@ -558,7 +547,7 @@ fn a_state_that_cannot_be_opened_is_one_sentence() {
 
 #[test]
 fn site_text_is_escaped_in_human_output() {
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     let server = rt.block_on(TestServer::start(|_| {
         Reply::text(200, "User-agent: *\nDisallow: /p\x1b[2J\n")
@@ -583,7 +572,7 @@ fn site_text_is_escaped_in_human_output() {
 #[test]
 fn a_redis_state_end_to_end() {
     let redis = redis_server::RedisServer::start();
-    let rt = runtime();
+    let rt = support::runtime(1);
     let home = Home::new();
     let (server, body) = changing_server(&rt, BODY);
     let state = redis.url();

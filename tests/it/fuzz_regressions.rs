@@ -6,17 +6,13 @@
 //! artifact to `testdata/fuzz/<name>` (the runner then covers it) and, for a real bug, a named
 //! test below that says what was wrong.
 
-#[path = "../fuzz/src/lib.rs"]
-#[allow(dead_code)]
-mod invariants;
-
 use std::path::{Path, PathBuf};
 
-use crawlgate::{Mode, Options, OtherKey, ProductToken, Robots};
-use invariants::{
+use crate::invariants::{
     any_token, assert_check, assert_origin, assert_round_trip, assert_sitemap, behind_filler,
     parse_checked, view, MODES,
 };
+use crawlgate::{Mode, Options, OtherKey, ProductToken, Robots};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/fuzz")

@@ -2,18 +2,16 @@
 //! redirects, caps, compression, broken responses, timeouts and the address policy.
 #![cfg(feature = "fetch")]
 
-mod support;
-
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::{refused_addr, Reply, Request, TestServer};
 use crawlgate::fetch::{AddressPolicy, FetchError, FetchOptions, Fetcher};
 use crawlgate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable};
 use crawlgate::{Code, Origin, Parsed, ProductToken, DEFAULT_MAX_BYTES};
 use flate2::write::{GzEncoder, ZlibEncoder};
 use flate2::Compression;
-use support::{refused_addr, Reply, Request, TestServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const RULES: &str = "User-agent: *\nDisallow: /private\nAllow: /private/ok\n";
