@@ -1,8 +1,6 @@
 //! `crawlgate explain` (which group applies to an agent, its rules in precedence order, the
 //! line that decides each URL) and `crawlgate lint URL` (a live robots.txt linted), run for
 //! real; the servers are real ones on 127.0.0.1.
-#![cfg(feature = "fetch")]
-
 use crate::support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

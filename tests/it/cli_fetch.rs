@@ -1,7 +1,5 @@
 //! `crawlgate fetch`, and `crawlgate check` without `--robots`, against real servers on
 //! 127.0.0.1 (the binary runs while the test's runtime serves).
-#![cfg(feature = "fetch")]
-
 use crate::support;
 use std::process::{Command, Output, Stdio};
 

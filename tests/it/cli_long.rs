@@ -4,8 +4,6 @@
 //!
 //! Nothing here is timed: concurrency shows as requests in flight at the same time on the
 //! servers' side, streaming as an answer read before the next line is written.
-#![cfg(feature = "fetch")]
-
 use crate::support;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Output, Stdio};

@@ -1,8 +1,6 @@
 //! `crawlgate report` against real servers on 127.0.0.1, over days of a fixed clock
 //! (`CRAWLGATE_NOW`): the status kinds, the ladder in force, versions and their diffs, verdict
 //! changes on a hand-made pair of versions, RFC vs Google, hosts, dormant origins, escaping.
-#![cfg(feature = "fetch")]
-
 use crate::support;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

@@ -1,7 +1,5 @@
 //! `crawlgate sitemap lint|urls|discover`, run for real: output formats, exit codes and error
 //! sentences, with files, standard input, and real servers on 127.0.0.1 for URL inputs.
-#![cfg(all(feature = "cli", feature = "fetch"))]
-
 use crate::support;
 use std::io::Write;
 use std::path::PathBuf;

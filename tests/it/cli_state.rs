@@ -1,8 +1,6 @@
 //! The CLI's lasting crawl state (`--state`, `--no-state`, `history`, `recrawl`), through the
 //! real binary, against real servers on 127.0.0.1 (and a real redis-server). Every test points
 //! HOME and XDG_STATE_HOME at its own temporary directory, so the user's state is never touched.
-#![cfg(all(feature = "cli", feature = "redb"))]
-
 #[cfg(feature = "redis")]
 use crate::support;
 use crate::support::redis_server;

@@ -1,8 +1,6 @@
 //! `crawlgate check --agents` (one crawler that obeys several tokens) and the usage
 //! preferences (`Content-Usage`) `check` shows for each URL, with `--robots` and against real
 //! servers on 127.0.0.1 (each run with a crawl state of its own).
-#![cfg(feature = "fetch")]
-
 use crate::support;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};

@@ -505,6 +505,8 @@ async fn an_unsolicited_304_is_unreachable_not_a_missing_file() {
     );
 }
 
+// The stored size is measured with the stores' codec (JSON, feature `serde`).
+#[cfg(feature = "serde")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_site_flapping_with_retry_after_0_for_30_days_stays_bounded() {
     // 502, 503, 502… each with `Retry-After: 0`; the crawler checks every simulated minute.

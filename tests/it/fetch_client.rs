@@ -1,7 +1,5 @@
 //! `Fetcher::fetch` against real HTTP servers on 127.0.0.x: every row of the status table,
 //! redirects, caps, compression, broken responses, timeouts and the address policy.
-#![cfg(feature = "fetch")]
-
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

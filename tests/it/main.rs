@@ -1,14 +1,18 @@
 //! The integration tests, in one binary: one link instead of thirty, and one `support` module
 //! for what the tests share (ripgrep's and toml's layout). Three tests are binaries of their
-//! own because they are their own processes (`harness = false`): `store_crash` (a writer killed
+//! own because each is its own process (`harness = false`): `store_crash` (a writer killed
 //! mid-write), `processes` (a fleet of crawler processes) and `local_limits` (a lowered
 //! open-file limit, which would starve every other test of this binary).
 //!
-//! `cargo test --test it MODULE::` runs one module's tests.
+//! Each module is built when the features it needs are on, gated here and only here; the
+//! default features build them all, and CI also runs the core's alone
+//! (`--no-default-features`). `cargo test --test it MODULE::` runs one module's tests.
 
 #[path = "../support/mod.rs"]
 mod support;
-// The span and line invariants the fuzz targets assert, reused as test oracles.
+// The span and line invariants the fuzz targets assert, reused as test oracles (they cover
+// the sitemap reader too).
+#[cfg(feature = "sitemap")]
 #[path = "../../fuzz/src/lib.rs"]
 #[allow(dead_code)]
 mod invariants;
@@ -16,36 +20,58 @@ mod invariants;
 // The robots.txt parser and matcher.
 mod bounds; // memory and time bounds on hostile input
 mod conformance; // google/robotstxt's reference cases, with the divergences listed
+#[cfg(feature = "sitemap")]
 mod diagnostics; // a fixture per diagnostic code
 mod differential; // Mode::Google against the robotstxt crate
+#[cfg(feature = "sitemap")]
 mod fuzz_regressions; // inputs the fuzzers found, replayed
 mod matching; // the matcher against a naive oracle (proptest)
 mod parser;
-mod robustness; // every corpus-like input: no panic, diagnostics hold their invariants
+mod policy; // the failure ladder, pure
+#[cfg(feature = "sitemap")]
+mod robustness; // any input: no panic, diagnostics hold their invariants
 mod usage; // Content-Usage and friends never change a verdict
 
-// The engine: fetching, the failure ladder, the stores.
+// The engine: fetching, the state stores.
+#[cfg(feature = "fetch")]
 mod engine;
+#[cfg(feature = "fetch")]
 mod fetch_client;
-mod policy;
+#[cfg(feature = "redb")]
 mod store_embedded;
+#[cfg(feature = "redis")]
 mod store_redis;
 
 // Sitemaps.
+#[cfg(feature = "sitemap")]
 mod sitemap_diagnostics;
+#[cfg(all(feature = "fetch", feature = "sitemap"))]
 mod sitemap_discover;
+#[cfg(feature = "sitemap")]
 mod sitemap_limits;
+#[cfg(feature = "sitemap")]
 mod sitemap_reader;
 
 // The command line, run as a process.
+#[cfg(feature = "cli")]
 mod cli;
+#[cfg(feature = "cli")]
 mod cli_agents;
+#[cfg(all(feature = "cli", feature = "fetch"))]
 mod cli_explain;
+#[cfg(all(feature = "cli", feature = "fetch"))]
 mod cli_fetch;
+#[cfg(all(feature = "cli", feature = "fetch"))]
 mod cli_long;
+#[cfg(all(feature = "cli", feature = "fetch"))]
 mod cli_report;
+#[cfg(all(feature = "cli", feature = "fetch"))]
 mod cli_sitemap;
-mod cli_snapshots; // every command's output pinned in tests/snapshots/
+#[cfg(feature = "cli")]
+mod cli_snapshots; // every command's output pinned in tests/it/snapshots/
+#[cfg(all(feature = "cli", feature = "redb"))]
 mod cli_state;
+#[cfg(all(feature = "cli", feature = "fetch"))]
 mod cli_usage;
+#[cfg(all(feature = "cli", feature = "redb"))]
 mod report_html; // the HTML report in headless Chromium

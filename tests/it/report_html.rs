@@ -5,8 +5,6 @@
 //! DevTools protocol: the host table, the highlighted lines against the `--json` report of the
 //! same run, real key presses moving between problems, no injected script run, the diff shown.
 //! A screenshot is written to `target/report-screenshot.png` for review.
-#![cfg(all(feature = "cli", feature = "redb"))]
-
 use crate::support;
 use crate::support::chromium;
 use std::collections::BTreeSet;

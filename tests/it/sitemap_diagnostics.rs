@@ -11,8 +11,6 @@
 //! Directory fixtures (`NAME/` with a `robots.txt`) run a discovery walk over the files in the
 //! directory, served by name as `https://example.com/FILE`; their `.expect` lines are
 //! `FILE line:column code`.
-#![cfg(feature = "sitemap")]
-
 use std::collections::BTreeSet;
 use std::fs;
 use std::io::{self, Read};

@@ -1,8 +1,6 @@
 //! `Fetcher::discover_sitemaps` and `Fetcher::fetch_sitemap` against real HTTP servers on
 //! 127.0.0.1: announced sitemaps and indexes read once each, cycles, nesting, failures,
 //! compression bombs, the robots.txt cross-check and the sitemap limit.
-#![cfg(all(feature = "fetch", feature = "sitemap"))]
-
 use std::io::Write;
 use std::time::{Duration, Instant};
 

@@ -1,8 +1,6 @@
 //! The sitemap reader on well-formed input: Google's own examples read with no error and with
 //! every value where it belongs; the formats are told apart; text is joined across entity
 //! references and CDATA, then trimmed; positions point at the element.
-#![cfg(feature = "sitemap")]
-
 use std::path::Path;
 
 use crawlgate::sitemap::{self, Code, Format, Item, Reader, Relationship, Severity};

@@ -1,8 +1,6 @@
 //! The `Store` contract, checked on the in-memory store and on the embedded (redb) store alike,
 //! and what only the embedded store promises: the data outlives the process, one process at a
 //! time, a clear error for a file that is not a store.
-#![cfg(feature = "redb")]
-
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 

@@ -1,8 +1,6 @@
 //! The Redis store against a real `redis-server` started by each test (random port, temp dir):
 //! the same semantics as the in-memory store, no lost update under concurrent writers, leases,
 //! a server that dies and comes back, listings and corrupt states.
-#![cfg(feature = "redis")]
-
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
