@@ -136,12 +136,12 @@ pub enum FetchOutcome {
 }
 
 impl FetchOutcome {
-    /// `"fetched"`, `"not-modified"`, `"not-found"` or `"unreachable"`.
+    /// `"fetched"`, `"not-modified"`, `"unavailable"` or `"unreachable"`.
     pub fn as_str(&self) -> &'static str {
         match self {
             FetchOutcome::Rules { .. } => "fetched",
             FetchOutcome::NotModified { .. } => "not-modified",
-            FetchOutcome::Unavailable(_) => "not-found",
+            FetchOutcome::Unavailable(_) => "unavailable",
             FetchOutcome::Unreachable(_) => "unreachable",
         }
     }

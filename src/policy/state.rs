@@ -142,11 +142,11 @@ pub enum Content {
 }
 
 impl Content {
-    /// `"fetched"`, `"not-found"` or `"unreachable"`, as [`FetchOutcome::as_str`].
+    /// `"fetched"`, `"unavailable"` or `"unreachable"`, as [`FetchOutcome::as_str`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Content::Rules(_) => "fetched",
-            Content::NoRobotsTxt(_) => "not-found",
+            Content::NoRobotsTxt(_) => "unavailable",
             Content::Unreachable(_) => "unreachable",
         }
     }

@@ -658,7 +658,7 @@ fn lint_url_without_robots_txt_has_nothing_to_lint() {
     let o = d.run(&["lint", "--json", &server.url("/")]);
     assert_eq!(code(&o), 0);
     let (recs, summary) = records(&o);
-    assert_eq!(recs[0]["outcome"], "not-found");
+    assert_eq!(recs[0]["outcome"], "unavailable");
     assert_eq!(recs[0]["status"], 404);
     assert_eq!(recs[0]["cause"], "HTTP 404");
     assert_eq!(summary["files"], 0);

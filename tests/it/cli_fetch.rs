@@ -138,7 +138,7 @@ fn fetch_exit_codes() {
     let missing = rt.block_on(TestServer::start(|_| Reply::status(404)));
     let o = run(&["fetch", &missing.url("/")]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(text(&o.stdout).contains("not-found (HTTP 404)"));
+    assert!(text(&o.stdout).contains("unavailable (HTTP 404)"));
     let refused = rt.block_on(support::refused_addr());
     let o = run(&["fetch", "--timeout", "2", &format!("http://{refused}/")]);
     assert_eq!(o.status.code(), Some(1));

@@ -1212,13 +1212,13 @@ fn discover_without_robots_txt_announces_nothing_and_exits_0() {
     assert_eq!(
         stdout(&o),
         format!(
-            "{}\t404\tnot-found\t0 sitemaps announced\n",
+            "{}\t404\tunavailable\t0 sitemaps announced\n",
             server.url("/robots.txt")
         )
     );
     let o = run(&["sitemap", "discover", "--json", &server.url("/")]);
     assert_eq!(code(&o), 0, "{}", both(&o));
-    assert_eq!(json_lines(&o)[0]["outcome"], "not-found");
+    assert_eq!(json_lines(&o)[0]["outcome"], "unavailable");
     assert_eq!(server.hits(), 2);
 }
 

@@ -499,7 +499,7 @@ async fn no_robots_txt_announces_nothing() {
         .expect("no local failure");
     assert!(found.sitemaps.is_empty());
     assert_eq!(found.robots.status, Some(404));
-    assert_eq!(found.robots.outcome.as_str(), "not-found");
+    assert_eq!(found.robots.outcome.as_str(), "unavailable");
     assert_eq!(server.hits(), 1);
 }
 

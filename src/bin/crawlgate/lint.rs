@@ -276,7 +276,7 @@ mod live {
             };
             let (outcome, cause) = match &fetched.outcome {
                 FetchOutcome::Rules { .. } => ("fetched", None),
-                FetchOutcome::Unavailable(why) => ("not-found", Some(why.to_string())),
+                FetchOutcome::Unavailable(why) => ("unavailable", Some(why.to_string())),
                 FetchOutcome::Unreachable(why) => ("unreachable", Some(why.to_string())),
                 // Unconditional: a 304 cannot be an answer to it.
                 FetchOutcome::NotModified { .. } => (

@@ -470,7 +470,7 @@ mod enabled {
                 .is_some_and(|v| matches!(v.content, Content::Unreachable(_)))
         }
 
-        /// `fetched`, `not-modified` (a 304 re-confirmed the file), `not-found`, `unreachable`,
+        /// `fetched`, `not-modified` (a 304 re-confirmed the file), `unavailable`, `unreachable`,
         /// `local-failure` (nothing recorded).
         pub fn outcome(&self) -> &'static str {
             if self.local.is_some() {

@@ -252,7 +252,7 @@ pub struct LintFetch<'a> {
     /// The robots.txt URL: the `path` of the problems that follow.
     pub robots_txt: &'a str,
     pub status: Option<u16>,
-    /// `fetched`, `not-found` (nothing to lint) or `unreachable` (reported on stderr).
+    /// `fetched`, `unavailable` (nothing to lint) or `unreachable` (reported on stderr).
     pub outcome: &'static str,
     pub cause: Option<String>,
     pub final_url: &'a str,
@@ -288,7 +288,7 @@ pub struct Fetch {
     pub origin: String,
     pub robots_txt: String,
     pub status: Option<u16>,
-    /// `fetched`, `not-modified`, `not-found`, `unreachable`, `local-failure`, `not-recorded`.
+    /// `fetched`, `not-modified`, `unavailable`, `unreachable`, `local-failure`, `not-recorded`.
     pub outcome: &'static str,
     pub cause: Option<String>,
     pub final_url: Option<String>,
