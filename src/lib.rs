@@ -63,6 +63,7 @@ pub mod diagnostic;
 #[cfg(feature = "fetch")]
 pub mod fetch;
 pub mod origin;
+mod plain_url;
 pub mod policy;
 pub mod robots;
 #[cfg(feature = "sitemap")]

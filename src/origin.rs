@@ -169,70 +169,18 @@ impl fmt::Display for Origin {
     }
 }
 
-/// The origin of the common URL — `http(s)://name[:port]` followed by `/`, `?`, `#` or nothing,
-/// where the name is plain ASCII letters, digits, `-` and `.` — without the full WHATWG parse,
-/// which costs more than the whole robots.txt check. `None` for anything else (IP addresses,
-/// IDNs, userinfo, backslashes, odd ports…), which then goes through [`Url::parse`]; a test
-/// holds the two to the same answers.
+/// The origin of the common URL without the full WHATWG parse ([`crate::plain_url`]); `None`
+/// for anything else, which then goes through [`Url::parse`].
 fn fast_origin(input: &str) -> Option<Origin> {
-    let b = input.as_bytes();
-    let (scheme, rest) = if b.len() > 7 && b[..7].eq_ignore_ascii_case(b"http://") {
-        (Scheme::Http, &b[7..])
-    } else if b.len() > 8 && b[..8].eq_ignore_ascii_case(b"https://") {
-        (Scheme::Https, &b[8..])
-    } else {
-        return None;
-    };
-    let end = rest
-        .iter()
-        .position(|&c| matches!(c, b'/' | b'?' | b'#'))
-        .unwrap_or(rest.len());
-    // The URL parser strips surrounding whitespace and control bytes: leave those to it.
-    if b.last().is_some_and(|&c| c <= b' ') {
-        return None;
-    }
-    let authority = &rest[..end];
-    let (host, port) = match memchr::memchr(b':', authority) {
-        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
-        None => (authority, None),
-    };
-    let name_ok = !host.is_empty()
-        && host[0] != b'.'
-        && host
-            .iter()
-            .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'.')
-        && memchr::memmem::find(host, b"..").is_none();
-    if !name_ok {
-        return None;
-    }
-    let trimmed = host.strip_suffix(b".").unwrap_or(host);
-    let last = trimmed.rsplit(|&c| c == b'.').next().unwrap_or(trimmed);
-    // A numeric last label may make the name an IPv4 address (`127.1`, `0x7f.1`); IDN labels
-    // need validating. Both are the parser's business.
-    if last.first().is_none_or(u8::is_ascii_digit)
-        || trimmed
-            .split(|&c| c == b'.')
-            .any(|label| label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--"))
-    {
-        return None;
-    }
-    let port = match port {
-        None => None,
-        Some(p) if !p.is_empty() && p.len() <= 5 && p.iter().all(u8::is_ascii_digit) => {
-            let n: u32 = p.iter().fold(0, |n, &d| n * 10 + u32::from(d - b'0'));
-            let n = u16::try_from(n).ok()?;
-            let default = match scheme {
-                Scheme::Http => 80,
-                Scheme::Https => 443,
-            };
-            (n != default).then_some(n)
-        }
-        Some(_) => return None,
+    let plain = crate::plain_url::plain_http(input.as_bytes())?;
+    let default = match plain.scheme {
+        Scheme::Http => 80,
+        Scheme::Https => 443,
     };
     Some(Origin {
-        scheme,
-        host: String::from_utf8_lossy(host).to_ascii_lowercase(),
-        port,
+        scheme: plain.scheme,
+        host: String::from_utf8_lossy(plain.host).to_ascii_lowercase(),
+        port: plain.port.filter(|&p| p != default),
     })
 }
 

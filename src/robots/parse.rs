@@ -784,27 +784,10 @@ impl<'a> Builder<'a> {
     }
 }
 
-/// Is `s` an absolute http(s) URL with a host? Plain ASCII `scheme://host[:port][/…]` is
-/// accepted without a full parse (the common case); anything else goes through the URL parser.
+/// Is `s` an absolute http(s) URL with a host? The common shape is answered without a full
+/// parse ([`crate::plain_url`]); anything else goes through the URL parser.
 fn is_http_url(s: &str) -> bool {
-    let b = s.as_bytes();
-    let rest = if b.len() > 7 && b[..7].eq_ignore_ascii_case(b"http://") {
-        &b[7..]
-    } else if b.len() > 8 && b[..8].eq_ignore_ascii_case(b"https://") {
-        &b[8..]
-    } else {
-        return false;
-    };
-    let host_len = rest
-        .iter()
-        .position(|&c| !(c.is_ascii_alphanumeric() || c == b'.' || c == b'-'))
-        .unwrap_or(rest.len());
-    let simple = host_len > 0
-        && rest[0] != b'.'
-        && rest[..host_len].iter().any(u8::is_ascii_alphabetic)
-        && matches!(rest.get(host_len), None | Some(b'/'))
-        && rest.iter().all(|&c| c.is_ascii_graphic());
-    simple
+    crate::plain_url::plain_http(s.as_bytes()).is_some()
         || url::Url::parse(s)
             .map(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
             .unwrap_or(false)

@@ -99,9 +99,9 @@ fn not_absolute_http(url: &str) -> Option<String> {
     if matches!(rest.get(2), None | Some(b'/' | b'\\' | b'?' | b'#')) {
         return Some(format!("`{}` has no host", quote(url)));
     }
-    if plain_authority(rest.get(2..).unwrap_or(&[])) {
+    if crate::plain_url::plain_http(url.as_bytes()).is_some() {
         // The `url` crate would accept it: no need to build a `Url` (a tenth of the reader's
-        // time on a video sitemap). `tests::plain_authority_agrees_with_the_url_crate`.
+        // time on a video sitemap).
         return None;
     }
     match Url::parse(url) {
@@ -111,55 +111,6 @@ fn not_absolute_http(url: &str) -> Option<String> {
         }
         Ok(_) => None,
     }
-}
-
-/// Whether the authority at the start of `after_slashes` (up to `/`, `?`, `#` or the end) is a
-/// plain DNS name with an optional port, which the `url` crate always accepts as a host: ASCII
-/// letters, digits, `-` and `.`, labels of 1 to 63 bytes (a trailing dot allowed), at most 253
-/// bytes, no `xn--` label (IDNA checks those), a last label that is not a number (WHATWG would
-/// read the host as IPv4), and a port of at most 5 digits up to 65,535. Anything else takes the
-/// full parse.
-fn plain_authority(after_slashes: &[u8]) -> bool {
-    let end = after_slashes
-        .iter()
-        .position(|&b| matches!(b, b'/' | b'?' | b'#' | b'\\'))
-        .unwrap_or(after_slashes.len());
-    let authority = &after_slashes[..end];
-    let (host, port) = match authority.iter().position(|&b| b == b':') {
-        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
-        None => (authority, None),
-    };
-    if let Some(port) = port {
-        let ok = !port.is_empty()
-            && port.len() <= 5
-            && port.iter().all(u8::is_ascii_digit)
-            && port.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0')) <= 65_535;
-        if !ok {
-            return false;
-        }
-    }
-    let host = host.strip_suffix(b".").unwrap_or(host);
-    if host.is_empty() || host.len() > 253 {
-        return false;
-    }
-    let mut last: &[u8] = &[];
-    for label in host.split(|&b| b == b'.') {
-        if label.is_empty()
-            || label.len() > 63
-            || !label
-                .iter()
-                .all(|&b| b.is_ascii_alphanumeric() || b == b'-')
-            || label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--")
-        {
-            return false;
-        }
-        last = label;
-    }
-    let numeric = last.iter().all(u8::is_ascii_digit)
-        || (last.len() >= 2
-            && last[..2].eq_ignore_ascii_case(b"0x")
-            && last[2..].iter().all(u8::is_ascii_hexdigit));
-    !numeric
 }
 
 /// The byte index of the `:` ending a valid RFC 3986 scheme at the start of `b`, if there is one.
@@ -1327,57 +1278,6 @@ mod tests {
         assert_eq!(a.chars().count(), QUOTE_CHARS + 2);
         // Not a character boundary: falls back to the start, never panics.
         assert_eq!(around(&long, 1), q);
-    }
-
-    #[test]
-    fn plain_authority_takes_plain_names_only() {
-        for yes in [
-            &b"www.example.com/x"[..],
-            b"example.com:8080",
-            b"EXAMPLE.com.?q",
-            b"a-b.c#f",
-        ] {
-            assert!(plain_authority(yes), "{}", String::from_utf8_lossy(yes));
-        }
-        for no in [
-            &b"1.2.3.4/"[..],
-            b"example.123/",
-            b"host.0x1F",
-            b"xn--bcher-kva.example/",
-            b"a:99999/",
-            b"a:/",
-            b"user@a.com/",
-            b"a..b/",
-            b"",
-            b"[::1]/",
-            b"ex_ample.com/",
-        ] {
-            assert!(!plain_authority(no), "{}", String::from_utf8_lossy(no));
-        }
-    }
-
-    proptest::proptest! {
-        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
-        /// The fast path says yes only where the `url` crate parses the URL with a host.
-        #[test]
-        fn plain_authority_agrees_with_the_url_crate(
-            host in "[a-zA-Z0-9.-]{0,12}|([a-z0-9-]{1,8}\\.){1,3}(com|0x1f|123|xn--a|-a|a-)\\.?",
-            port in proptest::option::of("[0-9]{0,6}"),
-            tail in "(/[a-z%]{0,4})?(\\?[a-z=]{0,3})?(#x)?",
-        ) {
-            let url = match &port {
-                Some(p) => format!("http://{host}:{p}{tail}"),
-                None => format!("http://{host}{tail}"),
-            };
-            let after = url.as_bytes().get("http://".len()..).unwrap_or(&[]);
-            if plain_authority(after) {
-                let parsed = Url::parse(&url);
-                proptest::prop_assert!(
-                    parsed.as_ref().is_ok_and(|u| u.host_str().is_some_and(|h| !h.is_empty())),
-                    "{url}: {parsed:?}"
-                );
-            }
-        }
     }
 
     proptest::proptest! {

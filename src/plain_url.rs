@@ -1,0 +1,150 @@
+//! The common URL recognised without the WHATWG parse: `http(s)://name[:port]` followed by
+//! `/`, `?`, `#`, `\` or the end, where the name is a plain DNS name.
+//!
+//! A full [`url::Url::parse`] costs more than a whole robots.txt check, and most URLs a
+//! crawler, a robots.txt `Sitemap:` line or a sitemap `<loc>` holds have this shape. The
+//! origin, the parser's sitemap records and the sitemap reader's URL check all take this one
+//! fast path, and fall back to the full parse when it says `None`. It only says yes where the
+//! `url` crate reads the same scheme, host and port (`tests::agrees_with_the_url_crate`), so it
+//! is conservative: IP addresses, IDNs, userinfo, odd ports and surrounding whitespace all go
+//! to the full parse.
+
+use crate::origin::Scheme;
+
+/// A URL of the plain shape, split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PlainUrl<'a> {
+    pub scheme: Scheme,
+    /// The name as written (any case; a trailing dot kept).
+    pub host: &'a [u8],
+    /// The port as written, the scheme's default included.
+    pub port: Option<u16>,
+}
+
+/// `input` split, if it has the plain shape (see the module docs); `None` means "ask the URL
+/// parser", not "invalid".
+///
+/// The name: ASCII letters, digits and `-` in labels of 1 to 63 bytes, at most 253 bytes, an
+/// optional trailing dot; no `xn--` label (IDNA validates those); a last label that does not
+/// start with a digit (WHATWG reads `127.1` and `0x7f.1` as IPv4 addresses). The port: 1 to 5
+/// digits, at most 65,535.
+pub(crate) fn plain_http(input: &[u8]) -> Option<PlainUrl<'_>> {
+    let (scheme, rest) = if input.len() > 7 && input[..7].eq_ignore_ascii_case(b"http://") {
+        (Scheme::Http, &input[7..])
+    } else if input.len() > 8 && input[..8].eq_ignore_ascii_case(b"https://") {
+        (Scheme::Https, &input[8..])
+    } else {
+        return None;
+    };
+    // The URL parser strips surrounding whitespace and control bytes: leave those to it.
+    if input.last().is_some_and(|&c| c <= b' ') {
+        return None;
+    }
+    let end = rest
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#' | b'\\'))
+        .unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let (host, port) = match memchr::memchr(b':', authority) {
+        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
+        None => (authority, None),
+    };
+    let port = match port {
+        None => None,
+        Some(p) if !p.is_empty() && p.len() <= 5 && p.iter().all(u8::is_ascii_digit) => {
+            let n = p.iter().fold(0u32, |n, &d| n * 10 + u32::from(d - b'0'));
+            Some(u16::try_from(n).ok()?)
+        }
+        Some(_) => return None,
+    };
+    let name = host.strip_suffix(b".").unwrap_or(host);
+    if name.is_empty() || name.len() > 253 {
+        return None;
+    }
+    let mut last: &[u8] = &[];
+    for label in name.split(|&b| b == b'.') {
+        let plain = !label.is_empty()
+            && label.len() <= 63
+            && label
+                .iter()
+                .all(|&b| b.is_ascii_alphanumeric() || b == b'-')
+            && !(label.len() >= 4 && label[..4].eq_ignore_ascii_case(b"xn--"));
+        if !plain {
+            return None;
+        }
+        last = label;
+    }
+    if last.first().is_none_or(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(PlainUrl { scheme, host, port })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use url::Url;
+
+    #[test]
+    fn takes_plain_names_only() {
+        for yes in [
+            "http://www.example.com/x",
+            "https://example.com:8080",
+            "HTTP://EXAMPLE.com.?q",
+            "http://a-b.c#f",
+            "http://a.com\\x",
+        ] {
+            assert!(plain_http(yes.as_bytes()).is_some(), "{yes}");
+        }
+        for no in [
+            "http://1.2.3.4/",
+            "http://example.123/",
+            "http://host.0x1F",
+            "http://xn--bcher-kva.example/",
+            "http://a:99999/",
+            "http://a:/",
+            "http://user@a.com/",
+            "http://a..b/",
+            "http://",
+            "http://[::1]/",
+            "http://ex_ample.com/",
+            "http://a.com/ ",
+            "ftp://a.com/",
+            "http:/a.com/",
+        ] {
+            assert!(plain_http(no.as_bytes()).is_none(), "{no}");
+        }
+        let u = plain_http(b"https://Example.com.:443/x").expect("plain");
+        assert_eq!(
+            (u.scheme, u.host, u.port),
+            (Scheme::Https, &b"Example.com."[..], Some(443))
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        /// Whenever the fast path answers, the `url` crate reads the same scheme, host and port.
+        #[test]
+        fn agrees_with_the_url_crate(
+            scheme in prop::sample::select(vec!["http://", "https://", "HTTP://", "hTtPs://"]),
+            host in "[a-zA-Z0-9.:@%\\[\\]_ -]{0,16}|([a-zA-Z0-9-]{1,8}\\.){1,3}(com|0x1f|123|1a|xn--a|-a|a-)\\.?",
+            port in prop::option::of("[0-9]{0,6}"),
+            tail in "([/\\\\][a-z% ]{0,4})?(\\?[a-z=]{0,3})?(#x)?[ \t]?",
+        ) {
+            let input = match &port {
+                Some(p) => format!("{scheme}{host}:{p}{tail}"),
+                None => format!("{scheme}{host}{tail}"),
+            };
+            if let Some(fast) = plain_http(input.as_bytes()) {
+                let parsed = Url::parse(&input);
+                let u = parsed.as_ref().map_err(|e| TestCaseError::fail(format!("{input}: {e}")))?;
+                let want = match fast.scheme { Scheme::Http => "http", Scheme::Https => "https" };
+                prop_assert_eq!(u.scheme(), want, "{}", input);
+                let host = String::from_utf8_lossy(fast.host).to_ascii_lowercase();
+                prop_assert_eq!(u.host_str(), Some(host.as_str()), "{}", input);
+                prop_assert_eq!(u.port(), fast.port.filter(|&p| p != if want == "http" { 80 } else { 443 }), "{}", input);
+            }
+        }
+    }
+}
