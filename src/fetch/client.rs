@@ -107,7 +107,7 @@ use tokio::sync::Semaphore;
 use url::{Host, Url};
 
 use super::address::{AddressPolicy, PolicyResolver, REFUSED};
-use super::classify::{classify, error_text, Phase};
+use super::classify::{classify, Phase};
 use super::decode::{self, Decoder, Fed};
 use super::headers::{max_age, retry_after};
 use crate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable, Validators};
@@ -201,9 +201,10 @@ impl FetchOptions {
 /// Why a [`Fetcher`] could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
-    /// The HTTP client could not be built (an invalid `User-Agent`, no TLS backend…).
-    #[error("cannot build the HTTP client: {0}")]
-    Client(String),
+    /// The HTTP client could not be built (an invalid `User-Agent`, no TLS backend…); the
+    /// source says why.
+    #[error("cannot build the HTTP client")]
+    Client(#[source] reqwest::Error),
 }
 
 /// A fetch that failed on this side of the connection: it says nothing about the site, so it
@@ -249,9 +250,7 @@ impl Fetcher {
                 policy: options.addresses,
             });
         }
-        let client = builder
-            .build()
-            .map_err(|e| FetchError::Client(error_text(&e)))?;
+        let client = builder.build().map_err(FetchError::Client)?;
         Ok(Fetcher {
             client,
             in_flight: Arc::new(Semaphore::new(options.max_in_flight.max(1))),

@@ -850,9 +850,11 @@ async fn invalid_user_agent_is_a_client_error() {
         ..FetchOptions::default()
     })
     .expect_err("a newline is not a header value");
-    let FetchError::Client(msg) = &err;
-    assert!(!msg.is_empty());
-    assert!(err.to_string().starts_with("cannot build the HTTP client"));
+    let FetchError::Client(source) = &err;
+    assert!(source.is_builder(), "{source:?}");
+    assert_eq!(err.to_string(), "cannot build the HTTP client");
+    // The cause is kept as the source, for reporters that walk the chain.
+    assert!(std::error::Error::source(&err).is_some());
 }
 
 #[tokio::test]
