@@ -126,27 +126,15 @@ fn report(
     bytes: &[u8],
     d: &Diagnostic,
 ) -> std::io::Result<()> {
-    let column = d.column(bytes);
-    if json {
-        out.json(&Record::Problem(Problem {
-            path: name,
-            line: d.line,
-            column: column as u64,
-            severity: d.severity.as_str(),
-            code: d.code.as_str(),
-            message: &d.message,
-        }))
-    } else {
-        // Messages quote the file: escaped, so that a robots.txt cannot drive the terminal.
-        out.line(format_args!(
-            "{}:{}:{column}: {}[{}]: {}",
-            escape(name),
-            d.line,
-            d.severity.as_str(),
-            d.code.as_str(),
-            escape(&d.message)
-        ))
-    }
+    let problem = Problem {
+        path: name,
+        line: d.line,
+        column: d.column(bytes) as u64,
+        severity: d.severity.as_str(),
+        code: d.code.as_str(),
+        message: &d.message,
+    };
+    out.problem(json, "", &problem)
 }
 
 /// `1 file: no problems`, `2 files: 3 errors, 1 warning`.

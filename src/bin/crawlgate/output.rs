@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::fmt::{self, Display, Write as _};
 use std::io::{self, BufWriter, StdoutLock, Write};
 
-use crate::schema::Record;
+use crate::schema::{Problem, Record};
 
 /// Buffered standard output. Write errors keep their [`io::ErrorKind`] (so a closed pipe can be
 /// told apart) and say that standard output was being written.
@@ -49,6 +49,24 @@ impl Out {
         serde_json::to_writer(&mut line, record)?;
         line.push(b'\n');
         self.w.write_all(&line).map_err(write_error)
+    }
+
+    /// Writes one problem, robots.txt's or a sitemap's: a `problem` record, or
+    /// `{indent}PATH:LINE:COLUMN: SEVERITY[CODE]: MESSAGE`. Paths and messages may quote a
+    /// site (rules, sitemap URLs), so they are escaped: a file cannot drive the terminal.
+    pub fn problem(&mut self, json: bool, indent: &str, p: &Problem<'_>) -> io::Result<()> {
+        if json {
+            return self.json(&Record::Problem(p.clone()));
+        }
+        self.line(format_args!(
+            "{indent}{}:{}:{}: {}[{}]: {}",
+            escape(p.path),
+            p.line,
+            p.column,
+            p.severity,
+            p.code,
+            escape(p.message)
+        ))
     }
 
     /// Writes bytes as they are (a generated completion script or manual page).

@@ -48,7 +48,7 @@ pub enum Record<'a> {
 }
 
 /// A problem, with the same fields for robots.txt files and sitemaps.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Problem<'a> {
     /// The input as named: a path, a URL, or `<stdin>`.
     pub path: &'a str,

@@ -238,20 +238,7 @@ fn report_indented(
     name: &str,
     d: &Diagnostic,
 ) -> std::io::Result<()> {
-    if json {
-        out.json(&Record::Problem(problem(name, d)))
-    } else {
-        // Names and messages may quote a site (sitemap URLs, robots.txt rules): escaped.
-        out.line(format_args!(
-            "{indent}{}:{}:{}: {}[{}]: {}",
-            escape(name),
-            d.line(),
-            d.column(),
-            d.severity.as_str(),
-            d.code.as_str(),
-            escape(&d.message)
-        ))
-    }
+    out.problem(json, indent, &problem(name, d))
 }
 
 /// A sitemap diagnostic in the shape every problem has.
