@@ -12,6 +12,7 @@ use url::Url;
 
 /// Why a URL has no robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum OriginError {
     /// The string is not a URL.
     #[error("{input:?} is not a valid URL: {}", parse_reason(input, source))]

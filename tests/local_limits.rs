@@ -330,6 +330,7 @@ fn child_state_kept() {
         let (last_kind, last_text) = match &failures.last {
             Some(LocalError::Resources(m)) => ("resources", m.clone()),
             Some(LocalError::ShuttingDown(m)) => ("shutting-down", m.clone()),
+            Some(other) => ("other", other.to_string()),
             None => ("none", String::new()),
         };
         let answer = cache.check(&bot(), &url).await.expect("check");

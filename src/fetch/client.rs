@@ -200,6 +200,7 @@ impl FetchOptions {
 
 /// Why a [`Fetcher`] could not be made.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum FetchError {
     /// The HTTP client could not be built (an invalid `User-Agent`, no TLS backend…); the
     /// source says why.
@@ -210,6 +211,7 @@ pub enum FetchError {
 /// A fetch that failed on this side of the connection: it says nothing about the site, so it
 /// is never recorded as the site's failure. Try again later.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum LocalError {
     /// This machine ran short of something a request needs: file descriptors (`EMFILE`,
     /// `ENFILE`), memory (`ENOMEM`, `ENOBUFS`) or local ports (`EADDRNOTAVAIL`).

@@ -8,6 +8,7 @@ use super::Mode;
 
 /// Why a string is not a product token.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TokenError {
     /// The string is empty.
     #[error("the product token is empty")]

@@ -850,7 +850,9 @@ async fn invalid_user_agent_is_a_client_error() {
         ..FetchOptions::default()
     })
     .expect_err("a newline is not a header value");
-    let FetchError::Client(source) = &err;
+    let FetchError::Client(source) = &err else {
+        panic!("not a client error: {err:?}");
+    };
     assert!(source.is_builder(), "{source:?}");
     assert_eq!(err.to_string(), "cannot build the HTTP client");
     // The cause is kept as the source, for reporters that walk the chain.
