@@ -361,13 +361,8 @@ impl LocalSchedules {
         f(s.map.entry(origin.clone()).or_default())
     }
 
-    /// The origin's schedule, if one is kept.
-    pub fn get(&self, origin: &Origin) -> Option<GateState> {
-        let s = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        s.map.get(origin).copied()
-    }
-
     /// Puts a schedule in (read back from disk).
+    #[cfg(feature = "redb")]
     pub fn seed(&self, origin: &Origin, state: GateState) {
         let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
         s.map.entry(origin.clone()).or_insert(state);
