@@ -66,8 +66,15 @@
 //! store fails, the gate keeps spacing in the process and says so through
 //! [`RobotsCache::store_status`].
 //!
+//! # Wrapping a client
+//!
+//! With feature `middleware`, `GateMiddleware` does all of the above for every request of a
+//! [reqwest-middleware](https://docs.rs/reqwest-middleware) client: see `examples/gate_middleware.rs`.
+//!
 //! [`Clock::sleep`]: crate::fetch::Clock::sleep
 
+#[cfg(feature = "middleware")]
+mod middleware;
 mod schedule;
 
 use std::collections::HashMap;
@@ -81,6 +88,9 @@ pub use schedule::{
     backoff_delay, spacing, BackoffRules, DelaySource, GateOptions, GateState, Spacing,
 };
 pub(crate) use schedule::{ms, unix_ms};
+
+#[cfg(feature = "middleware")]
+pub use middleware::{refusal, GateMiddleware};
 
 use crate::fetch::{Answer, CheckError, RobotsCache};
 use crate::origin::Origin;
