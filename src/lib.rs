@@ -62,6 +62,8 @@
 pub mod diagnostic;
 #[cfg(feature = "fetch")]
 pub mod fetch;
+#[cfg(feature = "fetch")]
+pub mod gate;
 pub mod origin;
 mod plain_url;
 pub mod policy;
@@ -75,9 +77,9 @@ pub use diagnostic::{Code, Diagnostic, Severity};
 pub use origin::{robots_txt_url, Origin, OriginError, Scheme};
 pub use robots::{
     request_path, Agent, AgentRules, ContentSignals, Decision, Directive, Group, GroupMatch, Mode,
-    Options, OtherKey, Parsed, PolicyLink, Preference, ProductToken, Reason, Record, Robots,
-    RuleKind, RuleRef, SignalRef, Signals, Sitemap, TokenError, Usage, UsagePreferences,
-    UsageRuleRef, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+    Options, OtherKey, Parsed, PolicyLink, Preference, ProductToken, Reason, Record, RequestRate,
+    Robots, RuleKind, RuleRef, SignalRef, Signals, Sitemap, TimeWindow, TokenError, Usage,
+    UsagePreferences, UsageRuleRef, VisitTime, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };
 
 /// The README's examples are compiled and run as doctests.

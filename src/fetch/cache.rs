@@ -49,12 +49,13 @@ use moka::policy::EvictionPolicy;
 use tokio::sync::watch;
 
 use super::client::{FetchError, FetchOptions, Fetcher, LocalError};
+use crate::gate::{Gate, GateOptions};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{
     Change, Digest, Fetch, FetchOutcome, FetchRecord, Judgement, OriginState, PolicyOptions,
     Verdict, VerdictReason,
 };
-use crate::robots::{is_robots_txt, Options, Parsed, ProductToken, Robots, RuleKind};
+use crate::robots::{is_robots_txt, Options, Parsed, ProductToken, RequestRate, Robots, RuleKind};
 use crate::store::{MemoryStore, Store, StoreError};
 
 /// The `tracing` target of the engine's events.
@@ -72,10 +73,23 @@ const LEASE_POLL: Duration = Duration::from_millis(25);
 /// Changes kept per origin while the store is down; older ones are dropped first.
 const MAX_PENDING: usize = 64;
 
+/// A future a [`Clock`] returns from [`Clock::sleep`].
+pub type Sleep = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>>;
+
 /// The time source of the engine. Inject one in tests to make hours pass instantly.
+///
+/// The gate ([`RobotsCache::acquire`]) waits for slots through [`Clock::sleep`], so that a
+/// clock that moves only when told ([`ManualClock`]) also wakes its sleepers when told: a
+/// schedule of minutes runs in a test in no time.
 pub trait Clock: Send + Sync + 'static {
     /// The current time.
     fn now(&self) -> SystemTime;
+
+    /// A future that completes once `duration` has passed on this clock. By default a Tokio
+    /// timer (real time).
+    fn sleep(&self, duration: Duration) -> Sleep {
+        Box::pin(tokio::time::sleep(duration))
+    }
 }
 
 /// The system clock.
@@ -88,31 +102,88 @@ impl Clock for SystemClock {
     }
 }
 
-/// A clock that moves only when told: for tests and simulations.
+/// A clock that moves only when told: for tests and simulations. Its sleepers
+/// ([`Clock::sleep`]) wake when [`ManualClock::advance`] or [`ManualClock::set`] moves it to
+/// or past their deadline, never on their own.
 #[derive(Debug)]
-pub struct ManualClock(Mutex<SystemTime>);
+pub struct ManualClock(Mutex<Manual>);
+
+#[derive(Debug)]
+struct Manual {
+    now: SystemTime,
+    /// Deadlines and the sleepers to wake at them.
+    sleepers: Vec<(SystemTime, tokio::sync::oneshot::Sender<()>)>,
+}
 
 impl ManualClock {
     /// A clock showing `start`.
     pub fn new(start: SystemTime) -> ManualClock {
-        ManualClock(Mutex::new(start))
+        ManualClock(Mutex::new(Manual {
+            now: start,
+            sleepers: Vec::new(),
+        }))
     }
 
-    /// Moves the clock forward.
+    /// Moves the clock forward, waking the sleepers whose time has come.
     pub fn advance(&self, by: Duration) {
-        let mut t = lock(&self.0);
-        *t += by;
+        let mut m = lock(&self.0);
+        m.now += by;
+        m.wake();
     }
 
-    /// Sets the clock.
+    /// Sets the clock, waking the sleepers whose time has come.
     pub fn set(&self, to: SystemTime) {
-        *lock(&self.0) = to;
+        let mut m = lock(&self.0);
+        m.now = to;
+        m.wake();
+    }
+
+    /// How many sleepers wait for the clock to move.
+    pub fn sleepers(&self) -> usize {
+        let mut m = lock(&self.0);
+        m.sleepers.retain(|(_, tx)| !tx.is_closed());
+        m.sleepers.len()
+    }
+
+    /// The earliest deadline a sleeper waits for, if any: `set` it to run a schedule.
+    pub fn next_deadline(&self) -> Option<SystemTime> {
+        let mut m = lock(&self.0);
+        m.sleepers.retain(|(_, tx)| !tx.is_closed());
+        m.sleepers.iter().map(|(at, _)| *at).min()
+    }
+}
+
+impl Manual {
+    fn wake(&mut self) {
+        let now = self.now;
+        let (due, waiting) = std::mem::take(&mut self.sleepers)
+            .into_iter()
+            .partition::<Vec<_>, _>(|(at, _)| *at <= now);
+        self.sleepers = waiting;
+        for (_, tx) in due {
+            // A sleeper that was dropped meanwhile does not mind.
+            let _ = tx.send(());
+        }
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> SystemTime {
-        *lock(&self.0)
+        lock(&self.0).now
+    }
+
+    fn sleep(&self, duration: Duration) -> Sleep {
+        let mut m = lock(&self.0);
+        if duration.is_zero() {
+            return Box::pin(std::future::ready(()));
+        }
+        let at = m.now.checked_add(duration).unwrap_or(m.now);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        m.sleepers.push((at, tx));
+        Box::pin(async move {
+            // Woken, or the clock is gone: either way the wait is over.
+            let _ = rx.await;
+        })
     }
 }
 
@@ -146,6 +217,8 @@ pub struct CacheOptions {
     /// How long a fetch lease lasts if its holder never releases it (it died): default the
     /// fetch timeout plus 10 seconds.
     pub lease_ttl: Option<Duration>,
+    /// How [`RobotsCache::acquire`] spaces requests and backs off ([`crate::gate`]).
+    pub gate: GateOptions,
 }
 
 impl Default for CacheOptions {
@@ -162,6 +235,7 @@ impl Default for CacheOptions {
             max_origins: 10_000,
             sync_interval: Duration::from_secs(30),
             lease_ttl: None,
+            gate: GateOptions::default(),
         }
     }
 }
@@ -219,6 +293,13 @@ pub struct Answer {
     pub reason: VerdictReason,
     /// The rule that decided, when the verdict was a set of rules and a rule matched.
     pub rule: Option<DecidingRule>,
+    /// The agent's `Crawl-delay` as written (uncapped; [`RobotsCache::acquire`] caps it), when
+    /// the verdict is a set of rules that gives one.
+    pub crawl_delay: Option<Duration>,
+    /// The agent's `Request-rate`, when the verdict is a set of rules that gives one.
+    pub request_rate: Option<RequestRate>,
+    /// The `Sitemap` URLs of the rules in force, as written (empty without rules).
+    pub sitemaps: Arc<[String]>,
 }
 
 /// Whether the store is answering, as the engine last saw it.
@@ -249,6 +330,8 @@ struct View {
     state: OriginState,
     /// The parsed last good file, when there is one.
     rules: Option<(Digest, Arc<Parsed>)>,
+    /// The rules' sitemap URLs, listed once so that answers share them.
+    sitemaps: Arc<[String]>,
     /// When the store was last asked for (or given) this state, successfully or not.
     synced_at: SystemTime,
     /// The fetch behind this view failed on this side (the last such failure): do not chain
@@ -328,6 +411,8 @@ struct Inner {
     /// Fetches that failed on this side, and the latest such failure.
     local_failures: AtomicU64,
     last_local_failure: Mutex<Option<LocalError>>,
+    /// Request spacing, backoff and per-origin concurrency ([`RobotsCache::acquire`]).
+    gate: Gate,
 }
 
 impl std::fmt::Debug for RobotsCache {
@@ -366,6 +451,7 @@ impl RobotsCache {
             // read again from the store (or fetched) because the cache refused it.
             .eviction_policy(EvictionPolicy::lru())
             .build();
+        let gate = Gate::new(options.gate.clone());
         Ok(RobotsCache {
             inner: Arc::new(Inner {
                 fetcher,
@@ -380,6 +466,7 @@ impl RobotsCache {
                 health: Health::default(),
                 local_failures: AtomicU64::new(0),
                 last_local_failure: Mutex::new(None),
+                gate,
             }),
         })
     }
@@ -395,6 +482,7 @@ impl RobotsCache {
             origin,
             &judgement,
             view.rules.as_ref().map(|(_, p)| p),
+            &view.sitemaps,
             token,
             url,
         ))
@@ -528,6 +616,33 @@ impl RobotsCache {
         &self.inner.store
     }
 
+    /// The engine's clock.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.inner.clock
+    }
+
+    pub(crate) fn gate(&self) -> &Gate {
+        &self.inner.gate
+    }
+
+    pub(crate) fn store_ok(&self) {
+        self.inner.health.ok();
+    }
+
+    pub(crate) fn store_failed(&self, e: &StoreError) {
+        self.inner.health.failed(e);
+    }
+
+    /// The latest site-availability report in memory (no store read).
+    pub(crate) async fn last_site_report(
+        &self,
+        origin: &Origin,
+    ) -> Option<crate::policy::SiteReport> {
+        let slot = self.inner.slots.get(origin).await?;
+        let view = slot.view();
+        view.state.site_report()
+    }
+
     /// Whether the store is answering, and what waits to be written.
     pub fn store_status(&self) -> StoreStatus {
         let pending = self
@@ -620,6 +735,7 @@ impl Inner {
                 return Arc::new(View {
                     state,
                     rules: None,
+                    sitemaps: no_sitemaps(),
                     synced_at: self.clock.now(),
                     failed_locally: None,
                 });
@@ -827,6 +943,7 @@ impl Inner {
                 return Arc::new(View {
                     state: view.state.clone(),
                     rules: view.rules.clone(),
+                    sitemaps: view.sitemaps.clone(),
                     synced_at: view.synced_at,
                     failed_locally: Some(local),
                 });
@@ -1030,6 +1147,7 @@ impl Inner {
             return Arc::new(View {
                 state,
                 rules: None,
+                sitemaps: no_sitemaps(),
                 synced_at,
                 failed_locally: None,
             });
@@ -1059,9 +1177,13 @@ impl Inner {
                 }
             },
         };
+        let sitemaps = rules
+            .as_ref()
+            .map_or_else(no_sitemaps, |(_, p)| sitemap_urls(p));
         Arc::new(View {
             state,
             rules,
+            sitemaps,
             synced_at,
             failed_locally: None,
         })
@@ -1135,15 +1257,27 @@ impl Health {
 }
 
 /// Applies a judgement to one URL. `rules` are the parsed last good file (needed when the
-/// verdict is [`Verdict::Rules`]; without them nothing but robots.txt is allowed).
+/// verdict is [`Verdict::Rules`]; without them nothing but robots.txt is allowed), and
+/// `listed_sitemaps` their sitemap URLs.
 pub(crate) fn answer(
     origin: Origin,
     judgement: &Judgement,
     rules: Option<&Arc<Parsed>>,
+    listed_sitemaps: &Arc<[String]>,
     token: &ProductToken,
     url: &str,
 ) -> Answer {
     let robots_txt = || is_robots_txt(&crate::request_path(url));
+    let (mut crawl_delay, mut request_rate, mut sitemaps) = (None, None, no_sitemaps());
+    if let (Verdict::Rules, Some(parsed)) = (&judgement.verdict, rules) {
+        crawl_delay = parsed
+            .robots
+            .crawl_delay(token)
+            // A finite, non-negative number; only an overflow fails: saturate.
+            .map(|d| Duration::try_from_secs_f64(d).unwrap_or(Duration::MAX));
+        request_rate = parsed.robots.request_rate(token);
+        sitemaps = listed_sitemaps.clone();
+    }
     let (allowed, rule) = match (&judgement.verdict, rules) {
         (Verdict::Rules, Some(parsed)) => {
             let d = parsed.robots.check(token, url);
@@ -1165,7 +1299,26 @@ pub(crate) fn answer(
         origin,
         reason: judgement.reason.clone(),
         rule,
+        crawl_delay,
+        request_rate,
+        sitemaps,
     }
+}
+
+/// The shared empty list, so that answers without sitemaps allocate nothing.
+fn no_sitemaps() -> Arc<[String]> {
+    static EMPTY: std::sync::LazyLock<Arc<[String]>> =
+        std::sync::LazyLock::new(|| Arc::from(Vec::new()));
+    EMPTY.clone()
+}
+
+/// The sitemap URLs of `parsed`; allocated only when there are some.
+fn sitemap_urls(parsed: &Parsed) -> Arc<[String]> {
+    let list = parsed.robots.sitemaps();
+    if list.is_empty() {
+        return no_sitemaps();
+    }
+    list.iter().map(|s| s.url.clone()).collect()
 }
 
 /// Locks, recovering from a poisoned lock: the data are plain values, still consistent.

@@ -12,14 +12,14 @@ pub mod cache;
 mod classify;
 pub mod client;
 mod decode;
-mod headers;
+pub(crate) mod headers;
 #[cfg(feature = "sitemap")]
 pub mod sitemaps;
 
 pub use address::AddressPolicy;
 pub use cache::{
     Answer, CacheOptions, CheckError, Clock, DecidingRule, LocalFailures, ManualClock, RobotsCache,
-    StoreStatus, SystemClock,
+    Sleep, StoreStatus, SystemClock,
 };
 pub use client::{
     default_max_in_flight, FetchError, FetchOptions, Fetcher, LocalError, MAX_REDIRECT_URL,

@@ -21,6 +21,7 @@ mod parse;
 mod path;
 mod pattern;
 mod prefix;
+mod rate;
 mod sfv;
 mod usage;
 
@@ -32,6 +33,7 @@ pub use matcher::{AgentRules, Decision, GroupMatch, Reason};
 #[cfg(feature = "fetch")]
 pub(crate) use path::is_robots_txt;
 pub use path::request_path;
+pub use rate::{RequestRate, TimeWindow, VisitTime};
 pub use usage::{
     ContentSignals, PolicyLink, Preference, SignalRef, Signals, Usage, UsagePreferences,
     UsageRuleRef,
@@ -328,6 +330,33 @@ impl Robots {
             .filter(|r| r.group.is_some_and(|g| groups.contains(&(g as u32))))
             .find_map(|r| r.value.trim().parse::<f64>().ok())
             .filter(|d| d.is_finite() && *d >= 0.0)
+    }
+
+    /// The first well-formed `request-rate` of the groups that apply to `token`
+    /// ([`RequestRate::parse`]). Never affects [`Robots::check`].
+    pub fn request_rate(&self, token: &ProductToken) -> Option<RequestRate> {
+        self.group_records(token, OtherKey::RequestRate)
+            .find_map(|r| RequestRate::parse(&r.value))
+    }
+
+    /// The first well-formed `visit-time` of the groups that apply to `token`
+    /// ([`VisitTime::parse`]). Never affects [`Robots::check`].
+    pub fn visit_time(&self, token: &ProductToken) -> Option<VisitTime> {
+        self.group_records(token, OtherKey::VisitTime)
+            .find_map(|r| VisitTime::parse(&r.value))
+    }
+
+    /// The `key` records of the groups that apply to `token`, in file order.
+    fn group_records<'a>(
+        &'a self,
+        token: &ProductToken,
+        key: OtherKey,
+    ) -> impl Iterator<Item = &'a Record> + 'a {
+        let groups = self.index.groups_for(token);
+        self.records
+            .iter()
+            .filter(move |r| r.key == key)
+            .filter(move |r| r.group.is_some_and(|g| groups.contains(&(g as u32))))
     }
 
     /// The rules written back as a clean robots.txt: the global records (those before the first

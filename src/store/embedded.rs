@@ -54,7 +54,11 @@ use redb::{
 };
 
 use super::codec;
-use super::{LocalLeases, Plan, Pruned, Store, StoreError, StoreFuture, Updated, Usage};
+use super::{
+    LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreError, StoreFuture,
+    Updated, Usage,
+};
+use crate::gate::{BackoffRules, GateState};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -62,6 +66,9 @@ use crate::Origin;
 const STATES: TableDefinition<&str, &[u8]> = TableDefinition::new("states");
 /// (origin, SHA-256 of the body) → body.
 const BODIES: TableDefinition<(&str, &[u8; 32]), &[u8]> = TableDefinition::new("bodies");
+/// origin → its request schedule while it is backed off (`next_free`, `backoff_until`, both
+/// u64 ms, and `strikes`, u32, little-endian): created on the first backoff.
+const GATES: TableDefinition<&str, &[u8]> = TableDefinition::new("gates");
 
 /// How long [`EmbeddedStore::open`] waits for another process to close the file.
 const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(5);
@@ -104,6 +111,8 @@ struct Inner {
     db: Database,
     path: PathBuf,
     leases: LocalLeases,
+    /// Request schedules: in memory (one process at a time), backoffs also on disk.
+    schedules: LocalSchedules,
 }
 
 impl fmt::Debug for EmbeddedStore {
@@ -173,11 +182,14 @@ impl EmbeddedStore {
             }
         };
         ensure_tables(&db).map_err(open_error)?;
+        let schedules = LocalSchedules::default();
+        load_gates(&db, &schedules).map_err(|e| open_error(e.to_string()))?;
         Ok(EmbeddedStore {
             inner: Arc::new(Inner {
                 db,
                 path,
                 leases: LocalLeases::default(),
+                schedules,
             }),
         })
     }
@@ -286,6 +298,43 @@ macro_rules! read_table {
     };
 }
 
+/// Puts the backoffs on disk into `schedules` (a restarted crawler honours them).
+fn load_gates(db: &Database, schedules: &LocalSchedules) -> Result<(), StoreError> {
+    let txn = db.begin_read().map_err(backend)?;
+    let Some(gates) = read_table!(txn, GATES) else {
+        return Ok(());
+    };
+    for entry in gates.iter().map_err(backend)? {
+        let (key, value) = entry.map_err(backend)?;
+        // A schedule that does not decode is dropped: it only delays requests.
+        if let (Ok(origin), Some(state)) =
+            (Origin::from_url(key.value()), gate_decode(value.value()))
+        {
+            schedules.seed(&origin, state);
+        }
+    }
+    Ok(())
+}
+
+fn gate_encode(g: &GateState) -> [u8; 20] {
+    let mut out = [0u8; 20];
+    out[..8].copy_from_slice(&g.next_free.to_le_bytes());
+    out[8..16].copy_from_slice(&g.backoff_until.to_le_bytes());
+    out[16..].copy_from_slice(&g.strikes.to_le_bytes());
+    out
+}
+
+fn gate_decode(bytes: &[u8]) -> Option<GateState> {
+    let bytes: &[u8; 20] = bytes.try_into().ok()?;
+    let (a, rest) = bytes.split_at(8);
+    let (b, c) = rest.split_at(8);
+    Some(GateState {
+        next_free: u64::from_le_bytes(a.try_into().ok()?),
+        backoff_until: u64::from_le_bytes(b.try_into().ok()?),
+        strikes: u32::from_le_bytes(c.try_into().ok()?),
+    })
+}
+
 /// Applies `changes` to `key`'s state inside `txn` and writes the new state.
 fn apply_in(txn: &WriteTransaction, key: &str, changes: &[Change]) -> Result<Plan, StoreError> {
     let mut states = txn.open_table(STATES).map_err(backend)?;
@@ -382,6 +431,62 @@ impl Store for EmbeddedStore {
                 all.push(origin);
             }
             Ok(all)
+        })
+    }
+
+    fn keeps_schedule(&self) -> bool {
+        true
+    }
+
+    /// In memory: one process has the file, so nobody else takes slots; a write per request
+    /// (and its fsync) would buy nothing.
+    fn reserve<'a>(
+        &'a self,
+        origin: &'a Origin,
+        now: SystemTime,
+        spacing: Duration,
+    ) -> StoreFuture<'a, Reservation> {
+        let r = self.inner.schedules.reserve(origin, now, spacing);
+        Box::pin(async move { Ok(r) })
+    }
+
+    /// In memory and on disk, so that a restarted crawler honours the backoff.
+    fn back_off<'a>(
+        &'a self,
+        origin: &'a Origin,
+        now: SystemTime,
+        retry_after: Option<Duration>,
+        rules: BackoffRules,
+    ) -> StoreFuture<'a, Duration> {
+        let (wait, state) = self
+            .inner
+            .schedules
+            .back_off(origin, now, retry_after, &rules);
+        let key = origin.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(backend)?;
+            {
+                let mut gates = txn.open_table(GATES).map_err(backend)?;
+                gates
+                    .insert(key.as_str(), &gate_encode(&state)[..])
+                    .map_err(backend)?;
+            }
+            txn.commit().map_err(backend)?;
+            Ok(wait)
+        })
+    }
+
+    fn recovered<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, ()> {
+        self.inner.schedules.recovered(origin);
+        let key = origin.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_write().map_err(backend)?;
+            {
+                let mut gates = txn.open_table(GATES).map_err(backend)?;
+                gates.remove(key.as_str()).map_err(backend)?;
+            }
+            txn.commit().map_err(backend)?;
+            Ok(())
         })
     }
 

@@ -4,7 +4,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
-use super::{LocalLeases, Plan, Pruned, Store, StoreFuture, Updated, Usage};
+use super::{
+    LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreFuture, Updated, Usage,
+};
+use crate::gate::BackoffRules;
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -13,6 +16,7 @@ use crate::Origin;
 pub struct MemoryStore {
     inner: Arc<Mutex<Maps>>,
     leases: Arc<LocalLeases>,
+    schedules: Arc<LocalSchedules>,
 }
 
 #[derive(Debug, Default)]
@@ -79,6 +83,36 @@ impl Store for MemoryStore {
 
     fn release_lease<'a>(&'a self, origin: &'a Origin, owner: &'a str) -> StoreFuture<'a, ()> {
         self.leases.release(origin, owner);
+        Box::pin(async move { Ok(()) })
+    }
+
+    fn keeps_schedule(&self) -> bool {
+        true
+    }
+
+    fn reserve<'a>(
+        &'a self,
+        origin: &'a Origin,
+        now: SystemTime,
+        spacing: Duration,
+    ) -> StoreFuture<'a, Reservation> {
+        let r = self.schedules.reserve(origin, now, spacing);
+        Box::pin(async move { Ok(r) })
+    }
+
+    fn back_off<'a>(
+        &'a self,
+        origin: &'a Origin,
+        now: SystemTime,
+        retry_after: Option<Duration>,
+        rules: BackoffRules,
+    ) -> StoreFuture<'a, Duration> {
+        let (wait, _) = self.schedules.back_off(origin, now, retry_after, &rules);
+        Box::pin(async move { Ok(wait) })
+    }
+
+    fn recovered<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, ()> {
+        self.schedules.recovered(origin);
         Box::pin(async move { Ok(()) })
     }
 

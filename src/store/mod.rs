@@ -41,6 +41,7 @@ pub use memory::MemoryStore;
 #[cfg(feature = "redis")]
 pub use redis::{RedisOptions, RedisStore};
 
+use crate::gate::{ms, unix_ms, BackoffRules, GateState};
 use crate::policy::{Applied, Change, Digest, OriginState};
 use crate::Origin;
 
@@ -78,6 +79,9 @@ pub enum StoreError {
         /// What is wrong with it.
         message: String,
     },
+    /// The store does not do this (a store of another crate that keeps no request schedule).
+    #[error("the state store does not keep {0}")]
+    Unsupported(&'static str),
     /// Concurrent updates of one origin kept conflicting.
     #[error("the state of {origin} kept changing under {attempts} attempts to update it")]
     Contention {
@@ -159,6 +163,53 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
 
     /// What the store holds.
     fn usage(&self) -> StoreFuture<'_, Usage>;
+
+    /// Whether the store keeps request schedules ([`Store::reserve`], [`Store::back_off`],
+    /// [`Store::recovered`]). The stores of this crate do; for one that does not, the gate
+    /// keeps the schedule in the process.
+    fn keeps_schedule(&self) -> bool {
+        false
+    }
+
+    /// Reserves the origin's next request slot, atomically: the slot is the latest of now,
+    /// the end of the last slot's spacing, and the end of a backoff; the one after it is
+    /// `spacing` later. Returns how long to wait for it. Callers served one after the other get
+    /// slots in that order.
+    ///
+    /// `now` is the caller's clock; a shared store may use its own instead (the Redis store
+    /// uses the server's, so that processes on machines whose clocks disagree share one
+    /// schedule), which is why the answer is a wait, not a time.
+    fn reserve<'a>(
+        &'a self,
+        origin: &'a Origin,
+        now: SystemTime,
+        spacing: Duration,
+    ) -> StoreFuture<'a, Reservation> {
+        let _ = (origin, now, spacing);
+        Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
+    }
+
+    /// Records a 429 or 503: no slot before `now` + [`backoff_delay`] (an earlier backoff that
+    /// ends later stands). Returns the wait from now.
+    ///
+    /// [`backoff_delay`]: crate::gate::backoff_delay
+    fn back_off<'a>(
+        &'a self,
+        origin: &'a Origin,
+        now: SystemTime,
+        retry_after: Option<Duration>,
+        rules: BackoffRules,
+    ) -> StoreFuture<'a, Duration> {
+        let _ = (origin, now, retry_after, rules);
+        Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
+    }
+
+    /// Records an answer that was not a 429 or 503: the origin's exponential backoff starts
+    /// over.
+    fn recovered<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, ()> {
+        let _ = origin;
+        Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
+    }
 
     /// Whether other processes write to this store, so that copies of its states go stale.
     fn is_shared(&self) -> bool {
@@ -269,6 +320,87 @@ impl LocalLeases {
             .is_some_and(|(holder, _)| holder == owner)
         {
             leases.remove(origin);
+        }
+    }
+}
+
+/// A reserved request slot ([`Store::reserve`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reservation {
+    /// How long to wait for the slot.
+    pub wait: Duration,
+    /// 429s and 503s in a row the origin had answered when the slot was taken: a success
+    /// after them must call [`Store::recovered`].
+    pub strikes: u32,
+}
+
+/// Request schedules kept in the process (memory and embedded stores, and the gate's own when
+/// the store keeps none or fails): one [`GateState`] per origin, changed under a lock. Idle
+/// schedules are dropped now and then, so that the map holds the origins being crawled.
+#[derive(Debug, Default)]
+pub(crate) struct LocalSchedules(Mutex<Schedules>);
+
+#[derive(Debug, Default)]
+struct Schedules {
+    map: HashMap<Origin, GateState>,
+    /// The map is swept of idle schedules when it grows past this.
+    sweep_at: usize,
+}
+
+/// The smallest map swept.
+const SWEEP_MIN: usize = 1024;
+
+impl LocalSchedules {
+    fn with<T>(&self, origin: &Origin, now: u64, f: impl FnOnce(&mut GateState) -> T) -> T {
+        // Plain values, consistent even if a holder panicked.
+        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if s.map.len() >= s.sweep_at.max(SWEEP_MIN) {
+            s.map.retain(|_, g| !g.is_idle(now));
+            s.sweep_at = s.map.len() * 2;
+        }
+        f(s.map.entry(origin.clone()).or_default())
+    }
+
+    /// Puts a schedule in (read back from disk).
+    #[cfg(feature = "redb")]
+    pub fn seed(&self, origin: &Origin, state: GateState) {
+        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        s.map.entry(origin.clone()).or_insert(state);
+    }
+
+    /// [`Store::reserve`] in the process.
+    pub fn reserve(&self, origin: &Origin, now: SystemTime, spacing: Duration) -> Reservation {
+        let now = unix_ms(now);
+        self.with(origin, now, |g| Reservation {
+            wait: Duration::from_millis(g.reserve(now, ms(spacing))),
+            strikes: g.strikes,
+        })
+    }
+
+    /// [`Store::back_off`] in the process; also returns the schedule after it.
+    pub fn back_off(
+        &self,
+        origin: &Origin,
+        now: SystemTime,
+        retry_after: Option<Duration>,
+        rules: &BackoffRules,
+    ) -> (Duration, GateState) {
+        let now = unix_ms(now);
+        self.with(origin, now, |g| {
+            let wait = g.back_off(now, retry_after, rules);
+            (Duration::from_millis(wait), *g)
+        })
+    }
+
+    /// [`Store::recovered`] in the process; the schedule after it.
+    pub fn recovered(&self, origin: &Origin) -> GateState {
+        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match s.map.get_mut(origin) {
+            Some(g) => {
+                g.recovered();
+                *g
+            }
+            None => GateState::default(),
         }
     }
 }

@@ -18,6 +18,7 @@
 //! | `crawlgate:{https://example.com:8443}:state` | hash | `rev` (an integer), `state` ([`codec::encode`]) |
 //! | `crawlgate:{https://example.com:8443}:body:<64 hex digits>` | string | a robots.txt body, under its [`Digest`] |
 //! | `crawlgate:{https://example.com:8443}:lease` | string with a TTL | the lease holder's token |
+//! | `crawlgate:{https://example.com:8443}:gate` | hash with an expiry | the request schedule: `next`, `until` (ms), `strikes` |
 //!
 //! The origin in braces is a Redis Cluster hash tag: one origin's keys live in one hash slot, so
 //! a script may touch all of them. The prefix must therefore not contain braces.
@@ -31,6 +32,15 @@
 //! pause, up to [`MAX_ATTEMPTS`] times ([`StoreError::Contention`]). No update is lost and no
 //! lock is held. `WATCH`/`MULTI` is not used: it is per connection, and the connection is
 //! shared by every task of the process.
+//!
+//! # The request schedule
+//!
+//! [`Store::reserve`], [`Store::back_off`] and [`Store::recovered`] are one Lua script each,
+//! mirroring [`GateState`](crate::gate::GateState): atomic on the server, so that a fleet
+//! shares one spacing per origin. The scripts read the server's `TIME` and ignore the caller's
+//! clock: every process measures against the same clock, and gets back a *wait* that it sleeps
+//! on its own, so clock skew between the machines does not matter. A gate key expires a day
+//! after its schedule ends.
 //!
 //! # When the server is down
 //!
@@ -52,7 +62,8 @@ use std::time::{Duration, SystemTime};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisResult, Script};
 
-use super::{codec, Plan, Pruned, Store, StoreError, StoreFuture, Updated, Usage};
+use super::{codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, Updated, Usage};
+use crate::gate::BackoffRules;
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -528,6 +539,76 @@ impl Store for RedisStore {
         })
     }
 
+    fn keeps_schedule(&self) -> bool {
+        true
+    }
+
+    fn reserve<'a>(
+        &'a self,
+        origin: &'a Origin,
+        _now: SystemTime,
+        spacing: Duration,
+    ) -> StoreFuture<'a, Reservation> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let (wait, strikes): (u64, u32) = self
+                .run(
+                    || format!("reserving a request slot of {origin}"),
+                    RESERVE
+                        .key(self.keys(origin).gate())
+                        .arg(gate_ms(spacing))
+                        .invoke_async(&mut conn),
+                )
+                .await?;
+            Ok(Reservation {
+                wait: Duration::from_millis(wait),
+                strikes,
+            })
+        })
+    }
+
+    fn back_off<'a>(
+        &'a self,
+        origin: &'a Origin,
+        _now: SystemTime,
+        retry_after: Option<Duration>,
+        rules: BackoffRules,
+    ) -> StoreFuture<'a, Duration> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            // -1: no Retry-After.
+            let retry_after = retry_after.map_or(-1, |d| gate_ms(d) as i64);
+            let wait: u64 = self
+                .run(
+                    || format!("backing off {origin}"),
+                    BACK_OFF
+                        .key(self.keys(origin).gate())
+                        .arg(retry_after)
+                        .arg(gate_ms(rules.base))
+                        .arg(gate_ms(rules.max))
+                        .arg(gate_ms(rules.max_retry_after))
+                        .invoke_async(&mut conn),
+                )
+                .await?;
+            Ok(Duration::from_millis(wait))
+        })
+    }
+
+    fn recovered<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let _: i64 = self
+                .run(
+                    || format!("ending the backoff of {origin}"),
+                    RECOVERED
+                        .key(self.keys(origin).gate())
+                        .invoke_async(&mut conn),
+                )
+                .await?;
+            Ok(())
+        })
+    }
+
     fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned> {
         Box::pin(self.prune_inner(now))
     }
@@ -559,7 +640,78 @@ impl Keys {
     fn lease(&self) -> String {
         format!("{}:lease", self.base)
     }
+
+    fn gate(&self) -> String {
+        format!("{}:gate", self.base)
+    }
 }
+
+/// Milliseconds as sent to the scripts: at most 2^50 (some 35,000 years), so that Lua's doubles
+/// add them exactly.
+fn gate_ms(d: Duration) -> u64 {
+    crate::gate::ms(d).min(1 << 50)
+}
+
+/// The server's time in ms, for the schedule scripts (`TIME`: seconds and microseconds).
+/// `replicate_commands` lets Redis before 5 replicate a script that reads the time; later
+/// versions always do and keep the call as a no-op.
+const SCRIPT_NOW: &str = r"
+if redis.replicate_commands then redis.replicate_commands() end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+";
+
+/// [`GateState::reserve`](crate::gate::GateState::reserve) on the server's clock. Returns the
+/// wait (ms) and the strikes.
+static RESERVE: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        r"{SCRIPT_NOW}
+-- KEYS[1]: the gate hash; ARGV[1]: the spacing (ms).
+local g = redis.call('HMGET', KEYS[1], 'next', 'until', 'strikes')
+local slot = math.max(now, tonumber(g[1] or '0'), tonumber(g[2] or '0'))
+local nxt = slot + tonumber(ARGV[1])
+redis.call('HSET', KEYS[1], 'next', string.format('%d', nxt))
+redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.max(nxt, tonumber(g[2] or '0')) + 86400000))
+return {{slot - now, tonumber(g[3] or '0')}}
+"
+    ))
+});
+
+/// [`GateState::back_off`](crate::gate::GateState::back_off) on the server's clock, with
+/// [`backoff_delay`](crate::gate::backoff_delay)'s rule. Returns the wait (ms).
+static BACK_OFF: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        r"{SCRIPT_NOW}
+-- KEYS[1]: the gate hash; ARGV: Retry-After (ms, -1 if none), base, max, max Retry-After (ms).
+local g = redis.call('HMGET', KEYS[1], 'next', 'until', 'strikes')
+local strikes = tonumber(g[3] or '0')
+local retry_after = tonumber(ARGV[1])
+local delay
+if retry_after >= 0 then
+  delay = math.min(retry_after, tonumber(ARGV[4]))
+else
+  delay = math.min(tonumber(ARGV[2]) * 2 ^ math.min(strikes, 30), tonumber(ARGV[3]))
+end
+local until_ = math.max(tonumber(g[2] or '0'), now + delay)
+redis.call('HSET', KEYS[1], 'until', string.format('%d', until_), 'strikes', strikes + 1)
+redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.max(until_, tonumber(g[1] or '0')) + 86400000))
+return until_ - now
+"
+    ))
+});
+
+/// [`GateState::recovered`](crate::gate::GateState::recovered): strikes back to 0, if the
+/// origin has a schedule.
+static RECOVERED: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'strikes', 0)
+end
+return 1
+",
+    )
+});
 
 /// The longest lease TTL sent: about 292 000 years, far from the server's overflow.
 const MAX_TTL_MS: u64 = (i64::MAX / 1000) as u64;

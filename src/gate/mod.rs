@@ -1,0 +1,412 @@
+//! Gating requests (feature `fetch`): not only *may I* fetch this URL, but *when*.
+//!
+//! [`RobotsCache::acquire`] checks the URL against robots.txt and refuses at once if it is
+//! disallowed ([`Refused::Disallowed`], with the reason and the deciding rule). Otherwise it
+//! waits for the origin's next slot and returns a [`Permit`]; the crawler fetches the page and
+//! tells the permit how it went ([`Permit::record`]).
+//!
+//! ```no_run
+//! use crawlgate::fetch::{CacheOptions, RobotsCache};
+//! use crawlgate::ProductToken;
+//!
+//! # async fn crawl() -> Result<(), Box<dyn std::error::Error>> {
+//! let cache = RobotsCache::new(CacheOptions::default())?;
+//! let bot = ProductToken::new("ExampleBot")?;
+//! let client = reqwest::Client::new();
+//! let url = "https://example.com/page";
+//! match cache.acquire(&bot, url).await {
+//!     Ok(permit) => {
+//!         let response = client.get(url).send().await?;
+//!         permit.record_response(response.status().as_u16(), response.headers()).await;
+//!         // … use `response`
+//!     }
+//!     Err(refused) => eprintln!("skipped: {refused}"),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # The schedule
+//!
+//! - **Spacing** ([`spacing`]): the largest of the agent's `Crawl-delay`, its `Request-rate`
+//!   (`n/m`: one request per `m / n`, only inside the rate's UTC window if it has one) and
+//!   [`GateOptions::default_delay`] (1 s), **capped** at [`GateOptions::max_delay`] (60 s): the
+//!   cap bounds how long a crawler waits between two requests to one origin, so a
+//!   `Crawl-delay: 86400` is honoured as one request a minute. [`Spacing::capped`] (on
+//!   [`Permit::spacing`]) says when the cap applied. `Visit-time` is parsed
+//!   ([`Robots::visit_time`](crate::Robots::visit_time)) but not enforced.
+//! - **Slots**: each acquire reserves the origin's next slot in the [`Store`](crate::store::Store)
+//!   (slot = the latest of now, the previous slot + spacing, the end of a backoff), so that
+//!   waiters are served in arrival order, and origins are independent.
+//! - **Backoff**: a 429 or 503 recorded on a permit holds the origin's slots back for its
+//!   `Retry-After` (seconds or an HTTP date, up to [`GateOptions::max_retry_after`], 1 hour),
+//!   else for [`GateOptions::backoff_base`] (5 s) doubling with each 429/503 in a row up to
+//!   [`GateOptions::backoff_max`] (10 minutes); any other answer starts the doubling over.
+//! - **Concurrency**: at most [`GateOptions::max_concurrency`] permits (default 1) of one
+//!   origin are alive at once in this process; the next waiter takes its slot when one is
+//!   dropped. This limit is per process, not per fleet: two processes may each have one
+//!   request in flight to an origin (their slots are still spaced).
+//! - **Availability**: a permit's outcome is also the site-availability report the 30-day
+//!   rule needs ([`RobotsCache::record_page_fetch`]): 2xx–4xx (but 429) say the site is up,
+//!   5xx and unreachable say it is down; the same report again is written at most every
+//!   [`GateOptions::availability_interval`].
+//!
+//! # Time and fleets
+//!
+//! Waiting goes through the engine's [`Clock`](crate::fetch::Clock) ([`Clock::sleep`]): a
+//! [`ManualClock`](crate::fetch::ManualClock) runs a schedule of minutes in a test in no time.
+//!
+//! With the Redis store, the processes of a fleet share one schedule per origin: a slot is
+//! reserved by one Lua script that reads the Redis server's `TIME`, so that every process
+//! measures against the same clock, and returns the wait as a duration, which each process
+//! sleeps on its own clock. Clock skew between machines therefore does not matter; network
+//! latency to Redis (the answer's trip back) is the only error, and it only makes waits later.
+//! The embedded and memory stores keep the schedule in the process (the embedded store also
+//! writes backoffs to disk, so that a restarted crawler still honours a `Retry-After`). If the
+//! store fails, the gate keeps spacing in the process and says so through
+//! [`RobotsCache::store_status`].
+//!
+//! # Wrapping a client
+//!
+//! With feature `middleware`, `GateMiddleware` does all of the above for every request of a
+//! [reqwest-middleware](https://docs.rs/reqwest-middleware) client: see `examples/gate_middleware.rs`.
+//!
+//! [`Clock::sleep`]: crate::fetch::Clock::sleep
+
+#[cfg(feature = "middleware")]
+mod middleware;
+mod schedule;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+pub use schedule::{
+    backoff_delay, spacing, BackoffRules, DelaySource, GateOptions, GateState, Spacing,
+};
+pub(crate) use schedule::{ms, unix_ms};
+
+#[cfg(feature = "middleware")]
+pub use middleware::{refusal, GateMiddleware};
+
+use crate::fetch::{Answer, CheckError, RobotsCache};
+use crate::origin::Origin;
+use crate::robots::ProductToken;
+use crate::store::{LocalSchedules, Reservation};
+
+/// Why [`RobotsCache::acquire`] gave no permit.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Refused {
+    /// robots.txt does not allow the URL (or the origin's robots.txt cannot be read yet and the
+    /// rules say to wait): the answer says why and which rule decided.
+    #[error("{}", disallowed(.url, .answer))]
+    Disallowed {
+        /// The URL asked for.
+        url: String,
+        /// The check's answer: reason, deciding rule, crawl-delay, sitemaps.
+        answer: Box<Answer>,
+    },
+    /// The URL could not be checked (it has no robots.txt origin).
+    #[error(transparent)]
+    Check(#[from] CheckError),
+}
+
+fn disallowed(url: &str, answer: &Answer) -> String {
+    match &answer.rule {
+        Some(rule) => format!(
+            "robots.txt disallows {url} (line {}: {}; {})",
+            rule.line, rule.text, answer.reason
+        ),
+        None => format!("robots.txt disallows {url} ({})", answer.reason),
+    }
+}
+
+/// The gate's part of the engine: options, per-origin concurrency, and the schedule kept in the
+/// process when the store keeps none or fails.
+pub(crate) struct Gate {
+    pub options: GateOptions,
+    concurrency: Mutex<HashMap<Origin, Arc<Semaphore>>>,
+    local: LocalSchedules,
+}
+
+impl fmt::Debug for Gate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gate")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gate {
+    pub fn new(options: GateOptions) -> Gate {
+        Gate {
+            options,
+            concurrency: Mutex::new(HashMap::new()),
+            local: LocalSchedules::default(),
+        }
+    }
+
+    /// The origin's concurrency semaphore (made on first use; dropped with its last holder).
+    fn semaphore(&self, origin: &Origin) -> Arc<Semaphore> {
+        let permits = self
+            .options
+            .max_concurrency
+            .clamp(1, Semaphore::MAX_PERMITS);
+        lock(&self.concurrency)
+            .entry(origin.clone())
+            .or_insert_with(|| Arc::new(Semaphore::new(permits)))
+            .clone()
+    }
+
+    /// Frees a concurrency slot, and forgets the semaphore when nobody else holds or waits on
+    /// it. Every clone is made under the map's lock, so the count read under it is exact.
+    fn release(&self, origin: &Origin, held: Held) {
+        let mut map = lock(&self.concurrency);
+        let Held { semaphore, permit } = held;
+        drop(permit);
+        if Arc::strong_count(&semaphore) == 2
+            && map.get(origin).is_some_and(|s| Arc::ptr_eq(s, &semaphore))
+        {
+            map.remove(origin);
+        }
+    }
+}
+
+/// A concurrency slot: the semaphore and the permit taken from it.
+struct Held {
+    semaphore: Arc<Semaphore>,
+    permit: OwnedSemaphorePermit,
+}
+
+impl RobotsCache {
+    /// Checks `url` for `token` and, if allowed, waits for the origin's next slot (see
+    /// [`crate::gate`]): refused at once when robots.txt disallows it, else a [`Permit`] once
+    /// the slot has come. Record the fetch's outcome on the permit ([`Permit::record`]) so that
+    /// a 429 or 503 backs the origin off.
+    ///
+    /// Waiters on one origin are served in arrival order; origins are independent. The wait
+    /// is not bounded here (at most about the spacing times the waiters ahead, or a backoff):
+    /// wrap the call in a timeout to bound it. Dropping the future gives up the place in line;
+    /// a slot already reserved is not given back.
+    pub async fn acquire(&self, token: &ProductToken, url: &str) -> Result<Permit, Refused> {
+        let answer = self.check(token, url).await?;
+        if !answer.allowed {
+            return Err(Refused::Disallowed {
+                url: url.to_owned(),
+                answer: Box::new(answer),
+            });
+        }
+        let gate = self.gate();
+        let origin = answer.origin.clone();
+        let semaphore = gate.semaphore(&origin);
+        // Fair (first come, first served): the arrival order of waiters on one origin.
+        let held = match semaphore.clone().acquire_owned().await {
+            Ok(permit) => Some(Held { semaphore, permit }),
+            // Never closed; if it were, gate on spacing alone.
+            Err(_) => None,
+        };
+        let now = self.clock().now();
+        let spacing = spacing(
+            answer.crawl_delay,
+            answer.request_rate.as_ref(),
+            now,
+            &gate.options,
+        );
+        let reservation = self.reserve(&origin, now, spacing.delay).await;
+        if !reservation.wait.is_zero() {
+            self.clock().sleep(reservation.wait).await;
+        }
+        Ok(Permit {
+            cache: self.clone(),
+            answer,
+            spacing,
+            waited: reservation.wait,
+            strikes: reservation.strikes,
+            held,
+        })
+    }
+
+    /// A slot from the store, or from the process's own schedule when the store keeps none or
+    /// fails.
+    async fn reserve(&self, origin: &Origin, now: SystemTime, spacing: Duration) -> Reservation {
+        let store = self.store();
+        if store.keeps_schedule() {
+            match store.reserve(origin, now, spacing).await {
+                Ok(r) => {
+                    self.store_ok();
+                    return r;
+                }
+                Err(e) => self.store_failed(&e),
+            }
+        }
+        self.gate().local.reserve(origin, now, spacing)
+    }
+}
+
+/// Leave to fetch one URL now, from [`RobotsCache::acquire`]. Holds one of the origin's
+/// concurrency slots until dropped.
+///
+/// Record how the fetch went with [`Permit::record`] (or [`Permit::record_response`],
+/// [`Permit::record_unreachable`]): a 429 or 503 backs the origin off, other answers feed the
+/// site-availability report. A permit dropped unrecorded frees its slot and records nothing:
+/// the origin's spacing still applies, no backoff starts, a backoff in progress keeps
+/// doubling on the next 429/503.
+#[must_use = "fetch the URL, then record the outcome on the permit"]
+pub struct Permit {
+    cache: RobotsCache,
+    answer: Answer,
+    spacing: Spacing,
+    waited: Duration,
+    strikes: u32,
+    held: Option<Held>,
+}
+
+impl fmt::Debug for Permit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Permit")
+            .field("origin", &self.answer.origin)
+            .field("spacing", &self.spacing)
+            .field("waited", &self.waited)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What a recorded outcome did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Recorded {
+    /// A 429 or 503: no slot of the origin for this long from now.
+    BackedOff(Duration),
+    /// The site served the page (a 2xx–4xx other than 429).
+    Served,
+    /// A 5xx other than 503, or no response: the site is reported down.
+    Failed,
+}
+
+impl Permit {
+    /// The check's answer (origin, reason, crawl-delay, request-rate, sitemaps).
+    pub fn answer(&self) -> &Answer {
+        &self.answer
+    }
+
+    /// The URL's origin.
+    pub fn origin(&self) -> &Origin {
+        &self.answer.origin
+    }
+
+    /// The spacing this permit was scheduled with, and whether the cap applied.
+    pub fn spacing(&self) -> Spacing {
+        self.spacing
+    }
+
+    /// How long [`RobotsCache::acquire`] waited for the slot (after any wait for a concurrency
+    /// slot).
+    pub fn waited(&self) -> Duration {
+        self.waited
+    }
+
+    /// Records the fetch's HTTP status and `Retry-After`. 429 and 503 back the origin off
+    /// (`Retry-After` honoured up to [`GateOptions::max_retry_after`], else exponential); other
+    /// answers end a run of them. Returns what it did.
+    pub async fn record(self, status: u16, retry_after: Option<Duration>) -> Recorded {
+        let cache = &self.cache;
+        let origin = &self.answer.origin;
+        let options = &cache.gate().options;
+        let now = cache.clock().now();
+        match status {
+            429 | 503 => {
+                let rules = options.backoff();
+                let store = cache.store();
+                let mut wait = None;
+                if store.keeps_schedule() {
+                    match store.back_off(origin, now, retry_after, rules).await {
+                        Ok(w) => {
+                            cache.store_ok();
+                            wait = Some(w);
+                        }
+                        Err(e) => cache.store_failed(&e),
+                    }
+                }
+                let wait = match wait {
+                    Some(w) => w,
+                    None => {
+                        cache
+                            .gate()
+                            .local
+                            .back_off(origin, now, retry_after, &rules)
+                            .0
+                    }
+                };
+                if status == 503 {
+                    self.report(false, now).await;
+                }
+                Recorded::BackedOff(wait)
+            }
+            500..=599 => {
+                self.report(false, now).await;
+                Recorded::Failed
+            }
+            _ => {
+                if self.strikes > 0 {
+                    let store = cache.store();
+                    if store.keeps_schedule() {
+                        match store.recovered(origin).await {
+                            Ok(()) => cache.store_ok(),
+                            Err(e) => cache.store_failed(&e),
+                        }
+                    }
+                    cache.gate().local.recovered(origin);
+                }
+                self.report(true, now).await;
+                Recorded::Served
+            }
+        }
+    }
+
+    /// [`Permit::record`] with the `Retry-After` read from the response's headers (seconds, or
+    /// an HTTP date measured on the engine's clock).
+    pub async fn record_response(
+        self,
+        status: u16,
+        headers: &reqwest::header::HeaderMap,
+    ) -> Recorded {
+        let retry_after = crate::fetch::headers::retry_after(headers, self.cache.clock().now());
+        self.record(status, retry_after).await
+    }
+
+    /// Records that the page could not be fetched at all (no response): the site is reported
+    /// down; no backoff.
+    pub async fn record_unreachable(self) -> Recorded {
+        let now = self.cache.clock().now();
+        self.report(false, now).await;
+        Recorded::Failed
+    }
+
+    /// A site-availability report, unless the last one said the same recently.
+    async fn report(&self, up: bool, now: SystemTime) {
+        let origin = &self.answer.origin;
+        let interval = self.cache.gate().options.availability_interval;
+        if let Some(last) = self.cache.last_site_report(origin).await {
+            let recent = now.duration_since(last.at).is_ok_and(|age| age < interval);
+            if last.up == up && recent {
+                return;
+            }
+        }
+        self.cache.record_page_fetch(origin, up).await;
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        if let Some(held) = self.held.take() {
+            self.cache.gate().release(&self.answer.origin, held);
+        }
+    }
+}
+
+/// Locks, recovering from a poisoned lock: the data are plain values, still consistent.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

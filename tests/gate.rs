@@ -1,0 +1,427 @@
+//! The gate on a virtual clock: `RobotsCache::acquire` spaces permits by `Crawl-delay` and
+//! `Request-rate`, serves waiters in arrival order, backs off on 429/503, caps huge delays and
+//! limits concurrency, while other origins proceed. A `ManualClock` wakes sleepers only when
+//! set, so minutes of schedule run instantly; the driver moves it to the next deadline.
+//!
+//! Rules are put in with `RobotsCache::insert` (a fetch made elsewhere), so no server is needed;
+//! the real-time tests with servers are in `gate_middleware.rs` and `gate_fleet.rs`.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use crawlgate::fetch::{CacheOptions, Clock, ManualClock, RobotsCache};
+use crawlgate::gate::{DelaySource, GateOptions, Recorded, Refused};
+use crawlgate::policy::{Fetch, FetchOutcome};
+use crawlgate::{Origin, ProductToken, Robots};
+
+/// 2027-01-15 08:00:00 UTC.
+const T0: u64 = 1_800_000_000;
+
+fn engine(gate: GateOptions) -> (RobotsCache, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(UNIX_EPOCH + Duration::from_secs(T0)));
+    let options = CacheOptions {
+        gate,
+        ..CacheOptions::default()
+    };
+    let cache = RobotsCache::with_clock(options, clock.clone()).expect("engine");
+    (cache, clock)
+}
+
+/// Gives `origin` the robots.txt `body`, as if fetched now.
+async fn rules(cache: &RobotsCache, origin: &str, body: &str) {
+    let origin = Origin::from_url(origin).expect("origin");
+    let bytes: Arc<[u8]> = Arc::from(body.as_bytes());
+    let parsed = Arc::new(Robots::parse(body.as_bytes()));
+    let outcome = FetchOutcome::Rules {
+        body: bytes,
+        parsed,
+    };
+    let url = format!("{origin}/robots.txt");
+    cache
+        .insert(&origin, Fetch::new(url, Some(200), outcome))
+        .await;
+}
+
+fn bot() -> ProductToken {
+    ProductToken::new("testbot").expect("token")
+}
+
+/// Runs the schedule: lets the tasks run, then moves the clock to the next sleeper's deadline,
+/// until `done()` (or fails after far more rounds than any test needs).
+async fn drive(clock: &ManualClock, done: impl Fn() -> bool) {
+    for _ in 0..100_000 {
+        if done() {
+            return;
+        }
+        for _ in 0..20 {
+            tokio::task::yield_now().await;
+        }
+        if let Some(at) = clock.next_deadline() {
+            clock.set(at);
+        }
+    }
+    panic!("the schedule did not complete");
+}
+
+/// Seconds since T0.
+fn since_t0(t: SystemTime) -> f64 {
+    t.duration_since(UNIX_EPOCH + Duration::from_secs(T0))
+        .expect("after T0")
+        .as_secs_f64()
+}
+
+/// Starts `n` tasks that each acquire `url` and note (index, time of the permit), dropping the
+/// permit at once; `arrived` gets each index as its task calls `acquire`.
+fn spawn_waiters(
+    cache: &RobotsCache,
+    clock: &Arc<ManualClock>,
+    url: &str,
+    n: usize,
+) -> (Arc<Mutex<Vec<usize>>>, Arc<Mutex<Vec<(usize, SystemTime)>>>) {
+    let arrived = Arc::new(Mutex::new(Vec::new()));
+    let granted = Arc::new(Mutex::new(Vec::new()));
+    for i in 0..n {
+        let (cache, clock, url) = (cache.clone(), clock.clone(), url.to_owned());
+        let (arrived, granted) = (arrived.clone(), granted.clone());
+        tokio::spawn(async move {
+            arrived.lock().unwrap().push(i);
+            let permit = cache.acquire(&bot(), &url).await.expect("allowed");
+            granted.lock().unwrap().push((i, clock.now()));
+            drop(permit);
+        });
+    }
+    (arrived, granted)
+}
+
+#[tokio::test]
+async fn fifty_waiters_are_spaced_by_crawl_delay_in_arrival_order_while_others_proceed() {
+    for concurrency in [1, 50] {
+        let (cache, clock) = engine(GateOptions {
+            max_concurrency: concurrency,
+            ..GateOptions::default()
+        });
+        rules(
+            &cache,
+            "http://slow.test",
+            "User-agent: *\nCrawl-delay: 2\n",
+        )
+        .await;
+        let (arrived, granted) = spawn_waiters(&cache, &clock, "http://slow.test/page", 50);
+        // Let every waiter arrive (the first gets its permit at once), clock still.
+        for _ in 0..200 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(arrived.lock().unwrap().len(), 50);
+        assert_eq!(
+            granted.lock().unwrap().len(),
+            1,
+            "only the first slot is now"
+        );
+
+        // Meanwhile 1,000 other origins get permits at once, the clock standing still.
+        let before = clock.now();
+        for i in 0..1000 {
+            let url = format!("http://o{i}.test/");
+            rules(&cache, &url, "User-agent: *\nCrawl-delay: 2\n").await;
+            let permit = tokio::time::timeout(Duration::from_secs(10), cache.acquire(&bot(), &url))
+                .await
+                .expect("another origin does not wait for slow.test")
+                .expect("allowed");
+            assert_eq!(permit.waited(), Duration::ZERO);
+        }
+        assert_eq!(clock.now(), before);
+        assert_eq!(granted.lock().unwrap().len(), 1);
+
+        drive(&clock, || granted.lock().unwrap().len() == 50).await;
+        let granted = granted.lock().unwrap().clone();
+        let order: Vec<usize> = granted.iter().map(|(i, _)| *i).collect();
+        assert_eq!(order, *arrived.lock().unwrap(), "served in arrival order");
+        assert_eq!(since_t0(granted[0].1), 0.0);
+        for pair in granted.windows(2) {
+            let gap = pair[1].1.duration_since(pair[0].1).expect("in order");
+            assert!(
+                gap >= Duration::from_secs(2),
+                "gap {gap:?} (concurrency {concurrency})"
+            );
+        }
+        assert!(since_t0(granted[49].1) >= 98.0);
+    }
+}
+
+#[tokio::test]
+async fn retry_after_120_pushes_the_next_permit_120_s_out() {
+    let (cache, clock) = engine(GateOptions::default());
+    rules(&cache, "http://busy.test", "User-agent: *\n").await;
+    let permit = cache
+        .acquire(&bot(), "http://busy.test/a")
+        .await
+        .expect("allowed");
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("retry-after", "120".parse().expect("header"));
+    let recorded = permit.record_response(429, &headers).await;
+    assert_eq!(recorded, Recorded::BackedOff(Duration::from_secs(120)));
+    let at = clock.now();
+
+    let (_, granted) = spawn_waiters(&cache, &clock, "http://busy.test/b", 1);
+    drive(&clock, || granted.lock().unwrap().len() == 1).await;
+    let wait = granted.lock().unwrap()[0]
+        .1
+        .duration_since(at)
+        .expect("later");
+    assert!(wait >= Duration::from_secs(120), "{wait:?}");
+
+    // Other origins are not held back.
+    rules(&cache, "http://calm.test", "User-agent: *\n").await;
+    let permit = cache
+        .acquire(&bot(), "http://calm.test/")
+        .await
+        .expect("allowed");
+    assert_eq!(permit.waited(), Duration::ZERO);
+}
+
+#[tokio::test]
+async fn without_retry_after_the_backoff_doubles_and_a_success_resets_it() {
+    let (cache, clock) = engine(GateOptions {
+        default_delay: Duration::ZERO,
+        ..GateOptions::default()
+    });
+    rules(&cache, "http://flaky.test", "User-agent: *\n").await;
+    let mut waits = Vec::new();
+    for status in [503, 503, 429, 200, 503] {
+        let start = clock.now();
+        let (_, granted) = spawn_waiters(&cache, &clock, "http://flaky.test/", 1);
+        drive(&clock, || granted.lock().unwrap().len() == 1).await;
+        waits.push(clock.now().duration_since(start).expect("later").as_secs());
+        let permit = cache.acquire(&bot(), "http://flaky.test/").await;
+        // That acquire came right after the previous permit: its slot is now.
+        let permit = permit.expect("allowed");
+        assert_eq!(permit.waited(), Duration::ZERO);
+        permit.record(status, None).await;
+    }
+    let start = clock.now();
+    let (_, granted) = spawn_waiters(&cache, &clock, "http://flaky.test/", 1);
+    drive(&clock, || granted.lock().unwrap().len() == 1).await;
+    waits.push(clock.now().duration_since(start).expect("later").as_secs());
+    // 5 s, 10 s, 20 s after three in a row; the 200 starts over: 5 s.
+    assert_eq!(waits, [0, 5, 10, 20, 0, 5]);
+}
+
+#[tokio::test]
+async fn request_rate_3_per_10s_gives_3_permits_per_10_s() {
+    let (cache, clock) = engine(GateOptions {
+        default_delay: Duration::ZERO,
+        ..GateOptions::default()
+    });
+    rules(
+        &cache,
+        "http://rate.test",
+        "User-agent: *\nRequest-rate: 3/10s\n",
+    )
+    .await;
+    let (_, granted) = spawn_waiters(&cache, &clock, "http://rate.test/", 12);
+    drive(&clock, || granted.lock().unwrap().len() == 12).await;
+    let times: Vec<f64> = granted
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, t)| since_t0(*t))
+        .collect();
+    for w in times.windows(4) {
+        assert!(w[3] - w[0] >= 10.0, "four permits within 10 s: {times:?}");
+    }
+    for w in times.windows(3) {
+        assert!(
+            w[2] - w[0] < 10.0,
+            "the rate allows three per 10 s: {times:?}"
+        );
+    }
+    // Per 10-second window: three.
+    for k in 0..3 {
+        let n = times
+            .iter()
+            .filter(|t| (**t / 10.0).floor() as i32 == k)
+            .count();
+        assert_eq!(n, 3, "window {k}: {times:?}");
+    }
+}
+
+#[tokio::test]
+async fn request_rate_outside_its_window_does_not_apply() {
+    let (cache, _clock) = engine(GateOptions {
+        default_delay: Duration::ZERO,
+        ..GateOptions::default()
+    });
+    // T0 is 08:00 UTC.
+    rules(
+        &cache,
+        "http://night.test",
+        "User-agent: *\nRequest-rate: 1/60s 2200-0600\n",
+    )
+    .await;
+    rules(
+        &cache,
+        "http://day.test",
+        "User-agent: *\nRequest-rate: 1/60s 0700-0900\n",
+    )
+    .await;
+    let p = cache
+        .acquire(&bot(), "http://night.test/")
+        .await
+        .expect("allowed");
+    assert_eq!(p.spacing().delay, Duration::ZERO);
+    let p = cache
+        .acquire(&bot(), "http://day.test/")
+        .await
+        .expect("allowed");
+    assert_eq!(
+        (p.spacing().delay, p.spacing().source),
+        (Duration::from_secs(60), DelaySource::RequestRate)
+    );
+}
+
+#[tokio::test]
+async fn a_huge_crawl_delay_is_honoured_as_the_cap() {
+    let (cache, clock) = engine(GateOptions::default());
+    rules(
+        &cache,
+        "http://sloth.test",
+        "User-agent: *\nCrawl-delay: 86400\n",
+    )
+    .await;
+    let p = cache
+        .acquire(&bot(), "http://sloth.test/")
+        .await
+        .expect("allowed");
+    let s = p.spacing();
+    assert!(s.capped);
+    assert_eq!(
+        (s.delay, s.source),
+        (Duration::from_secs(60), DelaySource::CrawlDelay)
+    );
+    assert_eq!(
+        p.answer().crawl_delay,
+        Some(Duration::from_secs(86_400)),
+        "as written"
+    );
+    drop(p);
+    let start = clock.now();
+    let (_, granted) = spawn_waiters(&cache, &clock, "http://sloth.test/", 1);
+    drive(&clock, || granted.lock().unwrap().len() == 1).await;
+    assert_eq!(
+        clock.now().duration_since(start).expect("later"),
+        Duration::from_secs(60)
+    );
+}
+
+#[tokio::test]
+async fn disallowed_urls_are_refused_at_once_with_the_rule() {
+    let (cache, clock) = engine(GateOptions::default());
+    rules(
+        &cache,
+        "http://strict.test",
+        "User-agent: *\nDisallow: /private\n",
+    )
+    .await;
+    // A permit just taken does not delay the refusal.
+    let _held = cache
+        .acquire(&bot(), "http://strict.test/public")
+        .await
+        .expect("allowed");
+    let refused = cache
+        .acquire(&bot(), "http://strict.test/private/x")
+        .await
+        .expect_err("disallowed");
+    match &refused {
+        Refused::Disallowed { url, answer } => {
+            assert_eq!(url, "http://strict.test/private/x");
+            let rule = answer.rule.as_ref().expect("a rule decided");
+            assert_eq!((rule.line, rule.text.as_str()), (2, "Disallow: /private"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        refused.to_string().contains("line 2: Disallow: /private"),
+        "{refused}"
+    );
+    assert_eq!(clock.sleepers(), 0);
+    let bad = cache
+        .acquire(&bot(), "mailto:x@example.com")
+        .await
+        .expect_err("no origin");
+    assert!(matches!(bad, Refused::Check(_)), "{bad:?}");
+}
+
+#[tokio::test]
+async fn concurrency_is_limited_per_origin_and_freed_on_drop() {
+    let (cache, clock) = engine(GateOptions {
+        default_delay: Duration::ZERO,
+        max_concurrency: 2,
+        ..GateOptions::default()
+    });
+    rules(&cache, "http://pair.test", "User-agent: *\n").await;
+    let a = cache
+        .acquire(&bot(), "http://pair.test/a")
+        .await
+        .expect("allowed");
+    let b = cache
+        .acquire(&bot(), "http://pair.test/b")
+        .await
+        .expect("allowed");
+    let (_, granted) = spawn_waiters(&cache, &clock, "http://pair.test/c", 1);
+    for _ in 0..200 {
+        tokio::task::yield_now().await;
+    }
+    assert!(
+        granted.lock().unwrap().is_empty(),
+        "a third waits for a slot"
+    );
+    drop(a);
+    for _ in 0..200 {
+        tokio::task::yield_now().await;
+    }
+    assert_eq!(
+        granted.lock().unwrap().len(),
+        1,
+        "a dropped permit frees its slot"
+    );
+    drop(b);
+}
+
+#[tokio::test]
+async fn answers_carry_crawl_delay_request_rate_and_sitemaps() {
+    let (cache, _clock) = engine(GateOptions::default());
+    let body = "User-agent: testbot\nCrawl-delay: 2.5\nRequest-rate: 1/5s 0600-0845\n\
+                Visit-time: 0600-0845\nDisallow: /x\n\nUser-agent: *\nCrawl-delay: 9\n\n\
+                Sitemap: http://meta.test/sitemap.xml\n";
+    rules(&cache, "http://meta.test", body).await;
+    let a = cache
+        .check(&bot(), "http://meta.test/page")
+        .await
+        .expect("check");
+    assert_eq!(a.crawl_delay, Some(Duration::from_millis(2500)));
+    let rate = a.request_rate.expect("request-rate");
+    assert_eq!((rate.requests, rate.per), (1, Duration::from_secs(5)));
+    assert_eq!(&a.sitemaps[..], ["http://meta.test/sitemap.xml".to_owned()]);
+    let other = ProductToken::new("otherbot").expect("token");
+    let a = cache
+        .check(&other, "http://meta.test/page")
+        .await
+        .expect("check");
+    assert_eq!(
+        (a.crawl_delay, a.request_rate),
+        (Some(Duration::from_secs(9)), None)
+    );
+    // Without rules (no robots.txt) there is nothing to report.
+    let origin = Origin::from_url("http://none.test/").expect("origin");
+    let fetch = Fetch::new(
+        "http://none.test/robots.txt",
+        Some(404),
+        FetchOutcome::Unavailable(crawlgate::policy::Unavailable::Status(404)),
+    );
+    cache.insert(&origin, fetch).await;
+    let a = cache
+        .check(&bot(), "http://none.test/")
+        .await
+        .expect("check");
+    assert!(a.allowed && a.crawl_delay.is_none() && a.sitemaps.is_empty());
+}

@@ -1,0 +1,159 @@
+//! `GateMiddleware` in real time against real servers on 127.0.0.1: a wrapped
+//! `reqwest::Client`'s requests reach the server spaced by the site's `Crawl-delay`, a 429's
+//! `Retry-After` holds the next request back, a disallowed URL never reaches the server, and
+//! another origin is not held back meanwhile.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crawlgate::fetch::{CacheOptions, RobotsCache};
+use crawlgate::gate::{refusal, GateMiddleware, GateOptions, Refused};
+use crawlgate::ProductToken;
+use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
+use support::{Reply, TestServer};
+
+/// The site's `Crawl-delay`.
+const DELAY: Duration = Duration::from_millis(200);
+
+/// Arrival times of the page requests (not robots.txt) a server saw.
+type Arrivals = Arc<Mutex<Vec<(Instant, String)>>>;
+
+/// A site with `robots` and pages answered by `page`, noting when each page request arrived.
+async fn site(
+    robots: &'static str,
+    page: impl Fn(&str) -> Reply + Send + Sync + 'static,
+) -> (TestServer, Arrivals) {
+    let arrivals: Arrivals = Arc::default();
+    let seen = arrivals.clone();
+    let server = TestServer::start(move |r| {
+        if r.path == "/robots.txt" {
+            return Reply::text(200, robots);
+        }
+        seen.lock()
+            .expect("arrivals")
+            .push((Instant::now(), r.path.clone()));
+        page(&r.path)
+    })
+    .await;
+    (server, arrivals)
+}
+
+fn client() -> ClientWithMiddleware {
+    let cache = RobotsCache::new(CacheOptions {
+        gate: GateOptions {
+            default_delay: Duration::ZERO,
+            ..GateOptions::default()
+        },
+        ..CacheOptions::default()
+    })
+    .expect("engine");
+    let bot = ProductToken::new("testbot").expect("token");
+    ClientBuilder::new(reqwest::Client::new())
+        .with(GateMiddleware::new(cache, bot))
+        .build()
+}
+
+fn gaps(arrivals: &Arrivals) -> Vec<Duration> {
+    let mut times: Vec<Instant> = arrivals
+        .lock()
+        .expect("arrivals")
+        .iter()
+        .map(|(t, _)| *t)
+        .collect();
+    times.sort();
+    times.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+/// Slots are whole milliseconds, and a request reaches the server a little after its permit
+/// (loopback, scheduling): consecutive arrivals can be closer than the slots by that, never by
+/// more than a few ms. 5 ms allowed.
+const JITTER: Duration = Duration::from_millis(5);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_reach_the_server_spaced_by_the_crawl_delay() {
+    let (server, arrivals) = site("User-agent: *\nCrawl-delay: 0.2\n", |_| {
+        Reply::text(200, "ok")
+    })
+    .await;
+    let client = client();
+    // Ten requests at once, as a crawler's workers would send them.
+    let mut tasks = tokio::task::JoinSet::new();
+    for k in 0..10 {
+        let (client, url) = (client.clone(), server.url(&format!("/p{k}")));
+        tasks.spawn(async move { client.get(url).send().await.expect("fetch").status() });
+    }
+    while let Some(status) = tasks.join_next().await {
+        assert_eq!(status.expect("task").as_u16(), 200);
+    }
+    let gaps = gaps(&arrivals);
+    assert_eq!(gaps.len(), 9);
+    for gap in &gaps {
+        assert!(*gap + JITTER >= DELAY, "gaps {gaps:?}");
+    }
+    eprintln!("smallest gap: {:?}", gaps.iter().min());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_429_with_retry_after_holds_the_next_request_back() {
+    let (server, arrivals) = site("User-agent: *\nCrawl-delay: 0.2\n", |path| {
+        if path == "/busy" {
+            Reply::status(429).with_header("retry-after", "1")
+        } else {
+            Reply::text(200, "ok")
+        }
+    })
+    .await;
+    let client = client();
+    let busy = client.get(server.url("/busy")).send().await.expect("fetch");
+    assert_eq!(busy.status().as_u16(), 429);
+    let next = client.get(server.url("/next")).send().await.expect("fetch");
+    assert_eq!(next.status().as_u16(), 200);
+    let gaps = gaps(&arrivals);
+    assert_eq!(gaps.len(), 1);
+    assert!(gaps[0] + JITTER >= Duration::from_secs(1), "{gaps:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disallowed_url_is_refused_and_never_sent_while_other_origins_proceed() {
+    let (strict, strict_arrivals) = site(
+        "User-agent: *\nDisallow: /private\nCrawl-delay: 30\n",
+        |_| Reply::text(200, "ok"),
+    )
+    .await;
+    let (other, other_arrivals) = site("User-agent: *\n", |_| Reply::text(200, "ok")).await;
+    let client = client();
+    let err = client
+        .get(strict.url("/private/x"))
+        .send()
+        .await
+        .expect_err("refused");
+    match refusal(&err) {
+        Some(Refused::Disallowed { answer, .. }) => {
+            assert_eq!(answer.rule.as_ref().map(|r| r.line), Some(2));
+        }
+        other => panic!("{other:?} from {err}"),
+    }
+    assert!(strict_arrivals.lock().expect("arrivals").is_empty());
+    // The strict site's 30 s delay: its second page waits, the other origin does not.
+    client.get(strict.url("/a")).send().await.expect("fetch");
+    let slow = tokio::spawn({
+        let (client, url) = (client.clone(), strict.url("/b"));
+        async move { client.get(url).send().await.expect("fetch") }
+    });
+    for k in 0..3 {
+        client
+            .get(other.url(&format!("/{k}")))
+            .send()
+            .await
+            .expect("fetch");
+    }
+    assert_eq!(other_arrivals.lock().expect("arrivals").len(), 3);
+    assert_eq!(
+        strict_arrivals.lock().expect("arrivals").len(),
+        1,
+        "/b still waits for its slot"
+    );
+    slow.abort();
+}
