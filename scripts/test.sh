@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test:  bash scripts/test.sh [cargo test arguments]
 #
-# Installs what the tests need beyond Rust when it is missing, then runs `cargo test` (default
-# features: the embedded and Redis stores included). Nothing is skipped: a test whose tool is
+# Installs what the tests need beyond Rust when it is missing, then runs `cargo test` with every
+# feature (the embedded and Redis stores, the CLI, and the non-default `middleware`). Nothing is skipped: a test whose tool is
 # missing fails and says how to get it.
 #
 # - redis-server (Debian/Ubuntu package `redis-server`): the Redis store, fleet and outage tests
@@ -41,5 +41,5 @@ fi
 echo "== redis-server: $(redis-server --version | cut -d' ' -f3)" >&2
 echo "== chromium: $("${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome)}" --version 2>/dev/null | head -1)" >&2
 
-cargo test "$@"
+cargo test --all-features "$@"
 bash scripts/python-test.sh

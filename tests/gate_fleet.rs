@@ -8,8 +8,6 @@
 //! `CRAWLGATE_GATE_CHILD` set it is a crawler process that waits for `go` on stdin, fetches
 //! its pages through `RobotsCache::acquire`, and prints `done`.
 
-#[path = "support/redis_server.rs"]
-mod redis_server;
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
@@ -22,7 +20,7 @@ use crawlgate::gate::GateOptions;
 use crawlgate::policy::{Fetch, FetchOutcome};
 use crawlgate::store::{EmbeddedStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken, Robots};
-use redis_server::RedisServer;
+use support::redis_server::RedisServer;
 use support::{Reply, TestServer};
 
 /// The spacing the site asks for.
@@ -58,14 +56,6 @@ fn main() {
     eprintln!("test result: ok. {ran} passed");
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
-
 fn bot() -> ProductToken {
     ProductToken::new("testbot").expect("token")
 }
@@ -92,7 +82,7 @@ fn child_main() {
     let redis = std::env::var("CRAWLGATE_REDIS").expect("redis url");
     let base = std::env::var("CRAWLGATE_SITE").expect("site url");
     let name = std::env::var("CRAWLGATE_NAME").expect("name");
-    runtime().block_on(async {
+    support::runtime(2).block_on(async {
         let store: Arc<dyn Store> = Arc::new(
             RedisStore::connect(RedisOptions::new(redis))
                 .await
@@ -131,7 +121,7 @@ fn child_main() {
 // The tests.
 
 fn fleet() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let redis = RedisServer::start();
     let arrivals: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
     let seen = arrivals.clone();
@@ -207,7 +197,7 @@ fn fleet() {
 /// Two engines on one Redis, their clocks an hour apart: the second's wait is still the
 /// spacing, because the schedule is measured on the server's clock and handed out as a wait.
 fn skew() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let redis = RedisServer::start();
     rt.block_on(async {
         let t = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
@@ -268,7 +258,7 @@ fn skew() {
 
 /// The scripts against the rules of `GateState`, on a real server.
 fn redis_rules() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let redis = RedisServer::start();
     rt.block_on(async {
         let store = RedisStore::connect(RedisOptions::new(redis.url()))
@@ -345,7 +335,7 @@ fn redis_rules() {
 
 /// A backoff is on disk: a restarted crawler still honours it.
 fn embedded_restart() {
-    let rt = runtime();
+    let rt = support::runtime(2);
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("state.redb");
     let o = Origin::from_url("http://restart.test/").expect("origin");

@@ -42,6 +42,12 @@ mod store_embedded;
 #[cfg(feature = "redis")]
 mod store_redis;
 
+// The gate: when a crawler may fetch (virtual clock; the middleware against real servers).
+#[cfg(feature = "fetch")]
+mod gate;
+#[cfg(feature = "middleware")]
+mod gate_middleware;
+
 // Sitemaps.
 #[cfg(feature = "sitemap")]
 mod sitemap_diagnostics;

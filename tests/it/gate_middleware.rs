@@ -3,16 +3,14 @@
 //! `Retry-After` holds the next request back, a disallowed URL never reaches the server, and
 //! another origin is not held back meanwhile.
 
-mod support;
-
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::{Reply, TestServer};
 use crawlgate::fetch::{CacheOptions, RobotsCache};
 use crawlgate::gate::{refusal, GateMiddleware, GateOptions, Refused};
 use crawlgate::ProductToken;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
-use support::{Reply, TestServer};
 
 /// The site's `Crawl-delay`.
 const DELAY: Duration = Duration::from_millis(200);
