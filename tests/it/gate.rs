@@ -70,6 +70,9 @@ fn since_t0(t: SystemTime) -> f64 {
         .as_secs_f64()
 }
 
+/// Shared lists the waiter tasks write to.
+type Log<T> = Arc<Mutex<Vec<T>>>;
+
 /// Starts `n` tasks that each acquire `url` and note (index, time of the permit), dropping the
 /// permit at once; `arrived` gets each index as its task calls `acquire`.
 fn spawn_waiters(
@@ -77,7 +80,7 @@ fn spawn_waiters(
     clock: &Arc<ManualClock>,
     url: &str,
     n: usize,
-) -> (Arc<Mutex<Vec<usize>>>, Arc<Mutex<Vec<(usize, SystemTime)>>>) {
+) -> (Log<usize>, Log<(usize, SystemTime)>) {
     let arrived = Arc::new(Mutex::new(Vec::new()));
     let granted = Arc::new(Mutex::new(Vec::new()));
     for i in 0..n {
