@@ -70,6 +70,11 @@ fn since_t0(t: SystemTime) -> f64 {
         .as_secs_f64()
 }
 
+/// Task indexes in the order their tasks called `acquire`.
+type Arrived = Arc<Mutex<Vec<usize>>>;
+/// Task indexes and the (virtual) time each got its permit, in the order granted.
+type Granted = Arc<Mutex<Vec<(usize, SystemTime)>>>;
+
 /// Starts `n` tasks that each acquire `url` and note (index, time of the permit), dropping the
 /// permit at once; `arrived` gets each index as its task calls `acquire`.
 fn spawn_waiters(
@@ -77,7 +82,7 @@ fn spawn_waiters(
     clock: &Arc<ManualClock>,
     url: &str,
     n: usize,
-) -> (Arc<Mutex<Vec<usize>>>, Arc<Mutex<Vec<(usize, SystemTime)>>>) {
+) -> (Arrived, Granted) {
     let arrived = Arc::new(Mutex::new(Vec::new()));
     let granted = Arc::new(Mutex::new(Vec::new()));
     for i in 0..n {

@@ -68,13 +68,14 @@
 //!
 //! # Wrapping a client
 //!
-//! With feature `middleware`, `GateMiddleware` does all of the above for every request of a
-//! [reqwest-middleware](https://docs.rs/reqwest-middleware) client: see `examples/gate_middleware.rs`.
+//! With feature `middleware`, `GateMiddleware` (module `middleware`) does all of the above for
+//! every request of a [reqwest-middleware](https://docs.rs/reqwest-middleware) client: see
+//! `examples/gate_middleware.rs`.
 //!
 //! [`Clock::sleep`]: crate::fetch::Clock::sleep
 
 #[cfg(feature = "middleware")]
-mod middleware;
+pub mod middleware;
 mod schedule;
 
 use std::collections::HashMap;
