@@ -1268,16 +1268,29 @@ pub(crate) fn answer(
     url: &str,
 ) -> Answer {
     let robots_txt = || is_robots_txt(&crate::request_path(url));
-    let (mut crawl_delay, mut request_rate, mut sitemaps) = (None, None, no_sitemaps());
+    let (mut crawl_delay, mut request_rate) = (None, None);
+    let mut sitemaps = None;
     if let (Verdict::Rules, Some(parsed)) = (&judgement.verdict, rules) {
-        crawl_delay = parsed
-            .robots
-            .crawl_delay(token)
-            // A finite, non-negative number; only an overflow fails: saturate.
-            .map(|d| Duration::try_from_secs_f64(d).unwrap_or(Duration::MAX));
-        request_rate = parsed.robots.request_rate(token);
-        sitemaps = listed_sitemaps.clone();
+        // Most files have no records outside the protocol: then the lookups are skipped.
+        if !parsed.robots.records().is_empty() {
+            crawl_delay = parsed
+                .robots
+                .crawl_delay(token)
+                // A finite, non-negative number; only an overflow fails: saturate.
+                .map(|d| Duration::try_from_secs_f64(d).unwrap_or(Duration::MAX));
+            request_rate = parsed.robots.request_rate(token);
+        }
+        sitemaps = Some(listed_sitemaps.clone());
     }
+    // Without rules in force: the view's list when it is empty (no allocation), else a new
+    // empty one (a stale file's sitemaps under another verdict: rare).
+    let sitemaps = sitemaps.unwrap_or_else(|| {
+        if listed_sitemaps.is_empty() {
+            listed_sitemaps.clone()
+        } else {
+            no_sitemaps()
+        }
+    });
     let (allowed, rule) = match (&judgement.verdict, rules) {
         (Verdict::Rules, Some(parsed)) => {
             let d = parsed.robots.check(token, url);
@@ -1305,11 +1318,11 @@ pub(crate) fn answer(
     }
 }
 
-/// The shared empty list, so that answers without sitemaps allocate nothing.
+/// An empty list. Made per view, not shared process-wide: answers clone the view's, so the
+/// reference count they touch is the origin's, not one that every check of every thread would
+/// contend for.
 fn no_sitemaps() -> Arc<[String]> {
-    static EMPTY: std::sync::LazyLock<Arc<[String]>> =
-        std::sync::LazyLock::new(|| Arc::from(Vec::new()));
-    EMPTY.clone()
+    Arc::from(Vec::new())
 }
 
 /// The sitemap URLs of `parsed`; allocated only when there are some.

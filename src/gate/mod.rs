@@ -50,6 +50,8 @@
 //!   rule needs ([`RobotsCache::record_page_fetch`]): 2xx–4xx (but 429) say the site is up,
 //!   5xx and unreachable say it is down; the same report again is written at most every
 //!   [`GateOptions::availability_interval`].
+//! - **Events**: `tracing` target `crawlgate::gate`: each backoff (info), each capped spacing
+//!   (debug).
 //!
 //! # Time and fleets
 //!
@@ -68,13 +70,14 @@
 //!
 //! # Wrapping a client
 //!
-//! With feature `middleware`, `GateMiddleware` does all of the above for every request of a
-//! [reqwest-middleware](https://docs.rs/reqwest-middleware) client: see `examples/gate_middleware.rs`.
+//! With feature `middleware`, `GateMiddleware` (module `middleware`) does all of the above for
+//! every request of a [reqwest-middleware](https://docs.rs/reqwest-middleware) client: see
+//! `examples/gate_middleware.rs`.
 //!
 //! [`Clock::sleep`]: crate::fetch::Clock::sleep
 
 #[cfg(feature = "middleware")]
-mod middleware;
+pub mod middleware;
 mod schedule;
 
 use std::collections::HashMap;
@@ -96,6 +99,9 @@ use crate::fetch::{Answer, CheckError, RobotsCache};
 use crate::origin::Origin;
 use crate::robots::ProductToken;
 use crate::store::{LocalSchedules, Reservation};
+
+/// The `tracing` target of the gate's events (backoffs, capped spacing).
+const TARGET: &str = "crawlgate::gate";
 
 /// Why [`RobotsCache::acquire`] gave no permit.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -215,6 +221,9 @@ impl RobotsCache {
             now,
             &gate.options,
         );
+        if spacing.capped {
+            tracing::debug!(target: TARGET, origin = %origin, delay_ms = spacing.delay.as_millis() as u64, source = ?spacing.source, "spacing capped at max_delay");
+        }
         let reservation = self.reserve(&origin, now, spacing.delay).await;
         if !reservation.wait.is_zero() {
             self.clock().sleep(reservation.wait).await;
@@ -339,6 +348,7 @@ impl Permit {
                             .0
                     }
                 };
+                tracing::info!(target: TARGET, origin = %origin, status, retry_after_s = retry_after.map(|d| d.as_secs()), backoff_ms = wait.as_millis() as u64, "origin backed off");
                 if status == 503 {
                     self.report(false, now).await;
                 }

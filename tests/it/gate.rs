@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crawlgate::fetch::{CacheOptions, Clock, ManualClock, RobotsCache};
-use crawlgate::gate::{DelaySource, GateOptions, Recorded, Refused};
-use crawlgate::policy::{Fetch, FetchOutcome};
+use crawlgate::gate::{BackoffRules, DelaySource, GateOptions, Recorded, Refused};
+use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, OriginState};
+use crawlgate::store::{Pruned, Reservation, Store, StoreError, StoreFuture, Updated, Usage};
 use crawlgate::{Origin, ProductToken, Robots};
 
 /// 2027-01-15 08:00:00 UTC.
@@ -70,8 +71,10 @@ fn since_t0(t: SystemTime) -> f64 {
         .as_secs_f64()
 }
 
-/// Shared lists the waiter tasks write to.
-type Log<T> = Arc<Mutex<Vec<T>>>;
+/// Task indexes in the order their tasks called `acquire`.
+type Arrived = Arc<Mutex<Vec<usize>>>;
+/// Task indexes and the (virtual) time each got its permit, in the order granted.
+type Granted = Arc<Mutex<Vec<(usize, SystemTime)>>>;
 
 /// Starts `n` tasks that each acquire `url` and note (index, time of the permit), dropping the
 /// permit at once; `arrived` gets each index as its task calls `acquire`.
@@ -80,7 +83,7 @@ fn spawn_waiters(
     clock: &Arc<ManualClock>,
     url: &str,
     n: usize,
-) -> (Log<usize>, Log<(usize, SystemTime)>) {
+) -> (Arrived, Granted) {
     let arrived = Arc::new(Mutex::new(Vec::new()));
     let granted = Arc::new(Mutex::new(Vec::new()));
     for i in 0..n {
@@ -427,4 +430,147 @@ async fn answers_carry_crawl_delay_request_rate_and_sitemaps() {
         .await
         .expect("check");
     assert!(a.allowed && a.crawl_delay.is_none() && a.sitemaps.is_empty());
+}
+
+/// A memory store whose request schedule is broken (`failing`: it claims one and every call
+/// fails) or absent (a store of another crate: the trait's defaults).
+#[derive(Debug)]
+struct ScheduleLess {
+    inner: crawlgate::store::MemoryStore,
+    failing: bool,
+}
+
+impl Store for ScheduleLess {
+    fn load<'a>(&'a self, o: &'a Origin) -> StoreFuture<'a, Option<OriginState>> {
+        self.inner.load(o)
+    }
+    fn update<'a>(&'a self, o: &'a Origin, c: &'a [Change]) -> StoreFuture<'a, Updated> {
+        self.inner.update(o, c)
+    }
+    fn body<'a>(&'a self, o: &'a Origin, d: &'a Digest) -> StoreFuture<'a, Option<Arc<[u8]>>> {
+        self.inner.body(o, d)
+    }
+    fn origins(&self) -> StoreFuture<'_, Vec<Origin>> {
+        self.inner.origins()
+    }
+    fn try_lease<'a>(&'a self, o: &'a Origin, w: &'a str, t: Duration) -> StoreFuture<'a, bool> {
+        self.inner.try_lease(o, w, t)
+    }
+    fn release_lease<'a>(&'a self, o: &'a Origin, w: &'a str) -> StoreFuture<'a, ()> {
+        self.inner.release_lease(o, w)
+    }
+    fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned> {
+        self.inner.prune(now)
+    }
+    fn usage(&self) -> StoreFuture<'_, Usage> {
+        self.inner.usage()
+    }
+    fn keeps_schedule(&self) -> bool {
+        self.failing
+    }
+    fn reserve<'a>(
+        &'a self,
+        _: &'a Origin,
+        _: SystemTime,
+        _: Duration,
+    ) -> StoreFuture<'a, Reservation> {
+        Box::pin(async { Err(StoreError::Backend("schedule down".into())) })
+    }
+    fn back_off<'a>(
+        &'a self,
+        _: &'a Origin,
+        _: SystemTime,
+        _: Option<Duration>,
+        _: BackoffRules,
+    ) -> StoreFuture<'a, Duration> {
+        Box::pin(async { Err(StoreError::Backend("schedule down".into())) })
+    }
+}
+
+#[tokio::test]
+async fn without_a_schedule_in_the_store_the_process_keeps_spacing_and_backoff() {
+    for failing in [false, true] {
+        let clock = Arc::new(ManualClock::new(UNIX_EPOCH + Duration::from_secs(T0)));
+        let store = Arc::new(ScheduleLess {
+            inner: crawlgate::store::MemoryStore::new(),
+            failing,
+        });
+        let cache =
+            RobotsCache::with_store(CacheOptions::default(), store, clock.clone()).expect("engine");
+        rules(&cache, "http://own.test", "User-agent: *\nCrawl-delay: 2\n").await;
+        let permit = cache
+            .acquire(&bot(), "http://own.test/")
+            .await
+            .expect("allowed");
+        assert_eq!(
+            permit.record(503, Some(Duration::from_secs(30))).await,
+            Recorded::BackedOff(Duration::from_secs(30))
+        );
+        let (_, granted) = spawn_waiters(&cache, &clock, "http://own.test/", 3);
+        drive(&clock, || granted.lock().unwrap().len() == 3).await;
+        let times: Vec<f64> = granted
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, t)| since_t0(*t))
+            .collect();
+        assert_eq!(times, [30.0, 32.0, 34.0], "failing {failing}");
+        // A failing store is reported; a store without schedules is not failing.
+        assert_eq!(cache.store_status().errors > 0, failing);
+    }
+}
+
+#[tokio::test]
+async fn permits_feed_the_site_availability_report_without_a_write_per_page() {
+    let (cache, clock) = engine(GateOptions {
+        default_delay: Duration::ZERO,
+        ..GateOptions::default()
+    });
+    rules(&cache, "http://up.test", "User-agent: *\n").await;
+    let origin = Origin::from_url("http://up.test/").expect("origin");
+    let report = |cache: RobotsCache| {
+        let origin = origin.clone();
+        async move { cache.state(&origin).await.and_then(|s| s.site_report()) }
+    };
+    // Dropped unrecorded: nothing.
+    drop(
+        cache
+            .acquire(&bot(), "http://up.test/")
+            .await
+            .expect("allowed"),
+    );
+    assert_eq!(report(cache.clone()).await, None);
+    let p = cache
+        .acquire(&bot(), "http://up.test/")
+        .await
+        .expect("allowed");
+    assert_eq!(p.record(200, None).await, Recorded::Served);
+    let first = report(cache.clone()).await.expect("a report");
+    assert!(first.up);
+    assert_eq!(first.at, clock.now());
+    // The same news a minute later is not written again…
+    clock.advance(Duration::from_secs(60));
+    let p = cache
+        .acquire(&bot(), "http://up.test/")
+        .await
+        .expect("allowed");
+    p.record(404, None).await;
+    assert_eq!(report(cache.clone()).await, Some(first));
+    // …a change is, at once…
+    let p = cache
+        .acquire(&bot(), "http://up.test/")
+        .await
+        .expect("allowed");
+    assert_eq!(p.record(500, None).await, Recorded::Failed);
+    let down = report(cache.clone()).await.expect("a report");
+    assert!(!down.up);
+    // …and the same news after the interval (10 minutes) is written to keep the report fresh.
+    clock.advance(Duration::from_secs(601));
+    let p = cache
+        .acquire(&bot(), "http://up.test/")
+        .await
+        .expect("allowed");
+    p.record_unreachable().await;
+    let later = report(cache.clone()).await.expect("a report");
+    assert!(!later.up && later.at == clock.now());
 }

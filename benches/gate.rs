@@ -1,0 +1,122 @@
+//! The gate beside the check, in one run: permits/s of `RobotsCache::acquire` on uncontended
+//! origins (no spacing asked, so no waiting: the cost of the gate itself) next to checks/s of
+//! `RobotsCache::check` on the same URLs.
+//!
+//! - `check/memory`: the check alone (what `acquire` starts with).
+//! - `acquire/memory`: check, the origin's concurrency slot, a slot reserved in the memory
+//!   store, the permit dropped unrecorded.
+//! - `acquire+record/memory`: the same, the permit recorded as a 200 (backoff reset skipped,
+//!   availability report throttled: one store write per origin in the run).
+//! - `acquire/redis`: slots reserved on a real `redis-server` (one Lua script call per permit,
+//!   the price of a fleet-wide schedule).
+//!
+//! 1,000 origins, one URL each, one task on a two-worker runtime. Run:
+//! `cargo bench --bench gate -- --warm-up-time 1 --measurement-time 3`.
+//! Needs `redis-server` on PATH.
+
+#[path = "../tests/support/redis_server.rs"]
+mod redis_server;
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crawlgate::fetch::{CacheOptions, RobotsCache, SystemClock};
+use crawlgate::gate::GateOptions;
+use crawlgate::policy::{Fetch, FetchOutcome};
+use crawlgate::store::{MemoryStore, RedisOptions, RedisStore, Store};
+use crawlgate::{Origin, ProductToken, Robots};
+use criterion::{Criterion, Throughput};
+use redis_server::RedisServer;
+
+const ORIGINS: usize = 1000;
+const ROBOTS: &str =
+    "User-agent: *\nDisallow: /private\nAllow: /private/ok\nSitemap: https://example.com/s.xml\n";
+
+fn main() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    let redis = RedisServer::start();
+    let redis_store = rt
+        .block_on(RedisStore::connect(RedisOptions::new(redis.url())))
+        .expect("redis store");
+    let urls: Vec<String> = (0..ORIGINS)
+        .map(|i| format!("https://o{i}.bench.example/page/{i}"))
+        .collect();
+    let token = ProductToken::new("benchbot").expect("token");
+    let options = CacheOptions {
+        gate: GateOptions {
+            // Uncontended: no spacing, so a permit never waits; the gate's own cost.
+            default_delay: Duration::ZERO,
+            ..GateOptions::default()
+        },
+        ..CacheOptions::default()
+    };
+    let engine = |store: Arc<dyn Store>| {
+        let cache =
+            RobotsCache::with_store(options.clone(), store, Arc::new(SystemClock)).expect("engine");
+        rt.block_on(async {
+            for url in &urls {
+                let origin = Origin::from_url(url).expect("origin");
+                let outcome = FetchOutcome::Rules {
+                    body: Arc::from(ROBOTS.as_bytes()),
+                    parsed: Arc::new(Robots::parse(ROBOTS.as_bytes())),
+                };
+                cache
+                    .insert(
+                        &origin,
+                        Fetch::new(origin.robots_txt_url(), Some(200), outcome),
+                    )
+                    .await;
+            }
+        });
+        cache
+    };
+    let memory = engine(Arc::new(MemoryStore::new()));
+    let on_redis = engine(Arc::new(redis_store));
+
+    let mut c = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+        .configure_from_args();
+    let mut group = c.benchmark_group("gate");
+    group.throughput(Throughput::Elements(ORIGINS as u64));
+    group.bench_function(format!("check/memory/{ORIGINS}-origins"), |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let mut allowed = 0usize;
+                for url in &urls {
+                    allowed += usize::from(memory.check(&token, url).await.expect("check").allowed);
+                }
+                black_box(allowed)
+            })
+        })
+    });
+    for (name, cache, record) in [
+        ("acquire/memory", &memory, false),
+        ("acquire+record/memory", &memory, true),
+        ("acquire/redis", &on_redis, false),
+    ] {
+        group.bench_function(format!("{name}/{ORIGINS}-origins"), |b| {
+            b.iter(|| {
+                rt.block_on(async {
+                    for url in &urls {
+                        let permit = cache.acquire(&token, url).await.expect("allowed");
+                        assert!(permit.waited().is_zero(), "uncontended");
+                        if record {
+                            black_box(permit.record(200, None).await);
+                        } else {
+                            drop(black_box(permit));
+                        }
+                    }
+                })
+            })
+        });
+    }
+    group.finish();
+    c.final_summary();
+}
