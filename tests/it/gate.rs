@@ -4,7 +4,7 @@
 //! set, so minutes of schedule run instantly; the driver moves it to the next deadline.
 //!
 //! Rules are put in with `RobotsCache::insert` (a fetch made elsewhere), so no server is needed;
-//! the real-time tests with servers are in `gate_middleware.rs` and `gate_fleet.rs`.
+//! the real-time tests with servers are in `gate_middleware.rs` and `../gate_fleet.rs`.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
