@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use super::path::{is_robots_txt, request_path};
 use super::pattern::{self, Compiled};
 use super::prefix::PrefixIndex;
+use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
 use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
@@ -58,7 +59,13 @@ impl Index {
     /// In `Mode::Google` a group whose `user-agent` has no product token ([`Agent::Nobody`])
     /// is the group of the empty agent, as google/robotstxt compares the caller's agent with
     /// the empty token it extracts; only [`ProductToken::verbatim`] makes an empty agent.
-    pub(crate) fn build(groups: &[Group], rules: &[Rule], mode: Mode) -> Index {
+    /// `compiled` holds each rule's pattern (parallel to `rules`).
+    pub(crate) fn build(
+        groups: &[Group],
+        compiled: &[Compiled],
+        rules: &[Rule],
+        mode: Mode,
+    ) -> Index {
         let mut index = Index::default();
         index.slots.reserve(rules.len());
         // Each group's rules, sorted once. Rules were pushed in file order, so a stable sort on
@@ -67,7 +74,7 @@ impl Index {
         for g in groups {
             let start = index.slots.len();
             index.slots.extend(g.rules.clone().map(|r| Slot {
-                pattern: rules[r].pattern,
+                pattern: compiled[r],
                 allow: rules[r].kind == RuleKind::Allow,
                 rule: r as u32,
             }));
@@ -106,7 +113,27 @@ impl Index {
         if !star_groups.is_empty() {
             index.star = Some(index.entry("*", &star_groups, &group_slots));
         }
+        // Merged runs grew the slots past what was reserved; the index is complete.
+        index.slots.shrink_to_fit();
+        index.entries.shrink_to_fit();
+        index.group_ids.shrink_to_fit();
         index
+    }
+
+    /// Heap bytes held: the entries and their tokens, the slots, the group lists, and the
+    /// prefix indexes built so far.
+    pub(crate) fn heap_size(&self) -> usize {
+        use std::mem::size_of;
+        let entry = |e: &Entry| e.token.len() + e.prefixes.get().map_or(0, PrefixIndex::heap_size);
+        self.entries.capacity() * size_of::<Entry>()
+            + self
+                .entries
+                .iter()
+                .chain(&self.star)
+                .map(entry)
+                .sum::<usize>()
+            + self.slots.capacity() * size_of::<Slot>()
+            + self.group_ids.capacity() * size_of::<u32>()
     }
 
     /// The entry of an agent named by groups `gids` (in file order). One group's sorted slots
@@ -359,7 +386,7 @@ impl<'a> AgentRules<'a> {
         }
         let (canon, mask) = pattern::canonical_path(path, robots.mode);
         let canon: &[u8] = &canon;
-        let arena = &robots.patterns[..];
+        let arena = robots.texts.as_bytes();
         let matches = |s: &Slot| {
             let p = &s.pattern;
             p.matches(
@@ -378,8 +405,43 @@ impl<'a> AgentRules<'a> {
                             .map(|s| s.pattern.start..s.pattern.start + s.pattern.len),
                     )
                 });
+                // Wildcard rules are tried one by one up to a point, then all through the
+                // segments index (see `segments`): the cost of a check stays bounded however
+                // many wildcard rules the path's prefixes lead to.
+                let mut globs = 0;
+                let mut occurrences = None;
+                let segments = || {
+                    index.segments(arena, || {
+                        self.slots
+                            .iter()
+                            .map(|s| {
+                                let p = &s.pattern;
+                                (p.start..p.start + p.len, p.anchored)
+                            })
+                            .collect()
+                    })
+                };
                 index
-                    .first_match(arena, canon, |pos| matches(&self.slots[pos as usize]))
+                    .first_match(arena, canon, |pos, prefix_len| {
+                        let s = &self.slots[pos as usize];
+                        if !s.pattern.wildcard {
+                            return matches(s);
+                        }
+                        if !s.pattern.may_match(canon, mask) {
+                            return false;
+                        }
+                        globs += 1;
+                        if globs <= GLOBS_BEFORE_INDEX {
+                            return matches(s);
+                        }
+                        match segments() {
+                            Some(seg) => {
+                                let occ = occurrences.get_or_insert_with(|| seg.occurrences(canon));
+                                seg.matches(pos, prefix_len, canon, occ)
+                            }
+                            None => matches(s),
+                        }
+                    })
                     .map(|pos| &self.slots[pos as usize])
             }
             _ => self.slots.iter().find(|s| matches(s)),

@@ -10,6 +10,9 @@
 //! path. The candidates' rules are then tried in precedence order.
 
 use std::ops::Range;
+use std::sync::OnceLock;
+
+use super::segments::Segments;
 
 /// No parent.
 const ROOT: u32 = u32::MAX;
@@ -30,6 +33,8 @@ struct Node {
 pub(crate) struct PrefixIndex {
     nodes: Vec<Node>,
     rules: Vec<u32>,
+    /// The wildcard rules' segments, built when a check needs them (see `segments`).
+    segments: OnceLock<Option<Segments>>,
 }
 
 impl PrefixIndex {
@@ -51,6 +56,7 @@ impl PrefixIndex {
         let mut index = PrefixIndex {
             nodes: Vec::new(),
             rules: Vec::with_capacity(keyed.len()),
+            segments: OnceLock::new(),
         };
         // Ancestors of the node being added, innermost last.
         let mut stack: Vec<u32> = Vec::new();
@@ -76,16 +82,40 @@ impl PrefixIndex {
             });
             stack.push(id);
         }
+        index.nodes.shrink_to_fit();
         index
     }
 
-    /// The first rule position (in precedence order) for which `matches(position)` holds,
-    /// among the rules whose prefix is a prefix of `path`.
+    /// Heap bytes held, the segments' automaton included once built.
+    pub(crate) fn heap_size(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.rules.capacity() * std::mem::size_of::<u32>()
+            + self
+                .segments
+                .get()
+                .and_then(Option::as_ref)
+                .map_or(0, Segments::heap_size)
+    }
+
+    /// The segments of the same rules (`texts`: their canonical texts and final-`$` flags, in
+    /// precedence order), built on the first call.
+    pub(crate) fn segments(
+        &self,
+        arena: &[u8],
+        texts: impl FnOnce() -> Vec<(Range<u32>, bool)>,
+    ) -> Option<&Segments> {
+        self.segments
+            .get_or_init(|| Segments::build(arena, texts().into_iter()))
+            .as_ref()
+    }
+
+    /// The first rule position (in precedence order) for which `matches(position, prefix
+    /// length)` holds, among the rules whose prefix is a prefix of `path`.
     pub(crate) fn first_match(
         &self,
         arena: &[u8],
         path: &[u8],
-        mut matches: impl FnMut(u32) -> bool,
+        mut matches: impl FnMut(u32, usize) -> bool,
     ) -> Option<u32> {
         let bytes = |r: &Range<u32>| &arena[r.start as usize..r.end as usize];
         let after = self.nodes.partition_point(|n| bytes(&n.text) <= path);
@@ -102,7 +132,7 @@ impl PrefixIndex {
                     if best.is_some_and(|b| pos >= b) {
                         break;
                     }
-                    if matches(pos) {
+                    if matches(pos, node.text.len()) {
                         best = Some(pos);
                         break;
                     }
@@ -150,7 +180,7 @@ mod tests {
         for path in [
             "/a/b/c/d", "/a/b", "/a/bz", "/abc", "/b", "/c", "/", "/a", "x", "",
         ] {
-            let got = index.first_match(&arena, path.as_bytes(), |_| true);
+            let got = index.first_match(&arena, path.as_bytes(), |_, _| true);
             assert_eq!(got, brute(&texts, path), "{path}");
         }
     }
