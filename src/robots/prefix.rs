@@ -23,9 +23,9 @@ struct Node {
     text: Range<u32>,
     /// Index of the longest other prefix in the set that is a prefix of this one.
     parent: u32,
-    /// Positions (in the agent's precedence-ordered rule list) of the rules with this prefix,
-    /// ascending, in `PrefixIndex::rules`.
-    rules: Range<u32>,
+    /// Where the positions (in the agent's precedence-ordered rule list) of the rules with
+    /// this prefix end in `PrefixIndex::rules`; they start where the previous node's end.
+    rules_end: u32,
 }
 
 /// See the module docs.
@@ -33,8 +33,9 @@ struct Node {
 pub(crate) struct PrefixIndex {
     nodes: Vec<Node>,
     rules: Vec<u32>,
-    /// The wildcard rules' segments, built when a check needs them (see `segments`).
-    segments: OnceLock<Option<Segments>>,
+    /// The wildcard rules' segments, built when a check needs them (see `segments`); boxed,
+    /// as most indexes never need them.
+    segments: OnceLock<Option<Box<Segments>>>,
 }
 
 impl PrefixIndex {
@@ -63,7 +64,6 @@ impl PrefixIndex {
         let mut i = 0;
         while i < keyed.len() {
             let text = keyed[i].0.clone();
-            let start = index.rules.len() as u32;
             while i < keyed.len() && bytes(&keyed[i].0) == bytes(&text) {
                 index.rules.push(keyed[i].1);
                 i += 1;
@@ -78,7 +78,7 @@ impl PrefixIndex {
             index.nodes.push(Node {
                 text,
                 parent: stack.last().copied().unwrap_or(ROOT),
-                rules: start..index.rules.len() as u32,
+                rules_end: index.rules.len() as u32,
             });
             stack.push(id);
         }
@@ -94,7 +94,7 @@ impl PrefixIndex {
                 .segments
                 .get()
                 .and_then(Option::as_ref)
-                .map_or(0, Segments::heap_size)
+                .map_or(0, |s| std::mem::size_of::<Segments>() + s.heap_size())
     }
 
     /// The segments of the same rules (`texts`: their canonical texts and final-`$` flags, in
@@ -105,8 +105,8 @@ impl PrefixIndex {
         texts: impl FnOnce() -> Vec<(Range<u32>, bool)>,
     ) -> Option<&Segments> {
         self.segments
-            .get_or_init(|| Segments::build(arena, texts().into_iter()))
-            .as_ref()
+            .get_or_init(|| Segments::build(arena, texts().into_iter()).map(Box::new))
+            .as_deref()
     }
 
     /// The first rule position (in precedence order) for which `matches(position, prefix
@@ -128,7 +128,11 @@ impl PrefixIndex {
         while cur != ROOT {
             let node = &self.nodes[cur as usize];
             if node.text.len() <= lcp {
-                for &pos in &self.rules[node.rules.start as usize..node.rules.end as usize] {
+                let start = match cur.checked_sub(1) {
+                    Some(prev) => self.nodes[prev as usize].rules_end,
+                    None => 0,
+                };
+                for &pos in &self.rules[start as usize..node.rules_end as usize] {
                     if best.is_some_and(|b| pos >= b) {
                         break;
                     }
