@@ -446,7 +446,9 @@ impl<'a> AgentRules<'a> {
                         }
                         globs += 1;
                         if globs <= GLOBS_BEFORE_INDEX {
-                            return matches(s);
+                            let p = &s.pattern;
+                            let text = &arena[p.start as usize..(p.start + p.len) as usize];
+                            return pattern::matches(text, p.anchored, true, canon);
                         }
                         match segments() {
                             Some(seg) => {

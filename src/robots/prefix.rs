@@ -111,6 +111,7 @@ impl PrefixIndex {
 
     /// The first rule position (in precedence order) for which `matches(position, prefix
     /// length)` holds, among the rules whose prefix is a prefix of `path`.
+    #[inline]
     pub(crate) fn first_match(
         &self,
         arena: &[u8],
