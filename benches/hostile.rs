@@ -4,7 +4,11 @@
 //!
 //! - `many_rules`: 40,000 `Disallow: /pathN$` rules under `User-agent: *` (869 kB);
 //! - `many_stars`: one rule, `Disallow: /` + `*a` × 3,000 + `$`;
-//! - `long_line`: one 500 KiB line, `Disallow: /` followed by `a`s.
+//! - `long_line`: one 500 KiB line, `Disallow: /` followed by `a`s;
+//! - `star_rules`: 20,000 rules `Disallow: *a{N}b`, all starting with `*` (so no prefix rules
+//!   any of them out), every byte of which is in the long URL (so the byte summary does not
+//!   either); the long URL for this case is `/` + `a0123456789b` repeated, which each rule
+//!   almost matches (the case of `tests/bounds.rs`).
 //!
 //! The normal files repeat the real files of the robots-bench corpus (those up to 32 KiB, in
 //! name order) and are cut to the hostile file's size, so they hold many sites' groups (their
@@ -146,10 +150,16 @@ fn cases(corpus: Option<&common::Corpus>) -> Vec<Case> {
     )
     .into_bytes();
 
+    let mut star_rules = b"User-agent: *\n".to_vec();
+    for n in 0..20_000 {
+        star_rules.extend_from_slice(format!("Disallow: *a{n}b\n").as_bytes());
+    }
+
     [
         ("many_rules", many_rules),
         ("many_stars", many_stars),
         ("long_line", long_line),
+        ("star_rules", star_rules),
     ]
     .into_iter()
     .map(|(name, hostile)| Case {
@@ -196,10 +206,19 @@ fn options(mode: Mode, body: &[u8]) -> Options {
     }
 }
 
-fn long_url() -> String {
+/// The long URL of `case`: `https://www.example.com/` followed by `a`s, or for `star_rules`
+/// by `a0123456789b` repeated; 2,000 characters either way.
+fn long_url(case: &str) -> String {
     let mut url = String::from("https://www.example.com/");
-    let fill = LONG_URL_LEN - url.len();
-    url.push_str(&"a".repeat(fill));
+    let unit = if case == "star_rules" {
+        "a0123456789b"
+    } else {
+        "a"
+    };
+    while url.len() < LONG_URL_LEN {
+        url.push_str(unit);
+    }
+    url.truncate(LONG_URL_LEN);
     url
 }
 
@@ -228,8 +247,9 @@ fn describe(cases: &[Case]) {
 fn skip(case: &str, op: &str, parser: Parser, variant: &str) -> Option<&'static str> {
     // robotstxt 0.3's matcher grows and shifts a Vec for every `*` (and after a `*`,
     // `chars().nth()` makes each step quadratic): against `*a` × 3,000 one check took 0.9 s
-    // with a 400-character URL and 16 s with an 800-character one.
-    (case == "many_stars"
+    // with a 400-character URL and 16 s with an 800-character one; 20,000 `*`-leading rules
+    // are 20,000 such scans of the URL.
+    (matches!(case, "many_stars" | "star_rules")
         && op == "check-long-url"
         && parser == Parser::Robotstxt
         && variant == "hostile")
@@ -238,7 +258,7 @@ fn skip(case: &str, op: &str, parser: Parser, variant: &str) -> Option<&'static 
 
 fn bench_case(group: &mut Group<'_>, means: &Means, case: &Case) {
     let token = ProductToken::new(common::AGENT).expect("googlebot is a product token");
-    let long = long_url();
+    let long = long_url(case.name);
     for op in OPS {
         let url = match op {
             "check-long-url" => Some(long.as_str()),

@@ -6,7 +6,12 @@
 //!   their videos;
 //! - `crawlgate-gz`: the same over the gzip-compressed file (compressed once, in setup): the
 //!   reader tells gzip from the bytes, so the time includes inflating;
-//! - `sitemapo`: `sitemapo::Parser` over the bytes, iterated to the end, counting the same.
+//! - `sitemapo`: `sitemapo::Parser` over the bytes, iterated to the end, counting the same;
+//! - `quick-xml-tokens`: quick-xml alone (the tokenizer under both), its bare events read to
+//!   the end straight from the bytes (namespaces unresolved,
+//!   nothing decoded or checked): the floor a reader built on it cannot go below;
+//! - `quick-xml-ns-tokens`: the same through `NsReader`, resolving each start tag's namespace,
+//!   as crawlgate's reader configures it.
 //!
 //! Before measuring, the three are run once and must agree on the number of entries and videos
 //! (and that number must be the generator's); the counts are printed.
@@ -89,6 +94,50 @@ fn sitemapo(input: &[u8], error: Option<&mut Option<String>>) -> Counts {
     counts
 }
 
+/// quick-xml's events read to the end, counted (`ns`: through `NsReader`, each start tag's
+/// namespace resolved).
+fn quick_xml_events(input: &[u8], ns: bool) -> usize {
+    use quick_xml::events::Event;
+    let mut buf = Vec::with_capacity(4096);
+    let mut events = 0;
+    if ns {
+        let mut reader = quick_xml::NsReader::from_reader(input);
+        let config = reader.config_mut();
+        config.expand_empty_elements = false;
+        config.check_end_names = true;
+        config.trim_text(false);
+        loop {
+            match reader.read_event_into(&mut buf) {
+                Ok(Event::Eof) | Err(_) => break,
+                Ok(Event::Start(e) | Event::Empty(e)) => {
+                    black_box(reader.resolver().resolve_element(e.name()));
+                }
+                Ok(event) => {
+                    black_box(event);
+                }
+            }
+            events += 1;
+            buf.clear();
+        }
+    } else {
+        let mut reader = quick_xml::Reader::from_reader(input);
+        let config = reader.config_mut();
+        config.check_end_names = true;
+        config.trim_text(false);
+        loop {
+            match reader.read_event_into(&mut buf) {
+                Ok(Event::Eof) | Err(_) => break,
+                Ok(event) => {
+                    black_box(event);
+                }
+            }
+            events += 1;
+            buf.clear();
+        }
+    }
+    events
+}
+
 fn bench_sitemap(c: &mut Criterion) {
     let mib: usize = std::env::var("CRAWLGATE_SITEMAP_MB")
         .ok()
@@ -137,6 +186,12 @@ fn bench_sitemap(c: &mut Criterion) {
     });
     group.bench_function("sitemapo", |b| {
         b.iter(|| sitemapo(black_box(&bytes[..]), None))
+    });
+    group.bench_function("quick-xml-tokens", |b| {
+        b.iter(|| quick_xml_events(black_box(&bytes[..]), false))
+    });
+    group.bench_function("quick-xml-ns-tokens", |b| {
+        b.iter(|| quick_xml_events(black_box(&bytes[..]), true))
     });
     group.finish();
 }

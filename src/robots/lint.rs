@@ -443,7 +443,7 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
         if !c.anchored {
             word.push(b'*');
         }
-        let mask = c.need | 1 << (b'*' & 63);
+        let mask = c.need() | 1 << (b'*' & 63);
         for &q in other.iter().take_while(|&&q| q < p) {
             *budget -= 1;
             let qt = view.text(q);

@@ -14,6 +14,7 @@ use std::sync::OnceLock;
 use super::path::{is_robots_txt, request_path};
 use super::pattern::{self, Compiled};
 use super::prefix::PrefixIndex;
+use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
 use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
@@ -21,15 +22,9 @@ use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 #[derive(Debug, Clone, Copy)]
 struct Slot {
     pattern: Compiled,
-    allow: bool,
+    /// Index into `Robots::rules` (whose kind says allow or disallow: the hot loop needs it
+    /// only for the rule that decides, and leaving it out keeps a slot at 32 bytes).
     rule: u32,
-}
-
-impl Slot {
-    /// Precedence: most specific first, `allow` first on ties.
-    fn order(&self) -> (Reverse<u32>, bool) {
-        (Reverse(self.pattern.priority), !self.allow)
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -37,8 +32,17 @@ struct Entry {
     token: Box<str>,
     slots: Range<u32>,
     groups: Range<u32>,
-    /// Built on the first check when the agent has many rules.
-    prefixes: OnceLock<PrefixIndex>,
+    /// Built on the first check when the agent has many rules; boxed, so that the many
+    /// agents that never need one pay a pointer for it.
+    prefixes: OnceLock<Box<PrefixIndex>>,
+}
+
+/// Precedence: most specific first, `allow` first on ties.
+fn precedence(rules: &[Rule]) -> impl Fn(&Slot) -> (Reverse<u32>, bool) + '_ {
+    |s| {
+        let allow = rules[s.rule as usize].kind == RuleKind::Allow;
+        (Reverse(s.pattern.priority), !allow)
+    }
 }
 
 /// Above this many rules, checks go through a [`PrefixIndex`] instead of a linear scan.
@@ -58,20 +62,26 @@ impl Index {
     /// In `Mode::Google` a group whose `user-agent` has no product token ([`Agent::Nobody`])
     /// is the group of the empty agent, as google/robotstxt compares the caller's agent with
     /// the empty token it extracts; only [`ProductToken::verbatim`] makes an empty agent.
-    pub(crate) fn build(groups: &[Group], rules: &[Rule], mode: Mode) -> Index {
+    /// `compiled` holds each rule's pattern (parallel to `rules`).
+    pub(crate) fn build(
+        groups: &[Group],
+        compiled: &[Compiled],
+        rules: &[Rule],
+        mode: Mode,
+    ) -> Index {
         let mut index = Index::default();
         index.slots.reserve(rules.len());
+        let order = precedence(rules);
         // Each group's rules, sorted once. Rules were pushed in file order, so a stable sort on
         // (specificity, allow first) keeps file order among equals.
         let mut group_slots = Vec::with_capacity(groups.len());
         for g in groups {
             let start = index.slots.len();
             index.slots.extend(g.rules.clone().map(|r| Slot {
-                pattern: rules[r].pattern,
-                allow: rules[r].kind == RuleKind::Allow,
+                pattern: compiled[r],
                 rule: r as u32,
             }));
-            index.slots[start..].sort_by_key(Slot::order);
+            index.slots[start..].sort_by_key(&order);
             group_slots.push(start as u32..index.slots.len() as u32);
         }
 
@@ -100,18 +110,49 @@ impl Index {
                 gids.push(pairs[i].1);
                 i += 1;
             }
-            let entry = index.entry(token, &gids, &group_slots);
+            let entry = index.entry(token, &gids, &group_slots, rules);
             index.entries.push(entry);
         }
         if !star_groups.is_empty() {
-            index.star = Some(index.entry("*", &star_groups, &group_slots));
+            index.star = Some(index.entry("*", &star_groups, &group_slots, rules));
         }
+        // Merged runs grew the slots past what was reserved; the index is complete.
+        index.slots.shrink_to_fit();
+        index.entries.shrink_to_fit();
+        index.group_ids.shrink_to_fit();
         index
+    }
+
+    /// Heap bytes held: the entries and their tokens, the slots, the group lists, and the
+    /// prefix indexes built so far.
+    pub(crate) fn heap_size(&self) -> usize {
+        use std::mem::size_of;
+        let entry = |e: &Entry| {
+            e.token.len()
+                + e.prefixes
+                    .get()
+                    .map_or(0, |p| size_of::<PrefixIndex>() + p.heap_size())
+        };
+        self.entries.capacity() * size_of::<Entry>()
+            + self
+                .entries
+                .iter()
+                .chain(&self.star)
+                .map(entry)
+                .sum::<usize>()
+            + self.slots.capacity() * size_of::<Slot>()
+            + self.group_ids.capacity() * size_of::<u32>()
     }
 
     /// The entry of an agent named by groups `gids` (in file order). One group's sorted slots
     /// are shared as they are; several groups are merged into a new run.
-    fn entry(&mut self, token: &str, gids: &[u32], group_slots: &[Range<u32>]) -> Entry {
+    fn entry(
+        &mut self,
+        token: &str,
+        gids: &[u32],
+        group_slots: &[Range<u32>],
+        rules: &[Rule],
+    ) -> Entry {
         let slots = match gids {
             [g] => group_slots[*g as usize].clone(),
             _ => {
@@ -122,7 +163,7 @@ impl Index {
                         .extend_from_within(r.start as usize..r.end as usize);
                 }
                 // Stable: among equals, earlier groups (earlier lines) stay first.
-                self.slots[start..].sort_by_key(Slot::order);
+                self.slots[start..].sort_by_key(precedence(rules));
                 start as u32..self.slots.len() as u32
             }
         };
@@ -275,7 +316,7 @@ pub struct AgentRules<'a> {
     robots: &'a Robots,
     group: GroupMatch,
     slots: &'a [Slot],
-    prefixes: Option<&'a OnceLock<PrefixIndex>>,
+    prefixes: Option<&'a OnceLock<Box<PrefixIndex>>>,
     /// The groups that applied (indexes into `Robots::groups`), in file order.
     groups: &'a [u32],
     /// The token of the groups that applied, `*`, or none.
@@ -359,7 +400,7 @@ impl<'a> AgentRules<'a> {
         }
         let (canon, mask) = pattern::canonical_path(path, robots.mode);
         let canon: &[u8] = &canon;
-        let arena = &robots.patterns[..];
+        let arena = robots.texts.as_bytes();
         let matches = |s: &Slot| {
             let p = &s.pattern;
             p.matches(
@@ -371,22 +412,59 @@ impl<'a> AgentRules<'a> {
         let hit = match self.prefixes {
             Some(lazy) if self.slots.len() > INDEX_ABOVE => {
                 let index = lazy.get_or_init(|| {
-                    PrefixIndex::build(
+                    Box::new(PrefixIndex::build(
                         arena,
                         self.slots
                             .iter()
                             .map(|s| s.pattern.start..s.pattern.start + s.pattern.len),
-                    )
+                    ))
                 });
+                // Wildcard rules are tried one by one up to a point, then all through the
+                // segments index (see `segments`): the cost of a check stays bounded however
+                // many wildcard rules the path's prefixes lead to.
+                let mut globs = 0;
+                let mut occurrences = None;
+                let segments = || {
+                    index.segments(arena, || {
+                        self.slots
+                            .iter()
+                            .map(|s| {
+                                let p = &s.pattern;
+                                (p.start..p.start + p.len, p.anchored)
+                            })
+                            .collect()
+                    })
+                };
                 index
-                    .first_match(arena, canon, |pos| matches(&self.slots[pos as usize]))
+                    .first_match(arena, canon, |pos, prefix_len| {
+                        let s = &self.slots[pos as usize];
+                        if !s.pattern.wildcard {
+                            return matches(s);
+                        }
+                        if !s.pattern.may_match(canon, mask) {
+                            return false;
+                        }
+                        globs += 1;
+                        if globs <= GLOBS_BEFORE_INDEX {
+                            let p = &s.pattern;
+                            let text = &arena[p.start as usize..(p.start + p.len) as usize];
+                            return pattern::matches(text, p.anchored, true, canon);
+                        }
+                        match segments() {
+                            Some(seg) => {
+                                let occ = occurrences.get_or_insert_with(|| seg.occurrences(canon));
+                                seg.matches(pos, prefix_len, canon, occ)
+                            }
+                            None => matches(s),
+                        }
+                    })
                     .map(|pos| &self.slots[pos as usize])
             }
             _ => self.slots.iter().find(|s| matches(s)),
         };
         if let Some(s) = hit {
             return Decision {
-                allowed: s.allow,
+                allowed: robots.rules[s.rule as usize].kind == RuleKind::Allow,
                 group: self.group,
                 reason: Reason::Rule(robots.rule_ref(&robots.rules[s.rule as usize])),
             };

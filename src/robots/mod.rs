@@ -5,6 +5,8 @@
 //! - `parse`: lines → groups, rules and records, with [`Diagnostic`]s.
 //! - `pattern`: percent-normalisation and `*`/`$` matching.
 //! - `matcher`: group choice for a [`ProductToken`], longest match, [`Decision`].
+//! - `prefix`, `segments`: the indexes that keep a check of an agent with many rules cheap
+//!   (rules whose literal prefix fits the path; all wildcard segments found in one pass).
 //! - `usage`, `sfv`: `Content-Usage`, `Content-Signal`, `License`, `LLM-Policy` (signals about
 //!   the use of content, never crawl permissions) and the structured-field dictionaries they
 //!   are written in.
@@ -22,6 +24,7 @@ mod path;
 mod pattern;
 mod prefix;
 mod rate;
+mod segments;
 mod sfv;
 mod usage;
 
@@ -191,7 +194,6 @@ pub struct Group {
 pub(crate) struct Rule {
     pub kind: RuleKind,
     pub line: u32,
-    pub pattern: pattern::Compiled,
     /// The line as written (trimmed, comment removed), in `Robots::texts`.
     pub text: Range<u32>,
     /// The value as written, in `Robots::texts`.
@@ -255,9 +257,9 @@ pub struct Record {
 #[derive(Debug, Clone)]
 pub struct Robots {
     mode: Mode,
-    /// Canonical pattern texts.
-    patterns: Vec<u8>,
-    /// Rule lines and values as written.
+    /// The one arena of text: rule lines and values as written, usage records' texts, and the
+    /// canonical patterns that differ from the value they come from (a pattern that is
+    /// canonical as written points at its value's bytes).
     texts: String,
     rules: Vec<Rule>,
     groups: Vec<Group>,
@@ -446,79 +448,47 @@ impl Robots {
         }
     }
 
-    /// An estimate of the heap bytes this `Robots` holds, for sizing caches and for bounding
-    /// what a hostile file can cost: the capacities of its vectors, strings and boxed strings
-    /// (rules, pattern and text arenas, groups and their agents, sitemaps, records).
-    ///
-    /// The per-agent rule index is counted from the groups it is built from (its own vectors
-    /// are private to the matcher), at the lengths it needs rather than its capacities, and the
-    /// prefix index of an agent with more than 16 rules is counted as if built (it is built on
-    /// that agent's first check). Allocator overhead and the `Robots` value itself are not
-    /// counted. The figure is meant to be within a small factor of the truth, not exact.
+    /// The heap bytes this `Robots` holds, for sizing caches and for bounding what a hostile
+    /// file can cost: the capacities of its vectors, strings and boxed strings (text arena,
+    /// rules, groups and their agents, sitemaps, records, usage records) and of the matcher's
+    /// per-agent index, including each agent's lazily built parts (a prefix index for an agent
+    /// with many rules, built on its first check) once they are built. Allocator overhead and
+    /// the `Robots` value itself are not counted. `tests/memory.rs` holds it to a counting
+    /// allocator.
     pub fn heap_size(&self) -> usize {
-        use std::collections::BTreeMap;
         use std::mem::size_of;
-        // Stand-ins for the matcher's private types of the same layout: a rule in an agent's
-        // list (pattern, rule index, allow), an agent's entry (token, two ranges, lazily
-        // built prefix index of two vectors) and a prefix-index node (range, parent, range).
-        const SLOT: usize = size_of::<(pattern::Compiled, u32, bool)>();
-        const ENTRY: usize = size_of::<(Box<str>, [u32; 4], std::sync::OnceLock<[Vec<u32>; 2]>)>();
-        const NODE: usize = size_of::<(Range<u32>, u32, Range<u32>)>();
-
-        let mut bytes = self.patterns.capacity()
-            + self.texts.capacity()
+        self.texts.capacity()
             + self.rules.capacity() * size_of::<Rule>()
             + self.groups.capacity() * size_of::<Group>()
+            + self.groups.iter().map(Group::heap_size).sum::<usize>()
             + self.sitemaps.capacity() * size_of::<Sitemap>()
+            + self
+                .sitemaps
+                .iter()
+                .map(|s| s.url.capacity())
+                .sum::<usize>()
             + self.records.capacity() * size_of::<Record>()
-            + self.usage.heap_size();
-        bytes += self
-            .sitemaps
-            .iter()
-            .map(|s| s.url.capacity())
-            .sum::<usize>();
-        bytes += self
-            .records
-            .iter()
-            .map(|r| r.value.capacity())
-            .sum::<usize>();
+            + self
+                .records
+                .iter()
+                .map(|r| r.value.capacity())
+                .sum::<usize>()
+            + self.usage.heap_size()
+            + self.index.heap_size()
+    }
+}
 
-        // Groups, and the index entries they lead to: each distinct token (and `*`) gets the
-        // rules of its groups, shared when it has one group and copied when it has several.
-        let mut agents: BTreeMap<Option<&str>, Vec<usize>> = BTreeMap::new();
-        for (gi, g) in self.groups.iter().enumerate() {
-            bytes += g.agents.capacity() * size_of::<(Agent, u32)>();
-            for (agent, _) in &g.agents {
-                let key = match agent {
-                    Agent::Token(t) => {
-                        bytes += t.len();
-                        Some(&**t)
-                    }
-                    Agent::Star => None,
-                    // The empty agent's group (see `Agent::Nobody`).
-                    Agent::Nobody if self.mode == Mode::Google => Some(""),
-                    Agent::Nobody => continue,
-                };
-                let groups = agents.entry(key).or_default();
-                if groups.last() != Some(&gi) {
-                    groups.push(gi);
-                }
-            }
-        }
-        let mut slots = self.rules.len();
-        for (key, groups) in &agents {
-            let rules: usize = groups.iter().map(|&g| self.groups[g].rules.len()).sum();
-            if groups.len() > 1 {
-                slots += rules;
-            }
-            if let Some(token) = key {
-                bytes += ENTRY + token.len();
-            }
-            bytes += groups.len() * size_of::<u32>();
-            if rules > 16 {
-                bytes += rules * (NODE + size_of::<u32>());
-            }
-        }
-        bytes + slots * SLOT
+impl Group {
+    /// Heap bytes of its agent list and their tokens.
+    fn heap_size(&self) -> usize {
+        let tokens: usize = self
+            .agents
+            .iter()
+            .map(|(a, _)| match a {
+                Agent::Token(t) => t.len(),
+                _ => 0,
+            })
+            .sum();
+        self.agents.capacity() * std::mem::size_of::<(Agent, u32)>() + tokens
     }
 }

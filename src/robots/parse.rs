@@ -40,9 +40,13 @@ struct Builder<'a> {
     input: &'a [u8],
     mode: Mode,
     diagnostics: Vec<Diagnostic>,
-    patterns: Vec<u8>,
+    /// Rule lines and values as written, and canonical patterns that differ from their value.
     texts: String,
     rules: Vec<Rule>,
+    /// Each rule's compiled pattern (parallel to `rules`), for the matcher's index.
+    compiled: Vec<pattern::Compiled>,
+    /// Working space for canonical patterns.
+    scratch: Vec<u8>,
     groups: Vec<Group>,
     sitemaps: Vec<Sitemap>,
     records: Vec<Record>,
@@ -67,10 +71,11 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         input,
         mode: options.mode,
         diagnostics: Vec::new(),
-        // Rough sizes for a typical file, to avoid most regrowth.
-        patterns: Vec::with_capacity(input.len().min(limit) / 4),
+        // Rough sizes for a typical file, to avoid most regrowth; `finish` gives back the rest.
         texts: String::with_capacity(input.len().min(limit) / 3),
         rules: Vec::with_capacity(input.len().min(limit) / 40),
+        compiled: Vec::with_capacity(input.len().min(limit) / 40),
+        scratch: Vec::new(),
         groups: Vec::new(),
         sitemaps: Vec::new(),
         records: Vec::new(),
@@ -521,7 +526,13 @@ impl<'a> Builder<'a> {
         };
         let text_end = self.texts.len() as u32;
         let value_range = text_end - value_len as u32..text_end;
-        let (compiled, dollar) = pattern::compile(value, self.mode, &mut self.patterns);
+        let (compiled, dollar) = pattern::compile(
+            value,
+            self.mode,
+            &mut self.texts,
+            Some(value_range.start),
+            &mut self.scratch,
+        );
         if let Some(i) = dollar {
             let at = self.span(value).start + i;
             self.push(
@@ -543,11 +554,11 @@ impl<'a> Builder<'a> {
         self.rules.push(Rule {
             kind,
             line: n,
-            pattern: compiled,
             text: text_start..text_end,
             value: value_range,
             index_html: false,
         });
+        self.compiled.push(compiled);
         self.rule_spans
             .push(self.span(key).start..self.span(value).end);
         if self.mode == Mode::Google && kind == RuleKind::Allow {
@@ -568,17 +579,24 @@ impl<'a> Builder<'a> {
         }
         let mut derived = value[..=slash].to_vec();
         derived.push(b'$');
-        let (compiled, _) = pattern::compile(&derived, self.mode, &mut self.patterns);
         let start = self.texts.len() as u32;
         self.texts.push_str(&String::from_utf8_lossy(&derived));
+        let end = self.texts.len() as u32;
+        let (compiled, _) = pattern::compile(
+            &derived,
+            self.mode,
+            &mut self.texts,
+            Some(start),
+            &mut self.scratch,
+        );
         self.rules.push(Rule {
             kind: RuleKind::Allow,
             line: n,
-            pattern: compiled,
             text,
-            value: start..self.texts.len() as u32,
+            value: start..end,
             index_html: true,
         });
+        self.compiled.push(compiled);
         let last = self.rule_spans.last().cloned().unwrap_or_default();
         self.rule_spans.push(last);
     }
@@ -670,13 +688,14 @@ impl<'a> Builder<'a> {
         let Some(parsed) = parsed else {
             return;
         };
-        let pattern = parsed
-            .path
-            .map(|path| pattern::compile(path, self.mode, &mut self.patterns).0);
         let line = self.span(key).start..self.span(value).end;
         let input = self.input;
         let text = self.keep_text(&input[line]);
         let path = parsed.path.map(|p| self.keep_text(p));
+        let pattern = parsed.path.map(|p| {
+            let at = path.as_ref().map(|r| r.start);
+            pattern::compile(p, self.mode, &mut self.texts, at, &mut self.scratch).0
+        });
         let statement = self.keep_text(parsed.statement);
         self.usage.usage.push(UsageRule {
             line: n,
@@ -748,15 +767,15 @@ impl<'a> Builder<'a> {
         }
     }
 
-    fn finish(self, bytes_used: usize) -> Parsed {
-        let index = matcher::Index::build(&self.groups, &self.rules, self.mode);
+    fn finish(mut self, bytes_used: usize) -> Parsed {
+        let index = matcher::Index::build(&self.groups, &self.compiled, &self.rules, self.mode);
         let mut diagnostics = self.diagnostics;
         lint::semantic(
             &lint::Input {
                 groups: &self.groups,
                 rules: &self.rules,
                 index: &index,
-                arena: &self.patterns,
+                arena: self.texts.as_bytes(),
                 rule_spans: &self.rule_spans,
                 agent_spans: &self.agent_spans,
                 ends_in_agents: matches!(self.state, State::Agents { .. }),
@@ -766,10 +785,20 @@ impl<'a> Builder<'a> {
         // Lines are visited in order; the only out-of-order entries are file-level ones and
         // the semantic lint's.
         diagnostics.sort_by_key(|d| (d.line, d.span.start));
+        // A cache keeps the compiled file for as long as the origin: the reservations made
+        // from the input's size, and vectors' doubling slack, are given back.
+        self.texts.shrink_to_fit();
+        self.rules.shrink_to_fit();
+        self.groups.shrink_to_fit();
+        for g in &mut self.groups {
+            g.agents.shrink_to_fit();
+        }
+        self.sitemaps.shrink_to_fit();
+        self.records.shrink_to_fit();
+        self.usage.shrink_to_fit();
         Parsed {
             robots: Robots {
                 mode: self.mode,
-                patterns: self.patterns,
                 texts: self.texts,
                 rules: self.rules,
                 groups: self.groups,

@@ -31,15 +31,26 @@ pub fn request_path(url: &str) -> Cow<'_, str> {
     let b = url.as_bytes();
     // Initial two slashes (scheme-relative URL) are skipped.
     let search_start = if b.starts_with(b"//") { 2 } else { 0 };
-    let early_path = find_path_start(b, search_start);
-    let mut protocol_end = find_scheme_end(b, search_start);
-    if let (Some(early), Some(proto)) = (early_path, protocol_end) {
-        if early < proto {
-            // A path, param or query starts before "://", so "://" is no scheme separator.
-            protocol_end = None;
+    // The usual case, `http://` or `https://`: the scheme holds no `/`, `?` or `;`, so the
+    // general search below would find this `://` and keep it; skipping it saves two scans.
+    let known = if b.starts_with(b"https://") {
+        Some(8)
+    } else if b.starts_with(b"http://") {
+        Some(7)
+    } else {
+        None
+    };
+    let protocol_end = known.unwrap_or_else(|| {
+        let early_path = find_path_start(b, search_start);
+        let mut protocol_end = find_scheme_end(b, search_start);
+        if let (Some(early), Some(proto)) = (early_path, protocol_end) {
+            if early < proto {
+                // A path, param or query starts before "://", so "://" is no scheme separator.
+                protocol_end = None;
+            }
         }
-    }
-    let protocol_end = protocol_end.map_or(search_start, |p| p + 3);
+        protocol_end.map_or(search_start, |p| p + 3)
+    });
     let Some(path_start) = find_path_start(b, protocol_end) else {
         return Cow::Borrowed("/");
     };
@@ -59,7 +70,9 @@ pub fn request_path(url: &str) -> Cow<'_, str> {
 /// Is `path` (path + query) the robots.txt file itself, which is always allowed
 /// (RFC 9309 §2.2.2)?
 pub(crate) fn is_robots_txt(path: &str) -> bool {
-    path.split('?').next() == Some("/robots.txt")
+    // The part before the first `?` is `/robots.txt`.
+    path.strip_prefix("/robots.txt")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('?'))
 }
 
 #[cfg(test)]
@@ -98,6 +111,44 @@ mod tests {
         ];
         for (url, want) in cases {
             assert_eq!(request_path(url), want, "{url:?}");
+        }
+    }
+
+    /// The `http://`/`https://` shortcut answers as the general search does.
+    #[test]
+    fn known_schemes_as_the_general_search() {
+        for url in [
+            "http://h",
+            "https://h",
+            "http://h/a?b#c",
+            "https://h?q",
+            "https://h;p",
+            "https://h#f/x",
+            "http://",
+            "https://",
+            "https:///x",
+            "http://a/b?c=https://d/e",
+        ] {
+            // An upper-case scheme is not the shortcut's: it takes the general search.
+            let general = url.replacen("http", "HTTP", 1);
+            assert_eq!(request_path(url), request_path(&general), "{url:?}");
+        }
+    }
+
+    #[test]
+    fn robots_txt_itself() {
+        use super::is_robots_txt;
+        for (path, want) in [
+            ("/robots.txt", true),
+            ("/robots.txt?x=1", true),
+            ("/robots.txt?", true),
+            ("/robots.txtx", false),
+            ("/robots.txt/", false),
+            ("/robots.tx", false),
+            ("/a/robots.txt", false),
+            ("", false),
+        ] {
+            assert_eq!(is_robots_txt(path), want, "{path:?}");
         }
     }
 

@@ -197,8 +197,10 @@ pub(crate) struct Compiled {
     pub anchored: bool,
     /// The canonical text holds at least one `*`.
     pub wildcard: bool,
-    /// [`byte_mask`] of the literal bytes (the text without `*`).
-    pub need: u64,
+    /// [`byte_mask`] of the literal bytes (the text without `*`), low and high halves: two
+    /// `u32`s keep the struct 4-aligned, so that a matcher slot (this and a rule index) is 32
+    /// bytes rather than 40.
+    need: [u32; 2],
     /// How many literal bytes a matching path has at least.
     pub min_len: u32,
     /// How specific the pattern is: its octets, `*` and the final `$` included. In
@@ -208,15 +210,25 @@ pub(crate) struct Compiled {
     pub priority: u32,
 }
 
-/// Appends the canonical text of `value` (an `allow`/`disallow` value) to `arena` and returns
-/// the compiled pattern, with the position of the first `$` that is not at the end (an ordinary
-/// character there), if any.
-pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> (Compiled, Option<usize>) {
+/// Compiles `value` (an `allow`/`disallow` value) and returns the compiled pattern, with the
+/// position of the first `$` that is not at the end (an ordinary character there), if any.
+///
+/// The canonical text goes into `arena`, except when the arena already holds it at
+/// `written_at` (where the caller stored the value as written): most patterns are canonical as
+/// written, and then the two share their bytes. Canonical text is always ASCII. `scratch` is
+/// working space, reused across calls.
+pub(crate) fn compile(
+    value: &[u8],
+    mode: Mode,
+    arena: &mut String,
+    written_at: Option<u32>,
+    scratch: &mut Vec<u8>,
+) -> (Compiled, Option<usize>) {
     let (body, anchored) = match value.split_last() {
         Some((b'$', body)) => (body, true),
         _ => (value, false),
     };
-    // Most patterns are already canonical: one table scan, then a plain copy.
+    // Most patterns are already canonical: one table scan, and the text is the body.
     let plain_table = match mode {
         Mode::Rfc => &PLAIN_RFC,
         Mode::Google => &PLAIN_GOOGLE,
@@ -239,13 +251,19 @@ pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> (Compile
     } else {
         memchr::memchr(b'$', body)
     };
-    let start = arena.len();
-    match mode {
-        _ if plain => arena.extend_from_slice(body),
-        Mode::Rfc => canonical_rfc(body, Side::Pattern, arena),
-        Mode::Google => canonical_google(body, arena),
-    }
-    let text = &arena[start..];
+    let text: &[u8] = match mode {
+        _ if plain => body,
+        Mode::Rfc => {
+            scratch.clear();
+            canonical_rfc(body, Side::Pattern, scratch);
+            scratch
+        }
+        Mode::Google => {
+            scratch.clear();
+            canonical_google(body, scratch);
+            scratch
+        }
+    };
     let octets = match mode {
         Mode::Google => text.len(),
         // Every escape left in canonical RFC text is `%XX` with upper-case hex.
@@ -266,12 +284,27 @@ pub(crate) fn compile(value: &[u8], mode: Mode, arena: &mut Vec<u8>) -> (Compile
             }
         });
     }
+    let shared = written_at.filter(|&at| {
+        arena
+            .as_bytes()
+            .get(at as usize..)
+            .is_some_and(|t| t.starts_with(text))
+    });
+    let start = match shared {
+        Some(at) => at as usize,
+        None => {
+            let at = arena.len();
+            // ASCII, so the lossy decoding borrows and copies nothing extra.
+            arena.push_str(&String::from_utf8_lossy(text));
+            at
+        }
+    };
     let compiled = Compiled {
         start: start as u32,
         len: text.len() as u32,
         anchored,
         wildcard: stars > 0,
-        need,
+        need: [need as u32, (need >> 32) as u32],
         min_len: (text.len() - stars) as u32,
         priority: (octets + usize::from(anchored)) as u32,
     };
@@ -283,10 +316,20 @@ impl Compiled {
     /// [`byte_mask`] `mask`)?
     #[inline]
     pub(crate) fn matches(&self, text: &[u8], path: &[u8], mask: u64) -> bool {
-        if self.need & !mask != 0 || self.min_len as usize > path.len() {
-            return false;
-        }
-        matches(text, self.anchored, self.wildcard, path)
+        self.may_match(path, mask) && matches(text, self.anchored, self.wildcard, path)
+    }
+
+    /// The prefilter: `false` when `path` (with [`byte_mask`] `mask`) lacks one of the
+    /// pattern's literal bytes or is shorter than its literal bytes.
+    #[inline]
+    pub(crate) fn may_match(&self, path: &[u8], mask: u64) -> bool {
+        self.need() & !mask == 0 && self.min_len as usize <= path.len()
+    }
+
+    /// [`byte_mask`] of the literal bytes (the text without `*`).
+    #[inline]
+    pub(crate) fn need(&self) -> u64 {
+        u64::from(self.need[0]) | u64::from(self.need[1]) << 32
     }
 }
 
@@ -358,9 +401,9 @@ mod tests {
     use super::*;
 
     fn canon_pat(p: &str, mode: Mode) -> (String, bool) {
-        let mut arena = Vec::new();
-        let (c, _) = compile(p.as_bytes(), mode, &mut arena);
-        (String::from_utf8(arena).unwrap(), c.anchored)
+        let mut arena = String::new();
+        let (c, _) = compile(p.as_bytes(), mode, &mut arena, None, &mut Vec::new());
+        (arena, c.anchored)
     }
 
     fn canon_url(p: &str) -> String {

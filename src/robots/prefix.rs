@@ -10,6 +10,9 @@
 //! path. The candidates' rules are then tried in precedence order.
 
 use std::ops::Range;
+use std::sync::OnceLock;
+
+use super::segments::Segments;
 
 /// No parent.
 const ROOT: u32 = u32::MAX;
@@ -20,9 +23,9 @@ struct Node {
     text: Range<u32>,
     /// Index of the longest other prefix in the set that is a prefix of this one.
     parent: u32,
-    /// Positions (in the agent's precedence-ordered rule list) of the rules with this prefix,
-    /// ascending, in `PrefixIndex::rules`.
-    rules: Range<u32>,
+    /// Where the positions (in the agent's precedence-ordered rule list) of the rules with
+    /// this prefix end in `PrefixIndex::rules`; they start where the previous node's end.
+    rules_end: u32,
 }
 
 /// See the module docs.
@@ -30,6 +33,9 @@ struct Node {
 pub(crate) struct PrefixIndex {
     nodes: Vec<Node>,
     rules: Vec<u32>,
+    /// The wildcard rules' segments, built when a check needs them (see `segments`); boxed,
+    /// as most indexes never need them.
+    segments: OnceLock<Option<Box<Segments>>>,
 }
 
 impl PrefixIndex {
@@ -51,13 +57,13 @@ impl PrefixIndex {
         let mut index = PrefixIndex {
             nodes: Vec::new(),
             rules: Vec::with_capacity(keyed.len()),
+            segments: OnceLock::new(),
         };
         // Ancestors of the node being added, innermost last.
         let mut stack: Vec<u32> = Vec::new();
         let mut i = 0;
         while i < keyed.len() {
             let text = keyed[i].0.clone();
-            let start = index.rules.len() as u32;
             while i < keyed.len() && bytes(&keyed[i].0) == bytes(&text) {
                 index.rules.push(keyed[i].1);
                 i += 1;
@@ -72,20 +78,45 @@ impl PrefixIndex {
             index.nodes.push(Node {
                 text,
                 parent: stack.last().copied().unwrap_or(ROOT),
-                rules: start..index.rules.len() as u32,
+                rules_end: index.rules.len() as u32,
             });
             stack.push(id);
         }
+        index.nodes.shrink_to_fit();
         index
     }
 
-    /// The first rule position (in precedence order) for which `matches(position)` holds,
-    /// among the rules whose prefix is a prefix of `path`.
+    /// Heap bytes held, the segments' automaton included once built.
+    pub(crate) fn heap_size(&self) -> usize {
+        self.nodes.capacity() * std::mem::size_of::<Node>()
+            + self.rules.capacity() * std::mem::size_of::<u32>()
+            + self
+                .segments
+                .get()
+                .and_then(Option::as_ref)
+                .map_or(0, |s| std::mem::size_of::<Segments>() + s.heap_size())
+    }
+
+    /// The segments of the same rules (`texts`: their canonical texts and final-`$` flags, in
+    /// precedence order), built on the first call.
+    pub(crate) fn segments(
+        &self,
+        arena: &[u8],
+        texts: impl FnOnce() -> Vec<(Range<u32>, bool)>,
+    ) -> Option<&Segments> {
+        self.segments
+            .get_or_init(|| Segments::build(arena, texts().into_iter()).map(Box::new))
+            .as_deref()
+    }
+
+    /// The first rule position (in precedence order) for which `matches(position, prefix
+    /// length)` holds, among the rules whose prefix is a prefix of `path`.
+    #[inline]
     pub(crate) fn first_match(
         &self,
         arena: &[u8],
         path: &[u8],
-        mut matches: impl FnMut(u32) -> bool,
+        mut matches: impl FnMut(u32, usize) -> bool,
     ) -> Option<u32> {
         let bytes = |r: &Range<u32>| &arena[r.start as usize..r.end as usize];
         let after = self.nodes.partition_point(|n| bytes(&n.text) <= path);
@@ -98,11 +129,15 @@ impl PrefixIndex {
         while cur != ROOT {
             let node = &self.nodes[cur as usize];
             if node.text.len() <= lcp {
-                for &pos in &self.rules[node.rules.start as usize..node.rules.end as usize] {
+                let start = match cur.checked_sub(1) {
+                    Some(prev) => self.nodes[prev as usize].rules_end,
+                    None => 0,
+                };
+                for &pos in &self.rules[start as usize..node.rules_end as usize] {
                     if best.is_some_and(|b| pos >= b) {
                         break;
                     }
-                    if matches(pos) {
+                    if matches(pos, node.text.len()) {
                         best = Some(pos);
                         break;
                     }
@@ -150,7 +185,7 @@ mod tests {
         for path in [
             "/a/b/c/d", "/a/b", "/a/bz", "/abc", "/b", "/c", "/", "/a", "x", "",
         ] {
-            let got = index.first_match(&arena, path.as_bytes(), |_| true);
+            let got = index.first_match(&arena, path.as_bytes(), |_, _| true);
             assert_eq!(got, brute(&texts, path), "{path}");
         }
     }

@@ -226,6 +226,15 @@ pub(crate) struct Records {
 }
 
 impl Records {
+    /// Gives back the vectors' spare capacity (the records are complete).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.usage.shrink_to_fit();
+        self.signals.shrink_to_fit();
+        self.licenses.shrink_to_fit();
+        self.llm_policies.shrink_to_fit();
+    }
+
+    /// Heap bytes held: the vectors' capacities and the links' URLs.
     pub(crate) fn heap_size(&self) -> usize {
         use std::mem::size_of;
         self.usage.capacity() * size_of::<UsageRule>()
@@ -616,7 +625,7 @@ pub(crate) fn usage_at<'a>(
         return (UsagePreferences::default(), Vec::new());
     }
     let (canon, mask) = pattern::canonical_path(path, robots.mode);
-    let arena = &robots.patterns[..];
+    let arena = robots.texts.as_bytes();
     let mut best: Option<u32> = None;
     let mut hits: Vec<&UsageRule> = Vec::new();
     for r in rules.iter().filter(|r| groups.contains(&r.group)) {

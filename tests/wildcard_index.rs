@@ -1,0 +1,120 @@
+//! Checks of agents with many wildcard rules, which go through the segments index
+//! (`src/robots/segments.rs`: all wildcard segments found in one pass over the path), against
+//! a naive reference; and that such a check does take that path.
+
+use crawlgate::{Mode, Options, ProductToken, Robots};
+use proptest::prelude::*;
+
+fn tok() -> ProductToken {
+    ProductToken::new("x").expect("token")
+}
+
+/// google/robotstxt's position-set algorithm on raw bytes: a final `$` anchors, any other `$`
+/// is literal, `*` matches any run.
+fn naive_matches(pattern: &[u8], path: &[u8]) -> bool {
+    let mut pos = vec![0usize];
+    for (i, &c) in pattern.iter().enumerate() {
+        if c == b'$' && i + 1 == pattern.len() {
+            return pos.contains(&path.len());
+        }
+        if c == b'*' {
+            let first = pos[0];
+            pos = (first..=path.len()).collect();
+        } else {
+            pos = pos
+                .into_iter()
+                .filter(|&p| p < path.len() && path[p] == c)
+                .map(|p| p + 1)
+                .collect();
+            if pos.is_empty() {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// Longest match, allow on ties, no match → allowed.
+fn naive_allowed(rules: &[(bool, String)], path: &str) -> bool {
+    let mut best: Option<(usize, bool)> = None;
+    for (allow, pattern) in rules {
+        if naive_matches(pattern.as_bytes(), path.as_bytes()) {
+            let cand = (pattern.len(), *allow);
+            best = Some(match best {
+                Some(b) if b.0 > cand.0 || (b.0 == cand.0 && b.1) => b,
+                _ => cand,
+            });
+        }
+    }
+    best.is_none_or(|b| b.1)
+}
+
+fn file(rules: &[(bool, String)]) -> String {
+    let mut body = String::from("User-agent: *\n");
+    for (allow, p) in rules {
+        body.push_str(if *allow { "Allow: " } else { "Disallow: " });
+        body.push_str(p);
+        body.push('\n');
+    }
+    body
+}
+
+/// A check that meets more than a few wildcard rules builds the segments index (seen in
+/// `heap_size`), and answers as the naive reference does.
+#[test]
+fn many_leading_wildcards_take_the_segments_path() {
+    let rules: Vec<(bool, String)> = (0..2_000)
+        .map(|i| (i % 3 == 0, format!("*a{i}b")))
+        .collect();
+    let body = file(&rules);
+    let mut url = String::from("/");
+    while url.len() < 2_000 {
+        url.push_str("a0123456789b");
+    }
+    for mode in [Mode::Rfc, Mode::Google] {
+        let robots = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
+        assert!(robots.is_allowed(&tok(), "/x"));
+        let before = robots.heap_size();
+        for path in [url.as_str(), "/a17b", "/xa1999b", "/a0b", "/a1"] {
+            assert_eq!(
+                robots.check_path(&tok(), path).allowed,
+                naive_allowed(&rules, path),
+                "{mode:?} {path}"
+            );
+        }
+        assert!(
+            robots.heap_size() > before,
+            "{mode:?}: the segments index was not built"
+        );
+    }
+}
+
+fn pattern_strategy() -> impl Strategy<Value = String> {
+    ("[/*]", "[/ab*]{0,6}", "[$]?").prop_map(|(a, b, c)| format!("{a}{b}{c}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Enough wildcard rules, and paths long enough, that checks reach the segments index.
+    #[test]
+    fn segments_path_agrees_with_naive_reference(
+        rules in prop::collection::vec((any::<bool>(), pattern_strategy()), 80..160),
+        paths in prop::collection::vec("/[/ab$*]{0,30}", 1..12),
+    ) {
+        let body = file(&rules);
+        for mode in [Mode::Rfc, Mode::Google] {
+            let r = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
+            for path in &paths {
+                prop_assert_eq!(
+                    r.check_path(&tok(), path).allowed,
+                    naive_allowed(&rules, path),
+                    "mode {:?}, file {:?}, path {:?}",
+                    mode,
+                    body,
+                    path
+                );
+            }
+        }
+    }
+}
