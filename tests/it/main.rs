@@ -1,8 +1,9 @@
 //! The integration tests, in one binary: one link instead of thirty, and one `support` module
-//! for what the tests share (ripgrep's and toml's layout). Three tests are binaries of their
-//! own because each is its own process (`harness = false`): `store_crash` (a writer killed
-//! mid-write), `processes` (a fleet of crawler processes) and `local_limits` (a lowered
-//! open-file limit, which would starve every other test of this binary).
+//! for what the tests share (ripgrep's and toml's layout). Five tests are binaries of their own
+//! because each is its own process (`harness = false`): `store_crash` (a writer killed
+//! mid-write), `processes` and `gate_fleet` (fleets of crawler processes), `local_limits` (a
+//! lowered open-file limit, which would starve every other test of this binary) and `memory`
+//! (a counting global allocator, which every other test would disturb).
 //!
 //! Each module is built when the features it needs are on, gated here and only here; the
 //! default features build them all, and CI also runs the core's alone
@@ -31,6 +32,7 @@ mod policy; // the failure ladder, pure
 #[cfg(feature = "sitemap")]
 mod robustness; // any input: no panic, diagnostics hold their invariants
 mod usage; // Content-Usage and friends never change a verdict
+mod wildcard_index; // many wildcard rules through the segments index, against a naive reference
 
 // The engine: fetching, the state stores.
 #[cfg(feature = "fetch")]
