@@ -450,12 +450,17 @@ impl<'a> AgentRules<'a> {
                             let text = &arena[p.start as usize..(p.start + p.len) as usize];
                             return pattern::matches(text, p.anchored, true, canon);
                         }
-                        match segments() {
-                            Some(seg) => {
-                                let occ = occurrences.get_or_insert_with(|| seg.occurrences(canon));
-                                seg.matches(pos, prefix_len, canon, occ)
-                            }
-                            None => matches(s),
+                        // Without the segments, or when they occur too often in this path
+                        // (see `segments`), the rule is tried as a scan.
+                        let seg = segments();
+                        let occ = seg.and_then(|seg| {
+                            occurrences
+                                .get_or_insert_with(|| seg.occurrences(canon))
+                                .as_ref()
+                        });
+                        match (seg, occ) {
+                            (Some(seg), Some(occ)) => seg.matches(pos, prefix_len, canon, occ),
+                            _ => matches(s),
                         }
                     })
                     .map(|pos| &self.slots[pos as usize])

@@ -89,6 +89,29 @@ fn many_leading_wildcards_take_the_segments_path() {
     }
 }
 
+/// Segments that occur all over the path (`*a…a*x` against `/xaaa…`: more occurrences than the
+/// index keeps per byte of the path): the check falls back to trying the rules one by one, and
+/// still answers as the naive reference does.
+#[test]
+fn segments_that_occur_everywhere_fall_back_to_scans() {
+    let mut rules: Vec<(bool, String)> = (1..300)
+        .map(|n| (n % 2 == 0, format!("*{}*x", "a".repeat(n))))
+        .collect();
+    rules.push((false, "/x*a$".to_string()));
+    let body = file(&rules);
+    let long = format!("/x{}", "a".repeat(1_998));
+    for mode in [Mode::Rfc, Mode::Google] {
+        let robots = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
+        for path in [long.as_str(), "/xaaax", "/aaxa", "/x", "/aaaaaaaaax"] {
+            assert_eq!(
+                robots.check_path(&tok(), path).allowed,
+                naive_allowed(&rules, path),
+                "{mode:?} {path}"
+            );
+        }
+    }
+}
+
 fn pattern_strategy() -> impl Strategy<Value = String> {
     ("[/*]", "[/ab*]{0,6}", "[$]?").prop_map(|(a, b, c)| format!("{a}{b}{c}"))
 }
