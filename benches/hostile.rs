@@ -8,7 +8,7 @@
 //! - `star_rules`: 20,000 rules `Disallow: *a{N}b`, all starting with `*` (so no prefix rules
 //!   any of them out), every byte of which is in the long URL (so the byte summary does not
 //!   either); the long URL for this case is `/` + `a0123456789b` repeated, which each rule
-//!   almost matches (the case of `tests/bounds.rs`).
+//!   almost matches (the case of `tests/it/bounds.rs`).
 //!
 //! The normal files repeat the real files of the robots-bench corpus (those up to 32 KiB, in
 //! name order) and are cut to the hostile file's size, so they hold many sites' groups (their
