@@ -65,9 +65,11 @@ fn gaps(arrivals: &Arrivals) -> Vec<Duration> {
 }
 
 /// Slots are whole milliseconds, and a request reaches the server a little after its permit
-/// (loopback, scheduling): consecutive arrivals can be closer than the slots by that, never by
-/// more than a few ms. 5 ms allowed.
-const JITTER: Duration = Duration::from_millis(5);
+/// (loopback, scheduling): two consecutive arrivals can be closer than their slots by the
+/// difference of those latencies. It was under 2 ms on an idle machine, but this binary runs
+/// other tests (processes, servers) beside this one on two cores, so 20 ms is allowed per gap,
+/// as in `gate_fleet`; the whole run's span is held tighter (below).
+const JITTER: Duration = Duration::from_millis(20);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_reach_the_server_spaced_by_the_crawl_delay() {
@@ -90,6 +92,9 @@ async fn requests_reach_the_server_spaced_by_the_crawl_delay() {
     for gap in &gaps {
         assert!(*gap + JITTER >= DELAY, "gaps {gaps:?}");
     }
+    // Latencies do not add up: the first and last requests' are the only error in the span.
+    let span: Duration = gaps.iter().sum();
+    assert!(span + JITTER >= DELAY * 9, "span {span:?}, gaps {gaps:?}");
     eprintln!("smallest gap: {:?}", gaps.iter().min());
 }
 
