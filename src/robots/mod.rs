@@ -325,11 +325,7 @@ impl Robots {
     /// The `crawl-delay` of the groups that apply to `token`, in seconds, if one is given and
     /// is a non-negative number. Never affects [`Robots::check`].
     pub fn crawl_delay(&self, token: &ProductToken) -> Option<f64> {
-        let groups = self.index.groups_for(token);
-        self.records
-            .iter()
-            .filter(|r| r.key == OtherKey::CrawlDelay)
-            .filter(|r| r.group.is_some_and(|g| groups.contains(&(g as u32))))
+        self.group_records(token, OtherKey::CrawlDelay)
             .find_map(|r| r.value.trim().parse::<f64>().ok())
             .filter(|d| d.is_finite() && *d >= 0.0)
     }

@@ -2,63 +2,10 @@
 //! line that decides each URL) and `crawlgate lint URL` (a live robots.txt linted), run for
 //! real; the servers are real ones on 127.0.0.1.
 use crate::support;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use crate::support::cli::{code, records, text, Dir};
 
 use crate::support::{Reply, TestServer};
 use serde_json::Value;
-
-/// A directory for a test's files and its crawl state (never the user's).
-struct Dir(tempfile::TempDir);
-
-impl Dir {
-    fn new() -> Dir {
-        Dir(tempfile::tempdir().expect("temp dir"))
-    }
-
-    /// Writes `name` with `contents` and returns its path.
-    fn file(&self, name: &str, contents: &[u8]) -> String {
-        let path: PathBuf = self.0.path().join(name);
-        std::fs::write(&path, contents).expect("write file");
-        path.to_str().expect("UTF-8 temp path").to_owned()
-    }
-
-    fn path(&self) -> &Path {
-        self.0.path()
-    }
-
-    /// Runs the binary with this directory as its state home.
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-            .args(args)
-            .env_remove("CRAWLGATE_AGENT")
-            .env_remove("CRAWLGATE_STATE")
-            .env("XDG_STATE_HOME", self.path())
-            .env("HOME", self.path())
-            .stdin(Stdio::null())
-            .output()
-            .expect("run crawlgate")
-    }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
-
-/// The JSON Lines of a run and its summary (the last line, which must be one).
-fn records(o: &Output) -> (Vec<Value>, Value) {
-    let mut lines: Vec<Value> = text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
-    let summary = lines.pop().expect("a summary record");
-    assert_eq!(summary["type"], "summary", "{summary}");
-    (lines, summary)
-}
 
 /// The section of `agent` in a human explanation: from `agent NAME` to the next blank line.
 fn section<'a>(out: &'a str, agent: &str) -> Vec<&'a str> {

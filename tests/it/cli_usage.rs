@@ -2,64 +2,15 @@
 //! preferences (`Content-Usage`) `check` shows for each URL, with `--robots` and against real
 //! servers on 127.0.0.1 (each run with a crawl state of its own).
 use crate::support;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use crate::support::cli::{self, code, text, Dir};
+use std::process::Output;
 
 use crate::support::{Reply, TestServer};
 use serde_json::Value;
 
-/// A directory for a test's files and its crawl state (never the user's).
-struct Dir(tempfile::TempDir);
-
-impl Dir {
-    fn new() -> Dir {
-        Dir(tempfile::tempdir().expect("temp dir"))
-    }
-
-    /// Writes `name` with `contents` and returns its path.
-    fn file(&self, name: &str, contents: &[u8]) -> String {
-        let path: PathBuf = self.0.path().join(name);
-        std::fs::write(&path, contents).expect("write file");
-        path.to_str().expect("UTF-8 temp path").to_owned()
-    }
-
-    /// Runs the binary with this directory as its state home, and `env` set.
-    fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
-        cmd.args(args)
-            .env_remove("CRAWLGATE_AGENT")
-            .env_remove("CRAWLGATE_STATE")
-            .env("XDG_STATE_HOME", self.0.path())
-            .env("HOME", self.0.path())
-            .stdin(Stdio::null());
-        for (k, v) in env {
-            cmd.env(k, v);
-        }
-        cmd.output().expect("run crawlgate")
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        self.run_env(args, &[])
-    }
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
-
-/// The JSON Lines of a run without its summary (the last line, which must be one).
+/// The JSON Lines of a run without its summary.
 fn records(o: &Output) -> Vec<Value> {
-    let mut lines: Vec<Value> = text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
-    let summary = lines.pop().expect("a summary record");
-    assert_eq!(summary["type"], "summary", "{summary}");
-    lines
+    cli::records(o).0
 }
 
 /// Google's example: Googlebot-Image obeys `googlebot-image`, then `googlebot`.
