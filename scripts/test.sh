@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Every test:  bash scripts/test.sh [cargo test arguments]
 #
-# Installs what the tests need beyond Rust when it is missing, then runs `cargo test` with every
-# feature (the embedded and Redis stores, the CLI, and the non-default `middleware`). Nothing is skipped: a test whose tool is
+# Installs what the tests need beyond Rust when it is missing, then runs `cargo test` on the
+# workspace (the library and the command line, `cli/`) with every feature (the embedded and
+# Redis stores and the non-default `middleware`). Nothing is skipped: a test whose tool is
 # missing fails and says how to get it.
 #
 # - redis-server (Debian/Ubuntu package `redis-server`): the Redis store, fleet and outage tests
 #   start their own servers on 127.0.0.1 (random port, temp dir) and stop them. Installed with
 #   apt-get (as root, or through sudo) when `redis-server` is not on PATH.
-# - chromium (Debian package `chromium`): tests/it/report_html.rs opens the HTML report in headless
+# - chromium (Debian package `chromium`): cli/tests/it/report_html.rs opens the HTML report in headless
 #   Chromium and drives it over the DevTools protocol. Installed the same way when no
 #   `chromium` (nor `chromium-browser`, `google-chrome`, `$CHROMIUM`) is found (with
 #   fonts-liberation, for readable screenshots).
@@ -41,5 +42,5 @@ fi
 echo "== redis-server: $(redis-server --version | cut -d' ' -f3)" >&2
 echo "== chromium: $("${CHROMIUM:-$(command -v chromium || command -v chromium-browser || command -v google-chrome)}" --version 2>/dev/null | head -1)" >&2
 
-cargo test --all-features "$@"
+cargo test --workspace --all-features "$@"
 bash scripts/python-test.sh

@@ -1,5 +1,6 @@
-//! The integration tests, in one binary: one link instead of thirty, and one `support` module
-//! for what the tests share (ripgrep's and toml's layout). Five tests are binaries of their own
+//! The library's integration tests, in one binary: one link instead of thirty, and one `support`
+//! module for what the tests share (ripgrep's and toml's layout). The command line's are in
+//! `cli/tests/it/`, the package that builds the binary. Five tests are binaries of their own
 //! because each is its own process (`harness = false`): `store_crash` (a writer killed
 //! mid-write), `processes` and `gate_fleet` (fleets of crawler processes), `local_limits` (a
 //! lowered open-file limit, which would starve every other test of this binary) and `memory`
@@ -59,27 +60,3 @@ mod sitemap_discover;
 mod sitemap_limits;
 #[cfg(feature = "sitemap")]
 mod sitemap_reader;
-
-// The command line, run as a process.
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "cli")]
-mod cli_agents;
-#[cfg(all(feature = "cli", feature = "fetch"))]
-mod cli_explain;
-#[cfg(all(feature = "cli", feature = "fetch"))]
-mod cli_fetch;
-#[cfg(all(feature = "cli", feature = "fetch"))]
-mod cli_long;
-#[cfg(all(feature = "cli", feature = "fetch"))]
-mod cli_report;
-#[cfg(all(feature = "cli", feature = "fetch"))]
-mod cli_sitemap;
-#[cfg(feature = "cli")]
-mod cli_snapshots; // every command's output pinned in tests/it/snapshots/
-#[cfg(all(feature = "cli", feature = "redb"))]
-mod cli_state;
-#[cfg(all(feature = "cli", feature = "fetch"))]
-mod cli_usage;
-#[cfg(all(feature = "cli", feature = "redb"))]
-mod report_html; // the HTML report in headless Chromium

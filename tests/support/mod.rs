@@ -6,10 +6,7 @@
 //! broken chunking.
 #![allow(dead_code)] // Each test binary uses a different part.
 
-// Needs the binary, which feature `cli` builds.
 pub mod chromium;
-#[cfg(feature = "cli")]
-pub mod cli;
 pub mod redis_server;
 
 use std::net::SocketAddr;

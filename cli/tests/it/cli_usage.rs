@@ -1,8 +1,8 @@
 //! `crawlgate check --agents` (one crawler that obeys several tokens) and the usage
 //! preferences (`Content-Usage`) `check` shows for each URL, with `--robots` and against real
 //! servers on 127.0.0.1 (each run with a crawl state of its own).
+use crate::run::{self, code, text, Dir};
 use crate::support;
-use crate::support::cli::{self, code, text, Dir};
 use std::process::Output;
 
 use crate::support::{Reply, TestServer};
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 /// The JSON Lines of a run without its summary.
 fn records(o: &Output) -> Vec<Value> {
-    cli::records(o).0
+    run::records(o).0
 }
 
 /// Google's example: Googlebot-Image obeys `googlebot-image`, then `googlebot`.

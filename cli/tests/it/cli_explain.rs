@@ -1,8 +1,8 @@
 //! `crawlgate explain` (which group applies to an agent, its rules in precedence order, the
 //! line that decides each URL) and `crawlgate lint URL` (a live robots.txt linted), run for
 //! real; the servers are real ones on 127.0.0.1.
+use crate::run::{code, records, text, Dir};
 use crate::support;
-use crate::support::cli::{code, records, text, Dir};
 
 use crate::support::{Reply, TestServer};
 use serde_json::Value;

@@ -1,5 +1,5 @@
 //! Running the `crawlgate` binary from a test: a private state home, and reading what it
-//! printed. Only the integration-test binary (`tests/it`) has the binary's path.
+//! printed. Only this package's tests have the binary's path.
 #![allow(dead_code)] // Each test module uses a different part.
 
 use std::path::{Path, PathBuf};

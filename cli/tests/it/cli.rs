@@ -16,7 +16,7 @@ fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output
     let state = tempfile::tempdir().expect("temp dir");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
     cmd.args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::ROOT)
         .env_remove("CRAWLGATE_AGENT")
         .env_remove("CRAWLGATE_STATE")
         .env("XDG_STATE_HOME", state.path())
@@ -596,10 +596,7 @@ fn closed_stdout_pipe_is_not_a_panic() {
     let urls = TempFile::new("many-urls", many.as_bytes());
     let mut child = Command::new(env!("CARGO_BIN_EXE_crawlgate"))
         .args(["check", "--agent", "MyBot", "--robots"])
-        .arg(format!(
-            "{}/testdata/cli/clean.txt",
-            env!("CARGO_MANIFEST_DIR")
-        ))
+        .arg(format!("{}/testdata/cli/clean.txt", crate::ROOT))
         .arg("--urls")
         .arg(urls.path())
         .env_remove("CRAWLGATE_AGENT")

@@ -21,7 +21,7 @@ const DIAG: &str = "testdata/sitemap/diagnostics";
 fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
     cmd.args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::ROOT)
         .env_remove("CRAWLGATE_AGENT")
         .envs(env.iter().copied())
         .stdin(if stdin.is_some() {
@@ -259,7 +259,7 @@ fn lint_seeds_exit_0_with_exact_output() {
         assert_eq!(stderr(&o), "", "{path}");
     }
     // Any seed added later: no errors, one sitemap read.
-    for entry in std::fs::read_dir(SEEDS).expect("seeds dir") {
+    for entry in std::fs::read_dir(format!("{}/{SEEDS}", crate::ROOT)).expect("seeds dir") {
         let name = entry.expect("dir entry").file_name();
         let name = name.to_str().expect("UTF-8 name");
         if known.iter().any(|(k, _)| *k == name) {
@@ -547,7 +547,7 @@ fn lint_missing_file_exits_2_and_lints_the_others() {
 
 #[test]
 fn lint_reads_gzip_from_standard_input() {
-    let seed = std::fs::read(format!("{SEEDS}/image-video.xml")).expect("seed");
+    let seed = std::fs::read(format!("{}/{SEEDS}/image-video.xml", crate::ROOT)).expect("seed");
     let o = run_with(&["sitemap", "lint", "-"], Some(&gzip(&seed)), &[]);
     assert_eq!(code(&o), 0, "{}", both(&o));
     assert_eq!(
@@ -561,7 +561,8 @@ fn lint_reads_gzip_from_standard_input() {
          1 sitemap, 1 entry: 3 warnings\n"
     );
     // Plain bytes through standard input, next to a file, with --json.
-    let invalid = std::fs::read(format!("{DIAG}/invalid-url.txt")).expect("fixture");
+    let invalid =
+        std::fs::read(format!("{}/{DIAG}/invalid-url.txt", crate::ROOT)).expect("fixture");
     let o = run_with(
         &[
             "sitemap",

@@ -36,7 +36,7 @@ fn assert(servers: &[(&'static str, &TestServer)]) -> Assert {
 fn crawlgate(home: &Path, args: &[&str]) -> Command {
     Command::new(env!("CARGO_BIN_EXE_crawlgate"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::ROOT)
         .env_remove("CRAWLGATE_AGENT")
         .env_remove("CRAWLGATE_STATE")
         .env("XDG_STATE_HOME", home)

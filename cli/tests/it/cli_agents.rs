@@ -17,7 +17,7 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
     let state = tempfile::tempdir().expect("temp dir");
     let mut child = Command::new(env!("CARGO_BIN_EXE_crawlgate"))
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(crate::ROOT)
         .env_remove("CRAWLGATE_AGENT")
         .env_remove("CRAWLGATE_STATE")
         .env("XDG_STATE_HOME", state.path())
@@ -223,8 +223,7 @@ fn size_limit_applies_in_google_mode_too() {
 #[test]
 fn google_mode_passes_every_conformance_case_through_the_cli() {
     let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/conformance/google-robotstxt-unit.json"),
+        std::path::Path::new(crate::ROOT).join("testdata/conformance/google-robotstxt-unit.json"),
     )
     .expect("conformance file");
     let doc: Value = serde_json::from_str(&text).expect("conformance JSON parses");

@@ -7,9 +7,9 @@
 //! parsing and rendering. Printed next to it: the sum of the delays (what a run one origin after
 //! another takes at least) and the slowest one (what unbounded concurrency takes at least).
 //!
-//! Run: `cargo bench --bench report`.
+//! Run: `cargo bench -p crawlgate-cli --bench report`.
 
-#[path = "../tests/support/mod.rs"]
+#[path = "../../tests/support/mod.rs"]
 mod support;
 
 use std::process::{Command, Stdio};

@@ -1,0 +1,35 @@
+//! The command line's integration tests, in one binary: each runs the `crawlgate` binary as a
+//! process (only this package's tests have its path, `CARGO_BIN_EXE_crawlgate`), from the
+//! repository root so that `testdata/…` paths print as given. The library's tests are in
+//! `tests/it/`; both share `tests/support/` (the scripted HTTP server, Redis, Chromium).
+//!
+//! Each module is built when the features it needs are on, gated here and only here.
+//! `cargo test -p crawlgate-cli --test it MODULE::` runs one module's tests.
+
+#[path = "../../../tests/support/mod.rs"]
+mod support;
+
+mod run; // running the binary: a private state home, reading what it printed
+
+/// The repository root: where the tests run the binary, and where `testdata/` is.
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+mod cli; // lint, check, url: exit codes, output, bad input
+mod cli_agents; // agents and modes, and Google's reference cases through the binary
+#[cfg(feature = "fetch")]
+mod cli_explain;
+#[cfg(feature = "fetch")]
+mod cli_fetch;
+#[cfg(feature = "fetch")]
+mod cli_long; // long runs: progress, concurrency, interruption
+#[cfg(feature = "fetch")]
+mod cli_report;
+#[cfg(feature = "fetch")]
+mod cli_sitemap;
+mod cli_snapshots; // every command's output pinned in snapshots/
+#[cfg(feature = "redb")]
+mod cli_state;
+#[cfg(feature = "fetch")]
+mod cli_usage;
+#[cfg(feature = "redb")]
+mod report_html; // the HTML report in headless Chromium
