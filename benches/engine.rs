@@ -101,9 +101,10 @@ fn main() {
         let rss_before = rss_kib();
         let started = Instant::now();
         let cache = RobotsCache::with_store(
-            CacheOptions {
-                max_origins: ORIGINS as u64 * 2,
-                ..CacheOptions::default()
+            {
+                let mut options = CacheOptions::default();
+                options.max_origins = ORIGINS as u64 * 2;
+                options
             },
             store.clone(),
             Arc::new(SystemClock),

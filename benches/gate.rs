@@ -22,7 +22,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crawlgate::fetch::{CacheOptions, RobotsCache, SystemClock};
-use crawlgate::gate::GateOptions;
 use crawlgate::policy::{Fetch, FetchOutcome};
 use crawlgate::store::{MemoryStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken, Robots};
@@ -47,14 +46,9 @@ fn main() {
         .map(|i| format!("https://o{i}.bench.example/page/{i}"))
         .collect();
     let token = ProductToken::new("benchbot").expect("token");
-    let options = CacheOptions {
-        gate: GateOptions {
-            // Uncontended: no spacing, so a permit never waits; the gate's own cost.
-            default_delay: Duration::ZERO,
-            ..GateOptions::default()
-        },
-        ..CacheOptions::default()
-    };
+    let mut options = CacheOptions::default();
+    // Uncontended: no spacing, so a permit never waits; the gate's own cost.
+    options.gate.default_delay = Duration::ZERO;
     let engine = |store: Arc<dyn Store>| {
         let cache =
             RobotsCache::with_store(options.clone(), store, Arc::new(SystemClock)).expect("engine");

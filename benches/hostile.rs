@@ -200,9 +200,11 @@ fn normal_file(size: usize, corpus: Option<&common::Corpus>) -> Vec<u8> {
 
 /// crawlgate's options here: the whole file is read, whatever its size.
 fn options(mode: Mode, body: &[u8]) -> Options {
-    Options {
-        mode,
-        max_bytes: body.len(),
+    {
+        let mut options = Options::default();
+        options.mode = mode;
+        options.max_bytes = body.len();
+        options
     }
 }
 

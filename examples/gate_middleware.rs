@@ -13,7 +13,7 @@
 use std::time::{Duration, Instant};
 
 use crawlgate::fetch::{CacheOptions, RobotsCache};
-use crawlgate::gate::{refusal, GateMiddleware, GateOptions};
+use crawlgate::gate::{refusal, GateMiddleware};
 use crawlgate::ProductToken;
 use reqwest_middleware::ClientBuilder;
 
@@ -25,13 +25,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::process::exit(2);
     }
     // One engine for the whole crawler: one robots.txt fetch and one schedule per origin.
-    let cache = RobotsCache::new(CacheOptions {
-        gate: GateOptions {
-            default_delay: Duration::from_secs(1),
-            max_delay: Duration::from_secs(30),
-            ..GateOptions::default()
-        },
-        ..CacheOptions::default()
+    let cache = RobotsCache::new({
+        let mut options = CacheOptions::default();
+        options.gate.default_delay = Duration::from_secs(1);
+        options.gate.max_delay = Duration::from_secs(30);
+        options
     })?;
     let bot = ProductToken::new("ExampleBot")?;
     let client = ClientBuilder::new(

@@ -15,7 +15,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crawlgate::fetch::{CacheOptions, Clock, FetchOptions, ManualClock, RobotsCache, SystemClock};
+use crawlgate::fetch::{CacheOptions, Clock, ManualClock, RobotsCache, SystemClock};
 use crawlgate::gate::GateOptions;
 use crawlgate::policy::{Fetch, FetchOutcome};
 use crawlgate::store::{EmbeddedStore, RedisOptions, RedisStore, Store};
@@ -62,16 +62,11 @@ fn bot() -> ProductToken {
 
 /// Options for a gate whose spacing comes from robots.txt alone.
 fn options() -> CacheOptions {
-    CacheOptions {
-        fetch: FetchOptions {
-            timeout: Duration::from_secs(5),
-            ..FetchOptions::default()
-        },
-        gate: GateOptions {
-            default_delay: Duration::ZERO,
-            ..GateOptions::default()
-        },
-        ..CacheOptions::default()
+    {
+        let mut options = CacheOptions::default();
+        options.fetch.timeout = Duration::from_secs(5);
+        options.gate.default_delay = Duration::ZERO;
+        options
     }
 }
 

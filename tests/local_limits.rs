@@ -465,11 +465,9 @@ fn child_many_origins() {
         fetch.max_in_flight = n.parse().expect("max in flight");
     }
     let max_in_flight = fetch.max_in_flight;
-    let options = CacheOptions {
-        fetch,
-        max_origins: 4 * ORIGINS as u64,
-        ..CacheOptions::default()
-    };
+    let mut options = CacheOptions::default();
+    options.fetch = fetch;
+    options.max_origins = 4 * ORIGINS as u64;
     let rt = support::runtime(2);
     rt.block_on(async {
         let cache =
@@ -708,10 +706,11 @@ fn child_memory() {
         .expect("timeout");
     let rt = support::runtime(2);
     rt.block_on(async {
-        let fetcher = Fetcher::new(FetchOptions {
-            timeout: Duration::from_millis(timeout_ms),
-            max_in_flight: 64,
-            ..FetchOptions::default()
+        let fetcher = Fetcher::new({
+            let mut fetch = FetchOptions::default();
+            fetch.timeout = Duration::from_millis(timeout_ms);
+            fetch.max_in_flight = 64;
+            fetch
         })
         .expect("fetcher");
         let origin =

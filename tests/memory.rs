@@ -109,10 +109,9 @@ fn comments() -> Vec<u8> {
 /// for one it does not, so that every lazily built part exists. Returns the `Robots` and the
 /// bytes the allocator holds for it.
 fn compile(body: &[u8], mode: Mode) -> (Robots, usize) {
-    let options = Options {
-        mode,
-        max_bytes: body.len(),
-    };
+    let mut options = Options::default();
+    options.mode = mode;
+    options.max_bytes = body.len();
     let long: String = std::iter::once('/')
         .chain("a0123456789b".chars().cycle().take(1_999))
         .collect();

@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
-use crawlgate::fetch::{CacheOptions, Clock, FetchOptions, ManualClock, RobotsCache, SystemClock};
+use crawlgate::fetch::{CacheOptions, Clock, ManualClock, RobotsCache, SystemClock};
 use crawlgate::store::{EmbeddedStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken};
 use serde_json::{json, Value};
@@ -86,14 +86,9 @@ fn child_main() {
             .ok()
             .and_then(|s| s.parse().ok())
             .unwrap_or(30_000);
-        let options = CacheOptions {
-            fetch: FetchOptions {
-                timeout: Duration::from_secs(5),
-                ..FetchOptions::default()
-            },
-            sync_interval: Duration::from_millis(sync_ms),
-            ..CacheOptions::default()
-        };
+        let mut options = CacheOptions::default();
+        options.fetch.timeout = Duration::from_secs(5);
+        options.sync_interval = Duration::from_millis(sync_ms);
         let cache = RobotsCache::with_store(options, store, clock).expect("engine");
         let bot = ProductToken::new("testbot").expect("token");
         let stdin = std::io::stdin();

@@ -271,6 +271,8 @@ mod live {
                     "unreachable",
                     Some("HTTP 304 to an unconditional request".to_owned()),
                 ),
+                // An outcome added to the library later: its own word, no cause.
+                other => (other.as_str(), None),
             };
             if json {
                 out.json(&Record::LintFetch(LintFetch {

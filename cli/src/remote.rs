@@ -64,13 +64,12 @@ mod enabled {
             anyhow::bail!("--timeout must be a positive number of seconds");
         }
         let timeout = Duration::from_secs_f64(http.timeout.min(3600.0));
-        Ok(FetchOptions {
-            user_agent,
-            timeout,
-            connect_timeout: timeout.min(FetchOptions::default().connect_timeout),
-            mode,
-            ..FetchOptions::default()
-        })
+        let mut fetch = FetchOptions::default();
+        fetch.user_agent = user_agent;
+        fetch.timeout = timeout;
+        fetch.connect_timeout = timeout.min(FetchOptions::default().connect_timeout);
+        fetch.mode = mode;
+        Ok(fetch)
     }
 
     pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
@@ -82,10 +81,8 @@ mod enabled {
 
     /// The engine on `state`'s store.
     pub fn engine(fetch: FetchOptions, state: &State) -> anyhow::Result<RobotsCache> {
-        let options = CacheOptions {
-            fetch,
-            ..CacheOptions::default()
-        };
+        let mut options = CacheOptions::default();
+        options.fetch = fetch;
         Ok(RobotsCache::with_store(
             options,
             state.store.clone(),

@@ -430,15 +430,14 @@ mod remote_sitemaps {
             anyhow::bail!("--timeout must be a positive number of seconds");
         }
         let timeout = Duration::from_secs_f64(http.timeout.min(3600.0));
-        Ok(FetchOptions {
-            user_agent: http
-                .user_agent
-                .clone()
-                .unwrap_or_else(|| FetchOptions::default().user_agent),
-            timeout,
-            connect_timeout: timeout.min(FetchOptions::default().connect_timeout),
-            ..FetchOptions::default()
-        })
+        let mut fetch = FetchOptions::default();
+        fetch.user_agent = http
+            .user_agent
+            .clone()
+            .unwrap_or_else(|| FetchOptions::default().user_agent);
+        fetch.timeout = timeout;
+        fetch.connect_timeout = timeout.min(FetchOptions::default().connect_timeout);
+        Ok(fetch)
     }
 
     impl Net {
@@ -487,6 +486,8 @@ mod remote_sitemaps {
                 FetchOutcome::NotModified { .. } => {
                     Err("HTTP 304 to an unconditional request".into())
                 }
+                // An outcome added to the library later: no rules to cross-check with.
+                other => Err(format!("robots.txt: {}", other.as_str())),
             }
         }
     }

@@ -36,10 +36,8 @@ fn fetch(status: u16, outcome: FetchOutcome) -> Fetch {
 }
 
 fuzz_target!(|input: Input| {
-    let options = PolicyOptions {
-        strict: input.strict,
-        ..PolicyOptions::default()
-    };
+    let mut options = PolicyOptions::default();
+    options.strict = input.strict;
     let mut state = OriginState::new();
     let mut now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
     for event in input.events.into_iter().take(256) {

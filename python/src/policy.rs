@@ -85,10 +85,8 @@ impl PyOriginState {
         last_good_period: Option<f64>,
         availability_window: Option<f64>,
     ) -> PyResult<Self> {
-        let mut options = PolicyOptions {
-            strict,
-            ..PolicyOptions::default()
-        };
+        let mut options = PolicyOptions::default();
+        options.strict = strict;
         if let Some(s) = stop_period {
             options.stop_period = input::duration(s, "stop_period")?;
         }

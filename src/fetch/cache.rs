@@ -188,7 +188,12 @@ impl Clock for ManualClock {
 }
 
 /// Options of a [`RobotsCache`].
+///
+/// Start from `CacheOptions::default()` and set the fields you need (`let mut options = CacheOptions::default();`
+/// then `options.max_origins = …`): the type is `#[non_exhaustive]`, so a new option is not a
+/// breaking change.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CacheOptions {
     /// How to fetch.
     pub fetch: FetchOptions,
@@ -265,6 +270,7 @@ impl CacheOptions {
 
 /// Why a check could not be answered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CheckError {
     /// The URL has no robots.txt origin.
     #[error(transparent)]

@@ -127,7 +127,12 @@ pub const MAX_RESPONSE_HEADERS: usize = 1_000;
 pub const MAX_REDIRECT_URL: usize = 8_000;
 
 /// How robots.txt is fetched.
+///
+/// Start from `FetchOptions::default()` and set the fields you need (`let mut options = FetchOptions::default();`
+/// then `options.timeout = …`): the type is `#[non_exhaustive]`, so a new option is not a
+/// breaking change.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct FetchOptions {
     /// Sent as `User-Agent`. Default `crawlgate/<version>`. It must be a valid header value, or
     /// [`Fetcher::new`] fails.

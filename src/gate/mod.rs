@@ -105,6 +105,7 @@ const TARGET: &str = "crawlgate::gate";
 
 /// Why [`RobotsCache::acquire`] gave no permit.
 #[derive(Debug, Clone, thiserror::Error)]
+#[non_exhaustive]
 pub enum Refused {
     /// robots.txt does not allow the URL (or the origin's robots.txt cannot be read yet and the
     /// rules say to wait): the answer says why and which rule decided.
@@ -285,6 +286,7 @@ impl fmt::Debug for Permit {
 
 /// What a recorded outcome did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Recorded {
     /// A 429 or 503: no slot of the origin for this long from now.
     BackedOff(Duration),

@@ -9,7 +9,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crate::robots::RequestRate;
 
 /// How the gate spaces and backs off requests. See [`crate::gate`].
+///
+/// Start from `GateOptions::default()` and set the fields you need (`let mut options = GateOptions::default();`
+/// then `options.max_delay = …`): the type is `#[non_exhaustive]`, so a new option is not a
+/// breaking change.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct GateOptions {
     /// The spacing when robots.txt asks for none, or for less (default 1 s). Zero lets an
     /// origin without `Crawl-delay` or `Request-rate` be fetched as fast as the concurrency

@@ -50,6 +50,7 @@ pub const DORMANT_AFTER: Duration = LAST_GOOD_PERIOD;
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "kebab-case", tag = "kind", content = "status")
 )]
+#[non_exhaustive]
 pub enum Unavailable {
     /// A 4xx status other than 429.
     Status(u16),
@@ -76,6 +77,7 @@ impl fmt::Display for Unavailable {
     derive(serde::Serialize, serde::Deserialize),
     serde(rename_all = "kebab-case", tag = "kind", content = "detail")
 )]
+#[non_exhaustive]
 pub enum Unreachable {
     /// 429, a 5xx status, or a status that gives nothing usable (a final 1xx, 600–999).
     Status(u16),
@@ -115,6 +117,7 @@ impl fmt::Display for Unreachable {
 
 /// What one fetch of robots.txt produced.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub enum FetchOutcome {
     /// A 2xx response: its body (up to the size limit) parsed.
     Rules {
@@ -225,6 +228,7 @@ impl Verdict {
 
 /// Why the [`Verdict`] is what it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum VerdictReason {
     /// robots.txt was fetched and parsed.
     Fetched,
@@ -324,7 +328,12 @@ pub struct Judgement {
 }
 
 /// Options of the ladder.
+///
+/// Start from `PolicyOptions::default()` and set the fields you need (`let mut options = PolicyOptions::default();`
+/// then `options.strict = …`): the type is `#[non_exhaustive]`, so a new option is not a
+/// breaking change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PolicyOptions {
     /// RFC 9309's stricter reading: while unreachable with no good version, disallow all
     /// instead of allowing all.

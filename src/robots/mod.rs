@@ -106,7 +106,12 @@ impl std::str::FromStr for Mode {
 }
 
 /// Parsing options.
+///
+/// Start from `Options::default()` and set the fields you need (`let mut options = Options::default();`
+/// then `options.max_bytes = …`): the type is `#[non_exhaustive]`, so a new option is not a
+/// breaking change.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Options {
     /// Matching and leniency mode.
     pub mode: Mode,

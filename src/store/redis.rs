@@ -75,7 +75,12 @@ const MAX_ATTEMPTS: u32 = 100;
 const SCAN_COUNT: usize = 500;
 
 /// Where the Redis store lives and how long it may take to answer.
+///
+/// Start from `RedisOptions::new(url)` and set the fields you need
+/// (`let mut options = RedisOptions::new(url);` then `options.prefix = …`): the type is
+/// `#[non_exhaustive]`, so a new option is not a breaking change.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RedisOptions {
     /// The server: `redis://[user:password@]host[:port][/db]`, `rediss://…` is not supported
     /// (this build has no TLS for Redis). Default `redis://127.0.0.1:6379/`.

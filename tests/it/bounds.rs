@@ -20,10 +20,9 @@ fn token() -> ProductToken {
 
 /// Parses with the size limit raised to the whole input, in `mode`.
 fn parse_all(body: &[u8], mode: Mode) -> Robots {
-    let options = Options {
-        mode,
-        max_bytes: body.len(),
-    };
+    let mut options = Options::default();
+    options.mode = mode;
+    options.max_bytes = body.len();
     Robots::parse_with(body, &options).robots
 }
 

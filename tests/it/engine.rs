@@ -244,12 +244,11 @@ fn engine_with(options: CacheOptions) -> (RobotsCache, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(
         SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
     ));
-    let options = CacheOptions {
-        fetch: FetchOptions {
-            timeout: Duration::from_secs(5),
-            ..FetchOptions::default()
-        },
-        ..options
+    let mut options = options;
+    options.fetch = {
+        let mut fetch = FetchOptions::default();
+        fetch.timeout = Duration::from_secs(5);
+        fetch
     };
     let cache = RobotsCache::with_clock(options, clock.clone()).expect("engine");
     (cache, clock)
@@ -268,9 +267,10 @@ async fn eviction_loses_no_state() {
     })
     .await;
     let others = TestServer::start(|_| Reply::text(200, "User-agent: *\nDisallow:\n")).await;
-    let (cache, clock) = engine_with(CacheOptions {
-        max_origins: 20,
-        ..CacheOptions::default()
+    let (cache, clock) = engine_with({
+        let mut options = CacheOptions::default();
+        options.max_origins = 20;
+        options
     });
     let private = site.url("/private");
     assert!(!cache.check(&bot(), &private).await.expect("check").allowed);
@@ -314,9 +314,10 @@ async fn eviction_loses_no_state() {
 async fn a_full_cache_fetches_each_new_origin_once() {
     // moka's default admission (TinyLFU) refused new keys into a full cache, so 4 of 20 new
     // origins were fetched twice. Every new origin is admitted and fetched once.
-    let (cache, _clock) = engine_with(CacheOptions {
-        max_origins: 5,
-        ..CacheOptions::default()
+    let (cache, _clock) = engine_with({
+        let mut options = CacheOptions::default();
+        options.max_origins = 5;
+        options
     });
     let mut old = Vec::new();
     for _ in 0..5 {

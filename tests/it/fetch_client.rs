@@ -16,11 +16,12 @@ const RULES: &str = "User-agent: *\nDisallow: /private\nAllow: /private/ok\n";
 const UA: &str = "crawlgate-test/1.0 (+https://example.com/bot)";
 
 fn options() -> FetchOptions {
-    FetchOptions {
-        user_agent: UA.into(),
-        connect_timeout: Duration::from_secs(1),
-        timeout: Duration::from_secs(2),
-        ..FetchOptions::default()
+    {
+        let mut fetch = FetchOptions::default();
+        fetch.user_agent = UA.into();
+        fetch.connect_timeout = Duration::from_secs(1);
+        fetch.timeout = Duration::from_secs(2);
+        fetch
     }
 }
 
@@ -154,9 +155,10 @@ async fn six_redirects_are_too_many() {
 #[tokio::test]
 async fn max_redirects_is_configurable() {
     let server = TestServer::start(redirect_chain(2)).await;
-    let f = Fetcher::new(FetchOptions {
-        max_redirects: 1,
-        ..options()
+    let f = Fetcher::new({
+        let mut fetch = options();
+        fetch.max_redirects = 1;
+        fetch
     })
     .expect("fetcher");
     let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
@@ -297,9 +299,10 @@ async fn connection_refused_is_connect() {
 #[tokio::test]
 async fn silent_server_times_out() {
     let server = TestServer::start(|_| Reply::Hang).await;
-    let f = Fetcher::new(FetchOptions {
-        timeout: Duration::from_secs(1),
-        ..options()
+    let f = Fetcher::new({
+        let mut fetch = options();
+        fetch.timeout = Duration::from_secs(1);
+        fetch
     })
     .expect("fetcher");
     let started = Instant::now();
@@ -325,9 +328,10 @@ async fn trickling_server_times_out() {
         every: Duration::from_millis(200),
     })
     .await;
-    let f = Fetcher::new(FetchOptions {
-        timeout: Duration::from_secs(1),
-        ..options()
+    let f = Fetcher::new({
+        let mut fetch = options();
+        fetch.timeout = Duration::from_secs(1);
+        fetch
     })
     .expect("fetcher");
     let started = Instant::now();
@@ -352,9 +356,10 @@ async fn timeout_covers_all_redirect_hops() {
         Reply::Delayed(Duration::from_millis(400), Box::new(inner))
     })
     .await;
-    let f = Fetcher::new(FetchOptions {
-        timeout: Duration::from_secs(1),
-        ..options()
+    let f = Fetcher::new({
+        let mut fetch = options();
+        fetch.timeout = Duration::from_secs(1);
+        fetch
     })
     .expect("fetcher");
     let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
@@ -699,9 +704,10 @@ async fn headers_sent_are_user_agent_and_nothing_private() {
 #[tokio::test]
 async fn default_user_agent_names_the_crate() {
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let f = Fetcher::new(FetchOptions {
-        user_agent: FetchOptions::default().user_agent,
-        ..options()
+    let f = Fetcher::new({
+        let mut fetch = options();
+        fetch.user_agent = FetchOptions::default().user_agent;
+        fetch
     })
     .expect("fetcher");
     f.fetch(&origin(&server)).await.expect("no local failure");
@@ -774,9 +780,10 @@ async fn max_age_is_captured_on_2xx() {
 #[tokio::test]
 async fn public_only_refuses_loopback_before_connecting() {
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let f = Fetcher::new(FetchOptions {
-        addresses: AddressPolicy::PublicOnly,
-        ..options()
+    let f = Fetcher::new({
+        let mut fetch = options();
+        fetch.addresses = AddressPolicy::PublicOnly;
+        fetch
     })
     .expect("fetcher");
     assert_eq!(f.options().addresses, AddressPolicy::PublicOnly);
@@ -845,9 +852,10 @@ async fn tls_failure_is_tls() {
 
 #[tokio::test]
 async fn invalid_user_agent_is_a_client_error() {
-    let err = Fetcher::new(FetchOptions {
-        user_agent: "bad\nagent".into(),
-        ..FetchOptions::default()
+    let err = Fetcher::new({
+        let mut fetch = FetchOptions::default();
+        fetch.user_agent = "bad\nagent".into();
+        fetch
     })
     .expect_err("a newline is not a header value");
     let FetchError::Client(source) = &err else {
@@ -1211,9 +1219,10 @@ async fn a_malformed_header_line_is_dropped_not_the_response() {
 #[tokio::test]
 async fn public_only_refuses_ipv4_translated_and_isatap_literals() {
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let f = Fetcher::new(FetchOptions {
-        addresses: AddressPolicy::PublicOnly,
-        ..options()
+    let f = Fetcher::new({
+        let mut fetch = options();
+        fetch.addresses = AddressPolicy::PublicOnly;
+        fetch
     })
     .expect("fetcher");
     let port = server.addr.port();

@@ -20,10 +20,8 @@ const T0: u64 = 1_800_000_000;
 
 fn engine(gate: GateOptions) -> (RobotsCache, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(UNIX_EPOCH + Duration::from_secs(T0)));
-    let options = CacheOptions {
-        gate,
-        ..CacheOptions::default()
-    };
+    let mut options = CacheOptions::default();
+    options.gate = gate;
     let cache = RobotsCache::with_clock(options, clock.clone()).expect("engine");
     (cache, clock)
 }
@@ -102,9 +100,10 @@ fn spawn_waiters(
 #[tokio::test]
 async fn fifty_waiters_are_spaced_by_crawl_delay_in_arrival_order_while_others_proceed() {
     for concurrency in [1, 50] {
-        let (cache, clock) = engine(GateOptions {
-            max_concurrency: concurrency,
-            ..GateOptions::default()
+        let (cache, clock) = engine({
+            let mut gate = GateOptions::default();
+            gate.max_concurrency = concurrency;
+            gate
         });
         rules(
             &cache,
@@ -187,9 +186,10 @@ async fn retry_after_120_pushes_the_next_permit_120_s_out() {
 
 #[tokio::test]
 async fn without_retry_after_the_backoff_doubles_and_a_success_resets_it() {
-    let (cache, clock) = engine(GateOptions {
-        default_delay: Duration::ZERO,
-        ..GateOptions::default()
+    let (cache, clock) = engine({
+        let mut gate = GateOptions::default();
+        gate.default_delay = Duration::ZERO;
+        gate
     });
     rules(&cache, "http://flaky.test", "User-agent: *\n").await;
     let mut waits = Vec::new();
@@ -214,9 +214,10 @@ async fn without_retry_after_the_backoff_doubles_and_a_success_resets_it() {
 
 #[tokio::test]
 async fn request_rate_3_per_10s_gives_3_permits_per_10_s() {
-    let (cache, clock) = engine(GateOptions {
-        default_delay: Duration::ZERO,
-        ..GateOptions::default()
+    let (cache, clock) = engine({
+        let mut gate = GateOptions::default();
+        gate.default_delay = Duration::ZERO;
+        gate
     });
     rules(
         &cache,
@@ -253,9 +254,10 @@ async fn request_rate_3_per_10s_gives_3_permits_per_10_s() {
 
 #[tokio::test]
 async fn request_rate_outside_its_window_does_not_apply() {
-    let (cache, _clock) = engine(GateOptions {
-        default_delay: Duration::ZERO,
-        ..GateOptions::default()
+    let (cache, _clock) = engine({
+        let mut gate = GateOptions::default();
+        gate.default_delay = Duration::ZERO;
+        gate
     });
     // T0 is 08:00 UTC.
     rules(
@@ -359,10 +361,11 @@ async fn disallowed_urls_are_refused_at_once_with_the_rule() {
 
 #[tokio::test]
 async fn concurrency_is_limited_per_origin_and_freed_on_drop() {
-    let (cache, clock) = engine(GateOptions {
-        default_delay: Duration::ZERO,
-        max_concurrency: 2,
-        ..GateOptions::default()
+    let (cache, clock) = engine({
+        let mut gate = GateOptions::default();
+        gate.default_delay = Duration::ZERO;
+        gate.max_concurrency = 2;
+        gate
     });
     rules(&cache, "http://pair.test", "User-agent: *\n").await;
     let a = cache
@@ -522,9 +525,10 @@ async fn without_a_schedule_in_the_store_the_process_keeps_spacing_and_backoff()
 
 #[tokio::test]
 async fn permits_feed_the_site_availability_report_without_a_write_per_page() {
-    let (cache, clock) = engine(GateOptions {
-        default_delay: Duration::ZERO,
-        ..GateOptions::default()
+    let (cache, clock) = engine({
+        let mut gate = GateOptions::default();
+        gate.default_delay = Duration::ZERO;
+        gate
     });
     rules(&cache, "http://up.test", "User-agent: *\n").await;
     let origin = Origin::from_url("http://up.test/").expect("origin");

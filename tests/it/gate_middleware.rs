@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::{Reply, TestServer};
 use crawlgate::fetch::{CacheOptions, RobotsCache};
-use crawlgate::gate::{refusal, GateMiddleware, GateOptions, Refused};
+use crawlgate::gate::{refusal, GateMiddleware, Refused};
 use crawlgate::ProductToken;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
 
@@ -39,12 +39,10 @@ async fn site(
 }
 
 fn client() -> ClientWithMiddleware {
-    let cache = RobotsCache::new(CacheOptions {
-        gate: GateOptions {
-            default_delay: Duration::ZERO,
-            ..GateOptions::default()
-        },
-        ..CacheOptions::default()
+    let cache = RobotsCache::new({
+        let mut options = CacheOptions::default();
+        options.gate.default_delay = Duration::ZERO;
+        options
     })
     .expect("engine");
     let bot = ProductToken::new("testbot").expect("token");

@@ -245,21 +245,17 @@ fn size_limit_drops_the_cut_line_and_everything_after() {
     assert_eq!(last.code, Code::ContentAfterLimit);
     assert_eq!(last.span.end, body.len());
     // The limit can be raised, never lowered.
-    let raised = Robots::parse_with(
-        &body,
-        &Options {
-            max_bytes: body.len(),
-            ..Options::default()
-        },
-    );
+    let raised = Robots::parse_with(&body, &{
+        let mut options = Options::default();
+        options.max_bytes = body.len();
+        options
+    });
     assert_eq!(raised.robots.rule_count(), 3);
-    let lowered = Robots::parse_with(
-        &body,
-        &Options {
-            max_bytes: 10,
-            ..Options::default()
-        },
-    );
+    let lowered = Robots::parse_with(&body, &{
+        let mut options = Options::default();
+        options.max_bytes = 10;
+        options
+    });
     assert_eq!(lowered.robots.bytes_used(), DEFAULT_MAX_BYTES);
 }
 

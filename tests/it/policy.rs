@@ -149,10 +149,8 @@ fn ladder_without_a_good_version_and_strict_mode() {
         verdict(&s, day2),
         (true, VerdictReason::NoGoodVersion { since: t0() })
     );
-    let strict = PolicyOptions {
-        strict: true,
-        ..PolicyOptions::default()
-    };
+    let mut strict = PolicyOptions::default();
+    strict.strict = true;
     assert!(matches!(
         s.verdict_at(day2, &strict).verdict,
         Verdict::DisallowAll
@@ -362,10 +360,8 @@ fn an_old_site_up_report_no_longer_counts() {
     s.record_site_availability(day32, true);
     s.record_site_availability(t0() + DAY * 2, false);
     assert_eq!(s.site_report().map(|r| (r.at, r.up)), Some((day32, true)));
-    let window = PolicyOptions {
-        availability_window: HOUR,
-        ..PolicyOptions::default()
-    };
+    let mut window = PolicyOptions::default();
+    window.availability_window = HOUR;
     assert!(matches!(
         s.verdict_at(day32 + HOUR * 2, &window).verdict,
         Verdict::DisallowAll

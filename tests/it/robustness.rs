@@ -68,10 +68,8 @@ fn giant_single_line_and_many_rules_parse() {
     for i in 0..40_000 {
         body.extend_from_slice(format!("Disallow: /p{i}$\n").as_bytes());
     }
-    let options = Options {
-        max_bytes: body.len(),
-        ..Options::default()
-    };
+    let mut options = Options::default();
+    options.max_bytes = body.len();
     let parsed = Robots::parse_with(&body, &options);
     assert_eq!(parsed.robots.rule_count(), 40_000);
     let t = ProductToken::new("x").expect("token");

@@ -17,12 +17,13 @@ use flate2::Compression;
 const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 
 fn fetcher() -> Fetcher {
-    Fetcher::new(FetchOptions {
-        connect_timeout: Duration::from_secs(2),
-        timeout: Duration::from_secs(20),
+    Fetcher::new({
+        let mut fetch = FetchOptions::default();
+        fetch.connect_timeout = Duration::from_secs(2);
+        fetch.timeout = Duration::from_secs(20);
         // Loopback servers: the default already, said out loud.
-        addresses: AddressPolicy::Any,
-        ..FetchOptions::default()
+        fetch.addresses = AddressPolicy::Any;
+        fetch
     })
     .expect("fetcher")
 }

@@ -278,10 +278,11 @@ async fn a_dead_server_gives_errors_and_a_restarted_one_is_used_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hung_server_gives_errors_within_the_timeouts() {
     let server = RedisServer::start();
-    let store = RedisStore::connect(RedisOptions {
-        connect_timeout: Duration::from_millis(300),
-        response_timeout: Duration::from_millis(300),
-        ..RedisOptions::new(server.url())
+    let store = RedisStore::connect({
+        let mut redis = RedisOptions::new(server.url());
+        redis.connect_timeout = Duration::from_millis(300);
+        redis.response_timeout = Duration::from_millis(300);
+        redis
     })
     .await
     .expect("connect");
@@ -351,9 +352,10 @@ async fn origins_sharing_and_corrupt_states() {
             .expect("update");
     }
     // Another prefix on the same server is another store.
-    let other = RedisStore::connect(RedisOptions {
-        prefix: "other".into(),
-        ..RedisOptions::new(server.url())
+    let other = RedisStore::connect({
+        let mut redis = RedisOptions::new(server.url());
+        redis.prefix = "other".into();
+        redis
     })
     .await
     .expect("connect");
@@ -402,9 +404,10 @@ async fn origins_sharing_and_corrupt_states() {
     );
 
     // A prefix with a brace would break the cluster hash tag.
-    let refused = RedisStore::connect(RedisOptions {
-        prefix: "a{b".into(),
-        ..RedisOptions::new(server.url())
+    let refused = RedisStore::connect({
+        let mut redis = RedisOptions::new(server.url());
+        redis.prefix = "a{b".into();
+        redis
     })
     .await;
     assert!(
