@@ -1,7 +1,7 @@
 //! The JSON every command prints with `--json`: JSON Lines, one [`Record`] per line, its
 //! `"type"` first and then its fields in the order they are declared here (serde keeps a
 //! struct's order, where `serde_json`'s maps would sort keys). The README's "JSON output"
-//! section documents each record; `tests/it/cli_snapshots.rs` pins them byte for byte.
+//! section documents each record; `cli/tests/it/cli_snapshots.rs` pins them byte for byte.
 //!
 //! One vocabulary across commands, so that a reader written for one command reads the others:
 //! `robots_txt` is always where the rules came from (a robots.txt URL, or the `--robots` input

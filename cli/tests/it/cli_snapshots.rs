@@ -1,7 +1,7 @@
-//! Every command's output, human and `--json`, pinned as snapshots in `tests/it/snapshots/`: a
+//! Every command's output, human and `--json`, pinned as snapshots in `cli/tests/it/snapshots/`: a
 //! change of output shows up as a diff of those files, to be reviewed like code.
 //!
-//! `SNAPSHOTS=overwrite cargo test --test it cli_snapshots::` rewrites them from the current output.
+//! `SNAPSHOTS=overwrite cargo test -p crawlgate-cli --test it cli_snapshots::` rewrites them from the current output.
 //! What changes from run to run is redacted, never wildcarded away: a test server's address is
 //! `[ADDR]` (`[DOWN]` for the second server of a test) and a time `[TIME]`; everything else,
 //! field names and order included, must match byte for byte.
