@@ -279,6 +279,7 @@ pub enum CheckError {
 
 /// The rule that decided, owned (the rules may be replaced by a refresh at any time).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct DecidingRule {
     /// Allow or disallow.
     pub kind: RuleKind,
@@ -290,6 +291,7 @@ pub struct DecidingRule {
 
 /// The engine's answer for one URL.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Answer {
     /// May the agent fetch the URL?
     pub allowed: bool,
@@ -310,6 +312,7 @@ pub struct Answer {
 
 /// Whether the store is answering, as the engine last saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StoreStatus {
     /// The last store operation succeeded (or none failed yet).
     pub available: bool,
@@ -323,6 +326,7 @@ pub struct StoreStatus {
 
 /// Fetches that failed on this side, as [`RobotsCache::local_failures`] counts them.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct LocalFailures {
     /// How many since the engine started.
     pub count: u64,

@@ -88,6 +88,7 @@ pub enum DelaySource {
 
 /// The spacing between two requests to one origin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Spacing {
     /// The time between two permits' slots, whole milliseconds.
     pub delay: Duration,

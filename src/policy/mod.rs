@@ -320,6 +320,7 @@ impl fmt::Display for VerdictReason {
 
 /// A [`Verdict`] with its reason.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Judgement {
     /// What the crawler may do.
     pub verdict: Verdict,
