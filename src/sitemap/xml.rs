@@ -13,7 +13,7 @@
 use std::io::Read;
 
 use quick_xml::errors::{Error as XmlError, IllFormedError, SyntaxError};
-use quick_xml::events::{BytesStart, Event};
+use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
 
@@ -331,47 +331,9 @@ impl<R: Read> Xml<R> {
                 true
             }
             Event::GeneralRef(r) => {
-                if !self.collecting() {
-                    return true;
+                if self.collecting() {
+                    self.reference(sink, at, &r);
                 }
-                if r.is_char_ref() {
-                    match r.resolve_char_ref() {
-                        Ok(Some(c)) => self.text.push(c.encode_utf8(&mut [0; 4])),
-                        _ => {
-                            self.text.bad = true;
-                            sink.report(
-                                Code::UndefinedEntity,
-                                at,
-                                format!(
-                                    "&{}; is not a valid character reference: the value is not used",
-                                    &*r
-                                ),
-                            );
-                        }
-                    }
-                    return true;
-                }
-                let c = match r.as_bytes() {
-                    b"amp" => "&",
-                    b"lt" => "<",
-                    b"gt" => ">",
-                    b"apos" => "'",
-                    b"quot" => "\"",
-                    other => {
-                        self.text.bad = true;
-                        sink.report(
-                            Code::UndefinedEntity,
-                            at,
-                            format!(
-                                "&{}; is not one of XML's five entities; it is never expanded, \
-                                 and the value is not used",
-                                String::from_utf8_lossy(other)
-                            ),
-                        );
-                        return true;
-                    }
-                };
-                self.text.push(c);
                 true
             }
             Event::Decl(d) => {
@@ -405,30 +367,79 @@ impl<R: Read> Xml<R> {
             }
             Event::Comment(_) | Event::PI(_) => true,
             Event::Eof => {
-                self.at_end = self.reader.get_ref().position();
-                if self.reader.get_ref().stop().is_none() {
-                    if !self.stack.is_empty() || !self.root_seen {
-                        sink.set_broken();
-                    }
-                    if let Some(open) = self.stack.last() {
-                        sink.report(
-                            Code::XmlTruncated,
-                            self.at_end,
-                            format!(
-                                "the file ends inside an element opened at line {}: it was cut short",
-                                open.at.line
-                            ),
-                        );
-                    } else if !self.root_seen {
-                        sink.report(
-                            Code::UnsupportedFormat,
-                            self.at_end,
-                            "an XML file without a root element",
-                        );
-                    }
-                }
+                self.eof(sink);
                 false
             }
+        }
+    }
+
+    /// An entity or character reference inside a value: the five XML entities and valid
+    /// character references are expanded; anything else makes the value unusable.
+    fn reference(&mut self, sink: &mut Sink, at: Position, r: &BytesRef<'_>) {
+        if r.is_char_ref() {
+            match r.resolve_char_ref() {
+                Ok(Some(c)) => self.text.push(c.encode_utf8(&mut [0; 4])),
+                _ => {
+                    self.text.bad = true;
+                    sink.report(
+                        Code::UndefinedEntity,
+                        at,
+                        format!(
+                            "&{}; is not a valid character reference: the value is not used",
+                            &**r
+                        ),
+                    );
+                }
+            }
+            return;
+        }
+        let c = match r.as_bytes() {
+            b"amp" => "&",
+            b"lt" => "<",
+            b"gt" => ">",
+            b"apos" => "'",
+            b"quot" => "\"",
+            other => {
+                self.text.bad = true;
+                sink.report(
+                    Code::UndefinedEntity,
+                    at,
+                    format!(
+                        "&{}; is not one of XML's five entities; it is never expanded, \
+                         and the value is not used",
+                        String::from_utf8_lossy(other)
+                    ),
+                );
+                return;
+            }
+        };
+        self.text.push(c);
+    }
+
+    /// The end of the input: an element left open, or no root element at all.
+    fn eof(&mut self, sink: &mut Sink) {
+        self.at_end = self.reader.get_ref().position();
+        if self.reader.get_ref().stop().is_some() {
+            return;
+        }
+        if !self.stack.is_empty() || !self.root_seen {
+            sink.set_broken();
+        }
+        if let Some(open) = self.stack.last() {
+            sink.report(
+                Code::XmlTruncated,
+                self.at_end,
+                format!(
+                    "the file ends inside an element opened at line {}: it was cut short",
+                    open.at.line
+                ),
+            );
+        } else if !self.root_seen {
+            sink.report(
+                Code::UnsupportedFormat,
+                self.at_end,
+                "an XML file without a root element",
+            );
         }
     }
 

@@ -214,6 +214,33 @@ impl EntryBuilder {
         }
     }
 
+    /// Drops each uploader `info` URL outside the page's domain (reported).
+    fn check_uploader_info(&mut self, sink: &mut Sink, loc: &str) {
+        for (i, at) in self.uploader_info.drain(..) {
+            let uploader = self
+                .entry
+                .videos
+                .get_mut(i)
+                .and_then(|v| v.uploader.as_mut());
+            let Some(u) = uploader else { continue };
+            let Some(info) = u.info.as_deref() else {
+                continue;
+            };
+            if !value::same_domain(loc, info) {
+                sink.report(
+                    Code::UploaderInfoDomain,
+                    at,
+                    format!(
+                        "<video:uploader info={}> is not in the domain of the page {}",
+                        quote(info),
+                        quote(loc)
+                    ),
+                );
+                u.info = None;
+            }
+        }
+    }
+
     /// The entry ended: yield it when it has a URL, after the checks that need that URL.
     pub(super) fn finish(mut self, sink: &mut Sink) {
         let at = self.entry.position;
@@ -238,50 +265,33 @@ impl EntryBuilder {
         }
         let loc = self.entry.loc.clone();
         // Checks that need the page URL, which may come after the video in the file.
-        for (i, at) in self.uploader_info.drain(..) {
-            if let Some(u) = self
-                .entry
-                .videos
-                .get_mut(i)
-                .and_then(|v| v.uploader.as_mut())
-            {
-                if let Some(info) = u.info.as_deref() {
-                    if !value::same_domain(&loc, info) {
-                        sink.report(
-                            Code::UploaderInfoDomain,
-                            at,
-                            format!(
-                                "<video:uploader info={}> is not in the domain of the page {}",
-                                quote(info),
-                                quote(&loc)
-                            ),
-                        );
-                        u.info = None;
-                    }
-                }
-            }
-        }
-        self.entry.videos.retain_mut(|v| {
-            for (name, slot) in [
-                ("content_loc", &mut v.content_loc),
-                ("player_loc", &mut v.player_loc),
-            ] {
-                if slot.as_deref() == Some(loc.as_str()) {
-                    sink.report(
-                        Code::VideoUrlSameAsPage,
-                        v.position,
-                        format!(
-                            "the video's {name} is the page's own URL {}: it is not used",
-                            quote(&loc)
-                        ),
-                    );
-                    *slot = None;
-                }
-            }
-            v.content_loc.is_some() || v.player_loc.is_some()
-        });
+        self.check_uploader_info(sink, &loc);
+        drop_videos_of_the_page(sink, &mut self.entry.videos, &loc);
         sink.finish_entry(self.entry);
     }
+}
+
+/// Drops video URLs that are the page's own (reported), and the videos left without one.
+fn drop_videos_of_the_page(sink: &mut Sink, videos: &mut Vec<Video>, loc: &str) {
+    videos.retain_mut(|v| {
+        for (name, slot) in [
+            ("content_loc", &mut v.content_loc),
+            ("player_loc", &mut v.player_loc),
+        ] {
+            if slot.as_deref() == Some(loc) {
+                sink.report(
+                    Code::VideoUrlSameAsPage,
+                    v.position,
+                    format!(
+                        "the video's {name} is the page's own URL {}: it is not used",
+                        quote(loc)
+                    ),
+                );
+                *slot = None;
+            }
+        }
+        v.content_loc.is_some() || v.player_loc.is_some()
+    });
 }
 
 /// A value that may appear once: `Some` when it is the first and valid (else reported).
