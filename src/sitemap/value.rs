@@ -23,7 +23,9 @@ const QUOTE_CHARS: usize = 80;
 /// Of those, how many come before the offending character when a message points at one.
 const QUOTE_BEFORE: usize = 30;
 
-/// The longest video, in seconds (8 hours).
+/// The longest video, in seconds (8 hours), as Google's video sitemap reference allows
+/// (<https://developers.google.com/search/docs/crawling-indexing/sitemaps/video-sitemaps>);
+/// messages write it `28,800`.
 const MAX_DURATION: u32 = 28_800;
 
 /// Checks a URL value (already trimmed). Calls `report(code, message)` for each problem found:
