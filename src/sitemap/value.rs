@@ -517,6 +517,11 @@ pub(crate) fn same_domain(page: &str, info: &str) -> bool {
         // parses per video with an uploader were a twentieth of the reader's work).
         return same_domain_name(a, b);
     }
+    same_domain_parsed(page, info)
+}
+
+/// [`same_domain`] through the `url` crate's parse.
+fn same_domain_parsed(page: &str, info: &str) -> bool {
     let (Ok(page), Ok(info)) = (Url::parse(page), Url::parse(info)) else {
         return false;
     };
@@ -1265,6 +1270,36 @@ mod tests {
             ("https://example.com/v", "mailto:a@example.com"),
         ] {
             assert!(!same_domain(page, info), "{page} {info}");
+        }
+    }
+
+    #[test]
+    fn same_domain_fast_path_agrees_with_the_parse() {
+        let urls = [
+            "http://example.com/v",
+            "https://www.example.com/u?x=1",
+            "https://WWW.Example.COM:8443/v",
+            "https://example.com./v",
+            "https://videos.example.com/v",
+            "https://a.b.example.com/u",
+            "https://badexample.com/u",
+            "https://example.com.evil.net/u",
+            "https://www.www.example.com/u",
+            "https://www./u",
+            "https://com/u",
+            "http://127.0.0.1/v",
+            "http://xn--bcher-kva.example/v",
+            "http://b\u{fc}cher.example/v",
+            "https://example.org/u",
+        ];
+        for page in urls {
+            for info in urls {
+                assert_eq!(
+                    same_domain(page, info),
+                    same_domain_parsed(page, info),
+                    "{page} {info}"
+                );
+            }
         }
     }
 
