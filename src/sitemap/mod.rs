@@ -51,14 +51,16 @@ pub use entry::{
 pub use reader::Reader;
 pub use scope::Scope;
 
-/// The most bytes a sitemap may have once uncompressed: 50 MiB (52,428,800).
+/// The most bytes a sitemap may have once uncompressed: 50 MiB (52,428,800)
+/// ([sitemaps.org](https://www.sitemaps.org/protocol.html#index)).
 pub const MAX_BYTES: u64 = 52_428_800;
-/// The most entries (URLs, or sitemaps in an index) one sitemap may list.
+/// The most entries (URLs, or sitemaps in an index) one sitemap may list
+/// ([sitemaps.org](https://www.sitemaps.org/protocol.html#index)).
 pub const MAX_ENTRIES: usize = 50_000;
 /// The most bytes one XML event (a text node, tag, comment or CDATA section) may span: 1 MiB, 512 times the longest
 /// value any rule allows (a 2,048-character description).
 pub const MAX_TEXT_BYTES: usize = 1 << 20;
-/// The longest URL, in characters.
+/// The longest URL, in characters ([sitemaps.org](https://www.sitemaps.org/protocol.html#locdef)).
 pub const MAX_URL_CHARS: usize = 2_048;
 
 /// Limits a [`Reader`] applies; the defaults are the protocol's.

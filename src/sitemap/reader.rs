@@ -33,7 +33,7 @@ const MAX_LINE_KEPT: usize = 16 * 1024;
 /// ```
 pub struct Reader<R: Read> {
     state: State<R>,
-    pub(crate) sink: Sink,
+    sink: Sink,
 }
 
 enum State<R: Read> {
@@ -69,24 +69,24 @@ impl<R: Read> std::fmt::Debug for Reader<R> {
 
 /// What every format shares: limits, counts, duplicate detection, and the queue of items.
 pub(crate) struct Sink {
-    pub(crate) options: Options,
-    pub(crate) format: Option<Format>,
+    options: Options,
+    format: Option<Format>,
     /// Entry elements seen, valid or not, within the limit or not.
-    pub(crate) entries: usize,
+    entries: usize,
     /// Entries yielded.
-    pub(crate) yielded: usize,
+    yielded: usize,
     /// Line of each URL yielded, by hash: duplicates are found in 8 + 4 bytes per URL.
     seen: HashMap<u64, u32, BuildHasherDefault<IdHasher>>,
     hasher: std::collections::hash_map::RandomState,
-    pub(crate) out: VecDeque<Item>,
-    pub(crate) errors: usize,
-    pub(crate) warnings: usize,
-    /// `ignored-tag` is reported once per file and tag.
-    pub(crate) reported_ignored: [bool; 2],
+    out: VecDeque<Item>,
+    errors: usize,
+    warnings: usize,
+    /// Tags whose `ignored-tag` was reported (once per file and tag).
+    reported_ignored: Vec<&'static str>,
     /// Reading ended on a fatal problem (malformed, truncated, not a sitemap).
-    pub(crate) broken: bool,
+    broken: bool,
     /// The last attribute whose value could not be used (already reported), by element offset.
-    pub(crate) unusable_attribute: Option<(u64, &'static [u8])>,
+    unusable_attribute: Option<(u64, &'static [u8])>,
 }
 
 impl Sink {
@@ -101,10 +101,43 @@ impl Sink {
             out: VecDeque::new(),
             errors: 0,
             warnings: 0,
-            reported_ignored: [false; 2],
+            reported_ignored: Vec::new(),
             broken: false,
             unusable_attribute: None,
         }
+    }
+
+    /// The format, once the root element (or the first bytes) told it.
+    pub(crate) fn format(&self) -> Option<Format> {
+        self.format
+    }
+
+    /// Sets the format the root element tells.
+    pub(crate) fn set_format(&mut self, format: Format) {
+        self.format = Some(format);
+    }
+
+    /// Reading ends on a fatal problem (reported): no `empty-sitemap` then.
+    pub(crate) fn set_broken(&mut self) {
+        self.broken = true;
+    }
+
+    /// Reports `ignored-tag` for `<name>`, once per file.
+    pub(crate) fn report_ignored(&mut self, at: Position, name: &'static str) {
+        if !self.reported_ignored.contains(&name) {
+            self.reported_ignored.push(name);
+            self.report(
+                Code::IgnoredTag,
+                at,
+                format!("Google ignores <{name}> (reported once per file)"),
+            );
+        }
+    }
+
+    /// The attribute `name` of the element at `at` was reported as unusable: not again as
+    /// missing.
+    pub(crate) fn set_unusable_attribute(&mut self, at: Position, name: &'static [u8]) {
+        self.unusable_attribute = Some((at.offset, name));
     }
 
     /// Queues a diagnostic.

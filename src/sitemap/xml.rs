@@ -1,28 +1,42 @@
 //! The XML formats: `urlset`, `sitemapindex`, RSS 2.0 (+ Media RSS) and Atom 1.0, read as a
 //! stream of quick-xml events with a stack of the open elements.
 //!
-//! Each element is classified once, on its start tag, into a [`Tag`]; values are collected as
-//! text (joined across entity references and CDATA, then trimmed) and checked when their element
-//! ends; an entry is checked and yielded when its element ends. Entities other than the five XML
-//! ones are never expanded, and a DOCTYPE is refused, so no input can make the reader grow
-//! beyond the file itself.
+//! This file is the reader: the event loop, namespaces, the element stack, and dispatch. Each
+//! element is classified once, on its start tag, into a [`Tag`] naming its owner: the entry
+//! itself (`entry.rs`), or a row of an extension's field table (`image.rs`, `video.rs`,
+//! `news.rs`, `media.rs`, driven by `rules.rs`); `xhtml.rs` reads alternates. Values are
+//! collected as text (joined across entity references and CDATA, then trimmed) and handed to
+//! their owner when their element ends; an entry is checked and yielded when its element ends.
+//! Entities other than the five XML ones are never expanded, and a DOCTYPE is refused, so no
+//! input can make the reader grow beyond the file itself.
 
 use std::io::Read;
 
 use quick_xml::errors::{Error as XmlError, IllFormedError, SyntaxError};
-use quick_xml::events::{BytesStart, Event};
+use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::name::ResolveResult;
 use quick_xml::NsReader;
 
 use super::input::{Input, Stop};
 use super::reader::{quote, Sink};
-use super::{value, Alternate, Code, Entry, Format, Image, News, Position, Video, MAX_URL_CHARS};
+use super::{Code, Format, Position, MAX_URL_CHARS};
 
+mod entry;
+mod image;
 mod media;
+mod news;
+mod price;
+mod restriction;
+mod rules;
 mod video;
+mod xhtml;
 
-use media::{mrss_video, Mrss};
-use video::{restriction_values, VField, VideoBuilder};
+use entry::{EntryBuilder, Part};
+use image::{ImageBuilder, MAX_IMAGES};
+use media::Mrss;
+use news::NewsBuilder;
+use rules::{Child, Fields};
+use video::VideoBuilder;
 
 const SITEMAP_NS: &[u8] = b"http://www.sitemaps.org/schemas/sitemap/0.9";
 const IMAGE_NS: &[u8] = b"http://www.google.com/schemas/sitemap-image/1.1";
@@ -35,10 +49,6 @@ const ATOM_NS: &[u8] = b"http://www.w3.org/2005/Atom";
 
 /// Text kept per value; longer values are counted, not stored (every limit is far below).
 const MAX_VALUE_BYTES: usize = 16 * 1024;
-/// Images per page Google reads.
-const MAX_IMAGES: usize = 1_000;
-/// `<video:tag>`s per video Google reads.
-const MAX_VIDEO_TAGS: usize = 32;
 
 /// The namespace of an element, as far as sitemaps care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,41 +64,34 @@ enum Ns {
     Other,
 }
 
+/// The extensions whose children are rows of a field table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Table {
+    Image,
+    Video,
+    News,
+    /// Media RSS and its Dublin Core terms.
+    Media,
+}
+
 /// What an open element is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tag {
     Root,
     Channel,
     Entry,
-    Loc,
-    Lastmod,
-    Changefreq,
-    Priority,
-    RssLink,
-    PubDate,
-    AtomLink,
-    AtomUpdated,
+    /// A child of the entry in the root's namespace.
+    Core(Part),
     Image,
-    ImageLoc,
     Video,
-    V(VField),
     News,
     NewsPublication,
-    NewsName,
-    NewsLanguage,
-    NewsDate,
-    NewsTitle,
-    XhtmlLink,
-    MediaContent,
     MediaGroup,
-    MediaPlayer,
-    MediaTitle,
-    MediaDescription,
-    MediaThumbnail,
-    MediaRestriction,
-    MediaPrice,
-    DcValid,
-    DcType,
+    /// A row of an extension's table whose text is its value.
+    Value(Table, u8),
+    /// A row of an extension's table read from its attributes.
+    Attributes(Table, u8),
+    XhtmlLink,
     /// An element whose content is not read (unknown namespace, retired container, past the
     /// limit, markup inside a value…).
     Skip,
@@ -97,27 +100,19 @@ enum Tag {
 impl Tag {
     /// Elements whose text is their value.
     fn has_value(self) -> bool {
-        matches!(
-            self,
-            Tag::Loc
-                | Tag::Lastmod
-                | Tag::Changefreq
-                | Tag::Priority
-                | Tag::RssLink
-                | Tag::PubDate
-                | Tag::AtomUpdated
-                | Tag::ImageLoc
-                | Tag::V(_)
-                | Tag::NewsName
-                | Tag::NewsLanguage
-                | Tag::NewsDate
-                | Tag::NewsTitle
-                | Tag::MediaTitle
-                | Tag::MediaDescription
-                | Tag::MediaRestriction
-                | Tag::DcValid
-                | Tag::DcType
-        )
+        match self {
+            Tag::Core(p) => p.has_value(),
+            Tag::Value(..) => true,
+            _ => false,
+        }
+    }
+
+    /// The tag of a table row.
+    fn row<B: Fields>(table: Table, row: u8) -> Tag {
+        match B::FIELDS.get(usize::from(row)) {
+            Some(f) if f.has_value() => Tag::Value(table, row),
+            _ => Tag::Attributes(table, row),
+        }
     }
 }
 
@@ -168,29 +163,6 @@ impl Text {
     }
 }
 
-/// An entry being read.
-#[derive(Debug, Default)]
-struct EntryBuilder {
-    entry: Entry,
-    has_loc: bool,
-    /// `<loc>` was there but invalid (already reported).
-    loc_bad: bool,
-    seen_lastmod: bool,
-    seen_changefreq: bool,
-    seen_priority: bool,
-    /// Uploader `info` URLs to check against the page's domain once `<loc>` is known, by video.
-    uploader_info: Vec<(usize, Position)>,
-    mrss: Option<Mrss>,
-}
-
-/// News being read.
-#[derive(Debug, Default)]
-struct NewsBuilder {
-    at: Position,
-    news: News,
-    bad: bool,
-}
-
 /// The XML state machine.
 pub(crate) struct Xml<R: Read> {
     reader: NsReader<Input<R>>,
@@ -202,7 +174,7 @@ pub(crate) struct Xml<R: Read> {
     text: Text,
     entry: Option<EntryBuilder>,
     video: Option<VideoBuilder>,
-    image: Option<(Image, bool)>,
+    image: Option<ImageBuilder>,
     news: Option<NewsBuilder>,
     at_end: Position,
     /// Reported `unknown prefix` once per prefix.
@@ -288,7 +260,7 @@ impl<R: Read> Xml<R> {
 
     fn error(&mut self, sink: &mut Sink, e: XmlError) {
         let at = self.at_end;
-        sink.broken = true;
+        sink.set_broken();
         if self.reader.get_ref().stop().is_some() {
             // The input was cut (limit, broken gzip, read error): that is the diagnostic.
             return;
@@ -359,47 +331,9 @@ impl<R: Read> Xml<R> {
                 true
             }
             Event::GeneralRef(r) => {
-                if !self.collecting() {
-                    return true;
+                if self.collecting() {
+                    self.reference(sink, at, &r);
                 }
-                if r.is_char_ref() {
-                    match r.resolve_char_ref() {
-                        Ok(Some(c)) => self.text.push(c.encode_utf8(&mut [0; 4])),
-                        _ => {
-                            self.text.bad = true;
-                            sink.report(
-                                Code::UndefinedEntity,
-                                at,
-                                format!(
-                                    "&{}; is not a valid character reference: the value is not used",
-                                    &*r
-                                ),
-                            );
-                        }
-                    }
-                    return true;
-                }
-                let c = match r.as_bytes() {
-                    b"amp" => "&",
-                    b"lt" => "<",
-                    b"gt" => ">",
-                    b"apos" => "'",
-                    b"quot" => "\"",
-                    other => {
-                        self.text.bad = true;
-                        sink.report(
-                            Code::UndefinedEntity,
-                            at,
-                            format!(
-                                "&{}; is not one of XML's five entities; it is never expanded, \
-                                 and the value is not used",
-                                String::from_utf8_lossy(other)
-                            ),
-                        );
-                        return true;
-                    }
-                };
-                self.text.push(c);
                 true
             }
             Event::Decl(d) => {
@@ -433,28 +367,79 @@ impl<R: Read> Xml<R> {
             }
             Event::Comment(_) | Event::PI(_) => true,
             Event::Eof => {
-                self.at_end = self.reader.get_ref().position();
-                if self.reader.get_ref().stop().is_none() {
-                    sink.broken |= !self.stack.is_empty() || !self.root_seen;
-                    if let Some(open) = self.stack.last() {
-                        sink.report(
-                            Code::XmlTruncated,
-                            self.at_end,
-                            format!(
-                                "the file ends inside an element opened at line {}: it was cut short",
-                                open.at.line
-                            ),
-                        );
-                    } else if !self.root_seen {
-                        sink.report(
-                            Code::UnsupportedFormat,
-                            self.at_end,
-                            "an XML file without a root element",
-                        );
-                    }
-                }
+                self.eof(sink);
                 false
             }
+        }
+    }
+
+    /// An entity or character reference inside a value: the five XML entities and valid
+    /// character references are expanded; anything else makes the value unusable.
+    fn reference(&mut self, sink: &mut Sink, at: Position, r: &BytesRef<'_>) {
+        if r.is_char_ref() {
+            match r.resolve_char_ref() {
+                Ok(Some(c)) => self.text.push(c.encode_utf8(&mut [0; 4])),
+                _ => {
+                    self.text.bad = true;
+                    sink.report(
+                        Code::UndefinedEntity,
+                        at,
+                        format!(
+                            "&{}; is not a valid character reference: the value is not used",
+                            &**r
+                        ),
+                    );
+                }
+            }
+            return;
+        }
+        let c = match r.as_bytes() {
+            b"amp" => "&",
+            b"lt" => "<",
+            b"gt" => ">",
+            b"apos" => "'",
+            b"quot" => "\"",
+            other => {
+                self.text.bad = true;
+                sink.report(
+                    Code::UndefinedEntity,
+                    at,
+                    format!(
+                        "&{}; is not one of XML's five entities; it is never expanded, \
+                         and the value is not used",
+                        String::from_utf8_lossy(other)
+                    ),
+                );
+                return;
+            }
+        };
+        self.text.push(c);
+    }
+
+    /// The end of the input: an element left open, or no root element at all.
+    fn eof(&mut self, sink: &mut Sink) {
+        self.at_end = self.reader.get_ref().position();
+        if self.reader.get_ref().stop().is_some() {
+            return;
+        }
+        if !self.stack.is_empty() || !self.root_seen {
+            sink.set_broken();
+        }
+        if let Some(open) = self.stack.last() {
+            sink.report(
+                Code::XmlTruncated,
+                self.at_end,
+                format!(
+                    "the file ends inside an element opened at line {}: it was cut short",
+                    open.at.line
+                ),
+            );
+        } else if !self.root_seen {
+            sink.report(
+                Code::UnsupportedFormat,
+                self.at_end,
+                "an XML file without a root element",
+            );
         }
     }
 
@@ -492,11 +477,11 @@ impl<R: Read> Xml<R> {
                     )
                 };
                 sink.report(Code::UnsupportedFormat, at, what);
-                sink.broken = true;
+                sink.set_broken();
                 return false;
             }
         };
-        sink.format = Some(format);
+        sink.set_format(format);
         self.root_ns = ns.map(<[u8]>::to_vec);
         if format == Format::Rss {
             match attr(sink, at, e, b"version") {
@@ -592,7 +577,8 @@ impl<R: Read> Xml<R> {
     ) -> Tag {
         let local = e.local_name();
         let local = local.as_ref().as_bytes();
-        let format = sink.format;
+        let format = sink.format();
+        let urlset = format == Some(Format::UrlSet);
         let tag = match (parent, ns) {
             (Tag::Skip, _) => return Tag::Skip,
             (p, _) if p.has_value() => {
@@ -615,102 +601,52 @@ impl<R: Read> Xml<R> {
                 _ => return Tag::Skip,
             },
             (Tag::Channel, Ns::Primary) if local == b"item" => Tag::Entry,
-            (Tag::Entry, Ns::Primary) => match (format, local) {
-                (Some(Format::UrlSet | Format::Index), b"loc") => Tag::Loc,
-                (Some(Format::UrlSet | Format::Index), b"lastmod") => Tag::Lastmod,
-                (Some(Format::UrlSet), b"changefreq") => Tag::Changefreq,
-                (Some(Format::UrlSet), b"priority") => Tag::Priority,
-                (Some(Format::Rss), b"link") => Tag::RssLink,
-                (Some(Format::Rss), b"pubDate") => Tag::PubDate,
-                (Some(Format::Atom), b"link") => Tag::AtomLink,
-                (Some(Format::Atom), b"updated") => Tag::AtomUpdated,
-                (Some(Format::UrlSet | Format::Index), _) => Tag::Skip,
-                _ => return Tag::Skip,
+            (Tag::Entry, Ns::Primary) => match Part::of(format, local) {
+                Some(part) => Tag::Core(part),
+                None if matches!(format, Some(Format::UrlSet | Format::Index)) => Tag::Skip,
+                None => return Tag::Skip,
             },
-            (Tag::Entry, Ns::Image) if local == b"image" && format == Some(Format::UrlSet) => {
-                Tag::Image
-            }
-            (Tag::Image, Ns::Image) => match local {
-                b"loc" => Tag::ImageLoc,
-                b"caption" | b"title" | b"geo_location" | b"license" => {
-                    sink.report(
-                        Code::RetiredTag,
-                        at,
-                        format!(
-                            "<image:{}> was retired by Google in 2022: it is ignored",
-                            String::from_utf8_lossy(local)
-                        ),
-                    );
-                    return Tag::Skip;
+            (Tag::Entry, Ns::Image) if local == b"image" && urlset => Tag::Image,
+            (Tag::Image, Ns::Image) => match ImageBuilder::child(sink, at, local) {
+                Child::Row(row) => Tag::row::<ImageBuilder>(Table::Image, row),
+                Child::Retired => return Tag::Skip,
+                Child::Unknown => Tag::Skip,
+            },
+            (Tag::Entry, Ns::Video) if local == b"video" && urlset => Tag::Video,
+            (Tag::Video, Ns::Video) => match VideoBuilder::child(sink, at, local) {
+                Child::Row(row) => Tag::row::<VideoBuilder>(Table::Video, row),
+                Child::Retired => return Tag::Skip,
+                Child::Unknown => Tag::Skip,
+            },
+            (Tag::Entry, Ns::News) if local == b"news" && urlset => Tag::News,
+            (Tag::News, Ns::News) if local == b"publication" => Tag::NewsPublication,
+            (Tag::News | Tag::NewsPublication, Ns::News) => {
+                let in_publication = parent == Tag::NewsPublication;
+                match NewsBuilder::child(sink, at, in_publication, local) {
+                    Child::Row(row) => Tag::row::<NewsBuilder>(Table::News, row),
+                    Child::Retired => return Tag::Skip,
+                    Child::Unknown => Tag::Skip,
                 }
-                _ => Tag::Skip,
-            },
-            (Tag::Entry, Ns::Video) if local == b"video" && format == Some(Format::UrlSet) => {
-                Tag::Video
             }
-            (Tag::Video, Ns::Video) => match VField::from_name(local) {
-                Some(f) => Tag::V(f),
-                None if local == b"tvshow" || local == b"id" => {
-                    sink.report(
-                        Code::RetiredTag,
-                        at,
-                        format!(
-                            "<video:{}> was retired by Google: it is ignored",
-                            String::from_utf8_lossy(local)
-                        ),
-                    );
-                    return Tag::Skip;
-                }
-                None => Tag::Skip,
-            },
-            (Tag::Entry, Ns::News) if local == b"news" && format == Some(Format::UrlSet) => {
-                Tag::News
-            }
-            (Tag::News, Ns::News) => match local {
-                b"publication" => Tag::NewsPublication,
-                b"publication_date" => Tag::NewsDate,
-                b"title" => Tag::NewsTitle,
-                b"keywords" | b"stock_tickers" | b"genres" | b"access" => {
-                    sink.report(
-                        Code::RetiredTag,
-                        at,
-                        format!(
-                            "<news:{}> is no longer used by Google: it is ignored",
-                            String::from_utf8_lossy(local)
-                        ),
-                    );
-                    return Tag::Skip;
-                }
-                _ => Tag::Skip,
-            },
-            (Tag::NewsPublication, Ns::News) => match local {
-                b"name" => Tag::NewsName,
-                b"language" => Tag::NewsLanguage,
-                _ => Tag::Skip,
-            },
-            (Tag::Entry, Ns::Xhtml) if local == b"link" && format == Some(Format::UrlSet) => {
-                Tag::XhtmlLink
-            }
-            (Tag::Entry | Tag::MediaGroup | Tag::MediaContent, Ns::Media)
-                if format == Some(Format::Rss) =>
+            (Tag::Entry, Ns::Xhtml) if local == b"link" && urlset => Tag::XhtmlLink,
+            (Tag::Entry | Tag::MediaGroup | Tag::Attributes(Table::Media, _), Ns::Media)
+                if format == Some(Format::Rss) && Self::media_parent(parent) =>
             {
-                match local {
-                    b"content" => Tag::MediaContent,
-                    b"group" => Tag::MediaGroup,
-                    b"player" => Tag::MediaPlayer,
-                    b"title" => Tag::MediaTitle,
-                    b"description" => Tag::MediaDescription,
-                    b"thumbnail" => Tag::MediaThumbnail,
-                    b"restriction" => Tag::MediaRestriction,
-                    b"price" => Tag::MediaPrice,
-                    _ => return Tag::Skip,
+                if local == b"group" {
+                    Tag::MediaGroup
+                } else {
+                    match Mrss::field(true, local) {
+                        Some(row) => Tag::row::<Mrss>(Table::Media, row),
+                        None => return Tag::Skip,
+                    }
                 }
             }
-            (Tag::Entry, Ns::Dcterms) if format == Some(Format::Rss) => match local {
-                b"valid" => Tag::DcValid,
-                b"type" => Tag::DcType,
-                _ => return Tag::Skip,
-            },
+            (Tag::Entry, Ns::Dcterms) if format == Some(Format::Rss) => {
+                match Mrss::field(false, local) {
+                    Some(row) => Tag::row::<Mrss>(Table::Media, row),
+                    None => return Tag::Skip,
+                }
+            }
             // Other namespaces (PageMap, mobile, …) are extensions Google may read: not ours.
             (_, Ns::Other | Ns::Media | Ns::Dcterms | Ns::Xhtml) => return Tag::Skip,
             (_, Ns::Primary) if matches!(format, Some(Format::Rss | Format::Atom)) => {
@@ -728,133 +664,59 @@ impl<R: Read> Xml<R> {
         tag
     }
 
-    /// Start-tag work: entries and containers begin, attributes are read.
-    fn open(&mut self, sink: &mut Sink, at: Position, tag: Tag, e: &BytesStart<'_>) {
-        match tag {
-            Tag::Entry => {
-                self.entry = Some(EntryBuilder {
-                    entry: Entry {
-                        position: at,
-                        ..Entry::default()
-                    },
-                    ..EntryBuilder::default()
-                });
-            }
-            Tag::Image => {
-                if let Some(b) = &self.entry {
-                    if b.entry.images.len() == MAX_IMAGES {
-                        sink.report(
-                            Code::TooManyTags,
-                            at,
-                            format!(
-                                "more than {MAX_IMAGES} images for one page: the rest are not used"
-                            ),
-                        );
-                    }
-                }
-                self.image = Some((
-                    Image {
-                        loc: String::new(),
-                        position: at,
-                    },
-                    false,
-                ));
-            }
-            Tag::Video => {
-                self.video = Some(VideoBuilder {
-                    video: Video {
-                        position: at,
-                        ..Video::default()
-                    },
-                    ..VideoBuilder::default()
-                });
-            }
-            Tag::News => {
-                self.news = Some(NewsBuilder {
-                    at,
-                    ..NewsBuilder::default()
-                });
-            }
-            Tag::V(field) => self.open_video_field(sink, at, field, e),
-            Tag::AtomLink => {
-                let rel = attr(sink, at, e, b"rel");
-                if rel.as_deref().is_some_and(|r| r != "alternate") {
-                    return;
-                }
-                let Some(b) = self.entry.as_mut() else { return };
-                if b.has_loc {
-                    return;
-                }
-                match attr(sink, at, e, b"href") {
-                    Some(href) => {
-                        b.has_loc = true;
-                        if sink.check_url(&href, at) {
-                            b.entry.loc = href;
-                        } else {
-                            b.loc_bad = true;
-                        }
-                    }
-                    None => sink.missing_attribute(at, b"href", "<link> without href"),
-                }
-            }
-            Tag::XhtmlLink => self.alternate(sink, at, e),
-            Tag::MediaContent
-            | Tag::MediaPlayer
-            | Tag::MediaThumbnail
-            | Tag::MediaRestriction
-            | Tag::MediaPrice
-            | Tag::MediaTitle
-            | Tag::MediaDescription => self.open_media(sink, at, tag, e),
-            _ => {}
+    /// Media RSS elements sit in an item, a `<media:group>` or a `<media:content>`.
+    fn media_parent(parent: Tag) -> bool {
+        match parent {
+            Tag::Attributes(Table::Media, row) => Mrss::is_content(row),
+            _ => true,
         }
     }
 
-    fn alternate(&mut self, sink: &mut Sink, at: Position, e: &BytesStart<'_>) {
-        let rel = attr(sink, at, e, b"rel");
-        let hreflang = attr(sink, at, e, b"hreflang");
-        let href = attr(sink, at, e, b"href");
-        let mut ok = true;
-        match rel.as_deref() {
-            Some("alternate") => {}
-            Some(other) => {
-                ok = false;
-                sink.report(
-                    Code::InvalidAttributeValue,
-                    at,
-                    format!("<xhtml:link rel={}>: must be \"alternate\"", quote(other)),
-                );
+    /// Start-tag work: entries and containers begin, attributes are read.
+    fn open(&mut self, sink: &mut Sink, at: Position, tag: Tag, e: &BytesStart<'_>) {
+        match tag {
+            Tag::Entry => self.entry = Some(EntryBuilder::new(at)),
+            Tag::Image => {
+                let images = self.entry.as_ref().map_or(0, EntryBuilder::images);
+                self.image = Some(ImageBuilder::new(sink, at, images));
             }
-            None => {
-                ok = false;
-                sink.missing_attribute(at, b"rel", "<xhtml:link> without rel=\"alternate\"");
+            Tag::Video => self.video = Some(VideoBuilder::new(at)),
+            Tag::News => self.news = Some(NewsBuilder::new(at)),
+            Tag::Core(Part::AtomLink) => {
+                if let Some(b) = self.entry.as_mut() {
+                    b.atom_link(sink, at, e);
+                }
             }
-        }
-        match hreflang.as_deref() {
-            Some(l) if value::is_language_tag(l) => {}
-            Some(l) => {
-                ok = false;
-                sink.report(
-                    Code::InvalidAttributeValue,
-                    at,
-                    format!("hreflang={}: not a language code or x-default", quote(l)),
-                );
+            Tag::XhtmlLink => {
+                let alternate = xhtml::alternate(sink, at, e);
+                if let (Some(b), Some(a)) = (self.entry.as_mut(), alternate) {
+                    b.add_alternate(a);
+                }
             }
-            None => {
-                ok = false;
-                sink.missing_attribute(at, b"hreflang", "<xhtml:link> without hreflang");
-            }
-        }
-        match href.as_deref() {
-            Some(h) => ok &= sink.check_url(h, at),
-            None => {
-                ok = false;
-                sink.missing_attribute(at, b"href", "<xhtml:link> without href");
-            }
-        }
-        if let (true, Some(b), Some(hreflang), Some(href)) =
-            (ok, self.entry.as_mut(), hreflang, href)
-        {
-            b.entry.alternates.push(Alternate { hreflang, href });
+            Tag::Value(table, row) | Tag::Attributes(table, row) => match table {
+                Table::Image => {
+                    if let Some(b) = self.image.as_mut() {
+                        rules::open(b, sink, at, row, e);
+                    }
+                }
+                Table::Video => {
+                    if let Some(b) = self.video.as_mut() {
+                        rules::open(b, sink, at, row, e);
+                    }
+                }
+                Table::News => {
+                    if let Some(b) = self.news.as_mut() {
+                        rules::open(b, sink, at, row, e);
+                    }
+                }
+                Table::Media => {
+                    let slot = self.entry.as_mut().map(|b| &mut b.mrss);
+                    if let Some(m) = slot.and_then(|s| Mrss::for_row(s, row, at)) {
+                        rules::open(m, sink, at, row, e);
+                    }
+                }
+            },
+            _ => {}
         }
     }
 
@@ -871,384 +733,63 @@ impl<R: Read> Xml<R> {
             return;
         }
         match frame.tag {
-            Tag::Entry => self.finish_entry(sink),
+            Tag::Entry => {
+                if let Some(b) = self.entry.take() {
+                    b.finish(sink);
+                }
+            }
             Tag::Image => {
-                let Some((image, bad)) = self.image.take() else {
-                    return;
-                };
-                if image.loc.is_empty() {
-                    if !bad {
-                        sink.report(Code::MissingTag, at, "<image:image> without <image:loc>");
-                    }
-                    return;
-                }
-                if let Some(b) = self.entry.as_mut() {
-                    if b.entry.images.len() < MAX_IMAGES {
-                        b.entry.images.push(image);
-                    }
+                let image = self.image.take().and_then(|b| b.finish(sink));
+                if let (Some(b), Some(image)) = (self.entry.as_mut(), image) {
+                    b.add_image(image, MAX_IMAGES);
                 }
             }
-            Tag::Video => self.finish_video(sink, at),
-            Tag::News => self.finish_news(sink),
+            Tag::Video => {
+                let video = self.video.take().and_then(|b| b.finish(sink, at));
+                if let (Some(b), Some((video, uploader_at))) = (self.entry.as_mut(), video) {
+                    b.add_video(video, uploader_at);
+                }
+            }
+            Tag::News => {
+                let news = self.news.take().and_then(|b| b.finish(sink));
+                if let (Some(b), Some(news)) = (self.entry.as_mut(), news) {
+                    b.set_news(news);
+                }
+            }
             _ => {}
         }
     }
 
-    /// A value's element ended: check it and store it.
+    /// A value's element ended: its owner checks it and stores it.
     fn value(&mut self, sink: &mut Sink, at: Position, tag: Tag, text: &Text) {
-        if text.bad {
-            self.value_bad(tag);
-            return;
-        }
-        let (v, cut) = text.value();
-        if let Tag::V(field) = tag {
-            self.video_value(sink, at, field, v, cut);
-            return;
-        }
         match tag {
-            Tag::Loc | Tag::RssLink => {
-                let Some(b) = self.entry.as_mut() else { return };
-                if b.has_loc {
-                    sink.report(
-                        Code::DuplicateTag,
-                        at,
-                        "a second URL for this entry: only the first is used",
-                    );
-                    return;
-                }
-                b.has_loc = true;
-                if let Some(loc) = url_value(sink, at, v, cut) {
-                    b.entry.loc = loc;
-                } else {
-                    b.loc_bad = true;
-                }
-            }
-            Tag::Lastmod | Tag::AtomUpdated | Tag::PubDate => {
-                let Some(b) = self.entry.as_mut() else { return };
-                if b.seen_lastmod {
-                    sink.report(
-                        Code::DuplicateTag,
-                        at,
-                        "a second date for this entry: only the first is used",
-                    );
-                    return;
-                }
-                b.seen_lastmod = true;
-                // RSS dates are RFC 822, not W3C; they are kept as written.
-                if tag != Tag::PubDate && !value::is_w3c_datetime(v) {
-                    sink.report(Code::InvalidDate, at, date_message(v));
-                    return;
-                }
-                b.entry.lastmod = Some(v.to_owned());
-            }
-            Tag::Changefreq | Tag::Priority => {
-                let (slot, name, valid) = if tag == Tag::Changefreq {
-                    (0, "changefreq", value::is_changefreq(v))
-                } else {
-                    (1, "priority", value::is_priority(v))
-                };
-                if !sink.reported_ignored[slot] {
-                    sink.reported_ignored[slot] = true;
-                    sink.report(
-                        Code::IgnoredTag,
-                        at,
-                        format!("Google ignores <{name}> (reported once per file)"),
-                    );
-                }
-                let Some(b) = self.entry.as_mut() else { return };
-                let seen = if tag == Tag::Changefreq {
-                    &mut b.seen_changefreq
-                } else {
-                    &mut b.seen_priority
-                };
-                if std::mem::replace(seen, true) {
-                    sink.report(
-                        Code::DuplicateTag,
-                        at,
-                        format!("a second <{name}>: only the first is used"),
-                    );
-                    return;
-                }
-                if !valid {
-                    let expected = if tag == Tag::Changefreq {
-                        "always, hourly, daily, weekly, monthly, yearly or never"
-                    } else {
-                        "a number from 0.0 to 1.0"
-                    };
-                    sink.report(
-                        Code::InvalidTagValue,
-                        at,
-                        format!("<{name}>{}: must be {expected}", quote(v)),
-                    );
-                    return;
-                }
-                if tag == Tag::Changefreq {
-                    b.entry.changefreq = Some(v.to_owned());
-                } else {
-                    b.entry.priority = Some(v.to_owned());
-                }
-            }
-            Tag::ImageLoc => {
-                let Some((image, bad)) = self.image.as_mut() else {
-                    return;
-                };
-                if !image.loc.is_empty() || *bad {
-                    sink.report(
-                        Code::DuplicateTag,
-                        at,
-                        "a second <image:loc>: only the first is used",
-                    );
-                    return;
-                }
-                match url_value(sink, at, v, cut) {
-                    Some(u) => image.loc = u,
-                    None => *bad = true,
-                }
-            }
-            Tag::NewsName | Tag::NewsLanguage | Tag::NewsDate | Tag::NewsTitle => {
-                let Some(n) = self.news.as_mut() else { return };
-                match tag {
-                    Tag::NewsLanguage if !value::is_language_tag(v) => {
-                        n.bad = true;
-                        sink.report(
-                            Code::InvalidTagValue,
-                            at,
-                            format!("<news:language>{}: not an ISO 639 language code", quote(v)),
-                        );
-                    }
-                    Tag::NewsDate if !value::is_w3c_datetime(v) => {
-                        n.bad = true;
-                        sink.report(Code::InvalidDate, at, date_message(v));
-                    }
-                    _ => {}
-                }
-                let slot = match tag {
-                    Tag::NewsName => &mut n.news.publication_name,
-                    Tag::NewsLanguage => &mut n.news.publication_language,
-                    Tag::NewsDate => &mut n.news.publication_date,
-                    _ => &mut n.news.title,
-                };
-                if slot.is_empty() {
-                    *slot = v.to_owned();
-                }
-            }
-            Tag::MediaTitle | Tag::MediaDescription => {
-                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else {
-                    return;
-                };
-                let (limit, name, slot) = if tag == Tag::MediaTitle {
-                    (100, "media:title", &mut m.title)
-                } else {
-                    (2_048, "media:description", &mut m.description)
-                };
-                if slot.is_some() {
-                    return;
-                }
-                if let Some(n) = over(v, cut, text, limit) {
-                    m.required_bad = true;
-                    sink.report(
-                        Code::ValueTooLong,
-                        at,
-                        format!("<{name}> has {n} characters; at most {limit} are allowed"),
-                    );
-                    return;
-                }
-                *slot = Some(v.to_owned());
-            }
-            Tag::MediaRestriction => {
-                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else {
-                    return;
-                };
-                let pending = std::mem::take(&mut m.pending);
-                if let Some(r) = restriction_values(sink, at, "media:restriction", pending, v, true)
-                {
-                    if m.restriction.is_some() {
-                        sink.report(
-                            Code::DuplicateTag,
-                            at,
-                            "a second <media:restriction>: only the first is used",
-                        );
-                    } else {
-                        m.restriction = Some(r);
-                    }
-                }
-            }
-            Tag::DcValid => {
-                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else {
-                    return;
-                };
-                for part in v.split(';') {
-                    let Some((key, val)) = part.split_once('=') else {
-                        continue;
-                    };
-                    let (key, val) = (key.trim(), val.trim());
-                    let slot = match key {
-                        "start" => &mut m.start,
-                        "end" => &mut m.end,
-                        _ => continue,
-                    };
-                    if value::is_w3c_datetime(val) {
-                        *slot = Some(val.to_owned());
-                    } else {
-                        sink.report(Code::InvalidDate, at, date_message(val));
-                    }
-                }
-            }
-            Tag::DcType => {
-                let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) else {
-                    return;
-                };
-                if v == "live-video" {
-                    m.live = Some(true);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// A value with a bad reference or bytes (already reported): mark its owner.
-    fn value_bad(&mut self, tag: Tag) {
-        match tag {
-            Tag::Loc | Tag::RssLink => {
+            Tag::Core(part) => {
                 if let Some(b) = self.entry.as_mut() {
-                    if !b.has_loc {
-                        b.has_loc = true;
-                        b.loc_bad = true;
-                    }
+                    b.value(sink, at, part, text);
                 }
             }
-            Tag::ImageLoc => {
-                if let Some((_, bad)) = self.image.as_mut() {
-                    *bad = true;
+            Tag::Value(Table::Image, row) => {
+                if let Some(b) = self.image.as_mut() {
+                    rules::value(b, sink, at, row, text);
                 }
             }
-            Tag::V(f) => {
-                if let Some(v) = self.video.as_mut() {
-                    v.seen |= 1 << f as u32;
-                    if matches!(
-                        f,
-                        VField::Thumbnail
-                            | VField::Title
-                            | VField::Description
-                            | VField::Content
-                            | VField::Player
-                    ) {
-                        v.required_bad = true;
-                    }
+            Tag::Value(Table::Video, row) => {
+                if let Some(b) = self.video.as_mut() {
+                    rules::value(b, sink, at, row, text);
                 }
             }
-            Tag::NewsName | Tag::NewsLanguage | Tag::NewsDate | Tag::NewsTitle => {
-                if let Some(n) = self.news.as_mut() {
-                    n.bad = true;
+            Tag::Value(Table::News, row) => {
+                if let Some(b) = self.news.as_mut() {
+                    rules::value(b, sink, at, row, text);
                 }
             }
-            Tag::MediaTitle | Tag::MediaDescription => {
+            Tag::Value(Table::Media, row) => {
                 if let Some(m) = self.entry.as_mut().and_then(|b| b.mrss.as_mut()) {
-                    m.required_bad = true;
+                    rules::value(m, sink, at, row, text);
                 }
             }
             _ => {}
         }
-    }
-
-    fn finish_news(&mut self, sink: &mut Sink) {
-        let Some(n) = self.news.take() else { return };
-        if n.bad {
-            return;
-        }
-        let mut missing = Vec::new();
-        if n.news.publication_name.is_empty() {
-            missing.push("<news:name>");
-        }
-        if n.news.publication_language.is_empty() {
-            missing.push("<news:language>");
-        }
-        if n.news.publication_date.is_empty() {
-            missing.push("<news:publication_date>");
-        }
-        if n.news.title.is_empty() {
-            missing.push("<news:title>");
-        }
-        if !missing.is_empty() {
-            sink.report(
-                Code::MissingTag,
-                n.at,
-                format!("<news:news> without {}: it is not used", missing.join(", ")),
-            );
-            return;
-        }
-        if let Some(e) = self.entry.as_mut() {
-            e.entry.news = Some(n.news);
-        }
-    }
-
-    fn finish_entry(&mut self, sink: &mut Sink) {
-        let Some(mut b) = self.entry.take() else {
-            return;
-        };
-        let format = sink.format;
-        let at = b.entry.position;
-        if b.entry.loc.is_empty() {
-            if !b.loc_bad {
-                let what = match format {
-                    Some(Format::Rss) => "<item> without <link>",
-                    Some(Format::Atom) => "<entry> without <link href>",
-                    Some(Format::Index) => "<sitemap> without <loc>",
-                    _ => "<url> without <loc>",
-                };
-                sink.report(
-                    Code::MissingTag,
-                    at,
-                    format!("{what}: the entry is not used"),
-                );
-            }
-            return;
-        }
-        if let Some(m) = b.mrss.take() {
-            if let Some(v) = mrss_video(sink, m) {
-                b.entry.videos.push(v);
-            }
-        }
-        let loc = b.entry.loc.clone();
-        // Checks that need the page URL, which may come after the video in the file.
-        for (i, at) in b.uploader_info.drain(..) {
-            if let Some(u) = b.entry.videos.get_mut(i).and_then(|v| v.uploader.as_mut()) {
-                if let Some(info) = u.info.as_deref() {
-                    if !value::same_domain(&loc, info) {
-                        sink.report(
-                            Code::UploaderInfoDomain,
-                            at,
-                            format!(
-                                "<video:uploader info={}> is not in the domain of the page {}",
-                                quote(info),
-                                quote(&loc)
-                            ),
-                        );
-                        u.info = None;
-                    }
-                }
-            }
-        }
-        b.entry.videos.retain_mut(|v| {
-            for (name, slot) in [
-                ("content_loc", &mut v.content_loc),
-                ("player_loc", &mut v.player_loc),
-            ] {
-                if slot.as_deref() == Some(loc.as_str()) {
-                    sink.report(
-                        Code::VideoUrlSameAsPage,
-                        v.position,
-                        format!(
-                            "the video's {name} is the page's own URL {}: it is not used",
-                            quote(&loc)
-                        ),
-                    );
-                    *slot = None;
-                }
-            }
-            v.content_loc.is_some() || v.player_loc.is_some()
-        });
-        sink.finish_entry(b.entry);
     }
 }
 
@@ -1269,14 +810,7 @@ fn url_value(sink: &mut Sink, at: Position, v: &str, cut: bool) -> Option<String
     sink.check_url(v, at).then(|| v.to_owned())
 }
 
-/// `Some(length)` when `v` is longer than `limit` characters.
-fn over(v: &str, cut: bool, text: &Text, limit: usize) -> Option<usize> {
-    if cut {
-        return Some(v.chars().count() + text.dropped);
-    }
-    value::chars_over(v, limit)
-}
-
+/// The message of an invalid W3C Datetime.
 fn date_message(v: &str) -> String {
     format!(
         "{}: not a W3C Datetime (YYYY-MM-DD, or YYYY-MM-DDThh:mm[:ss[.s]] with Z or ±hh:mm)",
@@ -1302,7 +836,7 @@ fn attr(sink: &mut Sink, at: Position, e: &BytesStart<'_>, name: &'static [u8]) 
                         ),
                     );
                     // Reported once: not again as missing.
-                    sink.unusable_attribute = Some((at.offset, name));
+                    sink.set_unusable_attribute(at, name);
                     None
                 }
             };
