@@ -12,6 +12,7 @@
 // Without the `fetch` feature the records of the fetching commands are never built.
 #![cfg_attr(not(feature = "fetch"), allow(dead_code))]
 
+use crawlgate::sitemap;
 use serde::Serialize;
 
 /// One line of `--json` output.
@@ -348,81 +349,12 @@ pub struct Entry<'a> {
     pub lastmod: Option<&'a str>,
     pub changefreq: Option<&'a str>,
     pub priority: Option<&'a str>,
-    pub images: Vec<Image<'a>>,
-    pub videos: Vec<Video<'a>>,
-    pub news: Option<News<'a>>,
-    pub alternates: Vec<Alternate<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Image<'a> {
-    pub loc: &'a str,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Video<'a> {
-    pub thumbnail_loc: &'a str,
-    pub title: &'a str,
-    pub description: &'a str,
-    pub content_loc: Option<&'a str>,
-    pub player_loc: Option<&'a str>,
-    pub duration: Option<u32>,
-    pub expiration_date: Option<&'a str>,
-    pub rating: Option<f32>,
-    pub view_count: Option<u64>,
-    pub publication_date: Option<&'a str>,
-    pub family_friendly: Option<bool>,
-    pub restriction: Option<Restriction<'a>>,
-    pub platform: Option<Platform<'a>>,
-    pub requires_subscription: Option<bool>,
-    pub uploader: Option<Uploader<'a>>,
-    pub live: Option<bool>,
-    pub tags: &'a [String],
-    pub category: Option<&'a str>,
-    pub prices: Vec<Price<'a>>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Restriction<'a> {
-    /// `allow` or `deny`.
-    pub relationship: &'static str,
-    pub countries: &'a [String],
-}
-
-#[derive(Debug, Serialize)]
-pub struct Platform<'a> {
-    /// `allow` or `deny`.
-    pub relationship: &'static str,
-    pub platforms: &'a [String],
-}
-
-#[derive(Debug, Serialize)]
-pub struct Uploader<'a> {
-    pub name: &'a str,
-    pub info: Option<&'a str>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Price<'a> {
-    pub amount: &'a str,
-    pub currency: Option<&'a str>,
-    #[serde(rename = "type")]
-    pub kind: Option<&'a str>,
-    pub resolution: Option<&'a str>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct News<'a> {
-    pub publication_name: &'a str,
-    pub publication_language: &'a str,
-    pub publication_date: &'a str,
-    pub title: &'a str,
-}
-
-#[derive(Debug, Serialize)]
-pub struct Alternate<'a> {
-    pub hreflang: &'a str,
-    pub href: &'a str,
+    // The extensions as the library writes them (its `serde` feature): a field added there
+    // is in this record too.
+    pub images: &'a [sitemap::Image],
+    pub videos: &'a [sitemap::Video],
+    pub news: Option<&'a sitemap::News>,
+    pub alternates: &'a [sitemap::Alternate],
 }
 
 /// `sitemap discover`: the robots.txt the walk started from.

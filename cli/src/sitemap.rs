@@ -310,49 +310,6 @@ pub fn urls(args: &SitemapUrlsArgs, out: &mut Out) -> anyhow::Result<Status> {
 
 /// Everything about an entry, for `urls --json`.
 fn entry_record<'a>(name: &'a str, e: &'a Entry) -> schema::Entry<'a> {
-    let videos = e
-        .videos
-        .iter()
-        .map(|v| schema::Video {
-            thumbnail_loc: &v.thumbnail_loc,
-            title: &v.title,
-            description: &v.description,
-            content_loc: v.content_loc.as_deref(),
-            player_loc: v.player_loc.as_deref(),
-            duration: v.duration,
-            expiration_date: v.expiration_date.as_deref(),
-            rating: v.rating,
-            view_count: v.view_count,
-            publication_date: v.publication_date.as_deref(),
-            family_friendly: v.family_friendly,
-            restriction: v.restriction.as_ref().map(|r| schema::Restriction {
-                relationship: relationship(r.relationship),
-                countries: &r.values,
-            }),
-            platform: v.platform.as_ref().map(|r| schema::Platform {
-                relationship: relationship(r.relationship),
-                platforms: &r.values,
-            }),
-            requires_subscription: v.requires_subscription,
-            uploader: v.uploader.as_ref().map(|u| schema::Uploader {
-                name: &u.name,
-                info: u.info.as_deref(),
-            }),
-            live: v.live,
-            tags: &v.tags,
-            category: v.category.as_deref(),
-            prices: v
-                .prices
-                .iter()
-                .map(|p| schema::Price {
-                    amount: &p.amount,
-                    currency: p.currency.as_deref(),
-                    kind: p.kind.as_deref(),
-                    resolution: p.resolution.as_deref(),
-                })
-                .collect(),
-        })
-        .collect();
     schema::Entry {
         path: name,
         line: e.position.line,
@@ -361,33 +318,10 @@ fn entry_record<'a>(name: &'a str, e: &'a Entry) -> schema::Entry<'a> {
         lastmod: e.lastmod.as_deref(),
         changefreq: e.changefreq.as_deref(),
         priority: e.priority.as_deref(),
-        images: e
-            .images
-            .iter()
-            .map(|i| schema::Image { loc: &i.loc })
-            .collect(),
-        videos,
-        news: e.news.as_ref().map(|n| schema::News {
-            publication_name: &n.publication_name,
-            publication_language: &n.publication_language,
-            publication_date: &n.publication_date,
-            title: &n.title,
-        }),
-        alternates: e
-            .alternates
-            .iter()
-            .map(|a| schema::Alternate {
-                hreflang: &a.hreflang,
-                href: &a.href,
-            })
-            .collect(),
-    }
-}
-
-fn relationship(r: crawlgate::sitemap::Relationship) -> &'static str {
-    match r {
-        crawlgate::sitemap::Relationship::Allow => "allow",
-        crawlgate::sitemap::Relationship::Deny => "deny",
+        images: &e.images,
+        videos: &e.videos,
+        news: e.news.as_ref(),
+        alternates: &e.alternates,
     }
 }
 

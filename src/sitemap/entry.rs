@@ -88,15 +88,22 @@ impl Entry {
 
 /// `<image:image>`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Image {
     /// `<image:loc>`.
     pub loc: String,
     /// Where `<image:image>` starts.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub position: Position,
 }
 
 /// `allow` or `deny`, the `relationship` of a restriction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize),
+    serde(rename_all = "lowercase")
+)]
 pub enum Relationship {
     /// Only the listed values.
     Allow,
@@ -115,6 +122,7 @@ pub struct Restriction {
 
 /// `<video:uploader>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Uploader {
     /// The name.
     pub name: String,
@@ -124,12 +132,14 @@ pub struct Uploader {
 
 /// `<video:price>` (retired by Google) or `<media:price>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Price {
     /// The amount, as written (may be empty in Media RSS).
     pub amount: String,
     /// ISO 4217 `currency`.
     pub currency: Option<String>,
     /// `type`: `rent`/`own` (video), `rent`/`purchase`/`package`/`subscription` (Media RSS).
+    #[cfg_attr(feature = "serde", serde(rename = "type"))]
     pub kind: Option<String>,
     /// `resolution`: `hd`/`sd`.
     pub resolution: Option<String>,
@@ -137,8 +147,10 @@ pub struct Price {
 
 /// `<video:video>`, or the video of a Media RSS `<item>`.
 #[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Video {
     /// Where the video's element starts.
+    #[cfg_attr(feature = "serde", serde(skip))]
     pub position: Position,
     /// `<video:thumbnail_loc>` / `<media:thumbnail url>` (required).
     pub thumbnail_loc: String,
@@ -163,8 +175,10 @@ pub struct Video {
     /// `<video:family_friendly>`.
     pub family_friendly: Option<bool>,
     /// `<video:restriction>` / `<media:restriction type="country">`.
+    #[cfg_attr(feature = "serde", serde(serialize_with = "json::countries"))]
     pub restriction: Option<Restriction>,
     /// `<video:platform>`.
+    #[cfg_attr(feature = "serde", serde(serialize_with = "json::platforms"))]
     pub platform: Option<Restriction>,
     /// `<video:requires_subscription>`.
     pub requires_subscription: Option<bool>,
@@ -182,6 +196,7 @@ pub struct Video {
 
 /// `<news:news>`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct News {
     /// `<news:publication><news:name>`.
     pub publication_name: String,
@@ -195,9 +210,96 @@ pub struct News {
 
 /// `<xhtml:link rel="alternate" hreflang="…" href="…"/>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Alternate {
     /// `hreflang`: a language(-region) code or `x-default`.
     pub hreflang: String,
     /// `href`: an absolute URL.
     pub href: String,
+}
+
+/// The extensions as JSON (feature `serde`): what `crawlgate sitemap urls --json` writes for an
+/// entry, so that a field added here reaches the JSON with no second list to keep in step.
+/// Positions are left out (the entry's record carries its line and column).
+#[cfg(feature = "serde")]
+mod json {
+    use super::{Relationship, Restriction};
+    use serde::{Serialize, Serializer};
+
+    /// A restriction names what its values are: countries or platforms.
+    #[derive(Serialize)]
+    struct Named<'a> {
+        relationship: Relationship,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        countries: Option<&'a [String]>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        platforms: Option<&'a [String]>,
+    }
+
+    pub(super) fn countries<S: Serializer>(
+        r: &Option<Restriction>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        r.as_ref()
+            .map(|r| Named {
+                relationship: r.relationship,
+                countries: Some(&r.values),
+                platforms: None,
+            })
+            .serialize(s)
+    }
+
+    pub(super) fn platforms<S: Serializer>(
+        r: &Option<Restriction>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        r.as_ref()
+            .map(|r| Named {
+                relationship: r.relationship,
+                countries: None,
+                platforms: Some(&r.values),
+            })
+            .serialize(s)
+    }
+}
+
+#[cfg(all(test, feature = "serde"))]
+mod tests {
+    use super::*;
+
+    /// The names scripts read: `countries` and `platforms` for the two restrictions, `type` for
+    /// a price's kind, no position.
+    #[test]
+    fn video_json_names_its_restrictions_and_price_type() {
+        let video = Video {
+            thumbnail_loc: "https://e.example/t.jpg".into(),
+            restriction: Some(Restriction {
+                relationship: Relationship::Deny,
+                values: vec!["FR".into()],
+            }),
+            platform: Some(Restriction {
+                relationship: Relationship::Allow,
+                values: vec!["tv".into()],
+            }),
+            prices: vec![Price {
+                amount: "2.5".into(),
+                currency: Some("USD".into()),
+                kind: Some("rent".into()),
+                resolution: None,
+            }],
+            ..Video::default()
+        };
+        let json = serde_json::to_value(&video).expect("serialize");
+        assert_eq!(json.get("position"), None);
+        assert_eq!(
+            json["restriction"],
+            serde_json::json!({ "relationship": "deny", "countries": ["FR"] })
+        );
+        assert_eq!(
+            json["platform"],
+            serde_json::json!({ "relationship": "allow", "platforms": ["tv"] })
+        );
+        assert_eq!(json["prices"][0]["type"], "rent");
+        assert_eq!(json["uploader"], serde_json::Value::Null);
+    }
 }
