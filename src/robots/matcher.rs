@@ -401,13 +401,17 @@ impl<'a> AgentRules<'a> {
         let (canon, mask) = pattern::canonical_path(path, robots.mode);
         let canon: &[u8] = &canon;
         let arena = robots.texts.as_bytes();
+        // The prefilter first: slicing the arena (a bounds check that may panic) is not
+        // moved past it by the compiler.
         let matches = |s: &Slot| {
             let p = &s.pattern;
-            p.matches(
-                &arena[p.start as usize..(p.start + p.len) as usize],
-                canon,
-                mask,
-            )
+            p.may_match(canon, mask)
+                && pattern::matches(
+                    &arena[p.start as usize..(p.start + p.len) as usize],
+                    p.anchored,
+                    p.wildcard,
+                    canon,
+                )
         };
         let hit = match self.prefixes {
             Some(lazy) if self.slots.len() > INDEX_ABOVE => {

@@ -172,13 +172,22 @@ pub(crate) fn byte_mask(bytes: &[u8]) -> u64 {
 /// [`byte_mask`]. Borrowed when nothing needs to change, which is the common case.
 pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
     let bytes = path.as_bytes();
+    // Eight bytes per step, OR-ing the classes (KEEP is 0) rather than comparing each: this
+    // scan is a third of a check.
     let mut mask = 0u64;
-    let mut dirty = false;
-    for &b in bytes {
-        mask |= 1 << (b & 63);
-        dirty |= CLASS[b as usize] != KEEP;
+    let mut dirty = 0u8;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        for &b in chunk {
+            mask |= 1 << (b & 63);
+            dirty |= CLASS[b as usize];
+        }
     }
-    if mode == Mode::Google || !dirty {
+    for &b in chunks.remainder() {
+        mask |= 1 << (b & 63);
+        dirty |= CLASS[b as usize];
+    }
+    if mode == Mode::Google || dirty == KEEP {
         return (Cow::Borrowed(bytes), mask);
     }
     let mut out = Vec::with_capacity(bytes.len() + 8);
