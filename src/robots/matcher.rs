@@ -378,7 +378,7 @@ impl<'a> AgentRules<'a> {
     pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + '_ {
         self.slots
             .iter()
-            .map(|s| self.robots.rule_ref(&self.robots.rules[s.rule as usize]))
+            .map(|s| self.robots.rule_ref(s.rule as usize))
     }
 
     /// Decides for `url`: an absolute URL, a scheme-relative `//host/…` URL, or a path (with
@@ -475,7 +475,7 @@ impl<'a> AgentRules<'a> {
             return Decision {
                 allowed: robots.rules[s.rule as usize].kind == RuleKind::Allow,
                 group: self.group,
-                reason: Reason::Rule(robots.rule_ref(&robots.rules[s.rule as usize])),
+                reason: Reason::Rule(robots.rule_ref(s.rule as usize)),
             };
         }
         Decision {
