@@ -196,6 +196,10 @@ pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
     (Cow::Owned(out), mask)
 }
 
+/// `Compiled::stars` of a text with this many `*` or more: its minimum length is then taken
+/// as 0, a weaker prefilter that is still right.
+const STARS_UNKNOWN: u16 = u16::MAX;
+
 /// A compiled pattern: its canonical text lives in the owner's text arena.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Compiled {
@@ -206,12 +210,13 @@ pub(crate) struct Compiled {
     pub anchored: bool,
     /// The canonical text holds at least one `*`.
     pub wildcard: bool,
+    /// How many `*` the text holds, [`STARS_UNKNOWN`] from that many on: with `len`, how many
+    /// literal bytes a matching path has at least ([`Compiled::min_len`]). Kept in what was
+    /// padding after the flags, so that a matcher slot (this and a rule index) is 28 bytes.
+    stars: u16,
     /// [`byte_mask`] of the literal bytes (the text without `*`), low and high halves: two
-    /// `u32`s keep the struct 4-aligned, so that a matcher slot (this and a rule index) is 32
-    /// bytes rather than 40.
+    /// `u32`s keep the struct 4-aligned, so that a matcher slot is 28 bytes rather than 32.
     need: [u32; 2],
-    /// How many literal bytes a matching path has at least.
-    pub min_len: u32,
     /// How specific the pattern is: its octets, `*` and the final `$` included. In
     /// `Mode::Google` these are the octets of the escaped pattern, as google/robotstxt counts
     /// them. In `Mode::Rfc` an ASCII character counts one octet however it is written (`%2A`
@@ -314,7 +319,7 @@ pub(crate) fn compile(
         anchored,
         wildcard: stars > 0,
         need: [need as u32, (need >> 32) as u32],
-        min_len: (text.len() - stars) as u32,
+        stars: u16::try_from(stars).unwrap_or(STARS_UNKNOWN),
         priority: (octets + usize::from(anchored)) as u32,
     };
     (compiled, dollar)
@@ -332,7 +337,18 @@ impl Compiled {
     /// pattern's literal bytes or is shorter than its literal bytes.
     #[inline]
     pub(crate) fn may_match(&self, path: &[u8], mask: u64) -> bool {
-        self.need() & !mask == 0 && self.min_len as usize <= path.len()
+        self.need() & !mask == 0 && self.min_len() as usize <= path.len()
+    }
+
+    /// How many literal bytes a matching path has at least (0 when the stars were too many to
+    /// count: see [`STARS_UNKNOWN`]).
+    #[inline]
+    pub(crate) fn min_len(&self) -> u32 {
+        let stars = match self.stars {
+            STARS_UNKNOWN => self.len,
+            n => u32::from(n),
+        };
+        self.len - stars
     }
 
     /// [`byte_mask`] of the literal bytes (the text without `*`).
