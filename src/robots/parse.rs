@@ -553,16 +553,16 @@ impl<'a> Builder<'a> {
         }
         self.rules.push(Rule {
             kind,
-            line: n,
-            text: text_start..text_end,
-            value: value_range,
             index_html: false,
+            line: n,
+            text_start,
+            value: value_range,
         });
         self.compiled.push(compiled);
         self.rule_spans
             .push(self.span(key).start..self.span(value).end);
         if self.mode == Mode::Google && kind == RuleKind::Allow {
-            self.google_index_html(n, value, text_start..text_end);
+            self.google_index_html(n, value, text_start);
         }
         if let Some(group) = self.groups.last_mut() {
             group.rules.end = self.rules.len();
@@ -570,7 +570,9 @@ impl<'a> Builder<'a> {
     }
 
     /// google/robotstxt: `Allow: /dir/index.htm…` also allows `/dir/$`.
-    fn google_index_html(&mut self, n: u32, value: &[u8], text: std::ops::Range<u32>) {
+    /// The derived rule follows its source rule (`text_start` is the source's line): see
+    /// `Rule::text_start`.
+    fn google_index_html(&mut self, n: u32, value: &[u8], text_start: u32) {
         let Some(slash) = memchr::memrchr(b'/', value) else {
             return;
         };
@@ -591,10 +593,10 @@ impl<'a> Builder<'a> {
         );
         self.rules.push(Rule {
             kind: RuleKind::Allow,
-            line: n,
-            text,
-            value: start..end,
             index_html: true,
+            line: n,
+            text_start,
+            value: start..end,
         });
         self.compiled.push(compiled);
         let last = self.rule_spans.last().cloned().unwrap_or_default();

@@ -172,13 +172,22 @@ pub(crate) fn byte_mask(bytes: &[u8]) -> u64 {
 /// [`byte_mask`]. Borrowed when nothing needs to change, which is the common case.
 pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
     let bytes = path.as_bytes();
+    // Eight bytes per step, OR-ing the classes (KEEP is 0) rather than comparing each: this
+    // scan is a third of a check.
     let mut mask = 0u64;
-    let mut dirty = false;
-    for &b in bytes {
-        mask |= 1 << (b & 63);
-        dirty |= CLASS[b as usize] != KEEP;
+    let mut dirty = 0u8;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        for &b in chunk {
+            mask |= 1 << (b & 63);
+            dirty |= CLASS[b as usize];
+        }
     }
-    if mode == Mode::Google || !dirty {
+    for &b in chunks.remainder() {
+        mask |= 1 << (b & 63);
+        dirty |= CLASS[b as usize];
+    }
+    if mode == Mode::Google || dirty == KEEP {
         return (Cow::Borrowed(bytes), mask);
     }
     let mut out = Vec::with_capacity(bytes.len() + 8);
@@ -186,6 +195,10 @@ pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
     let mask = byte_mask(&out);
     (Cow::Owned(out), mask)
 }
+
+/// `Compiled::stars` of a text with this many `*` or more: its minimum length is then taken
+/// as 0, a weaker prefilter that is still right.
+const STARS_UNKNOWN: u16 = u16::MAX;
 
 /// A compiled pattern: its canonical text lives in the owner's text arena.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,12 +210,13 @@ pub(crate) struct Compiled {
     pub anchored: bool,
     /// The canonical text holds at least one `*`.
     pub wildcard: bool,
+    /// How many `*` the text holds, [`STARS_UNKNOWN`] from that many on: with `len`, how many
+    /// literal bytes a matching path has at least ([`Compiled::min_len`]). Kept in what was
+    /// padding after the flags, so that a matcher slot (this and a rule index) is 28 bytes.
+    stars: u16,
     /// [`byte_mask`] of the literal bytes (the text without `*`), low and high halves: two
-    /// `u32`s keep the struct 4-aligned, so that a matcher slot (this and a rule index) is 32
-    /// bytes rather than 40.
+    /// `u32`s keep the struct 4-aligned, so that a matcher slot is 28 bytes rather than 32.
     need: [u32; 2],
-    /// How many literal bytes a matching path has at least.
-    pub min_len: u32,
     /// How specific the pattern is: its octets, `*` and the final `$` included. In
     /// `Mode::Google` these are the octets of the escaped pattern, as google/robotstxt counts
     /// them. In `Mode::Rfc` an ASCII character counts one octet however it is written (`%2A`
@@ -305,7 +319,7 @@ pub(crate) fn compile(
         anchored,
         wildcard: stars > 0,
         need: [need as u32, (need >> 32) as u32],
-        min_len: (text.len() - stars) as u32,
+        stars: u16::try_from(stars).unwrap_or(STARS_UNKNOWN),
         priority: (octets + usize::from(anchored)) as u32,
     };
     (compiled, dollar)
@@ -323,7 +337,18 @@ impl Compiled {
     /// pattern's literal bytes or is shorter than its literal bytes.
     #[inline]
     pub(crate) fn may_match(&self, path: &[u8], mask: u64) -> bool {
-        self.need() & !mask == 0 && self.min_len as usize <= path.len()
+        self.need() & !mask == 0 && self.min_len() as usize <= path.len()
+    }
+
+    /// How many literal bytes a matching path has at least (0 when the stars were too many to
+    /// count: see [`STARS_UNKNOWN`]).
+    #[inline]
+    pub(crate) fn min_len(&self) -> u32 {
+        let stars = match self.stars {
+            STARS_UNKNOWN => self.len,
+            n => u32::from(n),
+        };
+        self.len - stars
     }
 
     /// [`byte_mask`] of the literal bytes (the text without `*`).
@@ -373,15 +398,17 @@ fn glob(pattern: &[u8], anchored: bool, path: &[u8]) -> bool {
     }
 }
 
-/// Leftmost `needle` in `haystack`. Short needles (the usual case: `.pdf`, `?sid=`) are found
-/// with memchr on the first byte and a compare, which is cheaper than building a memmem finder
-/// per call and still bounded by `haystack.len() × 16`.
+/// Leftmost `needle` in `haystack`. Short needles (the usual case: `.pdf`, `?sid=`), and any
+/// needle with at most [`FEW_PLACES`] places to be in the haystack, are found with memchr on
+/// the first byte and a compare: cheaper than building a memmem finder per call (about a
+/// thousand instructions, which longer needles in short paths used to pay), and still bounded
+/// by `haystack.len() × 16` or by `FEW_PLACES` compares.
 #[inline]
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     match needle.len() {
         0 => Some(0),
         1 => memchr::memchr(needle[0], haystack),
-        n if n <= 16 => {
+        n if n <= 16 || haystack.len().saturating_sub(n) < FEW_PLACES => {
             let mut from = 0;
             while from + n <= haystack.len() {
                 let i = from + memchr::memchr(needle[0], &haystack[from..=haystack.len() - n])?;
@@ -395,6 +422,9 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
         _ => memmem::find(haystack, needle),
     }
 }
+
+/// See [`find`].
+const FEW_PLACES: usize = 64;
 
 #[cfg(test)]
 mod tests {
