@@ -88,9 +88,15 @@ fn two_parts(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
 }
 
 /// Splits one line (without its line end) into its parts.
+#[cfg(test)]
 pub(crate) fn lex(line: &[u8]) -> Lexed<'_> {
     // The comment starts at the first '#', wherever it is.
-    let body = memchr::memchr(b'#', line).map_or(line, |i| &line[..i]);
+    lex_content(memchr::memchr(b'#', line).map_or(line, |i| &line[..i]))
+}
+
+/// [`lex`] for a line whose comment (from its first `#`) the caller has already cut off: the
+/// parser finds the `#` in the same search as the line end.
+pub(crate) fn lex_content(body: &[u8]) -> Lexed<'_> {
     // `spaces` cannot fail on a complete slice; the fallback is for the type only.
     let body = trim_end(spaces(body).map_or(body, |(rest, _)| rest));
     if body.is_empty() {

@@ -295,8 +295,9 @@ const BUDGET_PER_RULE: usize = 64;
 struct Scratch {
     dead: Vec<Option<Dead>>,
     word: Vec<u8>,
-    /// Wildcard rule positions: allows, disallows.
-    wild: [Vec<u32>; 2],
+    /// Wildcard rule positions, with the length of their literal prefix (up to the first
+    /// `*`, found once here rather than per candidate pair): allows, disallows.
+    wild: [Vec<(u32, u32)>; 2],
     budget: usize,
 }
 
@@ -418,7 +419,9 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
     }
     for p in 0..view.len as u32 {
         if view.pattern(p).wildcard && view.live(p) {
-            wild[usize::from(view.kind(p) == RuleKind::Disallow)].push(p);
+            let t = view.text(p);
+            let lit = memchr::memchr(b'*', t).unwrap_or(t.len()) as u32;
+            wild[usize::from(view.kind(p) == RuleKind::Disallow)].push((p, lit));
         }
     }
     if wild.iter().all(Vec::is_empty) {
@@ -426,7 +429,7 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
     }
     for p in 0..view.len as u32 {
         let other = &wild[usize::from(view.kind(p) == RuleKind::Allow)];
-        if other.first().is_none_or(|&q| q >= p) {
+        if other.first().is_none_or(|&(q, _)| q >= p) {
             continue;
         }
         if *budget == 0 {
@@ -444,11 +447,10 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
             word.push(b'*');
         }
         let mask = c.need() | 1 << (b'*' & 63);
-        for &q in other.iter().take_while(|&&q| q < p) {
+        for &(q, lit) in other.iter().take_while(|&&(q, _)| q < p) {
             *budget -= 1;
             let qt = view.text(q);
-            let lit = &qt[..memchr::memchr(b'*', qt).unwrap_or(qt.len())];
-            if t.starts_with(lit) && view.pattern(q).matches(qt, word, mask) {
+            if t.starts_with(&qt[..lit as usize]) && view.pattern(q).matches(qt, word, mask) {
                 dead[p as usize] = Some(Dead {
                     code: Code::ShadowedRule,
                     by: view.rule(q),

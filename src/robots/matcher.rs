@@ -7,7 +7,6 @@
 //!
 //! [RFC 9309 §2.2.1–2.2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.1
 
-use std::cmp::Reverse;
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -37,12 +36,27 @@ struct Entry {
     prefixes: OnceLock<Box<PrefixIndex>>,
 }
 
-/// Precedence: most specific first, `allow` first on ties.
-fn precedence(rules: &[Rule]) -> impl Fn(&Slot) -> (Reverse<u32>, bool) + '_ {
-    |s| {
-        let allow = rules[s.rule as usize].kind == RuleKind::Allow;
-        (Reverse(s.pattern.priority), !allow)
-    }
+/// Precedence as one integer, smallest first: most specific first, `allow` first on ties, then
+/// the rule's index, which is file order (and, across merged groups, group order, since groups
+/// hold increasing runs of rules). Unique per rule, so an unstable sort of plain integers gives
+/// the order a stable sort by (specificity, kind) would, without a closure reading `rules`
+/// per comparison.
+fn precedence_key(rules: &[Rule], r: u32, priority: u32) -> u128 {
+    let disallow = rules[r as usize].kind != RuleKind::Allow;
+    u128::from(u32::MAX - priority) << 33 | u128::from(disallow) << 32 | u128::from(r)
+}
+
+/// Appends the slots of `keys` (from [`precedence_key`]) to `slots`, in precedence order.
+fn push_sorted(slots: &mut Vec<Slot>, keys: &mut [u128], compiled: &[Compiled]) {
+    keys.sort_unstable();
+    slots.extend(keys.iter().map(|&k| {
+        // The low 32 bits are the rule index.
+        let rule = k as u32;
+        Slot {
+            pattern: compiled[rule as usize],
+            rule,
+        }
+    }));
 }
 
 /// Above this many rules, checks go through a [`PrefixIndex`] instead of a linear scan.
@@ -71,17 +85,18 @@ impl Index {
     ) -> Index {
         let mut index = Index::default();
         index.slots.reserve(rules.len());
-        let order = precedence(rules);
-        // Each group's rules, sorted once. Rules were pushed in file order, so a stable sort on
-        // (specificity, allow first) keeps file order among equals.
+        // Each group's rules, sorted once.
+        let mut keys = Vec::new();
         let mut group_slots = Vec::with_capacity(groups.len());
         for g in groups {
             let start = index.slots.len();
-            index.slots.extend(g.rules.clone().map(|r| Slot {
-                pattern: compiled[r],
-                rule: r as u32,
-            }));
-            index.slots[start..].sort_by_key(&order);
+            keys.clear();
+            keys.extend(
+                g.rules
+                    .clone()
+                    .map(|r| precedence_key(rules, r as u32, compiled[r].priority)),
+            );
+            push_sorted(&mut index.slots, &mut keys, compiled);
             group_slots.push(start as u32..index.slots.len() as u32);
         }
 
@@ -110,11 +125,12 @@ impl Index {
                 gids.push(pairs[i].1);
                 i += 1;
             }
-            let entry = index.entry(token, &gids, &group_slots, rules);
+            let entry = index.entry(token, &gids, &group_slots, rules, compiled, &mut keys);
             index.entries.push(entry);
         }
         if !star_groups.is_empty() {
-            index.star = Some(index.entry("*", &star_groups, &group_slots, rules));
+            index.star =
+                Some(index.entry("*", &star_groups, &group_slots, rules, compiled, &mut keys));
         }
         // Merged runs grew the slots past what was reserved; the index is complete.
         index.slots.shrink_to_fit();
@@ -152,18 +168,24 @@ impl Index {
         gids: &[u32],
         group_slots: &[Range<u32>],
         rules: &[Rule],
+        compiled: &[Compiled],
+        keys: &mut Vec<u128>,
     ) -> Entry {
         let slots = match gids {
             [g] => group_slots[*g as usize].clone(),
             _ => {
                 let start = self.slots.len();
+                keys.clear();
                 for &g in gids {
                     let r = &group_slots[g as usize];
-                    self.slots
-                        .extend_from_within(r.start as usize..r.end as usize);
+                    keys.extend(
+                        self.slots[r.start as usize..r.end as usize]
+                            .iter()
+                            .map(|s| precedence_key(rules, s.rule, s.pattern.priority)),
+                    );
                 }
-                // Stable: among equals, earlier groups (earlier lines) stay first.
-                self.slots[start..].sort_by_key(precedence(rules));
+                // Among equals, earlier groups (earlier lines) stay first: the key's rule index.
+                push_sorted(&mut self.slots, keys, compiled);
                 start as u32..self.slots.len() as u32
             }
         };

@@ -14,7 +14,7 @@ use nom::Offset;
 
 use super::agent::leading_token;
 use super::directive::{classify, Directive, OtherKey, Spelling};
-use super::lexer::{is_ws, lex, Lexed, Separator};
+use super::lexer::{is_ws, lex_content, Lexed, Separator};
 use super::usage::{self, PolicyLink, SignalLine, UsageRule};
 use super::{
     lint, matcher, pattern, Agent, Group, Mode, Options, Parsed, Record, Robots, Rule, RuleKind,
@@ -98,19 +98,28 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
     let mut line_no: u32 = 0;
     let mut cut_at = None;
     while pos < body_end {
-        let eol = memchr::memchr2(b'\n', b'\r', &input[pos..body_end]).map(|i| pos + i);
+        let rest = &input[pos..body_end];
+        // One search finds the line end, or the comment's `#` first and then the line end:
+        // most lines have no comment, and pay one search instead of two.
+        let (hash, eol) = match memchr::memchr3(b'\n', b'\r', b'#', rest) {
+            Some(i) if rest[i] == b'#' => (
+                Some(pos + i),
+                memchr::memchr2(b'\n', b'\r', &rest[i + 1..]).map(|j| pos + i + 1 + j),
+            ),
+            other => (None, other.map(|i| pos + i)),
+        };
         line_no = line_no.saturating_add(1);
         let Some(eol) = eol else {
             if truncated {
                 // The limit cuts this line: drop it (a cut `Allow:` would widen access).
                 cut_at = Some((pos, line_no));
             } else {
-                b.line(pos, body_end, line_no);
+                b.line(pos, body_end, hash, line_no);
             }
             pos = body_end;
             break;
         };
-        b.line(pos, eol, line_no);
+        b.line(pos, eol, hash, line_no);
         pos = if input[eol] == b'\r' && input.get(eol + 1) == Some(&b'\n') {
             eol + 2
         } else {
@@ -201,8 +210,8 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// One line, `input[start..end]`, without its line end.
-    fn line(&mut self, start: usize, end: usize, n: u32) {
+    /// One line, `input[start..end]`, without its line end; its comment starts at `hash`.
+    fn line(&mut self, start: usize, end: usize, hash: Option<usize>, n: u32) {
         let input = self.input;
         let mut line = &input[start..end];
         if line.len() > GOOGLE_MAX_LINE_BYTES {
@@ -252,7 +261,14 @@ impl<'a> Builder<'a> {
                 ),
             }
         }
-        match lex(line) {
+        // The comment starts at the first '#', wherever it is (if the cuts above left it).
+        if let Some(h) = hash {
+            let content_end = h.saturating_sub(self.input.offset(line));
+            if content_end < line.len() {
+                line = &line[..content_end];
+            }
+        }
+        match lex_content(line) {
             Lexed::Empty => {}
             Lexed::Invalid(text) => {
                 self.stray(n);
