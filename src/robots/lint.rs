@@ -295,9 +295,10 @@ const BUDGET_PER_RULE: usize = 64;
 struct Scratch {
     dead: Vec<Option<Dead>>,
     word: Vec<u8>,
-    /// Wildcard rule positions, with the length of their literal prefix (up to the first
-    /// `*`, found once here rather than per candidate pair): allows, disallows.
-    wild: [Vec<(u32, u32)>; 2],
+    /// Wildcard rules, per kind (allows, disallows): position, length of the literal prefix
+    /// (up to the first `*`) and [`Compiled::need`], found once here rather than per
+    /// candidate pair.
+    wild: [Vec<(u32, u32, u64)>; 2],
     budget: usize,
 }
 
@@ -421,7 +422,8 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
         if view.pattern(p).wildcard && view.live(p) {
             let t = view.text(p);
             let lit = memchr::memchr(b'*', t).unwrap_or(t.len()) as u32;
-            wild[usize::from(view.kind(p) == RuleKind::Disallow)].push((p, lit));
+            let need = view.pattern(p).need();
+            wild[usize::from(view.kind(p) == RuleKind::Disallow)].push((p, lit, need));
         }
     }
     if wild.iter().all(Vec::is_empty) {
@@ -429,7 +431,7 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
     }
     for p in 0..view.len as u32 {
         let other = &wild[usize::from(view.kind(p) == RuleKind::Allow)];
-        if other.first().is_none_or(|&(q, _)| q >= p) {
+        if other.first().is_none_or(|&(q, _, _)| q >= p) {
             continue;
         }
         if *budget == 0 {
@@ -440,22 +442,32 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
         }
         let c = view.pattern(p);
         let t = view.text(p);
-        // The pattern as a word in which `*` is a symbol only a `*` matches.
-        word.clear();
-        word.extend_from_slice(t);
-        if !c.anchored {
-            word.push(b'*');
-        }
         let mask = c.need() | 1 << (b'*' & 63);
-        for &(q, lit) in other.iter().take_while(|&&(q, _)| q < p) {
+        // The pattern as a word in which `*` is a symbol only a `*` matches: built for the
+        // first candidate that passes the cheap tests (most never do).
+        let mut built = false;
+        for &(q, lit, need) in other.iter().take_while(|&&(q, _, _)| q < p) {
             *budget -= 1;
-            let qt = view.text(q);
-            if t.starts_with(&qt[..lit as usize]) && view.pattern(q).matches(qt, word, mask) {
-                dead[p as usize] = Some(Dead {
-                    code: Code::ShadowedRule,
-                    by: view.rule(q),
-                });
-                break;
+            // `matches` starts with this test; done first, it spares most pairs the rest.
+            if need & !mask == 0 {
+                let qt = view.text(q);
+                if t.starts_with(&qt[..lit as usize]) {
+                    if !built {
+                        word.clear();
+                        word.extend_from_slice(t);
+                        if !c.anchored {
+                            word.push(b'*');
+                        }
+                        built = true;
+                    }
+                    if view.pattern(q).matches(qt, word, mask) {
+                        dead[p as usize] = Some(Dead {
+                            code: Code::ShadowedRule,
+                            by: view.rule(q),
+                        });
+                        break;
+                    }
+                }
             }
             if *budget == 0 {
                 return;

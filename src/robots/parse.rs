@@ -487,7 +487,7 @@ impl<'a> Builder<'a> {
             );
             return;
         }
-        if let Some(i) = value.iter().position(|&b| b < 0x20 || b == 0x7f) {
+        if let Some(i) = first_control(value) {
             let at = self.span(value).start + i;
             self.push(
                 Code::ControlInPath,
@@ -831,6 +831,29 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The position of the first control byte (below 0x20, or DEL) in `value`. Paths almost never
+/// hold one: eight bytes at a time say so (the classic "has a byte less than" and "has a zero
+/// byte" word tests, exact as yes/no answers), and only a hit is looked at byte by byte.
+fn first_control(value: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = value.chunks_exact(8);
+    let mut hit = false;
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let del = x ^ (0x7f * ONES);
+        hit |= (x.wrapping_sub(0x20 * ONES) & !x | del.wrapping_sub(ONES) & !del) & HIGH != 0;
+    }
+    let is_control = |b: u8| b < 0x20 || b == 0x7f;
+    if hit || chunks.remainder().iter().any(|&b| is_control(b)) {
+        value.iter().position(|&b| is_control(b))
+    } else {
+        None
+    }
+}
+
 /// Is `s` an absolute http(s) URL with a host? The common shape is answered without a full
 /// parse ([`crate::plain_url`]); anything else goes through the URL parser.
 fn is_http_url(s: &str) -> bool {
@@ -838,4 +861,22 @@ fn is_http_url(s: &str) -> bool {
         || url::Url::parse(s)
             .map(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
             .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_control;
+
+    #[test]
+    fn first_control_agrees_with_a_byte_scan() {
+        let naive = |v: &[u8]| v.iter().position(|&b| b < 0x20 || b == 0x7f);
+        for b in 0..=255u8 {
+            for at in [0, 3, 7, 8, 12, 16, 20] {
+                let mut v = b"/some/path/with/length/".to_vec();
+                v[at] = b;
+                assert_eq!(first_control(&v), naive(&v), "byte {b:#x} at {at}");
+                assert_eq!(first_control(&v[..at + 1]), naive(&v[..at + 1]));
+            }
+        }
+    }
 }
