@@ -217,6 +217,8 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
         ..Scratch::default()
     };
     let mut seen: HashMap<(&[u8], bool), [Option<u32>; 2], Fx> = HashMap::default();
+    // Google mode's derived rules: without any (always in `Mode::Rfc`), every rule is live.
+    let derived = rules.iter().any(|r| r.index_html);
     let mut i = 0;
     while i < lists.len() {
         let list = &lists[i];
@@ -231,6 +233,7 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
             arena,
             start: list.slots.start,
             len: list.slots.len(),
+            derived,
         };
         scratch.dead.clear();
         scratch.dead.resize(view.len, None);
@@ -309,6 +312,8 @@ struct ListView<'a> {
     arena: &'a [u8],
     start: u32,
     len: usize,
+    /// The file has derived rules ([`ListView::live`] has something to check).
+    derived: bool,
 }
 
 impl<'a> ListView<'a> {
@@ -326,10 +331,15 @@ impl<'a> ListView<'a> {
     }
     /// Google mode's derived `/dir/$` rules are left out.
     fn live(&self, p: u32) -> bool {
-        !self.rules[self.rule(p) as usize].index_html
+        !self.derived || !self.rules[self.rule(p) as usize].index_html
     }
     fn same(&self, a: u32, b: u32) -> bool {
-        self.pattern(a).anchored == self.pattern(b).anchored && self.text(a) == self.text(b)
+        let (x, y) = (self.pattern(a), self.pattern(b));
+        // Equal texts have equal byte summaries: most pairs differ there already.
+        x.anchored == y.anchored
+            && x.len == y.len
+            && x.need() == y.need()
+            && self.text(a) == self.text(b)
     }
 }
 

@@ -36,27 +36,50 @@ struct Entry {
     prefixes: OnceLock<Box<PrefixIndex>>,
 }
 
-/// Precedence as one integer, smallest first: most specific first, `allow` first on ties, then
-/// the rule's index, which is file order (and, across merged groups, group order, since groups
-/// hold increasing runs of rules). Unique per rule, so an unstable sort of plain integers gives
-/// the order a stable sort by (specificity, kind) would, without a closure reading `rules`
-/// per comparison.
-fn precedence_key(rules: &[Rule], r: u32, priority: u32) -> u128 {
-    let disallow = rules[r as usize].kind != RuleKind::Allow;
-    u128::from(u32::MAX - priority) << 33 | u128::from(disallow) << 32 | u128::from(r)
-}
-
-/// Appends the slots of `keys` (from [`precedence_key`]) to `slots`, in precedence order.
-fn push_sorted(slots: &mut Vec<Slot>, keys: &mut [u128], compiled: &[Compiled]) {
-    keys.sort_unstable();
-    slots.extend(keys.iter().map(|&k| {
-        // The low 32 bits are the rule index.
-        let rule = k as u32;
-        Slot {
-            pattern: compiled[rule as usize],
-            rule,
-        }
-    }));
+/// Appends the slots of rules `ids` to `slots`, in precedence order: most specific first,
+/// `allow` first on ties, then file order (and, across merged groups, group order, since
+/// groups hold increasing runs of rules), i.e. by rule index.
+///
+/// Each rule becomes one integer key, (specificity, kind, index), unique per rule: an unstable
+/// sort of plain integers gives the order a stable sort by (specificity, kind) would, without
+/// a closure reading `rules` per comparison.
+fn push_sorted(
+    slots: &mut Vec<Slot>,
+    ids: impl Iterator<Item = usize>,
+    keys: &mut Vec<u64>,
+    rules: &[Rule],
+    compiled: &[Compiled],
+) {
+    const INDEX_BITS: u32 = 31;
+    let start = slots.len();
+    if rules.len() < 1 << INDEX_BITS {
+        keys.clear();
+        keys.extend(ids.map(|r| {
+            let disallow = rules[r].kind != RuleKind::Allow;
+            u64::from(u32::MAX - compiled[r].priority) << 32
+                | u64::from(disallow) << INDEX_BITS
+                | r as u64
+        }));
+        keys.sort_unstable();
+        slots.extend(keys.iter().map(|&k| {
+            let r = (k & ((1 << INDEX_BITS) - 1)) as usize;
+            Slot {
+                pattern: compiled[r],
+                rule: r as u32,
+            }
+        }));
+    } else {
+        // Too many rules for the key's index bits (not a file that fits in memory): a
+        // stable sort, which keeps the order of `ids` among equals.
+        slots.extend(ids.map(|r| Slot {
+            pattern: compiled[r],
+            rule: r as u32,
+        }));
+        slots[start..].sort_by_key(|s| {
+            let allow = rules[s.rule as usize].kind == RuleKind::Allow;
+            (std::cmp::Reverse(s.pattern.priority), !allow)
+        });
+    }
 }
 
 /// Above this many rules, checks go through a [`PrefixIndex`] instead of a linear scan.
@@ -90,13 +113,13 @@ impl Index {
         let mut group_slots = Vec::with_capacity(groups.len());
         for g in groups {
             let start = index.slots.len();
-            keys.clear();
-            keys.extend(
-                g.rules
-                    .clone()
-                    .map(|r| precedence_key(rules, r as u32, compiled[r].priority)),
+            push_sorted(
+                &mut index.slots,
+                g.rules.clone(),
+                &mut keys,
+                rules,
+                compiled,
             );
-            push_sorted(&mut index.slots, &mut keys, compiled);
             group_slots.push(start as u32..index.slots.len() as u32);
         }
 
@@ -125,12 +148,25 @@ impl Index {
                 gids.push(pairs[i].1);
                 i += 1;
             }
-            let entry = index.entry(token, &gids, &group_slots, rules, compiled, &mut keys);
+            let entry = index.entry(
+                token,
+                &gids,
+                (groups, &group_slots),
+                rules,
+                compiled,
+                &mut keys,
+            );
             index.entries.push(entry);
         }
         if !star_groups.is_empty() {
-            index.star =
-                Some(index.entry("*", &star_groups, &group_slots, rules, compiled, &mut keys));
+            index.star = Some(index.entry(
+                "*",
+                &star_groups,
+                (groups, &group_slots),
+                rules,
+                compiled,
+                &mut keys,
+            ));
         }
         // Merged runs grew the slots past what was reserved; the index is complete.
         index.slots.shrink_to_fit();
@@ -162,30 +198,23 @@ impl Index {
 
     /// The entry of an agent named by groups `gids` (in file order). One group's sorted slots
     /// are shared as they are; several groups are merged into a new run.
+    /// `groups` are the file's groups and the ranges of their sorted slots.
     fn entry(
         &mut self,
         token: &str,
         gids: &[u32],
-        group_slots: &[Range<u32>],
+        (groups, group_slots): (&[Group], &[Range<u32>]),
         rules: &[Rule],
         compiled: &[Compiled],
-        keys: &mut Vec<u128>,
+        keys: &mut Vec<u64>,
     ) -> Entry {
         let slots = match gids {
             [g] => group_slots[*g as usize].clone(),
             _ => {
                 let start = self.slots.len();
-                keys.clear();
-                for &g in gids {
-                    let r = &group_slots[g as usize];
-                    keys.extend(
-                        self.slots[r.start as usize..r.end as usize]
-                            .iter()
-                            .map(|s| precedence_key(rules, s.rule, s.pattern.priority)),
-                    );
-                }
-                // Among equals, earlier groups (earlier lines) stay first: the key's rule index.
-                push_sorted(&mut self.slots, keys, compiled);
+                // The groups' rules (the set of each one's slots), merged and sorted anew.
+                let ids = gids.iter().flat_map(|&g| groups[g as usize].rules.clone());
+                push_sorted(&mut self.slots, ids, keys, rules, compiled);
                 start as u32..self.slots.len() as u32
             }
         };
