@@ -442,8 +442,9 @@ impl<'a> Builder<'a> {
                     );
                 }
                 // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-'.
-                let mut lower = String::with_capacity(token.len());
-                lower.extend(token.iter().map(|&c| char::from(c.to_ascii_lowercase())));
+                // ASCII, so the lossy decoding copies once and replaces nothing.
+                let mut lower = String::from_utf8_lossy(token).into_owned();
+                lower.make_ascii_lowercase();
                 Agent::Token(lower.into_boxed_str())
             }
         };
