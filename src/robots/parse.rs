@@ -185,6 +185,10 @@ impl<'a> Builder<'a> {
         let Some(first) = head.iter().position(|&b| !b.is_ascii_whitespace()) else {
             return;
         };
+        // Every test below wants a `<` first: most files are spared the lowercased copy.
+        if head[first] != b'<' {
+            return;
+        }
         let lower = |s: &[u8]| s.iter().map(u8::to_ascii_lowercase).collect::<Vec<_>>();
         let peek = lower(&head[first..head.len().min(first + 256)]);
         let html = peek.starts_with(b"<!doctype html")
@@ -621,14 +625,15 @@ impl<'a> Builder<'a> {
     }
 
     fn sitemap(&mut self, n: u32, value: &[u8]) {
-        let text = String::from_utf8_lossy(value);
-        let ok = std::str::from_utf8(value).is_ok() && is_http_url(&text);
-        if ok {
+        // Validated once; the lossy decoding is only for the message.
+        let url = std::str::from_utf8(value).ok().filter(|t| is_http_url(t));
+        if let Some(url) = url {
             self.sitemaps.push(Sitemap {
-                url: text.into_owned(),
+                url: url.to_owned(),
                 line: n,
             });
         } else {
+            let text = String::from_utf8_lossy(value);
             let span = self.span(value);
             self.push(
                 Code::InvalidSitemapUrl,
@@ -645,15 +650,7 @@ impl<'a> Builder<'a> {
             _ => self.groups.len().checked_sub(1),
         };
         let span = self.span(value);
-        self.push(
-            Code::IgnoredDirective,
-            n,
-            span,
-            format!(
-                "`{}` is not part of RFC 9309; Google ignores it (kept for crawlers that read it)",
-                key.as_str()
-            ),
-        );
+        self.push(Code::IgnoredDirective, n, span, ignored_message(key));
         self.records.push(Record {
             key,
             value: String::from_utf8_lossy(value).into_owned(),
@@ -832,6 +829,30 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The `ignored-directive` message for `key`: a constant, as such records are common (one
+/// `crawl-delay` per group in many files).
+fn ignored_message(key: OtherKey) -> &'static str {
+    macro_rules! message {
+        ($key:literal) => {
+            concat!(
+                "`",
+                $key,
+                "` is not part of RFC 9309; Google ignores it (kept for crawlers that read it)"
+            )
+        };
+    }
+    match key {
+        OtherKey::CrawlDelay => message!("crawl-delay"),
+        OtherKey::Host => message!("host"),
+        OtherKey::CleanParam => message!("clean-param"),
+        OtherKey::RequestRate => message!("request-rate"),
+        OtherKey::VisitTime => message!("visit-time"),
+        OtherKey::Noindex => message!("noindex"),
+        OtherKey::Nofollow => message!("nofollow"),
+        OtherKey::Noarchive => message!("noarchive"),
+    }
+}
+
 /// The position of the first control byte (below 0x20, or DEL) in `value`. Paths almost never
 /// hold one: eight bytes at a time say so (the classic "has a byte less than" and "has a zero
 /// byte" word tests, exact as yes/no answers), and only a hit is looked at byte by byte.
@@ -866,7 +887,30 @@ fn is_http_url(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::first_control;
+    use super::{first_control, ignored_message};
+    use crate::robots::OtherKey;
+
+    #[test]
+    fn ignored_messages_name_their_key() {
+        for key in [
+            OtherKey::CrawlDelay,
+            OtherKey::Host,
+            OtherKey::CleanParam,
+            OtherKey::RequestRate,
+            OtherKey::VisitTime,
+            OtherKey::Noindex,
+            OtherKey::Nofollow,
+            OtherKey::Noarchive,
+        ] {
+            assert_eq!(
+                ignored_message(key),
+                format!(
+                    "`{}` is not part of RFC 9309; Google ignores it (kept for crawlers that read it)",
+                    key.as_str()
+                )
+            );
+        }
+    }
 
     #[test]
     fn first_control_agrees_with_a_byte_scan() {
