@@ -28,7 +28,8 @@ struct Slot {
 
 #[derive(Debug, Clone)]
 struct Entry {
-    token: Box<str>,
+    /// Byte range of the token in [`Index::tokens`].
+    token: Range<u32>,
     slots: Range<u32>,
     groups: Range<u32>,
     /// Built on the first check when the agent has many rules; boxed, so that the many
@@ -93,6 +94,8 @@ pub(crate) struct Index {
     star: Option<Entry>,
     slots: Vec<Slot>,
     group_ids: Vec<u32>,
+    /// The entries' tokens, end to end: one allocation rather than one per agent.
+    tokens: String,
 }
 
 impl Index {
@@ -172,7 +175,15 @@ impl Index {
         index.slots.shrink_to_fit();
         index.entries.shrink_to_fit();
         index.group_ids.shrink_to_fit();
+        index.tokens.shrink_to_fit();
         index
+    }
+
+    /// The token of entry `e`.
+    fn token(&self, e: &Entry) -> &str {
+        self.tokens
+            .get(e.token.start as usize..e.token.end as usize)
+            .unwrap_or_default()
     }
 
     /// Heap bytes held: the entries and their tokens, the slots, the group lists, and the
@@ -180,10 +191,9 @@ impl Index {
     pub(crate) fn heap_size(&self) -> usize {
         use std::mem::size_of;
         let entry = |e: &Entry| {
-            e.token.len()
-                + e.prefixes
-                    .get()
-                    .map_or(0, |p| size_of::<PrefixIndex>() + p.heap_size())
+            e.prefixes
+                .get()
+                .map_or(0, |p| size_of::<PrefixIndex>() + p.heap_size())
         };
         self.entries.capacity() * size_of::<Entry>()
             + self
@@ -194,6 +204,7 @@ impl Index {
                 .sum::<usize>()
             + self.slots.capacity() * size_of::<Slot>()
             + self.group_ids.capacity() * size_of::<u32>()
+            + self.tokens.capacity()
     }
 
     /// The entry of an agent named by groups `gids` (in file order). One group's sorted slots
@@ -220,8 +231,10 @@ impl Index {
         };
         let gstart = self.group_ids.len();
         self.group_ids.extend_from_slice(gids);
+        let tstart = self.tokens.len();
+        self.tokens.push_str(token);
         Entry {
-            token: token.into(),
+            token: tstart as u32..self.tokens.len() as u32,
             slots,
             groups: gstart as u32..self.group_ids.len() as u32,
             prefixes: OnceLock::new(),
@@ -238,7 +251,7 @@ impl Index {
     /// The entry of the groups that name `token` exactly.
     fn named(&self, token: &str) -> Option<&Entry> {
         self.entries
-            .binary_search_by(|e| (*e.token).cmp(token))
+            .binary_search_by(|e| self.token(e).cmp(token))
             .ok()
             .map(|i| &self.entries[i])
     }
@@ -604,7 +617,7 @@ impl Robots {
                 Some(e) => &self.index.group_ids[e.groups.start as usize..e.groups.end as usize],
                 None => &[],
             },
-            token: entry.map(|e| &*e.token),
+            token: entry.map(|e| self.index.token(e)),
         }
     }
 
