@@ -77,7 +77,8 @@ fn push(out: &mut Vec<Diagnostic>, code: Code, line: u32, span: Range<usize>, me
 fn groups(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
     if input.groups.len() > 1 {
         // Agent → (first group, its line).
-        let mut first: HashMap<&str, (usize, u32), Fx> = HashMap::default();
+        let mut first: HashMap<&str, (usize, u32), Fx> =
+            HashMap::with_capacity_and_hasher(input.agent_spans.len(), Fx::default());
         let mut k = 0;
         for (gi, g) in input.groups.iter().enumerate() {
             for (agent, line) in &g.agents {

@@ -364,7 +364,8 @@ impl<'a> Builder<'a> {
         match self.state {
             State::Start | State::Rules => self.groups.push(Group {
                 line: n,
-                agents: Vec::new(),
+                // Most groups name one agent: then `finish` has no slack to give back.
+                agents: Vec::with_capacity(1),
                 rules: self.rules.len()..self.rules.len(),
             }),
             State::Agents { stray: Some(stray) } => {
