@@ -141,6 +141,35 @@ impl Index {
         pairs.sort_unstable();
         pairs.dedup();
         star_groups.dedup();
+        // Exact sizes, so that nothing grows (copying) and `shrink_to_fit` has little to do:
+        // an entry per token, every pair's group id once, each token once, and a merged run
+        // of slots for each agent of several groups.
+        let group_rules = |gids: &mut dyn Iterator<Item = u32>| -> usize {
+            gids.map(|g| groups[g as usize].rules.len()).sum()
+        };
+        let mut merged = 0;
+        let mut token_bytes = usize::from(!star_groups.is_empty());
+        let mut distinct = 0;
+        let mut j = 0;
+        while j < pairs.len() {
+            let token = pairs[j].0;
+            let run = pairs[j..].iter().take_while(|p| p.0 == token).count();
+            if run > 1 {
+                merged += group_rules(&mut pairs[j..j + run].iter().map(|p| p.1));
+            }
+            token_bytes += token.len();
+            distinct += 1;
+            j += run;
+        }
+        if star_groups.len() > 1 {
+            merged += group_rules(&mut star_groups.iter().copied());
+        }
+        index.slots.reserve_exact(merged);
+        index.entries.reserve_exact(distinct);
+        index
+            .group_ids
+            .reserve_exact(pairs.len() + star_groups.len());
+        index.tokens.reserve_exact(token_bytes);
 
         let mut i = 0;
         let mut gids = Vec::new();
