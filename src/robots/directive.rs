@@ -131,19 +131,35 @@ const USAGE: &[(&[u8], Directive)] = &[
     (b"llm-policy", Directive::LlmPolicy),
 ];
 
+/// Up to 8 bytes as one word with 0x20 OR-ed into every byte (missing bytes count as 0).
+#[inline]
+fn fold8(bytes: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    let n = bytes.len().min(8);
+    w[..n].copy_from_slice(&bytes[..n]);
+    u64::from_le_bytes(w) | 0x2020_2020_2020_2020
+}
+
 /// Classifies a key. `None`: unknown.
 pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {
-    // The common case first: one of the four keys, spelled right.
-    let (canonical, dir): (&[u8], _) = match key.len() {
-        10 => (b"user-agent", Directive::UserAgent),
-        8 => (b"disallow", Directive::Disallow),
-        5 => (b"allow", Directive::Allow),
-        7 => (b"sitemap", Directive::Sitemap),
-        _ => (b"", Directive::Allow),
+    // The common case first: one of the four keys, spelled right, compared as one or two
+    // words. The canonical keys are lowercase letters and `-`, so OR-ing 0x20 folds case; the
+    // only other byte that folds to `-` is CR, which never occurs inside a line. Bytes past
+    // the key fold to a space, which no key holds.
+    let exact = match key.len() {
+        10 => fold8(&key[..8]) == fold8(b"user-age") && fold8(&key[8..]) == fold8(b"nt"),
+        8 => fold8(key) == fold8(b"disallow"),
+        5 => fold8(key) == fold8(b"allow"),
+        7 => fold8(key) == fold8(b"sitemap"),
+        _ => false,
     };
-    // `canonical` is lowercase letters and `-`, so OR-ing 0x20 folds case; the only other byte
-    // that folds to `-` is CR, which never occurs inside a line.
-    if !canonical.is_empty() && key.iter().zip(canonical).all(|(&k, &c)| k | 0x20 == c) {
+    if exact {
+        let dir = match key.len() {
+            10 => Directive::UserAgent,
+            8 => Directive::Disallow,
+            5 => Directive::Allow,
+            _ => Directive::Sitemap,
+        };
         return Some((dir, Spelling::Exact));
     }
     let first = key.first()?.to_ascii_lowercase();

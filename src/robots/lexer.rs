@@ -18,7 +18,7 @@
 //!
 //! [RFC 9309 §2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2
 
-use nom::bytes::complete::{take_till, take_till1, take_while, take_while1};
+use nom::bytes::complete::{take_till1, take_while, take_while1};
 use nom::IResult;
 
 /// How the key and the value were separated.
@@ -65,16 +65,6 @@ fn spaces(i: &[u8]) -> Res<'_, &[u8]> {
     take_while(is_ws)(i)
 }
 
-/// `key ws* ":" ws* value` on trimmed content.
-fn colon_record(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
-    let (rest, key) = take_till(|b| b == b':')(i)?;
-    if rest.is_empty() {
-        return Err(nom::Err::Error(()));
-    }
-    let (value, _) = spaces(&rest[1..])?;
-    Ok((&[], (trim_end(key), value)))
-}
-
 /// `key blank+ value` on trimmed content, with no blank in `value`: the missing-colon form.
 /// Vertical tabs and form feeds next to the blanks are trimmed from key and value.
 fn two_parts(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
@@ -88,22 +78,29 @@ fn two_parts(i: &[u8]) -> Res<'_, (&[u8], &[u8])> {
 }
 
 /// Splits one line (without its line end) into its parts.
+#[cfg(test)]
 pub(crate) fn lex(line: &[u8]) -> Lexed<'_> {
     // The comment starts at the first '#', wherever it is.
-    let body = memchr::memchr(b'#', line).map_or(line, |i| &line[..i]);
-    // `spaces` cannot fail on a complete slice; the fallback is for the type only.
-    let body = trim_end(spaces(body).map_or(body, |(rest, _)| rest));
+    lex_content(memchr::memchr(b'#', line).map_or(line, |i| &line[..i]))
+}
+
+/// [`lex`] for a line whose comment (from its first `#`) the caller has already cut off: the
+/// parser finds the `#` in the same search as the line end.
+pub(crate) fn lex_content(body: &[u8]) -> Lexed<'_> {
+    let body = trim_end(trim_start(body));
     if body.is_empty() {
         return Lexed::Empty;
     }
-    if let Ok((_, (key, value))) = colon_record(body) {
+    // `key ws* ":" ws* value`: the key ends at the first colon.
+    if let Some(colon) = body.iter().position(|&b| b == b':') {
+        let key = trim_end(&body[..colon]);
         if key.is_empty() {
             return Lexed::Invalid(body);
         }
         return Lexed::Record {
             key,
             sep: Separator::Colon,
-            value,
+            value: trim_start(&body[colon + 1..]),
         };
     }
     match two_parts(body) {
@@ -114,6 +111,12 @@ pub(crate) fn lex(line: &[u8]) -> Lexed<'_> {
         },
         Err(_) => Lexed::Invalid(body),
     }
+}
+
+#[inline]
+fn trim_start(s: &[u8]) -> &[u8] {
+    let start = s.iter().position(|&b| !is_ws(b)).unwrap_or(s.len());
+    &s[start..]
 }
 
 #[inline]

@@ -77,7 +77,8 @@ fn push(out: &mut Vec<Diagnostic>, code: Code, line: u32, span: Range<usize>, me
 fn groups(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
     if input.groups.len() > 1 {
         // Agent → (first group, its line).
-        let mut first: HashMap<&str, (usize, u32), Fx> = HashMap::default();
+        let mut first: HashMap<&str, (usize, u32), Fx> =
+            HashMap::with_capacity_and_hasher(input.agent_spans.len(), Fx::default());
         let mut k = 0;
         for (gi, g) in input.groups.iter().enumerate() {
             for (agent, line) in &g.agents {
@@ -217,6 +218,8 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
         ..Scratch::default()
     };
     let mut seen: HashMap<(&[u8], bool), [Option<u32>; 2], Fx> = HashMap::default();
+    // Google mode's derived rules: without any (always in `Mode::Rfc`), every rule is live.
+    let derived = rules.iter().any(|r| r.index_html);
     let mut i = 0;
     while i < lists.len() {
         let list = &lists[i];
@@ -231,6 +234,7 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
             arena,
             start: list.slots.start,
             len: list.slots.len(),
+            derived,
         };
         scratch.dead.clear();
         scratch.dead.resize(view.len, None);
@@ -295,8 +299,10 @@ const BUDGET_PER_RULE: usize = 64;
 struct Scratch {
     dead: Vec<Option<Dead>>,
     word: Vec<u8>,
-    /// Wildcard rule positions: allows, disallows.
-    wild: [Vec<u32>; 2],
+    /// Wildcard rules, per kind (allows, disallows): position, length of the literal prefix
+    /// (up to the first `*`) and [`Compiled::need`], found once here rather than per
+    /// candidate pair.
+    wild: [Vec<(u32, u32, u64)>; 2],
     budget: usize,
 }
 
@@ -307,6 +313,8 @@ struct ListView<'a> {
     arena: &'a [u8],
     start: u32,
     len: usize,
+    /// The file has derived rules ([`ListView::live`] has something to check).
+    derived: bool,
 }
 
 impl<'a> ListView<'a> {
@@ -324,10 +332,15 @@ impl<'a> ListView<'a> {
     }
     /// Google mode's derived `/dir/$` rules are left out.
     fn live(&self, p: u32) -> bool {
-        !self.rules[self.rule(p) as usize].index_html
+        !self.derived || !self.rules[self.rule(p) as usize].index_html
     }
     fn same(&self, a: u32, b: u32) -> bool {
-        self.pattern(a).anchored == self.pattern(b).anchored && self.text(a) == self.text(b)
+        let (x, y) = (self.pattern(a), self.pattern(b));
+        // Equal texts have equal byte summaries: most pairs differ there already.
+        x.anchored == y.anchored
+            && x.len == y.len
+            && x.need() == y.need()
+            && self.text(a) == self.text(b)
     }
 }
 
@@ -418,7 +431,10 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
     }
     for p in 0..view.len as u32 {
         if view.pattern(p).wildcard && view.live(p) {
-            wild[usize::from(view.kind(p) == RuleKind::Disallow)].push(p);
+            let t = view.text(p);
+            let lit = memchr::memchr(b'*', t).unwrap_or(t.len()) as u32;
+            let need = view.pattern(p).need();
+            wild[usize::from(view.kind(p) == RuleKind::Disallow)].push((p, lit, need));
         }
     }
     if wild.iter().all(Vec::is_empty) {
@@ -426,7 +442,7 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
     }
     for p in 0..view.len as u32 {
         let other = &wild[usize::from(view.kind(p) == RuleKind::Allow)];
-        if other.first().is_none_or(|&q| q >= p) {
+        if other.first().is_none_or(|&(q, _, _)| q >= p) {
             continue;
         }
         if *budget == 0 {
@@ -437,23 +453,32 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
         }
         let c = view.pattern(p);
         let t = view.text(p);
-        // The pattern as a word in which `*` is a symbol only a `*` matches.
-        word.clear();
-        word.extend_from_slice(t);
-        if !c.anchored {
-            word.push(b'*');
-        }
         let mask = c.need() | 1 << (b'*' & 63);
-        for &q in other.iter().take_while(|&&q| q < p) {
+        // The pattern as a word in which `*` is a symbol only a `*` matches: built for the
+        // first candidate that passes the cheap tests (most never do).
+        let mut built = false;
+        for &(q, lit, need) in other.iter().take_while(|&&(q, _, _)| q < p) {
             *budget -= 1;
-            let qt = view.text(q);
-            let lit = &qt[..memchr::memchr(b'*', qt).unwrap_or(qt.len())];
-            if t.starts_with(lit) && view.pattern(q).matches(qt, word, mask) {
-                dead[p as usize] = Some(Dead {
-                    code: Code::ShadowedRule,
-                    by: view.rule(q),
-                });
-                break;
+            // `matches` starts with this test; done first, it spares most pairs the rest.
+            if need & !mask == 0 {
+                let qt = view.text(q);
+                if t.starts_with(&qt[..lit as usize]) {
+                    if !built {
+                        word.clear();
+                        word.extend_from_slice(t);
+                        if !c.anchored {
+                            word.push(b'*');
+                        }
+                        built = true;
+                    }
+                    if view.pattern(q).matches(qt, word, mask) {
+                        dead[p as usize] = Some(Dead {
+                            code: Code::ShadowedRule,
+                            by: view.rule(q),
+                        });
+                        break;
+                    }
+                }
             }
             if *budget == 0 {
                 return;

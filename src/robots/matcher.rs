@@ -7,7 +7,6 @@
 //!
 //! [RFC 9309 §2.2.1–2.2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.1
 
-use std::cmp::Reverse;
 use std::ops::Range;
 use std::sync::OnceLock;
 
@@ -29,7 +28,8 @@ struct Slot {
 
 #[derive(Debug, Clone)]
 struct Entry {
-    token: Box<str>,
+    /// Byte range of the token in [`Index::tokens`].
+    token: Range<u32>,
     slots: Range<u32>,
     groups: Range<u32>,
     /// Built on the first check when the agent has many rules; boxed, so that the many
@@ -37,11 +37,49 @@ struct Entry {
     prefixes: OnceLock<Box<PrefixIndex>>,
 }
 
-/// Precedence: most specific first, `allow` first on ties.
-fn precedence(rules: &[Rule]) -> impl Fn(&Slot) -> (Reverse<u32>, bool) + '_ {
-    |s| {
-        let allow = rules[s.rule as usize].kind == RuleKind::Allow;
-        (Reverse(s.pattern.priority), !allow)
+/// Appends the slots of rules `ids` to `slots`, in precedence order: most specific first,
+/// `allow` first on ties, then file order (and, across merged groups, group order, since
+/// groups hold increasing runs of rules), i.e. by rule index.
+///
+/// Each rule becomes one integer key, (specificity, kind, index), unique per rule: an unstable
+/// sort of plain integers gives the order a stable sort by (specificity, kind) would, without
+/// a closure reading `rules` per comparison.
+fn push_sorted(
+    slots: &mut Vec<Slot>,
+    ids: impl Iterator<Item = usize>,
+    keys: &mut Vec<u64>,
+    rules: &[Rule],
+    compiled: &[Compiled],
+) {
+    const INDEX_BITS: u32 = 31;
+    let start = slots.len();
+    if rules.len() < 1 << INDEX_BITS {
+        keys.clear();
+        keys.extend(ids.map(|r| {
+            let disallow = rules[r].kind != RuleKind::Allow;
+            u64::from(u32::MAX - compiled[r].priority) << 32
+                | u64::from(disallow) << INDEX_BITS
+                | r as u64
+        }));
+        keys.sort_unstable();
+        slots.extend(keys.iter().map(|&k| {
+            let r = (k & ((1 << INDEX_BITS) - 1)) as usize;
+            Slot {
+                pattern: compiled[r],
+                rule: r as u32,
+            }
+        }));
+    } else {
+        // Too many rules for the key's index bits (not a file that fits in memory): a
+        // stable sort, which keeps the order of `ids` among equals.
+        slots.extend(ids.map(|r| Slot {
+            pattern: compiled[r],
+            rule: r as u32,
+        }));
+        slots[start..].sort_by_key(|s| {
+            let allow = rules[s.rule as usize].kind == RuleKind::Allow;
+            (std::cmp::Reverse(s.pattern.priority), !allow)
+        });
     }
 }
 
@@ -56,6 +94,8 @@ pub(crate) struct Index {
     star: Option<Entry>,
     slots: Vec<Slot>,
     group_ids: Vec<u32>,
+    /// The entries' tokens, end to end: one allocation rather than one per agent.
+    tokens: String,
 }
 
 impl Index {
@@ -71,17 +111,18 @@ impl Index {
     ) -> Index {
         let mut index = Index::default();
         index.slots.reserve(rules.len());
-        let order = precedence(rules);
-        // Each group's rules, sorted once. Rules were pushed in file order, so a stable sort on
-        // (specificity, allow first) keeps file order among equals.
+        // Each group's rules, sorted once.
+        let mut keys = Vec::new();
         let mut group_slots = Vec::with_capacity(groups.len());
         for g in groups {
             let start = index.slots.len();
-            index.slots.extend(g.rules.clone().map(|r| Slot {
-                pattern: compiled[r],
-                rule: r as u32,
-            }));
-            index.slots[start..].sort_by_key(&order);
+            push_sorted(
+                &mut index.slots,
+                g.rules.clone(),
+                &mut keys,
+                rules,
+                compiled,
+            );
             group_slots.push(start as u32..index.slots.len() as u32);
         }
 
@@ -100,6 +141,35 @@ impl Index {
         pairs.sort_unstable();
         pairs.dedup();
         star_groups.dedup();
+        // Exact sizes, so that nothing grows (copying) and `shrink_to_fit` has little to do:
+        // an entry per token, every pair's group id once, each token once, and a merged run
+        // of slots for each agent of several groups.
+        let group_rules = |gids: &mut dyn Iterator<Item = u32>| -> usize {
+            gids.map(|g| groups[g as usize].rules.len()).sum()
+        };
+        let mut merged = 0;
+        let mut token_bytes = usize::from(!star_groups.is_empty());
+        let mut distinct = 0;
+        let mut j = 0;
+        while j < pairs.len() {
+            let token = pairs[j].0;
+            let run = pairs[j..].iter().take_while(|p| p.0 == token).count();
+            if run > 1 {
+                merged += group_rules(&mut pairs[j..j + run].iter().map(|p| p.1));
+            }
+            token_bytes += token.len();
+            distinct += 1;
+            j += run;
+        }
+        if star_groups.len() > 1 {
+            merged += group_rules(&mut star_groups.iter().copied());
+        }
+        index.slots.reserve_exact(merged);
+        index.entries.reserve_exact(distinct);
+        index
+            .group_ids
+            .reserve_exact(pairs.len() + star_groups.len());
+        index.tokens.reserve_exact(token_bytes);
 
         let mut i = 0;
         let mut gids = Vec::new();
@@ -110,17 +180,39 @@ impl Index {
                 gids.push(pairs[i].1);
                 i += 1;
             }
-            let entry = index.entry(token, &gids, &group_slots, rules);
+            let entry = index.entry(
+                token,
+                &gids,
+                (groups, &group_slots),
+                rules,
+                compiled,
+                &mut keys,
+            );
             index.entries.push(entry);
         }
         if !star_groups.is_empty() {
-            index.star = Some(index.entry("*", &star_groups, &group_slots, rules));
+            index.star = Some(index.entry(
+                "*",
+                &star_groups,
+                (groups, &group_slots),
+                rules,
+                compiled,
+                &mut keys,
+            ));
         }
         // Merged runs grew the slots past what was reserved; the index is complete.
         index.slots.shrink_to_fit();
         index.entries.shrink_to_fit();
         index.group_ids.shrink_to_fit();
+        index.tokens.shrink_to_fit();
         index
+    }
+
+    /// The token of entry `e`.
+    fn token(&self, e: &Entry) -> &str {
+        self.tokens
+            .get(e.token.start as usize..e.token.end as usize)
+            .unwrap_or_default()
     }
 
     /// Heap bytes held: the entries and their tokens, the slots, the group lists, and the
@@ -128,10 +220,9 @@ impl Index {
     pub(crate) fn heap_size(&self) -> usize {
         use std::mem::size_of;
         let entry = |e: &Entry| {
-            e.token.len()
-                + e.prefixes
-                    .get()
-                    .map_or(0, |p| size_of::<PrefixIndex>() + p.heap_size())
+            e.prefixes
+                .get()
+                .map_or(0, |p| size_of::<PrefixIndex>() + p.heap_size())
         };
         self.entries.capacity() * size_of::<Entry>()
             + self
@@ -142,35 +233,37 @@ impl Index {
                 .sum::<usize>()
             + self.slots.capacity() * size_of::<Slot>()
             + self.group_ids.capacity() * size_of::<u32>()
+            + self.tokens.capacity()
     }
 
     /// The entry of an agent named by groups `gids` (in file order). One group's sorted slots
     /// are shared as they are; several groups are merged into a new run.
+    /// `groups` are the file's groups and the ranges of their sorted slots.
     fn entry(
         &mut self,
         token: &str,
         gids: &[u32],
-        group_slots: &[Range<u32>],
+        (groups, group_slots): (&[Group], &[Range<u32>]),
         rules: &[Rule],
+        compiled: &[Compiled],
+        keys: &mut Vec<u64>,
     ) -> Entry {
         let slots = match gids {
             [g] => group_slots[*g as usize].clone(),
             _ => {
                 let start = self.slots.len();
-                for &g in gids {
-                    let r = &group_slots[g as usize];
-                    self.slots
-                        .extend_from_within(r.start as usize..r.end as usize);
-                }
-                // Stable: among equals, earlier groups (earlier lines) stay first.
-                self.slots[start..].sort_by_key(precedence(rules));
+                // The groups' rules (the set of each one's slots), merged and sorted anew.
+                let ids = gids.iter().flat_map(|&g| groups[g as usize].rules.clone());
+                push_sorted(&mut self.slots, ids, keys, rules, compiled);
                 start as u32..self.slots.len() as u32
             }
         };
         let gstart = self.group_ids.len();
         self.group_ids.extend_from_slice(gids);
+        let tstart = self.tokens.len();
+        self.tokens.push_str(token);
         Entry {
-            token: token.into(),
+            token: tstart as u32..self.tokens.len() as u32,
             slots,
             groups: gstart as u32..self.group_ids.len() as u32,
             prefixes: OnceLock::new(),
@@ -187,7 +280,7 @@ impl Index {
     /// The entry of the groups that name `token` exactly.
     fn named(&self, token: &str) -> Option<&Entry> {
         self.entries
-            .binary_search_by(|e| (*e.token).cmp(token))
+            .binary_search_by(|e| self.token(e).cmp(token))
             .ok()
             .map(|i| &self.entries[i])
     }
@@ -553,7 +646,7 @@ impl Robots {
                 Some(e) => &self.index.group_ids[e.groups.start as usize..e.groups.end as usize],
                 None => &[],
             },
-            token: entry.map(|e| &*e.token),
+            token: entry.map(|e| self.index.token(e)),
         }
     }
 

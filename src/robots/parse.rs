@@ -14,7 +14,7 @@ use nom::Offset;
 
 use super::agent::leading_token;
 use super::directive::{classify, Directive, OtherKey, Spelling};
-use super::lexer::{is_ws, lex, Lexed, Separator};
+use super::lexer::{is_ws, lex_content, Lexed, Separator};
 use super::usage::{self, PolicyLink, SignalLine, UsageRule};
 use super::{
     lint, matcher, pattern, Agent, Group, Mode, Options, Parsed, Record, Robots, Rule, RuleKind,
@@ -98,19 +98,28 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
     let mut line_no: u32 = 0;
     let mut cut_at = None;
     while pos < body_end {
-        let eol = memchr::memchr2(b'\n', b'\r', &input[pos..body_end]).map(|i| pos + i);
+        let rest = &input[pos..body_end];
+        // One search finds the line end, or the comment's `#` first and then the line end:
+        // most lines have no comment, and pay one search instead of two.
+        let (hash, eol) = match memchr::memchr3(b'\n', b'\r', b'#', rest) {
+            Some(i) if rest[i] == b'#' => (
+                Some(pos + i),
+                memchr::memchr2(b'\n', b'\r', &rest[i + 1..]).map(|j| pos + i + 1 + j),
+            ),
+            other => (None, other.map(|i| pos + i)),
+        };
         line_no = line_no.saturating_add(1);
         let Some(eol) = eol else {
             if truncated {
                 // The limit cuts this line: drop it (a cut `Allow:` would widen access).
                 cut_at = Some((pos, line_no));
             } else {
-                b.line(pos, body_end, line_no);
+                b.line(pos, body_end, hash, line_no);
             }
             pos = body_end;
             break;
         };
-        b.line(pos, eol, line_no);
+        b.line(pos, eol, hash, line_no);
         pos = if input[eol] == b'\r' && input.get(eol + 1) == Some(&b'\n') {
             eol + 2
         } else {
@@ -176,6 +185,10 @@ impl<'a> Builder<'a> {
         let Some(first) = head.iter().position(|&b| !b.is_ascii_whitespace()) else {
             return;
         };
+        // Every test below wants a `<` first: most files are spared the lowercased copy.
+        if head[first] != b'<' {
+            return;
+        }
         let lower = |s: &[u8]| s.iter().map(u8::to_ascii_lowercase).collect::<Vec<_>>();
         let peek = lower(&head[first..head.len().min(first + 256)]);
         let html = peek.starts_with(b"<!doctype html")
@@ -201,8 +214,8 @@ impl<'a> Builder<'a> {
         }
     }
 
-    /// One line, `input[start..end]`, without its line end.
-    fn line(&mut self, start: usize, end: usize, n: u32) {
+    /// One line, `input[start..end]`, without its line end; its comment starts at `hash`.
+    fn line(&mut self, start: usize, end: usize, hash: Option<usize>, n: u32) {
         let input = self.input;
         let mut line = &input[start..end];
         if line.len() > GOOGLE_MAX_LINE_BYTES {
@@ -252,7 +265,14 @@ impl<'a> Builder<'a> {
                 ),
             }
         }
-        match lex(line) {
+        // The comment starts at the first '#', wherever it is (if the cuts above left it).
+        if let Some(h) = hash {
+            let content_end = h.saturating_sub(self.input.offset(line));
+            if content_end < line.len() {
+                line = &line[..content_end];
+            }
+        }
+        match lex_content(line) {
             Lexed::Empty => {}
             Lexed::Invalid(text) => {
                 self.stray(n);
@@ -344,7 +364,8 @@ impl<'a> Builder<'a> {
         match self.state {
             State::Start | State::Rules => self.groups.push(Group {
                 line: n,
-                agents: Vec::new(),
+                // Most groups name one agent: then `finish` has no slack to give back.
+                agents: Vec::with_capacity(1),
                 rules: self.rules.len()..self.rules.len(),
             }),
             State::Agents { stray: Some(stray) } => {
@@ -426,8 +447,9 @@ impl<'a> Builder<'a> {
                     );
                 }
                 // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-'.
-                let mut lower = String::with_capacity(token.len());
-                lower.extend(token.iter().map(|&c| char::from(c.to_ascii_lowercase())));
+                // ASCII, so the lossy decoding copies once and replaces nothing.
+                let mut lower = String::from_utf8_lossy(token).into_owned();
+                lower.make_ascii_lowercase();
                 Agent::Token(lower.into_boxed_str())
             }
         };
@@ -471,7 +493,7 @@ impl<'a> Builder<'a> {
             );
             return;
         }
-        if let Some(i) = value.iter().position(|&b| b < 0x20 || b == 0x7f) {
+        if let Some(i) = first_control(value) {
             let at = self.span(value).start + i;
             self.push(
                 Code::ControlInPath,
@@ -604,14 +626,15 @@ impl<'a> Builder<'a> {
     }
 
     fn sitemap(&mut self, n: u32, value: &[u8]) {
-        let text = String::from_utf8_lossy(value);
-        let ok = std::str::from_utf8(value).is_ok() && is_http_url(&text);
-        if ok {
+        // Validated once; the lossy decoding is only for the message.
+        let url = std::str::from_utf8(value).ok().filter(|t| is_http_url(t));
+        if let Some(url) = url {
             self.sitemaps.push(Sitemap {
-                url: text.into_owned(),
+                url: url.to_owned(),
                 line: n,
             });
         } else {
+            let text = String::from_utf8_lossy(value);
             let span = self.span(value);
             self.push(
                 Code::InvalidSitemapUrl,
@@ -628,15 +651,7 @@ impl<'a> Builder<'a> {
             _ => self.groups.len().checked_sub(1),
         };
         let span = self.span(value);
-        self.push(
-            Code::IgnoredDirective,
-            n,
-            span,
-            format!(
-                "`{}` is not part of RFC 9309; Google ignores it (kept for crawlers that read it)",
-                key.as_str()
-            ),
-        );
+        self.push(Code::IgnoredDirective, n, span, ignored_message(key));
         self.records.push(Record {
             key,
             value: String::from_utf8_lossy(value).into_owned(),
@@ -815,6 +830,53 @@ impl<'a> Builder<'a> {
     }
 }
 
+/// The `ignored-directive` message for `key`: a constant, as such records are common (one
+/// `crawl-delay` per group in many files).
+fn ignored_message(key: OtherKey) -> &'static str {
+    macro_rules! message {
+        ($key:literal) => {
+            concat!(
+                "`",
+                $key,
+                "` is not part of RFC 9309; Google ignores it (kept for crawlers that read it)"
+            )
+        };
+    }
+    match key {
+        OtherKey::CrawlDelay => message!("crawl-delay"),
+        OtherKey::Host => message!("host"),
+        OtherKey::CleanParam => message!("clean-param"),
+        OtherKey::RequestRate => message!("request-rate"),
+        OtherKey::VisitTime => message!("visit-time"),
+        OtherKey::Noindex => message!("noindex"),
+        OtherKey::Nofollow => message!("nofollow"),
+        OtherKey::Noarchive => message!("noarchive"),
+    }
+}
+
+/// The position of the first control byte (below 0x20, or DEL) in `value`. Paths almost never
+/// hold one: eight bytes at a time say so (the classic "has a byte less than" and "has a zero
+/// byte" word tests, exact as yes/no answers), and only a hit is looked at byte by byte.
+fn first_control(value: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = value.chunks_exact(8);
+    let mut hit = false;
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w);
+        let del = x ^ (0x7f * ONES);
+        hit |= (x.wrapping_sub(0x20 * ONES) & !x | del.wrapping_sub(ONES) & !del) & HIGH != 0;
+    }
+    let is_control = |b: u8| b < 0x20 || b == 0x7f;
+    if hit || chunks.remainder().iter().any(|&b| is_control(b)) {
+        value.iter().position(|&b| is_control(b))
+    } else {
+        None
+    }
+}
+
 /// Is `s` an absolute http(s) URL with a host? The common shape is answered without a full
 /// parse ([`crate::plain_url`]); anything else goes through the URL parser.
 fn is_http_url(s: &str) -> bool {
@@ -822,4 +884,45 @@ fn is_http_url(s: &str) -> bool {
         || url::Url::parse(s)
             .map(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
             .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{first_control, ignored_message};
+    use crate::robots::OtherKey;
+
+    #[test]
+    fn ignored_messages_name_their_key() {
+        for key in [
+            OtherKey::CrawlDelay,
+            OtherKey::Host,
+            OtherKey::CleanParam,
+            OtherKey::RequestRate,
+            OtherKey::VisitTime,
+            OtherKey::Noindex,
+            OtherKey::Nofollow,
+            OtherKey::Noarchive,
+        ] {
+            assert_eq!(
+                ignored_message(key),
+                format!(
+                    "`{}` is not part of RFC 9309; Google ignores it (kept for crawlers that read it)",
+                    key.as_str()
+                )
+            );
+        }
+    }
+
+    #[test]
+    fn first_control_agrees_with_a_byte_scan() {
+        let naive = |v: &[u8]| v.iter().position(|&b| b < 0x20 || b == 0x7f);
+        for b in 0..=255u8 {
+            for at in [0, 3, 7, 8, 12, 16, 20] {
+                let mut v = b"/some/path/with/length/".to_vec();
+                v[at] = b;
+                assert_eq!(first_control(&v), naive(&v), "byte {b:#x} at {at}");
+                assert_eq!(first_control(&v[..at + 1]), naive(&v[..at + 1]));
+            }
+        }
+    }
 }
