@@ -147,19 +147,15 @@ pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> 
     // only other byte that folds to `-` is CR, which never occurs inside a line. Bytes past
     // the key fold to a space, which no key holds.
     let exact = match key.len() {
-        10 => fold8(&key[..8]) == fold8(b"user-age") && fold8(&key[8..]) == fold8(b"nt"),
-        8 => fold8(key) == fold8(b"disallow"),
-        5 => fold8(key) == fold8(b"allow"),
-        7 => fold8(key) == fold8(b"sitemap"),
-        _ => false,
+        10 if fold8(&key[..8]) == fold8(b"user-age") && fold8(&key[8..]) == fold8(b"nt") => {
+            Some(Directive::UserAgent)
+        }
+        8 if fold8(key) == fold8(b"disallow") => Some(Directive::Disallow),
+        5 if fold8(key) == fold8(b"allow") => Some(Directive::Allow),
+        7 if fold8(key) == fold8(b"sitemap") => Some(Directive::Sitemap),
+        _ => None,
     };
-    if exact {
-        let dir = match key.len() {
-            10 => Directive::UserAgent,
-            8 => Directive::Disallow,
-            5 => Directive::Allow,
-            _ => Directive::Sitemap,
-        };
+    if let Some(dir) = exact {
         return Some((dir, Spelling::Exact));
     }
     let first = key.first()?.to_ascii_lowercase();
