@@ -38,6 +38,8 @@ fn main() {
     let (mut body, mut reported, mut held) = (0usize, 0usize, 0usize);
     let mut ratios: Vec<f64> = Vec::new();
     let mut kept = Vec::with_capacity(corpus.files.len());
+    let mut parts: Vec<(&'static str, usize)> = Vec::new();
+    let (mut rules, mut value_bytes, mut line_bytes) = (0usize, 0usize, 0usize);
     for (_, bytes) in &corpus.files {
         let before = live();
         let robots = Robots::parse_with(bytes, &options).robots;
@@ -48,6 +50,17 @@ fn main() {
         held += (after - before).max(0) as usize;
         if !bytes.is_empty() {
             ratios.push(robots.heap_size() as f64 / bytes.len() as f64);
+        }
+        for (i, (name, n)) in robots.heap_parts().into_iter().enumerate() {
+            match parts.get_mut(i) {
+                Some(p) => p.1 += n,
+                None => parts.push((name, n)),
+            }
+        }
+        rules += robots.rule_count();
+        for r in (0..robots.rule_count()).filter_map(|i| robots.rule(i)) {
+            value_bytes += r.pattern.len();
+            line_bytes += r.text.len();
         }
         kept.push(robots);
     }
@@ -70,6 +83,11 @@ fn main() {
         pct(90),
         pct(100)
     );
+    println!("by part (Robots::heap_parts):");
+    for (name, n) in &parts {
+        println!("  {name:<22} {n:>11}");
+    }
+    println!("rules: {rules}; their values {value_bytes} bytes, their lines {line_bytes} bytes");
     drop(kept);
 }
 

@@ -168,6 +168,11 @@ fn main() {
                 println!("  FAILED: heap_size is not within 10% of the allocator's count");
                 ok = false;
             }
+            let parts: usize = robots.heap_parts().iter().map(|p| p.1).sum();
+            if parts != reported {
+                println!("  FAILED: heap_parts add up to {parts}, not heap_size");
+                ok = false;
+            }
             let limit = (factor * body.len() as f64) as usize;
             if held > limit {
                 println!("  FAILED: {held} bytes held, more than the bound {limit}");

@@ -236,6 +236,29 @@ impl Index {
             + self.tokens.capacity()
     }
 
+    /// [`Index::heap_size`] by part.
+    pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 3] {
+        use std::mem::size_of;
+        let entry = |e: &Entry| {
+            e.prefixes
+                .get()
+                .map_or(0, |p| size_of::<PrefixIndex>() + p.heap_size())
+        };
+        [
+            (
+                "agent entries",
+                self.entries.capacity() * size_of::<Entry>()
+                    + self.group_ids.capacity() * size_of::<u32>()
+                    + self.tokens.capacity(),
+            ),
+            ("slots", self.slots.capacity() * size_of::<Slot>()),
+            (
+                "prefix indexes",
+                self.entries.iter().chain(&self.star).map(entry).sum(),
+            ),
+        ]
+    }
+
     /// The entry of an agent named by groups `gids` (in file order). One group's sorted slots
     /// are shared as they are; several groups are merged into a new run.
     /// `groups` are the file's groups and the ranges of their sorted slots.

@@ -458,6 +458,40 @@ impl Robots {
         }
     }
 
+    /// [`Robots::heap_size`] by part, for the memory survey (`examples/memory_survey.rs`):
+    /// where a compiled file's bytes go. The parts add up to `heap_size`.
+    #[doc(hidden)]
+    pub fn heap_parts(&self) -> Vec<(&'static str, usize)> {
+        use std::mem::size_of;
+        let mut parts = vec![
+            ("text arena", self.texts.capacity()),
+            ("rules", self.rules.capacity() * size_of::<Rule>()),
+            (
+                "groups and agents",
+                self.groups.capacity() * size_of::<Group>()
+                    + self.groups.iter().map(Group::heap_size).sum::<usize>(),
+            ),
+            (
+                "sitemaps and records",
+                self.sitemaps.capacity() * size_of::<Sitemap>()
+                    + self
+                        .sitemaps
+                        .iter()
+                        .map(|s| s.url.capacity())
+                        .sum::<usize>()
+                    + self.records.capacity() * size_of::<Record>()
+                    + self
+                        .records
+                        .iter()
+                        .map(|r| r.value.capacity())
+                        .sum::<usize>(),
+            ),
+            ("usage records", self.usage.heap_size()),
+        ];
+        parts.extend(self.index.heap_parts());
+        parts
+    }
+
     /// The heap bytes this `Robots` holds, for sizing caches and for bounding what a hostile
     /// file can cost: the capacities of its vectors, strings and boxed strings (text arena,
     /// rules, groups and their agents, sitemaps, records, usage records) and of the matcher's
