@@ -10,7 +10,7 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use super::path::{is_robots_txt, request_path};
+use super::path::{http_path_start, is_robots_txt, request_path};
 use super::pattern::{self, Compiled};
 use super::prefix::PrefixIndex;
 use super::segments::GLOBS_BEFORE_INDEX;
@@ -500,12 +500,26 @@ impl<'a> AgentRules<'a> {
     /// Decides for `url`: an absolute URL, a scheme-relative `//host/…` URL, or a path (with
     /// query); the fragment is ignored.
     pub fn check(&self, url: &str) -> Decision<'a> {
-        self.check_path(&request_path(url))
+        match http_path_start(url.as_bytes()) {
+            // The usual URL: one scan finds the fragment and the canonical form.
+            Some(start) => {
+                let (path, canon, mask) =
+                    pattern::canonical_path_before_fragment(&url[start..], self.robots.mode);
+                self.decide(path, &canon, mask)
+            }
+            None => self.check_path(&request_path(url)),
+        }
     }
 
     /// Decides for `path`, taken verbatim as the path + query to match (it should start with
     /// `/`; no fragment). For callers that already hold the request target.
     pub fn check_path(&self, path: &str) -> Decision<'a> {
+        let (canon, mask) = pattern::canonical_path(path, self.robots.mode);
+        self.decide(path, &canon, mask)
+    }
+
+    /// Decides for `path`, whose canonical form is `canon` with [`pattern::byte_mask`] `mask`.
+    fn decide(&self, path: &str, canon: &[u8], mask: u64) -> Decision<'a> {
         let robots = self.robots;
         if robots.mode == Mode::Rfc && is_robots_txt(path) {
             return Decision {
@@ -514,8 +528,6 @@ impl<'a> AgentRules<'a> {
                 reason: Reason::RobotsTxt,
             };
         }
-        let (canon, mask) = pattern::canonical_path(path, robots.mode);
-        let canon: &[u8] = &canon;
         let arena = robots.texts.as_bytes();
         // The prefilter first: slicing the arena (a bounds check that may panic) is not
         // moved past it by the compiler.

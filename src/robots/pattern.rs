@@ -168,10 +168,19 @@ pub(crate) fn byte_mask(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0, |m, &b| m | 1 << (b & 63))
 }
 
-/// The request path (path + params + query) in the form patterns are compared with, and its
-/// [`byte_mask`]. Borrowed when nothing needs to change, which is the common case.
-pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
-    let bytes = path.as_bytes();
+/// [`CLASS`], with `#` marked: a URL's fragment starts there.
+static CLASS_OR_FRAGMENT: [u8; 256] = {
+    let mut t = CLASS;
+    t[b'#' as usize] |= FRAGMENT;
+    t
+};
+
+/// A `#` was seen (a bit of its own: the classes use the two below it).
+const FRAGMENT: u8 = 4;
+
+/// The [`byte_mask`] of `bytes` and the OR of their classes in `table` (0: all [`KEEP`]).
+#[inline]
+fn scan(bytes: &[u8], table: &[u8; 256]) -> (u64, u8) {
     // Eight bytes per step, OR-ing the classes (KEEP is 0) rather than comparing each: this
     // scan is a third of a check.
     let mut mask = 0u64;
@@ -180,14 +189,41 @@ pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
     for chunk in &mut chunks {
         for &b in chunk {
             mask |= 1 << (b & 63);
-            dirty |= CLASS[b as usize];
+            dirty |= table[b as usize];
         }
     }
     for &b in chunks.remainder() {
         mask |= 1 << (b & 63);
-        dirty |= CLASS[b as usize];
+        dirty |= table[b as usize];
     }
-    if mode == Mode::Google || dirty == KEEP {
+    (mask, dirty)
+}
+
+/// The request path (path + params + query) in the form patterns are compared with, and its
+/// [`byte_mask`]. Borrowed when nothing needs to change, which is the common case.
+pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
+    let (mask, dirty) = scan(path.as_bytes(), &CLASS);
+    canonical_after_scan(path.as_bytes(), mode, mask, dirty)
+}
+
+/// [`canonical_path`] of `rest` up to its first `#` (the rest of a URL from its path on), and
+/// that path: the fragment is found by the same scan that canonicalisation needs, rather than
+/// by a search of its own.
+pub(crate) fn canonical_path_before_fragment(rest: &str, mode: Mode) -> (&str, Cow<'_, [u8]>, u64) {
+    let (mask, dirty) = scan(rest.as_bytes(), &CLASS_OR_FRAGMENT);
+    if dirty & FRAGMENT == 0 {
+        let (canon, mask) = canonical_after_scan(rest.as_bytes(), mode, mask, dirty);
+        return (rest, canon, mask);
+    }
+    let path = rest.split('#').next().unwrap_or_default();
+    let (canon, mask) = canonical_path(path, mode);
+    (path, canon, mask)
+}
+
+/// The canonical form of `bytes`, given their [`scan`] by [`CLASS`] (a [`FRAGMENT`] bit is
+/// ignored).
+fn canonical_after_scan(bytes: &[u8], mode: Mode, mask: u64, dirty: u8) -> (Cow<'_, [u8]>, u64) {
+    if mode == Mode::Google || dirty & !FRAGMENT == KEEP {
         return (Cow::Borrowed(bytes), mask);
     }
     let mut out = Vec::with_capacity(bytes.len() + 8);

@@ -279,14 +279,19 @@ fn agree(rules: &[(bool, String)], paths: &[String]) -> Result<(), TestCaseError
         for mode in [Mode::Rfc, Mode::Google] {
             let r = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
             for path in paths {
+                let decision = r.check_path(&tok("x"), path);
                 prop_assert_eq!(
-                    r.check_path(&tok("x"), path).allowed,
+                    decision.allowed,
                     naive_allowed(rules, path),
                     "mode {:?}, file {:?}, path {:?}",
                     mode,
                     body,
                     path
                 );
+                // The same path in a URL, with a fragment that would decide otherwise: `check`
+                // finds the path and cuts the fragment in its own scan.
+                let url = format!("https://example.com{path}#{path}*$");
+                prop_assert_eq!(r.check(&tok("x"), &url), decision, "url {:?}", url);
             }
         }
     }
