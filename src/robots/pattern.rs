@@ -209,6 +209,7 @@ pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
 /// [`canonical_path`] of `rest` up to its first `#` (the rest of a URL from its path on), and
 /// that path: the fragment is found by the same scan that canonicalisation needs, rather than
 /// by a search of its own.
+#[inline]
 pub(crate) fn canonical_path_before_fragment(rest: &str, mode: Mode) -> (&str, Cow<'_, [u8]>, u64) {
     let (mask, dirty) = scan(rest.as_bytes(), &CLASS_OR_FRAGMENT);
     if dirty & FRAGMENT == 0 {
@@ -222,10 +223,18 @@ pub(crate) fn canonical_path_before_fragment(rest: &str, mode: Mode) -> (&str, C
 
 /// The canonical form of `bytes`, given their [`scan`] by [`CLASS`] (a [`FRAGMENT`] bit is
 /// ignored).
+#[inline]
 fn canonical_after_scan(bytes: &[u8], mode: Mode, mask: u64, dirty: u8) -> (Cow<'_, [u8]>, u64) {
     if mode == Mode::Google || dirty & !FRAGMENT == KEEP {
         return (Cow::Borrowed(bytes), mask);
     }
+    canonical_url(bytes)
+}
+
+/// The [`Mode::Rfc`] canonical form of a URL's path that needs one, and its mask: out of
+/// line, as few paths need it.
+#[inline(never)]
+fn canonical_url(bytes: &[u8]) -> (Cow<'_, [u8]>, u64) {
     let mut out = Vec::with_capacity(bytes.len() + 8);
     canonical_rfc(bytes, Side::Url, &mut out);
     let mask = byte_mask(&out);
