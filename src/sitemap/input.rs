@@ -202,16 +202,11 @@ impl<R: Read> Input<R> {
         }
         let bytes = &self.buf[self.counted..end];
         self.counted = end;
-        // A plain count (which the compiler vectorises) finds the line ends.
-        let lines = bytes.iter().filter(|&&b| b == b'\n').count();
-        // Looked for only when there is one.
-        let last_line_end = if lines > 0 {
-            memchr::memrchr(b'\n', bytes)
-        } else {
-            None
-        };
-        match last_line_end {
+        // Most stretches between two start tags hold one line end or none: the last one is found
+        // first, and only a stretch that has one is counted (memchr counts many bytes at a time).
+        match memchr::memrchr(b'\n', bytes) {
             Some(last) => {
+                let lines = memchr::memchr_iter(b'\n', &bytes[..last]).count() + 1;
                 self.line = self
                     .line
                     .saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
