@@ -96,6 +96,12 @@ pub(crate) struct Input<R> {
     column: u32,
     /// How far into `buf` the line and column are counted (at most `pos`).
     counted: usize,
+    /// Where the line ends in `buf[..scanned]` not yet counted are (and some counted ones).
+    line_ends: Vec<usize>,
+    /// How far into `buf` line ends were looked for.
+    scanned: usize,
+    /// The first of `line_ends` at or after `counted`.
+    next_line_end: usize,
     /// Where in `buf` the current event began, until its position is counted.
     mark: Option<usize>,
     /// The position of the current event's start, once counted.
@@ -149,6 +155,9 @@ impl<R: Read> Input<R> {
             line: 1,
             column: 0,
             counted: 0,
+            line_ends: Vec::new(),
+            scanned: 0,
+            next_line_end: 0,
             mark: None,
             mark_at: Position::default(),
             eof: stop.is_some(),
@@ -200,20 +209,53 @@ impl<R: Read> Input<R> {
         if end <= self.counted {
             return;
         }
-        let bytes = &self.buf[self.counted..end];
-        self.counted = end;
-        // Most stretches between two start tags hold one line end or none: the last one is found
-        // first, and only a stretch that has one is counted (memchr counts many bytes at a time).
-        match memchr::memrchr(b'\n', bytes) {
-            Some(last) => {
-                let lines = memchr::memchr_iter(b'\n', &bytes[..last]).count() + 1;
+        if end > self.scanned {
+            // Line ends are found a window at a time, many start tags' worth: a search per start
+            // tag was most of this function's cost. Those already passed are dropped first, so
+            // the list holds at most one window's.
+            if self.next_line_end == self.line_ends.len() {
+                self.line_ends.clear();
+                self.next_line_end = 0;
+            }
+            let from = self.scanned;
+            let to = end.max(from + SCAN_WINDOW).min(self.filled);
+            self.line_ends
+                .extend(memchr::memchr_iter(b'\n', &self.buf[from..to]).map(|i| from + i));
+            self.scanned = to;
+        }
+        let first = self.next_line_end;
+        let mut next = first;
+        while self.line_ends.get(next).is_some_and(|&i| i < end) {
+            next += 1;
+        }
+        self.next_line_end = next;
+        let lines = next - first;
+        match next
+            .checked_sub(1)
+            .filter(|_| lines > 0)
+            .and_then(|i| self.line_ends.get(i))
+        {
+            Some(&last) => {
                 self.line = self
                     .line
                     .saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
-                self.column = chars(&bytes[last + 1..]);
+                self.column = chars(&self.buf[last + 1..end]);
             }
-            None => self.column = self.column.saturating_add(chars(bytes)),
+            None => {
+                self.column = self
+                    .column
+                    .saturating_add(chars(&self.buf[self.counted..end]));
+            }
         }
+        self.counted = end;
+    }
+
+    /// The buffer's bytes are about to move or be replaced: nothing counted in it holds.
+    fn forget_buffer(&mut self) {
+        self.counted = 0;
+        self.line_ends.clear();
+        self.scanned = 0;
+        self.next_line_end = 0;
     }
 
     /// Whether the source was gzip-compressed.
@@ -251,7 +293,7 @@ impl<R: Read> Input<R> {
             self.buf.copy_within(self.pos..self.filled, 0);
             self.filled -= self.pos;
             self.pos = 0;
-            self.counted = 0;
+            self.forget_buffer();
             let room = self.limit.saturating_sub(self.read);
             if room == 0 {
                 break;
@@ -359,7 +401,7 @@ impl<R: Read> BufRead for Input<R> {
             self.count_all();
             self.pos = 0;
             self.filled = 0;
-            self.counted = 0;
+            self.forget_buffer();
             self.refill()?;
         }
         let available = self.filled - self.pos;
@@ -384,6 +426,9 @@ impl<R: Read> BufRead for Input<R> {
         self.pos = end;
     }
 }
+
+/// Bytes searched for line ends at a time (beyond the position asked for).
+const SCAN_WINDOW: usize = 2048;
 
 /// UTF-8 characters in `bytes` (every byte that is not a continuation byte starts one; invalid
 /// bytes count one each).
