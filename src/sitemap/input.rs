@@ -1,8 +1,10 @@
 //! The byte layer under the reader: gzip told from the magic bytes, the uncompressed-size limit,
 //! and line/column bookkeeping, as one [`BufRead`] that quick-xml reads through.
 //!
-//! Positions are tracked as bytes are consumed, so the reader can ask "where am I?" at any time
-//! without keeping what was read: memory stays flat however long the file.
+//! Positions are counted lazily: the line and column are brought up to date only when a position
+//! is asked for, or before the buffer's bytes are dropped, so the reader can ask "where am I?" at
+//! any time without keeping what was read (memory stays flat however long the file) and without
+//! paying for a count on each of quick-xml's many small `consume` calls.
 
 use std::io::{self, BufRead, Chain, Cursor, Read};
 
@@ -88,9 +90,22 @@ pub(crate) struct Input<R> {
     limit: u64,
     /// Bytes consumed by the reader above.
     consumed: u64,
+    /// The line of `buf[counted]`.
     line: u32,
-    /// Characters consumed since the start of the current line.
+    /// Characters from the start of the line to `buf[counted]`.
     column: u32,
+    /// How far into `buf` the line and column are counted (at most `pos`).
+    counted: usize,
+    /// Where the line ends in `buf[..scanned]` not yet counted are (and some counted ones).
+    line_ends: Vec<usize>,
+    /// How far into `buf` line ends were looked for.
+    scanned: usize,
+    /// The first of `line_ends` at or after `counted`.
+    next_line_end: usize,
+    /// Where in `buf` the current event began, until its position is counted.
+    mark: Option<usize>,
+    /// The position of the current event's start, once counted.
+    mark_at: Position,
     stop: Option<Stop>,
     eof: bool,
     /// The most bytes one XML event may span (`usize::MAX`: no limit).
@@ -139,6 +154,12 @@ impl<R: Read> Input<R> {
             consumed: 0,
             line: 1,
             column: 0,
+            counted: 0,
+            line_ends: Vec::new(),
+            scanned: 0,
+            next_line_end: 0,
+            mark: None,
+            mark_at: Position::default(),
             eof: stop.is_some(),
             stop,
             max_run: usize::MAX,
@@ -153,9 +174,88 @@ impl<R: Read> Input<R> {
         self.max_run = max;
     }
 
-    /// A new event begins here.
+    /// A new event begins here: [`Input::event_position`] tells where.
     pub(crate) fn start_event(&mut self) {
         self.run = 0;
+        self.mark = Some(self.pos);
+    }
+
+    /// Where the current event began (the position at the last [`Input::start_event`]).
+    pub(crate) fn event_position(&mut self) -> Position {
+        self.count_mark();
+        self.mark_at
+    }
+
+    /// Counts the line and column up to the event's start, if not yet done.
+    fn count_mark(&mut self) {
+        if let Some(mark) = self.mark.take() {
+            self.count_to(mark);
+            self.mark_at = Position {
+                line: self.line,
+                column: self.column.saturating_add(1),
+                offset: self.consumed - (self.pos - mark) as u64,
+            };
+        }
+    }
+
+    /// Counts everything consumed: the buffer's bytes before `pos` may then be dropped.
+    fn count_all(&mut self) {
+        self.count_mark();
+        self.count_to(self.pos);
+    }
+
+    /// Brings the line and column from `buf[counted]` to `buf[end]`.
+    fn count_to(&mut self, end: usize) {
+        if end <= self.counted {
+            return;
+        }
+        if end > self.scanned {
+            // Line ends are found a window at a time, many start tags' worth: a search per start
+            // tag was most of this function's cost. Those already passed are dropped first, so
+            // the list holds at most one window's.
+            if self.next_line_end == self.line_ends.len() {
+                self.line_ends.clear();
+                self.next_line_end = 0;
+            }
+            let from = self.scanned;
+            let to = end.max(from + SCAN_WINDOW).min(self.filled);
+            self.line_ends
+                .extend(memchr::memchr_iter(b'\n', &self.buf[from..to]).map(|i| from + i));
+            self.scanned = to;
+        }
+        let first = self.next_line_end;
+        let mut next = first;
+        while self.line_ends.get(next).is_some_and(|&i| i < end) {
+            next += 1;
+        }
+        self.next_line_end = next;
+        let lines = next - first;
+        match next
+            .checked_sub(1)
+            .filter(|_| lines > 0)
+            .and_then(|i| self.line_ends.get(i))
+        {
+            Some(&last) => {
+                self.line = self
+                    .line
+                    .saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
+                self.column = chars(&self.buf[last + 1..end]);
+            }
+            None => {
+                self.column = self
+                    .column
+                    .saturating_add(chars(&self.buf[self.counted..end]));
+            }
+        }
+        self.counted = end;
+    }
+
+    /// The buffer's bytes are about to move or be replaced: nothing counted in it holds.
+    fn forget_buffer(&mut self) {
+        self.counted = 0;
+        self.line_ends.clear();
+        self.scanned = 0;
+        self.next_line_end = 0;
     }
 
     /// Whether the source was gzip-compressed.
@@ -174,7 +274,8 @@ impl<R: Read> Input<R> {
     }
 
     /// Where the next unconsumed byte is.
-    pub(crate) fn position(&self) -> Position {
+    pub(crate) fn position(&mut self) -> Position {
+        self.count_all();
         Position {
             line: self.line,
             column: self.column.saturating_add(1),
@@ -188,9 +289,11 @@ impl<R: Read> Input<R> {
         let n = n.min(self.buf.len());
         while self.filled - self.pos < n && !self.eof {
             // Move what is left to the front and read more behind it.
+            self.count_all();
             self.buf.copy_within(self.pos..self.filled, 0);
             self.filled -= self.pos;
             self.pos = 0;
+            self.forget_buffer();
             let room = self.limit.saturating_sub(self.read);
             if room == 0 {
                 break;
@@ -295,8 +398,10 @@ impl<R: Read> Read for Input<R> {
 impl<R: Read> BufRead for Input<R> {
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
         if self.pos >= self.filled {
+            self.count_all();
             self.pos = 0;
             self.filled = 0;
+            self.forget_buffer();
             self.refill()?;
         }
         let available = self.filled - self.pos;
@@ -314,47 +419,16 @@ impl<R: Read> BufRead for Input<R> {
     }
 
     fn consume(&mut self, amt: usize) {
+        // The line and column are counted later, in bulk (`count_to`).
         let end = (self.pos + amt).min(self.filled);
-        let bytes = &self.buf[self.pos..end];
-        if bytes.len() <= SHORT_CONSUME {
-            // quick-xml consumes many chunks of a few bytes (a `<`, a `>`): one plain pass
-            // costs less than setting up the passes below.
-            for &b in bytes {
-                if b == b'\n' {
-                    self.line = self.line.saturating_add(1);
-                    self.column = 0;
-                } else if b & 0xC0 != 0x80 {
-                    self.column = self.column.saturating_add(1);
-                }
-            }
-        } else {
-            // quick-xml consumes one event at a time, often a few dozen bytes: a plain count (which
-            // the compiler vectorises) finds the line ends; most calls have none.
-            let lines = bytes.iter().filter(|&&b| b == b'\n').count();
-            // Looked for only when there is one: the search was a tenth of the reader's work.
-            let last_line_end = if lines > 0 {
-                memchr::memrchr(b'\n', bytes)
-            } else {
-                None
-            };
-            match last_line_end {
-                Some(last) => {
-                    self.line = self
-                        .line
-                        .saturating_add(u32::try_from(lines).unwrap_or(u32::MAX));
-                    self.column = chars(&bytes[last + 1..]);
-                }
-                None => self.column = self.column.saturating_add(chars(bytes)),
-            }
-        }
-        self.run = self.run.saturating_add(bytes.len());
+        self.run = self.run.saturating_add(end - self.pos);
         self.consumed += (end - self.pos) as u64;
         self.pos = end;
     }
 }
 
-/// Consumed chunks up to this many bytes are counted byte by byte.
-const SHORT_CONSUME: usize = 16;
+/// Bytes searched for line ends at a time (beyond the position asked for).
+const SCAN_WINDOW: usize = 2048;
 
 /// UTF-8 characters in `bytes` (every byte that is not a continuation byte starts one; invalid
 /// bytes count one each).
@@ -366,4 +440,102 @@ fn chars(bytes: &[u8]) -> u32 {
         bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
     };
     u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The position after `prefix`, counted byte by byte.
+    fn reference(prefix: &[u8]) -> Position {
+        let mut line = 1u32;
+        let mut column = 0u32;
+        for &b in prefix {
+            if b == b'\n' {
+                line += 1;
+                column = 0;
+            } else if b & 0xC0 != 0x80 {
+                column += 1;
+            }
+        }
+        Position {
+            line,
+            column: column + 1,
+            offset: prefix.len() as u64,
+        }
+    }
+
+    /// A source that returns a few bytes at a time, in varying amounts.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.step = self.step * 7 % 5003 + 1;
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    /// Lazy counting gives the positions a byte-by-byte count gives, however the source and the
+    /// consumer split the bytes, across refills, for event starts asked for late.
+    #[test]
+    fn lazy_positions_match_a_byte_count() {
+        let mut data = Vec::new();
+        for i in 0..20_000u32 {
+            data.extend_from_slice(b"<a>\xc3\xa9t\xc3\xa9");
+            if i.is_multiple_of(3) {
+                data.push(b'\n');
+            }
+            if i.is_multiple_of(7) {
+                data.extend_from_slice("\u{1F600}\r\n\n".as_bytes());
+            }
+        }
+        for trickle in [false, true] {
+            let source: Box<dyn Read> = if trickle {
+                Box::new(Trickle {
+                    data: &data,
+                    step: 1,
+                })
+            } else {
+                Box::new(&data[..])
+            };
+            let mut input = Input::new(source, u64::MAX);
+            assert_eq!(&input.peek(10)[..10], &data[..10]);
+            let mut done = 0usize;
+            let mut k = 0usize;
+            while done < data.len() {
+                input.start_event();
+                let start = done;
+                // One event: a few consumes of varying sizes, some spanning a refill.
+                for _ in 0..(k % 4 + 1) {
+                    k += 1;
+                    let want = (k * 13) % 97 + if k.is_multiple_of(50) { 70_000 } else { 0 };
+                    let mut left = want;
+                    while left > 0 {
+                        let n = match input.fill_buf() {
+                            Ok([]) => break,
+                            Ok(buf) => buf.len().min(left),
+                            Err(e) => panic!("{e}"),
+                        };
+                        input.consume(n);
+                        left -= n;
+                        done += n;
+                    }
+                }
+                if k.is_multiple_of(3) {
+                    assert_eq!(input.position(), reference(&data[..done]), "at {done}");
+                }
+                assert_eq!(input.event_position(), reference(&data[..start]));
+                // Asked again: the same answer.
+                assert_eq!(input.event_position(), reference(&data[..start]));
+            }
+            assert_eq!(input.position(), reference(&data));
+            assert_eq!(input.consumed(), data.len() as u64);
+        }
+    }
 }

@@ -308,6 +308,22 @@ impl<R: Read> Reader<R> {
 
     /// Reads until at least one item is queued or the input is done.
     fn advance(&mut self) {
+        if let State::Xml(xml) = &mut self.state {
+            // Most events queue nothing: stepping here, in place, spares moving the state out and
+            // back for each of them.
+            while self.sink.out.is_empty() {
+                if !xml.step(&mut self.sink) {
+                    let (stop, at) = xml.stop();
+                    self.state = State::Done {
+                        bytes: xml.consumed(),
+                        gzip: xml.is_gzip(),
+                    };
+                    self.finish(stop, at);
+                    return;
+                }
+            }
+            return;
+        }
         let placeholder = State::Done {
             bytes: 0,
             gzip: false,
@@ -323,18 +339,8 @@ impl<R: Read> Reader<R> {
                     State::done(&input)
                 }
             }
-            State::Xml(mut xml) => {
-                if xml.step(&mut self.sink) {
-                    State::Xml(xml)
-                } else {
-                    let (stop, at) = xml.stop();
-                    self.finish(stop, at);
-                    State::Done {
-                        bytes: xml.consumed(),
-                        gzip: xml.is_gzip(),
-                    }
-                }
-            }
+            // Stepped above.
+            xml @ State::Xml(_) => xml,
             done @ State::Done { .. } => done,
         };
     }

@@ -222,7 +222,6 @@ impl<R: Read> Xml<R> {
     /// Handles one event; false when reading is over.
     pub(crate) fn step(&mut self, sink: &mut Sink) -> bool {
         self.reader.get_mut().start_event();
-        let at = self.reader.get_ref().position();
         let mut buf = std::mem::take(&mut self.buf);
         buf.clear();
         let more = {
@@ -245,10 +244,19 @@ impl<R: Read> Xml<R> {
                         }
                         _ => (Ns::Other, None, None),
                     };
+                    // Counted only for the events that use it: most (text, end tags) do not.
+                    let at = match &event {
+                        Event::Start(_)
+                        | Event::Empty(_)
+                        | Event::GeneralRef(_)
+                        | Event::Decl(_)
+                        | Event::DocType(_) => self.reader.get_mut().event_position(),
+                        _ => Position::default(),
+                    };
                     self.event(sink, at, ns, unknown, bound, event)
                 }
                 Err(e) => {
-                    self.at_end = self.reader.get_ref().position();
+                    self.at_end = self.reader.get_mut().position();
                     self.error(sink, e);
                     false
                 }
@@ -418,7 +426,7 @@ impl<R: Read> Xml<R> {
 
     /// The end of the input: an element left open, or no root element at all.
     fn eof(&mut self, sink: &mut Sink) {
-        self.at_end = self.reader.get_ref().position();
+        self.at_end = self.reader.get_mut().position();
         if self.reader.get_ref().stop().is_some() {
             return;
         }
