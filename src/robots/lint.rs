@@ -300,6 +300,8 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
         };
         scratch.dead.clear();
         scratch.dead.resize(view.len, None);
+        // Whether a search may have marked a rule: most lists have none to collect.
+        let mut marked = false;
         // Equal patterns have equal specificity, and a list is sorted by it: look for them
         // within each run of equally specific rules.
         let mut block = 0;
@@ -310,6 +312,7 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
                 end += 1;
             }
             if end - block > 1 && may_repeat(&view, block..end, &mut scratch.keys) {
+                marked = true;
                 if end - block <= PAIRWISE {
                     equal_pairwise(&view, block..end, &mut scratch);
                 } else {
@@ -318,7 +321,10 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
             }
             block = end;
         }
-        shadowed(&view, &mut scratch);
+        marked |= shadowed(&view, &mut scratch);
+        if !marked {
+            continue;
+        }
         for (p, d) in scratch.dead.iter().enumerate() {
             if let Some(d) = d {
                 found.push(Finding {
@@ -579,7 +585,8 @@ fn equal_hashed<'a>(
     }
 }
 
-/// Marks the rules that an earlier rule of the other kind covers (`shadowed-rule`). Only a
+/// Marks the rules that an earlier rule of the other kind covers (`shadowed-rule`), and says
+/// whether it marked any. Only a
 /// pattern with a `*` can cover another while taking precedence (a plain pattern that covers
 /// one is a prefix of it, so no longer, and equal ones are found apart), and its literal
 /// prefix (up to its first `*`) is a prefix of the covered one's text.
@@ -587,7 +594,7 @@ fn equal_hashed<'a>(
 /// The budget is spent as a scan of every earlier candidate, one unit each, up to the first
 /// that covers, would spend it; the candidates' byte summaries sit apart, so that most are
 /// passed over by one tight search rather than one by one.
-fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
+fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) -> bool {
     let Scratch {
         dead,
         word,
@@ -600,6 +607,9 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
     for (w, n) in wild.iter_mut().zip(needs.iter_mut()) {
         w.clear();
         n.clear();
+        // At most the list: one allocation, rather than regrowth.
+        w.reserve(view.len);
+        n.reserve(view.len);
     }
     for p in 0..view.len as u32 {
         if view.pattern(p).wildcard && view.live(p) {
@@ -610,12 +620,14 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
             needs[k].push(view.pattern(p).need());
         }
     }
-    if wild.iter().all(Vec::is_empty) {
-        return;
-    }
+    // Nothing up to the first candidate can be covered.
+    let Some(first) = wild.iter().filter_map(|w| w.first()).map(|c| c.0).min() else {
+        return false;
+    };
+    let mut marked = false;
     // How many candidates of each kind come before `p` (which only grows).
     let mut before = [0usize; 2];
-    for p in 0..view.len as u32 {
+    for p in first + 1..view.len as u32 {
         let k = usize::from(view.kind(p) == RuleKind::Allow);
         let other = &wild[k];
         let mut m = before[k];
@@ -627,7 +639,7 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
             continue;
         }
         if *budget == 0 {
-            return;
+            return marked;
         }
         if dead[p as usize].is_some() || !view.live(p) {
             continue;
@@ -672,15 +684,17 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
                     code: Code::ShadowedRule,
                     by: view.rule(other[j].0),
                 });
+                marked = true;
                 *budget -= j + 1;
             }
             None if m >= *budget => {
                 *budget = 0;
-                return;
+                return marked;
             }
             None => *budget -= m,
         }
     }
+    marked
 }
 
 #[cfg(test)]
