@@ -85,7 +85,10 @@ pub(crate) fn lex(line: &[u8]) -> Lexed<'_> {
 }
 
 /// [`lex`] for a line whose comment (from its first `#`) the caller has already cut off: the
-/// parser finds the `#` in the same search as the line end.
+/// parser finds the `#` in the same search as the line end. Inlined into the parser's
+/// per-line code, which then reads the parts without a returned enum in memory (5.5 M
+/// instructions of the corpus parse when the compiler happened not to inline it).
+#[inline]
 pub(crate) fn lex_content(body: &[u8]) -> Lexed<'_> {
     let body = trim_end(trim_start(body));
     if body.is_empty() {

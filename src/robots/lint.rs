@@ -40,6 +40,10 @@ use crate::diagnostic::{Code, Diagnostic};
 /// Files naming up to this many agents find repeated ones by a linear search.
 const FEW_AGENTS: usize = 16;
 
+/// Blocks up to this long are searched for a repeated pattern pair by pair before anything
+/// is hashed.
+const FEW_PAIRS: usize = 5;
+
 /// Runs of equally specific rules up to this long are compared pairwise, longer ones through a
 /// hash map.
 const PAIRWISE: usize = 16;
@@ -401,7 +405,15 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
 /// equal [`text_key`]s, so when no two rules share one (most blocks), the exact search is
 /// skipped. `keys` is working space.
 fn may_repeat(view: &ListView<'_>, block: Range<usize>, keys: &mut Vec<u64>) -> bool {
-    let live = (block.start as u32..block.end as u32).filter(|&p| view.live(p));
+    let range = block.start as u32..block.end as u32;
+    if block.len() <= FEW_PAIRS {
+        // A few pairs are compared at once (most differ in their byte summaries), for less
+        // than hashing every text.
+        return range
+            .clone()
+            .any(|p| view.live(p) && (range.start..p).any(|q| view.live(q) && view.same(q, p)));
+    }
+    let live = range.filter(|&p| view.live(p));
     let key = |p: u32| text_key(view.text(p), view.pattern(p).anchored);
     keys.clear();
     if block.len() <= PAIRWISE {
