@@ -40,10 +40,6 @@ use crate::diagnostic::{Code, Diagnostic};
 /// Files naming up to this many agents find repeated ones by a linear search.
 const FEW_AGENTS: usize = 16;
 
-/// Blocks up to this long are searched for a repeated pattern pair by pair before anything
-/// is hashed.
-const FEW_PAIRS: usize = 5;
-
 /// Runs of equally specific rules up to this long are compared pairwise, longer ones through a
 /// hash map.
 const PAIRWISE: usize = 16;
@@ -401,14 +397,13 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Whether two live rules of `block` may have the same canonical pattern: equal patterns have
-/// equal [`text_key`]s, so when no two rules share one (most blocks), the exact search is
-/// skipped. `keys` is working space.
+/// Whether two live rules of `block` may have the same canonical pattern, found cheaply: most
+/// blocks have none, and then the exact search is skipped. A short block is compared pair by
+/// pair (most pairs differ in their byte summaries already); a long one by [`text_key`]s,
+/// which equal patterns share. `keys` is working space.
 fn may_repeat(view: &ListView<'_>, block: Range<usize>, keys: &mut Vec<u64>) -> bool {
     let range = block.start as u32..block.end as u32;
-    if block.len() <= FEW_PAIRS {
-        // A few pairs are compared at once (most differ in their byte summaries), for less
-        // than hashing every text.
+    if block.len() <= PAIRWISE {
         return range
             .clone()
             .any(|p| view.live(p) && (range.start..p).any(|q| view.live(q) && view.same(q, p)));
@@ -416,12 +411,6 @@ fn may_repeat(view: &ListView<'_>, block: Range<usize>, keys: &mut Vec<u64>) -> 
     let live = range.filter(|&p| view.live(p));
     let key = |p: u32| text_key(view.text(p), view.pattern(p).anchored);
     keys.clear();
-    if block.len() <= PAIRWISE {
-        keys.reserve(block.len());
-        keys.extend(live.map(key));
-        keys.sort_unstable();
-        return keys.windows(2).any(|w| w[0] == w[1]);
-    }
     // A long block: an open-addressing set of the keys, at most half full (0 is a free slot,
     // so keys are made odd).
     let size = (2 * block.len()).next_power_of_two();
@@ -951,6 +940,42 @@ mod tests {
             }
         }
         file
+    }
+
+    /// A file of many equally specific rules (`/` and three bytes), so that long blocks with
+    /// repeats are common.
+    fn long_blocks_file(rng: &mut Rng) -> String {
+        let bytes = ["a", "b", "*"];
+        let mut file = String::new();
+        for _ in 0..1 + rng.next() % 3 {
+            file.push_str(&format!("user-agent: {}\n", rng.pick(&["*", "a", "b"])));
+            for _ in 0..rng.next() % 60 {
+                let kind = if rng.next().is_multiple_of(2) {
+                    "allow"
+                } else {
+                    "disallow"
+                };
+                let mut path = String::from("/");
+                for _ in 0..3 {
+                    path.push_str(rng.pick(&bytes));
+                }
+                file.push_str(&format!("{kind}: {path}\n"));
+            }
+        }
+        file
+    }
+
+    #[test]
+    fn long_blocks_agree_with_the_naive_lint() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut findings = 0;
+        for _ in 0..1000 {
+            let file = long_blocks_file(&mut rng);
+            let fast = lint(&file, Mode::Rfc, false);
+            assert_eq!(fast, lint(&file, Mode::Rfc, true), "\n{file}");
+            findings += codes(&fast);
+        }
+        assert!(findings > 1000, "{findings}");
     }
 
     fn lint(file: &str, mode: Mode, naive: bool) -> Vec<Diagnostic> {
