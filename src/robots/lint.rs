@@ -83,7 +83,7 @@ fn push(out: &mut Vec<Diagnostic>, code: Code, line: u32, span: Range<usize>, me
 
 /// `parts` end to end, in one allocation: what `format!` gives for the lint's messages,
 /// without its machinery (a large file has thousands).
-fn message(parts: &[&str]) -> String {
+pub(crate) fn message(parts: &[&str]) -> String {
     let mut m = String::with_capacity(parts.iter().map(|p| p.len()).sum());
     for p in parts {
         m.push_str(p);
