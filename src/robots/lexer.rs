@@ -85,14 +85,17 @@ pub(crate) fn lex(line: &[u8]) -> Lexed<'_> {
 }
 
 /// [`lex`] for a line whose comment (from its first `#`) the caller has already cut off: the
-/// parser finds the `#` in the same search as the line end.
+/// parser finds the `#` in the same search as the line end. Inlined into the parser's
+/// per-line code, which then reads the parts without a returned enum in memory (5.5 M
+/// instructions of the corpus parse when the compiler happened not to inline it).
+#[inline]
 pub(crate) fn lex_content(body: &[u8]) -> Lexed<'_> {
     let body = trim_end(trim_start(body));
     if body.is_empty() {
         return Lexed::Empty;
     }
     // `key ws* ":" ws* value`: the key ends at the first colon.
-    if let Some(colon) = body.iter().position(|&b| b == b':') {
+    if let Some(colon) = find_colon(body) {
         let key = trim_end(&body[..colon]);
         if key.is_empty() {
             return Lexed::Invalid(body);
@@ -111,6 +114,32 @@ pub(crate) fn lex_content(body: &[u8]) -> Lexed<'_> {
         },
         Err(_) => Lexed::Invalid(body),
     }
+}
+
+/// The first `:` in `s`, eight bytes at a time: keys are short, but a byte loop over
+/// `user-agent` was the lexer's largest cost. The "has a zero byte" word test marks the
+/// first matching byte exactly (only bytes after it may be marked wrongly).
+#[inline]
+fn find_colon(s: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const COLONS: u64 = ONES * b':' as u64;
+    let mut chunks = s.chunks_exact(8);
+    let mut at = 0;
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        let x = u64::from_le_bytes(w) ^ COLONS;
+        let hit = x.wrapping_sub(ONES) & !x & (ONES << 7);
+        if hit != 0 {
+            return Some(at + (hit.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == b':')
+        .map(|i| at + i)
 }
 
 #[inline]
@@ -192,6 +221,28 @@ mod tests {
             rec("disallow\x0b/x /y"),
             ("disallow\x0b/x".into(), Separator::Whitespace, "/y".into())
         );
+    }
+
+    #[test]
+    fn find_colon_agrees_with_a_byte_scan() {
+        let naive = |s: &[u8]| s.iter().position(|&b| b == b':');
+        for b in 0..=255u8 {
+            for at in [0, 3, 7, 8, 9, 15, 16, 20] {
+                let mut v = b"user-agent-and-more-bytes".to_vec();
+                v[at] = b;
+                // A colon after the first one must not move the answer.
+                for later in [at + 1, at + 4] {
+                    let mut w = v.clone();
+                    if later < w.len() {
+                        w[later] = b':';
+                    }
+                    assert_eq!(find_colon(&w), naive(&w), "{b:#x} at {at}, {later}");
+                }
+                for end in 0..v.len() {
+                    assert_eq!(find_colon(&v[..end]), naive(&v[..end]), "{b:#x} at {at}");
+                }
+            }
+        }
     }
 
     #[test]

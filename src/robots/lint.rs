@@ -37,6 +37,9 @@ use super::pattern::Compiled;
 use super::{Agent, Group, Rule, RuleKind};
 use crate::diagnostic::{Code, Diagnostic};
 
+/// Files naming up to this many agents find repeated ones by a linear search.
+const FEW_AGENTS: usize = 16;
+
 /// Runs of equally specific rules up to this long are compared pairwise, longer ones through a
 /// hash map.
 const PAIRWISE: usize = 16;
@@ -59,6 +62,11 @@ pub(crate) struct Input<'a> {
 pub(crate) fn semantic(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
     groups(input, out);
     if !input.rules.is_empty() {
+        #[cfg(test)]
+        if tests::NAIVE.with(std::cell::Cell::get) {
+            tests::rules_naive(input, out);
+            return;
+        }
         rules(input, out);
     }
 }
@@ -73,12 +81,63 @@ fn push(out: &mut Vec<Diagnostic>, code: Code, line: u32, span: Range<usize>, me
     });
 }
 
+/// `parts` end to end, in one allocation: what `format!` gives for the lint's messages,
+/// without its machinery (a large file has thousands).
+pub(crate) fn message(parts: &[&str]) -> String {
+    let mut m = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        m.push_str(p);
+    }
+    m
+}
+
+/// A line number in decimal, on the stack.
+struct Num(u32);
+
+impl Num {
+    fn to_str(&self) -> NumStr {
+        let mut buf = [0u8; 10];
+        let mut at = buf.len();
+        let mut n = self.0;
+        loop {
+            at -= 1;
+            buf[at] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        NumStr { buf, at }
+    }
+}
+
+/// [`Num::to_str`]'s digits.
+struct NumStr {
+    buf: [u8; 10],
+    at: usize,
+}
+
+impl std::ops::Deref for NumStr {
+    type Target = str;
+    fn deref(&self) -> &str {
+        // Only ASCII digits were written.
+        std::str::from_utf8(&self.buf[self.at..]).unwrap_or_default()
+    }
+}
+
 /// `duplicate-group` and `empty-group`.
 fn groups(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
     if input.groups.len() > 1 {
-        // Agent → (first group, its line).
-        let mut first: HashMap<&str, (usize, u32), Fx> =
-            HashMap::with_capacity_and_hasher(input.agent_spans.len(), Fx::default());
+        // Agent → (first group, its line): a short list searched in turn when the file
+        // names few agents (most do), else a hash map.
+        let few = input.agent_spans.len() <= FEW_AGENTS;
+        let mut short: Vec<(&str, usize, u32)> = Vec::new();
+        let mut first: HashMap<&str, (usize, u32), Fx> = HashMap::default();
+        if few {
+            short.reserve(input.agent_spans.len());
+        } else {
+            first.reserve(input.agent_spans.len());
+        }
         let mut k = 0;
         for (gi, g) in input.groups.iter().enumerate() {
             for (agent, line) in &g.agents {
@@ -89,17 +148,27 @@ fn groups(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
                     Agent::Star => "*",
                     Agent::Nobody => continue,
                 };
-                match first.get(name) {
-                    Some(&(g0, l0)) if g0 != gi => push(
+                let seen = if few {
+                    short.iter().find(|e| e.0 == name).map(|e| (e.1, e.2))
+                } else {
+                    first.get(name).copied()
+                };
+                match seen {
+                    Some((g0, l0)) if g0 != gi => push(
                         out,
                         Code::DuplicateGroup,
                         *line,
                         span,
-                        format!(
-                            "`{name}` already has a group (line {l0}); RFC 9309 §2.2.1 merges the rules of both groups"
-                        ),
+                        message(&[
+                            "`",
+                            name,
+                            "` already has a group (line ",
+                            &Num(l0).to_str(),
+                            "); RFC 9309 §2.2.1 merges the rules of both groups",
+                        ]),
                     ),
                     Some(_) => {}
+                    None if few => short.push((name, gi, *line)),
                     None => {
                         first.insert(name, (gi, *line));
                     }
@@ -175,12 +244,12 @@ impl FxHasher {
 
 type Fx = std::hash::BuildHasherDefault<FxHasher>;
 
-/// Per rule: in how many agents' lists it is, in how many it is dead, and why (the first).
-#[derive(Default, Clone, Copy)]
-struct Tally {
-    containing: u32,
-    dead_in: u32,
-    why: Option<Dead>,
+/// A rule found dead in one list (or in `copies` identical lists), and why.
+#[derive(Clone, Copy)]
+struct Finding {
+    rule: u32,
+    copies: u32,
+    why: Dead,
 }
 
 /// Why a rule is dead in one list.
@@ -200,17 +269,7 @@ fn text<'a>(arena: &'a [u8], p: &Compiled) -> &'a [u8] {
 /// `duplicate-rule`, `conflicting-rules`, `shadowed-rule`.
 fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
     let (index, rules, arena) = (input.index, input.rules, input.arena);
-    // Every list that contains a rule counts, including single-rule ones (never dead).
-    let mut tally = vec![Tally::default(); rules.len()];
-    let mut lists = Vec::new();
-    for list in index.lists() {
-        for pos in list.slots.clone() {
-            tally[index.slot(pos).0 as usize].containing += 1;
-        }
-        if list.slots.len() > 1 {
-            lists.push(list);
-        }
-    }
+    let mut lists: Vec<_> = index.lists().filter(|l| l.slots.len() > 1).collect();
     // Agents named by the same groups have the same list: look at each once.
     lists.sort_unstable_by(|a, b| a.groups.cmp(b.groups));
     let mut scratch = Scratch {
@@ -220,6 +279,9 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
     let mut seen: HashMap<(&[u8], bool), [Option<u32>; 2], Fx> = HashMap::default();
     // Google mode's derived rules: without any (always in `Mode::Rfc`), every rule is live.
     let derived = rules.iter().any(|r| r.index_html);
+    // Dead rules are few: they are collected here, and only then are the lists that contain
+    // them counted, instead of a tally per rule for every file.
+    let mut found: Vec<Finding> = Vec::new();
     let mut i = 0;
     while i < lists.len() {
         let list = &lists[i];
@@ -238,6 +300,8 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
         };
         scratch.dead.clear();
         scratch.dead.resize(view.len, None);
+        // Whether a search may have marked a rule: most lists have none to collect.
+        let mut marked = false;
         // Equal patterns have equal specificity, and a list is sorted by it: look for them
         // within each run of equally specific rules.
         let mut block = 0;
@@ -247,47 +311,153 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
             while end < view.len && view.pattern(end as u32).priority == priority {
                 end += 1;
             }
-            match end - block {
-                1 => {}
-                n if n <= PAIRWISE => equal_pairwise(&view, block..end, &mut scratch),
-                _ => equal_hashed(&view, block..end, &mut seen, &mut scratch),
+            if end - block > 1 && may_repeat(&view, block..end, &mut scratch.keys) {
+                marked = true;
+                if end - block <= PAIRWISE {
+                    equal_pairwise(&view, block..end, &mut scratch);
+                } else {
+                    equal_hashed(&view, block..end, &mut seen, &mut scratch);
+                }
             }
             block = end;
         }
-        shadowed(&view, &mut scratch);
+        marked |= shadowed(&view, &mut scratch);
+        if !marked {
+            continue;
+        }
         for (p, d) in scratch.dead.iter().enumerate() {
             if let Some(d) = d {
-                let t = &mut tally[view.rule(p as u32) as usize];
-                t.dead_in += copies;
-                t.why.get_or_insert(*d);
+                found.push(Finding {
+                    rule: view.rule(p as u32),
+                    copies,
+                    why: *d,
+                });
             }
         }
     }
+    if found.is_empty() {
+        return;
+    }
 
-    for (r, (rule, t)) in rules.iter().zip(&tally).enumerate() {
-        let Some(d) = t.why else { continue };
-        if rule.index_html || t.dead_in < t.containing {
+    // Every list that contains a rule counts, including single-rule ones (never dead); a rule
+    // is reported only when it is dead in all of them.
+    let mut containing = vec![0u32; rules.len()];
+    for list in index.lists() {
+        for pos in list.slots.clone() {
+            if let Some(c) = containing.get_mut(index.slot(pos).0 as usize) {
+                *c += 1;
+            }
+        }
+    }
+    // By rule, in file order; a stable sort keeps each rule's findings in list order, so the
+    // first is the reason given.
+    found.sort_by_key(|f| f.rule);
+    let mut k = 0;
+    while k < found.len() {
+        let Finding {
+            rule: r, why: d, ..
+        } = found[k];
+        let mut dead_in = 0u32;
+        while k < found.len() && found[k].rule == r {
+            dead_in += found[k].copies;
+            k += 1;
+        }
+        let rule = &rules[r as usize];
+        if rule.index_html || dead_in < containing[r as usize] {
             continue;
         }
         let by = &rules[d.by as usize];
-        let message = match d.code {
-            Code::DuplicateRule => format!(
-                "the same rule as line {}, for the same agents: it changes nothing",
-                by.line
-            ),
-            Code::ConflictingRules => format!(
-                "line {} allows the same pattern, and allow wins a tie: this disallow is never used",
-                by.line
-            ),
-            _ => format!(
-                "never decides: the {} on line {} takes precedence and matches every path this rule matches",
+        let line = Num(by.line);
+        let line = line.to_str();
+        let text = match d.code {
+            Code::DuplicateRule => message(&[
+                "the same rule as line ",
+                &line,
+                ", for the same agents: it changes nothing",
+            ]),
+            Code::ConflictingRules => message(&[
+                "line ",
+                &line,
+                " allows the same pattern, and allow wins a tie: this disallow is never used",
+            ]),
+            _ => message(&[
+                "never decides: the ",
                 by.kind.as_str(),
-                by.line
-            ),
+                " on line ",
+                &line,
+                " takes precedence and matches every path this rule matches",
+            ]),
         };
-        let span = input.rule_spans.get(r).cloned().unwrap_or_default();
-        push(out, d.code, rule.line, span, message);
+        let span = input
+            .rule_spans
+            .get(r as usize)
+            .cloned()
+            .unwrap_or_default();
+        push(out, d.code, rule.line, span, text);
     }
+}
+
+/// Whether two live rules of `block` may have the same canonical pattern, found cheaply: most
+/// blocks have none, and then the exact search is skipped. A short block is compared pair by
+/// pair (most pairs differ in their byte summaries already); a long one by [`text_key`]s,
+/// which equal patterns share. `keys` is working space.
+fn may_repeat(view: &ListView<'_>, block: Range<usize>, keys: &mut Vec<u64>) -> bool {
+    let range = block.start as u32..block.end as u32;
+    if block.len() <= PAIRWISE {
+        return range
+            .clone()
+            .any(|p| view.live(p) && (range.start..p).any(|q| view.live(q) && view.same(q, p)));
+    }
+    let live = range.filter(|&p| view.live(p));
+    let key = |p: u32| text_key(view.text(p), view.pattern(p).anchored);
+    keys.clear();
+    // A long block: an open-addressing set of the keys, at most half full (0 is a free slot,
+    // so keys are made odd).
+    let size = (2 * block.len()).next_power_of_two();
+    let shift = 64 - size.trailing_zeros();
+    keys.resize(size, 0);
+    for k in live.map(key) {
+        let k = k | 1;
+        let mut i = (k >> shift) as usize;
+        loop {
+            match keys[i] {
+                0 => {
+                    keys[i] = k;
+                    break;
+                }
+                x if x == k => return true,
+                _ => i = (i + 1) & (size - 1),
+            }
+        }
+    }
+    false
+}
+
+/// A hash of a canonical pattern, eight bytes at a time (a collision only costs the exact
+/// search). Patterns of one block have the same specificity, and often the same length and
+/// bytes in another order (`/item/123`, `/item/321`): a summary of either would not do.
+fn text_key(text: &[u8], anchored: bool) -> u64 {
+    let mut h = FxHasher(u64::from(anchored) ^ (text.len() as u64) << 1);
+    let mut chunks = text.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h.add(u64::from_le_bytes(w));
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        if text.len() >= 8 {
+            // The last eight bytes, overlapping the last chunk: one load.
+            w.copy_from_slice(&text[text.len() - 8..]);
+        } else {
+            for (d, &b) in w.iter_mut().zip(rest) {
+                *d = b;
+            }
+        }
+        h.add(u64::from_le_bytes(w));
+    }
+    h.0
 }
 
 /// Candidate pairs examined for `shadowed-rule` per file: this many, plus
@@ -298,11 +468,14 @@ const BUDGET_PER_RULE: usize = 64;
 #[derive(Default)]
 struct Scratch {
     dead: Vec<Option<Dead>>,
+    /// [`may_repeat`]'s keys.
+    keys: Vec<u64>,
     word: Vec<u8>,
-    /// Wildcard rules, per kind (allows, disallows): position, length of the literal prefix
-    /// (up to the first `*`) and [`Compiled::need`], found once here rather than per
-    /// candidate pair.
-    wild: [Vec<(u32, u32, u64)>; 2],
+    /// Wildcard rules, per kind (allows, disallows): position and length of the literal
+    /// prefix (up to the first `*`), found once here rather than per candidate pair.
+    wild: [Vec<(u32, u32)>; 2],
+    /// Their [`Compiled::need`]s, apart (parallel to `wild`).
+    needs: [Vec<u64>; 2],
     budget: usize,
 }
 
@@ -413,40 +586,61 @@ fn equal_hashed<'a>(
     }
 }
 
-/// Marks the rules that an earlier rule of the other kind covers (`shadowed-rule`). Only a
+/// Marks the rules that an earlier rule of the other kind covers (`shadowed-rule`), and says
+/// whether it marked any. Only a
 /// pattern with a `*` can cover another while taking precedence (a plain pattern that covers
 /// one is a prefix of it, so no longer, and equal ones are found apart), and its literal
 /// prefix (up to its first `*`) is a prefix of the covered one's text.
-fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
+///
+/// The budget is spent as a scan of every earlier candidate, one unit each, up to the first
+/// that covers, would spend it; the candidates' byte summaries sit apart, so that most are
+/// passed over by one tight search rather than one by one.
+fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) -> bool {
     let Scratch {
         dead,
         word,
         budget,
         wild,
+        needs,
         ..
     } = scratch;
     // Live wildcard rules, per kind, in precedence order.
-    for w in wild.iter_mut() {
+    for (w, n) in wild.iter_mut().zip(needs.iter_mut()) {
         w.clear();
+        n.clear();
+        // At most the list: one allocation, rather than regrowth.
+        w.reserve(view.len);
+        n.reserve(view.len);
     }
     for p in 0..view.len as u32 {
         if view.pattern(p).wildcard && view.live(p) {
             let t = view.text(p);
             let lit = memchr::memchr(b'*', t).unwrap_or(t.len()) as u32;
-            let need = view.pattern(p).need();
-            wild[usize::from(view.kind(p) == RuleKind::Disallow)].push((p, lit, need));
+            let k = usize::from(view.kind(p) == RuleKind::Disallow);
+            wild[k].push((p, lit));
+            needs[k].push(view.pattern(p).need());
         }
     }
-    if wild.iter().all(Vec::is_empty) {
-        return;
-    }
-    for p in 0..view.len as u32 {
-        let other = &wild[usize::from(view.kind(p) == RuleKind::Allow)];
-        if other.first().is_none_or(|&(q, _, _)| q >= p) {
+    // Nothing up to the first candidate can be covered.
+    let Some(first) = wild.iter().filter_map(|w| w.first()).map(|c| c.0).min() else {
+        return false;
+    };
+    let mut marked = false;
+    // How many candidates of each kind come before `p` (which only grows).
+    let mut before = [0usize; 2];
+    for p in first + 1..view.len as u32 {
+        let k = usize::from(view.kind(p) == RuleKind::Allow);
+        let other = &wild[k];
+        let mut m = before[k];
+        while m < other.len() && other[m].0 < p {
+            m += 1;
+        }
+        before[k] = m;
+        if m == 0 {
             continue;
         }
         if *budget == 0 {
-            return;
+            return marked;
         }
         if dead[p as usize].is_some() || !view.live(p) {
             continue;
@@ -457,32 +651,407 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) {
         // The pattern as a word in which `*` is a symbol only a `*` matches: built for the
         // first candidate that passes the cheap tests (most never do).
         let mut built = false;
-        for &(q, lit, need) in other.iter().take_while(|&&(q, _, _)| q < p) {
-            *budget -= 1;
-            // `matches` starts with this test; done first, it spares most pairs the rest.
-            if need & !mask == 0 {
-                let qt = view.text(q);
-                if t.starts_with(&qt[..lit as usize]) {
-                    if !built {
-                        word.clear();
-                        word.extend_from_slice(t);
-                        if !c.anchored {
-                            word.push(b'*');
-                        }
-                        built = true;
+        let cand = &needs[k][..m];
+        let mut from = 0;
+        let mut hit = None;
+        // `matches` starts with the byte-summary test: most candidates fail it.
+        while let Some(r) = cand[from..].iter().position(|&n| n & !mask == 0) {
+            let j = from + r;
+            if j >= *budget {
+                // The budget runs out before this candidate.
+                break;
+            }
+            let (q, lit) = other[j];
+            let qt = view.text(q);
+            if t.starts_with(&qt[..lit as usize]) {
+                if !built {
+                    word.clear();
+                    word.extend_from_slice(t);
+                    if !c.anchored {
+                        word.push(b'*');
                     }
-                    if view.pattern(q).matches(qt, word, mask) {
-                        dead[p as usize] = Some(Dead {
-                            code: Code::ShadowedRule,
-                            by: view.rule(q),
-                        });
-                        break;
-                    }
+                    built = true;
                 }
+                if view.pattern(q).matches(qt, word, mask) {
+                    hit = Some(j);
+                    break;
+                }
+            }
+            from = j + 1;
+        }
+        match hit {
+            Some(j) => {
+                dead[p as usize] = Some(Dead {
+                    code: Code::ShadowedRule,
+                    by: view.rule(other[j].0),
+                });
+                marked = true;
+                *budget -= j + 1;
+            }
+            None if m >= *budget => {
+                *budget = 0;
+                return marked;
+            }
+            None => *budget -= m,
+        }
+    }
+    marked
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+    use std::collections::HashMap;
+
+    use super::{push, Dead, Fx, Input, ListView, Scratch, BUDGET_BASE, BUDGET_PER_RULE, PAIRWISE};
+    use crate::diagnostic::Code;
+    use crate::robots::{Mode, Options, Robots, RuleKind};
+    use crate::Diagnostic;
+
+    thread_local! {
+        /// Run [`rules_naive`] instead of [`super::rules`] (this thread's parses only).
+        pub(super) static NAIVE: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// Per rule: in how many agents' lists it is, in how many it is dead, and why (the first).
+    #[derive(Default, Clone, Copy)]
+    struct Tally {
+        containing: u32,
+        dead_in: u32,
+        why: Option<Dead>,
+    }
+
+    /// The lint as it was before its fast paths: every list tallied, every block searched,
+    /// every candidate pair scanned in turn.
+    pub(super) fn rules_naive(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
+        let (index, rules, arena) = (input.index, input.rules, input.arena);
+        // Every list that contains a rule counts, including single-rule ones (never dead).
+        let mut tally = vec![Tally::default(); rules.len()];
+        let mut lists = Vec::new();
+        for list in index.lists() {
+            for pos in list.slots.clone() {
+                tally[index.slot(pos).0 as usize].containing += 1;
+            }
+            if list.slots.len() > 1 {
+                lists.push(list);
+            }
+        }
+        // Agents named by the same groups have the same list: look at each once.
+        lists.sort_unstable_by(|a, b| a.groups.cmp(b.groups));
+        let mut scratch = Scratch {
+            budget: BUDGET_BASE + BUDGET_PER_RULE * rules.len(),
+            ..Scratch::default()
+        };
+        let mut seen: HashMap<(&[u8], bool), [Option<u32>; 2], Fx> = HashMap::default();
+        // Google mode's derived rules: without any (always in `Mode::Rfc`), every rule is live.
+        let derived = rules.iter().any(|r| r.index_html);
+        let mut i = 0;
+        while i < lists.len() {
+            let list = &lists[i];
+            let mut copies = 0u32;
+            while i < lists.len() && lists[i].groups == list.groups {
+                copies += 1;
+                i += 1;
+            }
+            let view = ListView {
+                index,
+                rules,
+                arena,
+                start: list.slots.start,
+                len: list.slots.len(),
+                derived,
+            };
+            scratch.dead.clear();
+            scratch.dead.resize(view.len, None);
+            // Equal patterns have equal specificity, and a list is sorted by it: look for them
+            // within each run of equally specific rules.
+            let mut block = 0;
+            while block < view.len {
+                let priority = view.pattern(block as u32).priority;
+                let mut end = block + 1;
+                while end < view.len && view.pattern(end as u32).priority == priority {
+                    end += 1;
+                }
+                match end - block {
+                    1 => {}
+                    n if n <= PAIRWISE => super::equal_pairwise(&view, block..end, &mut scratch),
+                    _ => super::equal_hashed(&view, block..end, &mut seen, &mut scratch),
+                }
+                block = end;
+            }
+            shadowed_naive(&view, &mut scratch);
+            for (p, d) in scratch.dead.iter().enumerate() {
+                if let Some(d) = d {
+                    let t = &mut tally[view.rule(p as u32) as usize];
+                    t.dead_in += copies;
+                    t.why.get_or_insert(*d);
+                }
+            }
+        }
+
+        for (r, (rule, t)) in rules.iter().zip(&tally).enumerate() {
+            let Some(d) = t.why else { continue };
+            if rule.index_html || t.dead_in < t.containing {
+                continue;
+            }
+            let by = &rules[d.by as usize];
+            let message = match d.code {
+                Code::DuplicateRule => format!(
+                    "the same rule as line {}, for the same agents: it changes nothing",
+                    by.line
+                ),
+                Code::ConflictingRules => format!(
+                    "line {} allows the same pattern, and allow wins a tie: this disallow is never used",
+                    by.line
+                ),
+                _ => format!(
+                    "never decides: the {} on line {} takes precedence and matches every path this rule matches",
+                    by.kind.as_str(),
+                    by.line
+                ),
+            };
+            let span = input.rule_spans.get(r).cloned().unwrap_or_default();
+            push(out, d.code, rule.line, span, message);
+        }
+    }
+
+    /// [`super::shadowed`], one candidate pair at a time. Only a
+    /// pattern with a `*` can cover another while taking precedence (a plain pattern that covers
+    /// one is a prefix of it, so no longer, and equal ones are found apart), and its literal
+    /// prefix (up to its first `*`) is a prefix of the covered one's text.
+    fn shadowed_naive(view: &ListView<'_>, scratch: &mut Scratch) {
+        let Scratch {
+            dead, word, budget, ..
+        } = scratch;
+        let mut wild: [Vec<(u32, u32, u64)>; 2] = Default::default();
+        // Live wildcard rules, per kind, in precedence order.
+        for w in wild.iter_mut() {
+            w.clear();
+        }
+        for p in 0..view.len as u32 {
+            if view.pattern(p).wildcard && view.live(p) {
+                let t = view.text(p);
+                let lit = memchr::memchr(b'*', t).unwrap_or(t.len()) as u32;
+                let need = view.pattern(p).need();
+                wild[usize::from(view.kind(p) == RuleKind::Disallow)].push((p, lit, need));
+            }
+        }
+        if wild.iter().all(Vec::is_empty) {
+            return;
+        }
+        for p in 0..view.len as u32 {
+            let other = &wild[usize::from(view.kind(p) == RuleKind::Allow)];
+            if other.first().is_none_or(|&(q, _, _)| q >= p) {
+                continue;
             }
             if *budget == 0 {
                 return;
             }
+            if dead[p as usize].is_some() || !view.live(p) {
+                continue;
+            }
+            let c = view.pattern(p);
+            let t = view.text(p);
+            let mask = c.need() | 1 << (b'*' & 63);
+            // The pattern as a word in which `*` is a symbol only a `*` matches: built for the
+            // first candidate that passes the cheap tests (most never do).
+            let mut built = false;
+            for &(q, lit, need) in other.iter().take_while(|&&(q, _, _)| q < p) {
+                *budget -= 1;
+                // `matches` starts with this test; done first, it spares most pairs the rest.
+                if need & !mask == 0 {
+                    let qt = view.text(q);
+                    if t.starts_with(&qt[..lit as usize]) {
+                        if !built {
+                            word.clear();
+                            word.extend_from_slice(t);
+                            if !c.anchored {
+                                word.push(b'*');
+                            }
+                            built = true;
+                        }
+                        if view.pattern(q).matches(qt, word, mask) {
+                            dead[p as usize] = Some(Dead {
+                                code: Code::ShadowedRule,
+                                by: view.rule(q),
+                            });
+                            break;
+                        }
+                    }
+                }
+                if *budget == 0 {
+                    return;
+                }
+            }
         }
+    }
+
+    /// A small xorshift generator: the same files on every run.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[(self.next() % items.len() as u64) as usize]
+        }
+    }
+
+    /// A file of few, short patterns, so that equal, conflicting and covering rules are common,
+    /// with repeated and shared agents.
+    fn random_file(rng: &mut Rng) -> String {
+        let agents = ["*", "a", "b", "c", "a b"];
+        let parts = [
+            "/",
+            "/a",
+            "/b",
+            "/ab",
+            "/ba",
+            "*",
+            "/*",
+            "x",
+            "$",
+            "/index.html",
+            "/a/",
+        ];
+        let mut file = String::new();
+        for _ in 0..1 + rng.next() % 5 {
+            for _ in 0..1 + rng.next() % 2 {
+                file.push_str(&format!("user-agent: {}\n", rng.pick(&agents)));
+            }
+            for _ in 0..rng.next() % 30 {
+                let kind = if rng.next().is_multiple_of(2) {
+                    "allow"
+                } else {
+                    "disallow"
+                };
+                let mut path = String::new();
+                for _ in 0..1 + rng.next() % 4 {
+                    path.push_str(rng.pick(&parts));
+                }
+                if !path.starts_with('/') {
+                    path.insert(0, '/');
+                }
+                file.push_str(&format!("{kind}: {path}\n"));
+            }
+        }
+        file
+    }
+
+    /// A file of many equally specific rules (`/` and three bytes), so that long blocks with
+    /// repeats are common.
+    fn long_blocks_file(rng: &mut Rng) -> String {
+        let bytes = ["a", "b", "*"];
+        let mut file = String::new();
+        for _ in 0..1 + rng.next() % 3 {
+            file.push_str(&format!("user-agent: {}\n", rng.pick(&["*", "a", "b"])));
+            for _ in 0..rng.next() % 60 {
+                let kind = if rng.next().is_multiple_of(2) {
+                    "allow"
+                } else {
+                    "disallow"
+                };
+                let mut path = String::from("/");
+                for _ in 0..3 {
+                    path.push_str(rng.pick(&bytes));
+                }
+                file.push_str(&format!("{kind}: {path}\n"));
+            }
+        }
+        file
+    }
+
+    #[test]
+    fn long_blocks_agree_with_the_naive_lint() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let mut findings = 0;
+        for _ in 0..1000 {
+            let file = long_blocks_file(&mut rng);
+            let fast = lint(&file, Mode::Rfc, false);
+            assert_eq!(fast, lint(&file, Mode::Rfc, true), "\n{file}");
+            findings += codes(&fast);
+        }
+        assert!(findings > 1000, "{findings}");
+    }
+
+    fn lint(file: &str, mode: Mode, naive: bool) -> Vec<Diagnostic> {
+        NAIVE.with(|n| n.set(naive));
+        let options = Options {
+            mode,
+            ..Options::default()
+        };
+        let parsed = Robots::parse_with(file.as_bytes(), &options);
+        NAIVE.with(|n| n.set(false));
+        parsed.diagnostics
+    }
+
+    fn codes(d: &[Diagnostic]) -> usize {
+        d.iter()
+            .filter(|d| {
+                matches!(
+                    d.code,
+                    Code::DuplicateRule | Code::ConflictingRules | Code::ShadowedRule
+                )
+            })
+            .count()
+    }
+
+    #[test]
+    fn messages_are_what_format_gives() {
+        for n in [0, 1, 9, 10, 99, 100, 12_345, u32::MAX] {
+            assert_eq!(&*super::Num(n).to_str(), n.to_string());
+            assert_eq!(
+                super::message(&["a `", &super::Num(n).to_str(), "` b"]),
+                format!("a `{n}` b")
+            );
+        }
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_naive_lint() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut findings = 0;
+        for _ in 0..3000 {
+            let file = random_file(&mut rng);
+            for mode in [Mode::Rfc, Mode::Google] {
+                let fast = lint(&file, mode, false);
+                assert_eq!(fast, lint(&file, mode, true), "{mode:?}:\n{file}");
+                findings += codes(&fast);
+            }
+        }
+        // The files do exercise the searches.
+        assert!(findings > 1000, "{findings}");
+    }
+
+    /// Past the budget, shadowing is no longer reported: the fast scan spends it as the naive
+    /// one does, pair by pair, including where it runs out.
+    #[test]
+    fn budget_runs_out_where_the_naive_scan_does() {
+        let mut cut = 0;
+        // With 4518, the budget left for the 87th disallow is exactly its covering
+        // candidate's position: the naive scan stops just before reaching it.
+        for noise in [0, 1, 7, 300, 599, 1500, 4518] {
+            let mut file = String::from("user-agent: *\n");
+            // Long wildcard allows take precedence and cover nothing; `/b****` covers every
+            // disallow, and comes before them (allow first on a tie).
+            for i in 0..noise {
+                file.push_str(&format!("allow: /zz{i:04}*qqqqqqqqqqqq\n"));
+            }
+            file.push_str("allow: /b****\n");
+            for i in 0..600 {
+                file.push_str(&format!("disallow: /b{i:04}\n"));
+            }
+            let fast = lint(&file, Mode::Rfc, false);
+            assert_eq!(fast, lint(&file, Mode::Rfc, true), "noise {noise}");
+            let reported = codes(&fast);
+            assert!(reported > 0, "noise {noise}");
+            cut += usize::from(reported < 600);
+        }
+        // The budget does run out in some.
+        assert!(cut >= 2, "{cut}");
     }
 }

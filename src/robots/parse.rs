@@ -299,14 +299,16 @@ impl<'a> Builder<'a> {
         let Some((directive, spelling)) = classify(key, self.mode) else {
             self.stray(n);
             let span = self.span(key);
+            // Common (thousands in a large corpus): joined without `format!`.
             self.push(
                 Code::UnknownDirective,
                 n,
                 span,
-                format!(
-                    "unknown directive `{}`; ignored",
-                    String::from_utf8_lossy(key)
-                ),
+                lint::message(&[
+                    "unknown directive `",
+                    &String::from_utf8_lossy(key),
+                    "`; ignored",
+                ]),
             );
             return;
         };
@@ -430,20 +432,23 @@ impl<'a> Builder<'a> {
             } else {
                 if token.len() < value.len() {
                     let span = self.span(value);
+                    // Common (thousands in a large corpus): joined without `format!`.
                     self.push(
                         Code::AgentNotToken,
                         n,
                         span,
-                        format!(
-                            "`{}` read as the product token `{}`{}",
-                            String::from_utf8_lossy(value),
-                            String::from_utf8_lossy(token),
+                        lint::message(&[
+                            "`",
+                            &String::from_utf8_lossy(value),
+                            "` read as the product token `",
+                            &String::from_utf8_lossy(token),
+                            "`",
                             if cut_by_digit {
                                 " (google/robotstxt stops at the first digit)"
                             } else {
                                 ""
-                            }
-                        ),
+                            },
+                        ]),
                     );
                 }
                 // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-'.
