@@ -123,7 +123,7 @@ pub fn assert_structure(input: &[u8], starts: &[usize], robots: &Robots) {
         );
         if !r.index_html {
             assert!(
-                r.text.ends_with(r.pattern),
+                r.text.to_string().ends_with(r.pattern),
                 "text {:?} / {:?}",
                 r.text,
                 r.pattern

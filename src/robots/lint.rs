@@ -32,7 +32,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::matcher::Index;
+use super::matcher::LintIndex;
 use super::pattern::Compiled;
 use super::{Agent, Group, Rule, RuleKind};
 use crate::diagnostic::{Code, Diagnostic};
@@ -45,7 +45,7 @@ const PAIRWISE: usize = 16;
 pub(crate) struct Input<'a> {
     pub groups: &'a [Group],
     pub rules: &'a [Rule],
-    pub index: &'a Index,
+    pub index: &'a LintIndex<'a>,
     pub arena: &'a [u8],
     /// Input span of each rule.
     pub rule_spans: &'a [Range<usize>],
@@ -308,7 +308,7 @@ struct Scratch {
 
 /// One list, by position.
 struct ListView<'a> {
-    index: &'a Index,
+    index: &'a LintIndex<'a>,
     rules: &'a [Rule],
     arena: &'a [u8],
     start: u32,

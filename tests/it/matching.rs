@@ -118,7 +118,12 @@ fn longest_match_allow_wins_ties_and_explains() {
     assert!(!d.allowed);
     let rule = d.rule().expect("a rule decided");
     assert_eq!(
-        (rule.line, rule.kind, rule.text, rule.pattern),
+        (
+            rule.line,
+            rule.kind,
+            rule.text.to_string().as_str(),
+            rule.pattern
+        ),
         (4, RuleKind::Disallow, "Disallow: /page/deep", "/page/deep")
     );
     // `/*.html` (7 octets) loses to `/page/deep` (10 octets).
@@ -187,7 +192,7 @@ fn index_html_is_its_directory_in_google_mode_only() {
     let rule = d.rule().expect("rule");
     assert!(rule.index_html);
     assert_eq!(
-        (rule.text, rule.pattern),
+        (rule.text.to_string().as_str(), rule.pattern),
         ("Allow: /allowed-slash/index.html", "/allowed-slash/$")
     );
     assert!(!google.is_allowed(&t, "http://foo.com/allowed-slash/x"));
