@@ -330,6 +330,7 @@ impl Index {
             merged += group_rules(&mut star_groups.iter().copied());
         }
         index.slots.reserve_exact(merged);
+        slot_rules.reserve_exact(merged);
         index.entries.reserve_exact(distinct);
         index
             .group_ids
