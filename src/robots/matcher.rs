@@ -283,7 +283,7 @@ impl Index {
             let start = index.slots.len();
             push_sorted(
                 (&mut index.slots, &mut slot_rules),
-                g.rules.clone(),
+                g.rules.start as usize..g.rules.end as usize,
                 &mut keys,
                 rules,
                 compiled,
@@ -439,7 +439,10 @@ impl Index {
             _ => {
                 let start = self.slots.len();
                 // The groups' rules (the set of each one's slots), merged and sorted anew.
-                let ids = gids.iter().flat_map(|&g| groups[g as usize].rules.clone());
+                let ids = gids
+                    .iter()
+                    .flat_map(|&g| groups[g as usize].rules.clone())
+                    .map(|r| r as usize);
                 push_sorted((&mut self.slots, slot_rules), ids, keys, rules, compiled);
                 start as u32..self.slots.len() as u32
             }

@@ -59,6 +59,8 @@ struct Builder<'a> {
     /// Working space for canonical patterns.
     scratch: Vec<u8>,
     groups: Vec<Group>,
+    /// The agents of the last group, until the next group starts (see `flush_agents`).
+    agents: Vec<(Agent, u32)>,
     sitemaps: Vec<Sitemap>,
     records: Vec<Record>,
     state: State,
@@ -91,6 +93,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         compiled: Vec::with_capacity(input.len().min(limit) / 40),
         scratch: Vec::new(),
         groups: Vec::new(),
+        agents: Vec::new(),
         sitemaps: Vec::new(),
         records: Vec::new(),
         state: State::Start,
@@ -376,12 +379,15 @@ impl<'a> Builder<'a> {
 
     fn user_agent(&mut self, n: u32, value: &'a [u8]) {
         match self.state {
-            State::Start | State::Rules => self.groups.push(Group {
-                line: n,
-                // Most groups name one agent: then `finish` has no slack to give back.
-                agents: Vec::with_capacity(1),
-                rules: self.rules.len()..self.rules.len(),
-            }),
+            State::Start | State::Rules => {
+                self.flush_agents();
+                let at = self.rules.len() as u32;
+                self.groups.push(Group {
+                    line: n,
+                    agents: Box::default(),
+                    rules: at..at,
+                });
+            }
             State::Agents { stray: Some(stray) } => {
                 let first = self.groups.last().map_or(n, |g| g.line);
                 let span = self.span(value);
@@ -467,10 +473,18 @@ impl<'a> Builder<'a> {
                 Agent::Token(lower.into_boxed_str())
             }
         };
-        if let Some(group) = self.groups.last_mut() {
-            group.agents.push((agent, n));
+        if !self.groups.is_empty() {
+            self.agents.push((agent, n));
             let span = self.span(value);
             self.agent_spans.push(span);
+        }
+    }
+
+    /// Gives the last group the agents gathered for it.
+    fn flush_agents(&mut self) {
+        if let Some(group) = self.groups.last_mut() {
+            // An exact size hint: no reallocation.
+            group.agents = self.agents.drain(..).collect();
         }
     }
 
@@ -595,7 +609,7 @@ impl<'a> Builder<'a> {
             self.google_index_html(n, value, spelling, value_range);
         }
         if let Some(group) = self.groups.last_mut() {
-            group.rules.end = self.rules.len();
+            group.rules.end = self.rules.len() as u32;
         }
     }
 
@@ -880,6 +894,7 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(mut self, bytes_used: usize) -> Parsed {
+        self.flush_agents();
         let (index, slot_rules) =
             matcher::Index::build(&self.groups, &self.compiled, &self.rules, self.mode);
         let mut diagnostics = self.diagnostics;
@@ -910,9 +925,6 @@ impl<'a> Builder<'a> {
         self.written.sort_unstable_by_key(|e| e.0);
         self.written.shrink_to_fit();
         self.groups.shrink_to_fit();
-        for g in &mut self.groups {
-            g.agents.shrink_to_fit();
-        }
         self.sitemaps.shrink_to_fit();
         self.records.shrink_to_fit();
         self.usage.shrink_to_fit();
