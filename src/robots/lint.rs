@@ -319,10 +319,10 @@ struct ListView<'a> {
 
 impl<'a> ListView<'a> {
     fn rule(&self, p: u32) -> u32 {
-        self.index.slot(self.start + p).0
+        self.index.rule(self.start + p)
     }
     fn pattern(&self, p: u32) -> &'a Compiled {
-        self.index.slot(self.start + p).1
+        self.index.pattern(self.start + p)
     }
     fn text(&self, p: u32) -> &'a [u8] {
         text(self.arena, self.pattern(p))

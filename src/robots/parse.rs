@@ -93,7 +93,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         compiled: Vec::with_capacity(input.len().min(limit) / 40),
         scratch: Vec::new(),
         groups: Vec::new(),
-        agents: Vec::new(),
+        agents: Vec::with_capacity(1),
         sitemaps: Vec::new(),
         records: Vec::new(),
         state: State::Start,
@@ -483,8 +483,9 @@ impl<'a> Builder<'a> {
     /// Gives the last group the agents gathered for it.
     fn flush_agents(&mut self) {
         if let Some(group) = self.groups.last_mut() {
-            // An exact size hint: no reallocation.
-            group.agents = self.agents.drain(..).collect();
+            // Most groups name one agent, and the vector was made for one: no reallocation.
+            group.agents =
+                std::mem::replace(&mut self.agents, Vec::with_capacity(1)).into_boxed_slice();
         }
     }
 
@@ -897,6 +898,9 @@ impl<'a> Builder<'a> {
         self.flush_agents();
         let (index, slot_rules) =
             matcher::Index::build(&self.groups, &self.compiled, &self.rules, self.mode);
+        let compiled = &self.compiled;
+        let slot_compiled: Vec<pattern::Compiled> =
+            slot_rules.iter().map(|&r| compiled[r as usize]).collect();
         let mut diagnostics = self.diagnostics;
         lint::semantic(
             &lint::Input {
@@ -905,7 +909,7 @@ impl<'a> Builder<'a> {
                 index: &matcher::LintIndex {
                     index: &index,
                     slot_rules: &slot_rules,
-                    compiled: &self.compiled,
+                    slot_compiled: &slot_compiled,
                 },
                 arena: self.texts.as_bytes(),
                 rule_spans: &self.rule_spans,

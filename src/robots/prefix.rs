@@ -182,11 +182,21 @@ impl Chunk {
         path: &[u8],
         mut matches: impl FnMut(u32, usize) -> bool,
     ) -> Option<u32> {
-        let after = self.nodes.partition_point(|n| n.text(arena) <= path);
-        let mut cur = match after.checked_sub(1) {
-            Some(i) => i as u16,
-            None => return None,
-        };
+        // The last node whose prefix sorts at or before `path`: `partition_point`, written out
+        // so that it is inlined into the check (the library's is not always).
+        let (mut base, mut size) = (0, self.nodes.len());
+        if size == 0 || self.nodes[0].text(arena) > path {
+            return None;
+        }
+        while size > 1 {
+            let half = size / 2;
+            let mid = base + half;
+            if self.nodes[mid].text(arena) <= path {
+                base = mid;
+            }
+            size -= half;
+        }
+        let mut cur = base as u16;
         let lcp = common_prefix(self.nodes[cur as usize].text(arena), path);
         let mut best: Option<u32> = None;
         while cur != ROOT {
