@@ -52,7 +52,7 @@ struct Builder<'a> {
     spellings: Vec<std::ops::Range<u32>>,
     written: Vec<(u64, std::ops::Range<u32>)>,
     /// The spelling the last rule used: the next one most likely uses it too.
-    last_spelling: u8,
+    last_spelling: [u8; 2],
     rules: Vec<Rule>,
     /// Each rule's compiled pattern (parallel to `rules`), for the matcher's index.
     compiled: Vec<pattern::Compiled>,
@@ -88,7 +88,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         texts: String::with_capacity(input.len().min(limit) / 3),
         spellings: Vec::new(),
         written: Vec::new(),
-        last_spelling: 0,
+        last_spelling: [0; 2],
         rules: Vec::with_capacity(input.len().min(limit) / 40),
         compiled: Vec::with_capacity(input.len().min(limit) / 40),
         scratch: Vec::new(),
@@ -535,7 +535,7 @@ impl<'a> Builder<'a> {
                 ),
             );
         }
-        let spelling = self.spelling(n, key, value);
+        let spelling = self.spelling(n, key, kind, value);
         // The value as written, validated once (the whole input usually was).
         let span = self.span(value);
         // `get` also refuses a range that is not on character boundaries (a Google line cut).
@@ -617,36 +617,44 @@ impl<'a> Builder<'a> {
     /// The index into `spellings` of the key and separator as written before `value`
     /// (`Disallow: `), added if new; past [`MAX_SPELLINGS`] (a file that spells its keys in
     /// many ways), kept in `written` for line `n` instead.
-    fn spelling(&mut self, n: u32, key: &[u8], value: &[u8]) -> u8 {
-        let span = self.span(key).start..self.span(value).start;
+    fn spelling(&mut self, n: u32, key: &[u8], kind: RuleKind, value: &[u8]) -> u8 {
+        // The key and separator end where the value starts.
         let input = self.input;
-        let raw = &input[span];
+        let raw = input
+            .get(input.offset(key)..input.offset(value))
+            .unwrap_or(key);
         let arena = self.texts.as_bytes();
         let is = |r: &std::ops::Range<u32>, t: &[u8]| {
             arena.get(r.start as usize..r.end as usize) == Some(t)
         };
-        // Compared as written first: a spelling is almost always ASCII.
-        let last = usize::from(self.last_spelling);
-        if self.spellings.get(last).is_some_and(|r| is(r, raw)) {
-            return self.last_spelling;
+        // The last spelling of the same key first (`allow` and `disallow` lines alternate in
+        // some files), compared as written: a spelling is almost always ASCII.
+        let last = &mut self.last_spelling[usize::from(kind == RuleKind::Allow)];
+        if self
+            .spellings
+            .get(usize::from(*last))
+            .is_some_and(|r| is(r, raw))
+        {
+            return *last;
         }
         if let Some(i) = self.spellings.iter().position(|r| is(r, raw)) {
-            self.last_spelling = i as u8;
-            return self.last_spelling;
+            *last = i as u8;
+            return *last;
         }
         // Not UTF-8 (a Google-mode key's tail), or new.
         let text = String::from_utf8_lossy(raw);
         if let Some(i) = self.spellings.iter().position(|r| is(r, text.as_bytes())) {
-            self.last_spelling = i as u8;
-            return self.last_spelling;
+            *last = i as u8;
+            return *last;
         }
         let start = self.texts.len() as u32;
         self.texts.push_str(&text);
         let range = start..self.texts.len() as u32;
         if self.spellings.len() < MAX_SPELLINGS {
             self.spellings.push(range);
-            self.last_spelling = (self.spellings.len() - 1) as u8;
-            self.last_spelling
+            let i = (self.spellings.len() - 1) as u8;
+            self.last_spelling[usize::from(kind == RuleKind::Allow)] = i;
+            i
         } else {
             self.written.push((u64::from(n) << 2 | TAG_KEY, range));
             Slot::NO_SPELLING
