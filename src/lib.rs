@@ -41,7 +41,7 @@
 //! let googlebot = ProductToken::new("Googlebot")?;
 //! let d = parsed.robots.check(&googlebot, "https://example.com/private/report.pdf");
 //! assert!(!d.allowed);
-//! assert_eq!(d.rule().map(|r| (r.line, r.text)), Some((5, "Disalow: /")));
+//! assert_eq!(d.rule().map(|r| (r.line, r.text.to_string())), Some((5, "Disalow: /".into())));
 //! # Ok::<(), crawlgate::TokenError>(())
 //! ```
 //!
@@ -78,8 +78,8 @@ pub use origin::{robots_txt_url, Origin, OriginError, Scheme};
 pub use robots::{
     request_path, Agent, AgentRules, ContentSignals, Decision, Directive, Group, GroupMatch, Mode,
     Options, OtherKey, Parsed, PolicyLink, Preference, ProductToken, Reason, Record, RequestRate,
-    Robots, RuleKind, RuleRef, SignalRef, Signals, Sitemap, TimeWindow, TokenError, Usage,
-    UsagePreferences, UsageRuleRef, VisitTime, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+    Robots, RuleKind, RuleRef, RuleText, SignalRef, Signals, Sitemap, TimeWindow, TokenError,
+    Usage, UsagePreferences, UsageRuleRef, VisitTime, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };
 
 /// The README's examples are compiled and run as doctests.

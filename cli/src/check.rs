@@ -594,6 +594,6 @@ pub fn rule_text(r: &RuleRef<'_>) -> String {
     if r.index_html {
         format!("{} (read as {})", r.text, r.pattern)
     } else {
-        r.text.to_owned()
+        r.text.to_string()
     }
 }

@@ -123,7 +123,7 @@ pub fn assert_structure(input: &[u8], starts: &[usize], robots: &Robots) {
         );
         if !r.index_html {
             assert!(
-                r.text.ends_with(r.pattern),
+                r.text.to_string().ends_with(r.pattern),
                 "text {:?} / {:?}",
                 r.text,
                 r.pattern
@@ -142,7 +142,7 @@ pub fn assert_structure(input: &[u8], starts: &[usize], robots: &Robots) {
             g.rules.start >= next && g.rules.start <= g.rules.end,
             "{g:?}"
         );
-        assert!(g.rules.end <= robots.rule_count(), "{g:?}");
+        assert!(g.rules.end as usize <= robots.rule_count(), "{g:?}");
         next = g.rules.end;
         for (agent, line) in &g.agents {
             assert!(*line >= g.line && *line <= lines);

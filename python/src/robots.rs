@@ -87,7 +87,7 @@ impl From<RuleRef<'_>> for PyRule {
         PyRule {
             kind: r.kind.as_str(),
             line: r.line,
-            text: r.text.to_owned(),
+            text: r.text.to_string(),
             pattern: r.pattern.to_owned(),
             index_html: r.index_html,
         }

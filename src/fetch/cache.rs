@@ -1307,7 +1307,7 @@ pub(crate) fn answer(
             let rule = d.rule().map(|r| DecidingRule {
                 kind: r.kind,
                 line: r.line,
-                text: r.text.to_owned(),
+                text: r.text.to_string(),
             });
             (d.allowed, rule)
         }

@@ -32,7 +32,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::matcher::Index;
+use super::matcher::LintIndex;
 use super::pattern::Compiled;
 use super::{Agent, Group, Rule, RuleKind};
 use crate::diagnostic::{Code, Diagnostic};
@@ -48,7 +48,7 @@ const PAIRWISE: usize = 16;
 pub(crate) struct Input<'a> {
     pub groups: &'a [Group],
     pub rules: &'a [Rule],
-    pub index: &'a Index,
+    pub index: &'a LintIndex<'a>,
     pub arena: &'a [u8],
     /// Input span of each rule.
     pub rule_spans: &'a [Range<usize>],
@@ -481,7 +481,7 @@ struct Scratch {
 
 /// One list, by position.
 struct ListView<'a> {
-    index: &'a Index,
+    index: &'a LintIndex<'a>,
     rules: &'a [Rule],
     arena: &'a [u8],
     start: u32,
@@ -492,10 +492,10 @@ struct ListView<'a> {
 
 impl<'a> ListView<'a> {
     fn rule(&self, p: u32) -> u32 {
-        self.index.slot(self.start + p).0
+        self.index.rule(self.start + p)
     }
     fn pattern(&self, p: u32) -> &'a Compiled {
-        self.index.slot(self.start + p).1
+        self.index.pattern(self.start + p)
     }
     fn text(&self, p: u32) -> &'a [u8] {
         text(self.arena, self.pattern(p))

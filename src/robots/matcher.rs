@@ -17,13 +17,190 @@ use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
 use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
-/// One rule in an agent's precedence-ordered list: what the hot loop reads, contiguous.
+/// One rule in an agent's precedence-ordered list, and the only record of a compiled rule:
+/// what the hot loop reads (prefilter, canonical text, flags) and what a [`RuleRef`] needs
+/// (line, kind, the key's spelling; the value as written is the canonical text unless
+/// [`Slot::SHARED`] is clear). 20 bytes. A pattern's specificity is not kept: it only sorts.
 #[derive(Debug, Clone, Copy)]
-struct Slot {
-    pattern: Compiled,
-    /// Index into `Robots::rules` (whose kind says allow or disallow: the hot loop needs it
-    /// only for the rule that decides, and leaving it out keeps a slot at 28 bytes).
-    rule: u32,
+pub(crate) struct Slot {
+    /// [`pattern::byte_mask`] of the literal bytes, low and high halves (4-aligned).
+    need: [u32; 2],
+    /// Where the canonical text (final `$` removed) starts in `Robots::texts`.
+    pub start: u32,
+    /// 1-based line.
+    pub line: u32,
+    /// The canonical text's length, or [`Slot::LONG`]: then the length is written in hex
+    /// in the 8 bytes before the text (see [`Slot::text`]). A `u16` keeps a slot at 20 bytes.
+    len: u16,
+    /// How many `*` the text holds, [`Slot::STARS_UNKNOWN`] from that many on (see
+    /// [`Slot::min_len`]).
+    stars: u8,
+    /// [`Slot::ALLOW`], [`Slot::ANCHORED`], [`Slot::WILDCARD`], [`Slot::INDEX_HTML`],
+    /// [`Slot::SHARED`] in the low bits; the spelling (index into `Robots::spellings`, or
+    /// [`Slot::NO_SPELLING`]: then the spelling is in `Robots::written`) in the top three.
+    pub flags: u8,
+}
+
+impl Slot {
+    pub const ALLOW: u8 = 1;
+    /// The pattern ended with `$`: the path must end where the pattern does.
+    pub const ANCHORED: u8 = 2;
+    /// The canonical text holds at least one `*`.
+    pub const WILDCARD: u8 = 4;
+    /// Google mode's `/dir/$` rule derived from `Allow: /dir/index.html`.
+    pub const INDEX_HTML: u8 = 8;
+    /// The value as written is the canonical text followed by `$` when anchored.
+    pub const SHARED: u8 = 16;
+    const STARS_UNKNOWN: u8 = u8::MAX;
+    /// More key spellings than `Robots::spellings` holds (it holds this many).
+    pub const NO_SPELLING: u8 = 7;
+    const SPELLING_SHIFT: u32 = 5;
+    /// See [`Slot::len`]: the parser writes such a text's length before it ([`Slot::header`]).
+    pub const LONG: u32 = u16::MAX as u32;
+
+    fn new(rule: &Rule, c: &Compiled) -> Slot {
+        let need = c.need();
+        let flag = |on: bool, f: u8| if on { f } else { 0 };
+        Slot {
+            need: [need as u32, (need >> 32) as u32],
+            start: c.start,
+            line: rule.line,
+            len: c.len.min(Slot::LONG) as u16,
+            stars: u8::try_from(c.len - c.min_len()).unwrap_or(Slot::STARS_UNKNOWN),
+            flags: flag(rule.kind == RuleKind::Allow, Slot::ALLOW)
+                | flag(c.anchored, Slot::ANCHORED)
+                | flag(c.wildcard, Slot::WILDCARD)
+                | flag(rule.index_html, Slot::INDEX_HTML)
+                | flag(rule.shared, Slot::SHARED)
+                | rule.spelling.min(Slot::NO_SPELLING) << Slot::SPELLING_SHIFT,
+        }
+    }
+
+    /// The 8 hex digits written before a text of [`Slot::LONG`] bytes or more.
+    pub fn header(len: u32) -> String {
+        format!("{len:08x}")
+    }
+
+    /// The spelling: an index into `Robots::spellings`, or [`Slot::NO_SPELLING`].
+    pub fn spelling(&self) -> u8 {
+        self.flags >> Slot::SPELLING_SHIFT
+    }
+
+    /// The canonical text's length.
+    #[inline(always)]
+    pub fn len(&self, arena: &[u8]) -> u32 {
+        match u32::from(self.len) {
+            Slot::LONG => long_len(arena, self.start),
+            n => n,
+        }
+    }
+
+    /// The canonical text.
+    #[inline(always)]
+    pub fn text<'a>(&self, arena: &'a [u8]) -> &'a [u8] {
+        let start = self.start as usize;
+        &arena[start..start + self.len(arena) as usize]
+    }
+
+    /// The canonical text's range in the arena.
+    pub fn range(&self, arena: &[u8]) -> Range<u32> {
+        self.start..self.start + self.len(arena)
+    }
+
+    #[inline]
+    pub fn anchored(&self) -> bool {
+        self.flags & Slot::ANCHORED != 0
+    }
+
+    #[inline]
+    pub fn wildcard(&self) -> bool {
+        self.flags & Slot::WILDCARD != 0
+    }
+
+    /// Does the rule match `path` (canonical, with [`pattern::byte_mask`] `mask`)? The
+    /// prefilter first: slicing the arena (a bounds check that may panic) is not moved past it
+    /// by the compiler. Always inlined: it is the hot loop's body, called from a few places.
+    #[inline(always)]
+    fn matches(&self, arena: &[u8], path: &[u8], mask: u64) -> bool {
+        self.may_match(path, mask)
+            && pattern::matches(self.text(arena), self.anchored(), self.wildcard(), path)
+    }
+
+    /// The prefilter: `false` when `path` (with [`pattern::byte_mask`] `mask`) lacks one of
+    /// the pattern's literal bytes or is shorter than its literal bytes.
+    #[inline(always)]
+    fn may_match(&self, path: &[u8], mask: u64) -> bool {
+        let need = u64::from(self.need[0]) | u64::from(self.need[1]) << 32;
+        need & !mask == 0 && self.min_len() as usize <= path.len()
+    }
+
+    /// How many literal bytes a matching path has at least (0 when the stars were too many
+    /// to count); for a [`Slot::LONG`] text, a lower bound.
+    #[inline(always)]
+    fn min_len(&self) -> u32 {
+        match self.stars {
+            Slot::STARS_UNKNOWN => 0,
+            n => u32::from(self.len).saturating_sub(u32::from(n)),
+        }
+    }
+}
+
+/// The length written before a long text (see [`Slot::len`]).
+#[cold]
+#[inline(never)]
+fn long_len(arena: &[u8], start: u32) -> u32 {
+    let start = start as usize;
+    let digits = arena
+        .get(start.saturating_sub(8)..start)
+        .unwrap_or_default();
+    digits.iter().fold(0, |n, &d| {
+        n << 4 | char::from(d).to_digit(16).unwrap_or_default()
+    })
+}
+
+/// The index as the semantic lint sees it while parsing: each slot's rule (index in file
+/// order) and compiled pattern, which the compiled file does not keep.
+pub(crate) struct LintIndex<'a> {
+    pub index: &'a Index,
+    /// The rule of each slot, parallel to the index's slots.
+    pub slot_rules: &'a [u32],
+    /// The compiled pattern of each slot, parallel to the index's slots: the lint reads them
+    /// often, and one lookup is cheaper than going through the rule.
+    pub slot_compiled: &'a [Compiled],
+}
+
+impl<'a> LintIndex<'a> {
+    /// See [`Index::lists`].
+    pub(crate) fn lists(&self) -> impl Iterator<Item = List<'a>> + 'a {
+        self.index.lists()
+    }
+
+    /// The rule index and the compiled pattern at `pos` of a list.
+    pub(crate) fn slot(&self, pos: u32) -> (u32, &'a Compiled) {
+        (self.rule(pos), self.pattern(pos))
+    }
+
+    /// The rule index at `pos` of a list.
+    #[inline]
+    pub(crate) fn rule(&self, pos: u32) -> u32 {
+        self.slot_rules[pos as usize]
+    }
+
+    /// The compiled pattern at `pos` of a list.
+    #[inline]
+    pub(crate) fn pattern(&self, pos: u32) -> &'a Compiled {
+        &self.slot_compiled[pos as usize]
+    }
+
+    /// See [`Index::named_rule_count`].
+    pub(crate) fn named_rule_count(&self, token: &str) -> Option<usize> {
+        self.index.named_rule_count(token)
+    }
+
+    /// See [`Index::star_rule_count`].
+    pub(crate) fn star_rule_count(&self) -> usize {
+        self.index.star_rule_count()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -45,14 +222,14 @@ struct Entry {
 /// sort of plain integers gives the order a stable sort by (specificity, kind) would, without
 /// a closure reading `rules` per comparison.
 fn push_sorted(
-    slots: &mut Vec<Slot>,
+    (slots, slot_rules): (&mut Vec<Slot>, &mut Vec<u32>),
     ids: impl Iterator<Item = usize>,
     keys: &mut Vec<u64>,
     rules: &[Rule],
     compiled: &[Compiled],
 ) {
     const INDEX_BITS: u32 = 31;
-    let start = slots.len();
+    let start = slot_rules.len();
     if rules.len() < 1 << INDEX_BITS {
         keys.clear();
         keys.extend(ids.map(|r| {
@@ -62,25 +239,21 @@ fn push_sorted(
                 | r as u64
         }));
         keys.sort_unstable();
-        slots.extend(keys.iter().map(|&k| {
-            let r = (k & ((1 << INDEX_BITS) - 1)) as usize;
-            Slot {
-                pattern: compiled[r],
-                rule: r as u32,
-            }
-        }));
+        slot_rules.extend(keys.iter().map(|&k| (k & ((1 << INDEX_BITS) - 1)) as u32));
     } else {
         // Too many rules for the key's index bits (not a file that fits in memory): a
         // stable sort, which keeps the order of `ids` among equals.
-        slots.extend(ids.map(|r| Slot {
-            pattern: compiled[r],
-            rule: r as u32,
-        }));
-        slots[start..].sort_by_key(|s| {
-            let allow = rules[s.rule as usize].kind == RuleKind::Allow;
-            (std::cmp::Reverse(s.pattern.priority), !allow)
+        slot_rules.extend(ids.map(|r| r as u32));
+        slot_rules[start..].sort_by_key(|&r| {
+            let allow = rules[r as usize].kind == RuleKind::Allow;
+            (std::cmp::Reverse(compiled[r as usize].priority), !allow)
         });
     }
+    slots.extend(
+        slot_rules[start..]
+            .iter()
+            .map(|&r| Slot::new(&rules[r as usize], &compiled[r as usize])),
+    );
 }
 
 /// Above this many rules, checks go through a [`PrefixIndex`] instead of a linear scan.
@@ -103,22 +276,26 @@ impl Index {
     /// is the group of the empty agent, as google/robotstxt compares the caller's agent with
     /// the empty token it extracts; only [`ProductToken::verbatim`] makes an empty agent.
     /// `compiled` holds each rule's pattern (parallel to `rules`).
+    ///
+    /// Also returns the rule of each slot, for the lint while parsing. The groups' sorted runs
+    /// come first, in group order (`Robots::order` relies on it).
     pub(crate) fn build(
         groups: &[Group],
         compiled: &[Compiled],
         rules: &[Rule],
         mode: Mode,
-    ) -> Index {
+    ) -> (Index, Vec<u32>) {
         let mut index = Index::default();
         index.slots.reserve(rules.len());
+        let mut slot_rules = Vec::with_capacity(rules.len());
         // Each group's rules, sorted once.
         let mut keys = Vec::new();
         let mut group_slots = Vec::with_capacity(groups.len());
         for g in groups {
             let start = index.slots.len();
             push_sorted(
-                &mut index.slots,
-                g.rules.clone(),
+                (&mut index.slots, &mut slot_rules),
+                g.rules.start as usize..g.rules.end as usize,
                 &mut keys,
                 rules,
                 compiled,
@@ -165,6 +342,7 @@ impl Index {
             merged += group_rules(&mut star_groups.iter().copied());
         }
         index.slots.reserve_exact(merged);
+        slot_rules.reserve_exact(merged);
         index.entries.reserve_exact(distinct);
         index
             .group_ids
@@ -184,8 +362,7 @@ impl Index {
                 token,
                 &gids,
                 (groups, &group_slots),
-                rules,
-                compiled,
+                (rules, compiled, &mut slot_rules),
                 &mut keys,
             );
             index.entries.push(entry);
@@ -195,8 +372,7 @@ impl Index {
                 "*",
                 &star_groups,
                 (groups, &group_slots),
-                rules,
-                compiled,
+                (rules, compiled, &mut slot_rules),
                 &mut keys,
             ));
         }
@@ -205,7 +381,7 @@ impl Index {
         index.entries.shrink_to_fit();
         index.group_ids.shrink_to_fit();
         index.tokens.shrink_to_fit();
-        index
+        (index, slot_rules)
     }
 
     /// The token of entry `e`.
@@ -267,8 +443,7 @@ impl Index {
         token: &str,
         gids: &[u32],
         (groups, group_slots): (&[Group], &[Range<u32>]),
-        rules: &[Rule],
-        compiled: &[Compiled],
+        (rules, compiled, slot_rules): (&[Rule], &[Compiled], &mut Vec<u32>),
         keys: &mut Vec<u64>,
     ) -> Entry {
         let slots = match gids {
@@ -276,8 +451,11 @@ impl Index {
             _ => {
                 let start = self.slots.len();
                 // The groups' rules (the set of each one's slots), merged and sorted anew.
-                let ids = gids.iter().flat_map(|&g| groups[g as usize].rules.clone());
-                push_sorted(&mut self.slots, ids, keys, rules, compiled);
+                let ids = gids
+                    .iter()
+                    .flat_map(|&g| groups[g as usize].rules.clone())
+                    .map(|r| r as usize);
+                push_sorted((&mut self.slots, slot_rules), ids, keys, rules, compiled);
                 start as u32..self.slots.len() as u32
             }
         };
@@ -316,7 +494,7 @@ impl Index {
     }
 
     /// Every agent's precedence-ordered list (the named agents', then `*`'s), as a range of
-    /// positions for [`Index::slot`]. Several agents of one group share one range.
+    /// positions for [`LintIndex::slot`]. Several agents of one group share one range.
     pub(crate) fn lists(&self) -> impl Iterator<Item = List<'_>> + '_ {
         self.entries.iter().chain(self.star.as_ref()).map(|e| List {
             slots: e.slots.clone(),
@@ -324,10 +502,9 @@ impl Index {
         })
     }
 
-    /// The rule index and the compiled pattern at `pos` of a list.
-    pub(crate) fn slot(&self, pos: u32) -> (u32, &Compiled) {
-        let s = &self.slots[pos as usize];
-        (s.rule, &s.pattern)
+    /// The slot at `pos`.
+    pub(crate) fn slot(&self, pos: u32) -> Option<&Slot> {
+        self.slots.get(pos as usize)
     }
 
     /// How many rules the groups naming `token` have (`None`: no group names it).
@@ -351,7 +528,7 @@ impl Index {
 
 /// One agent's precedence-ordered rule list, for the semantic lint.
 pub(crate) struct List<'a> {
-    /// Positions for [`Index::slot`].
+    /// Positions for [`LintIndex::slot`].
     pub slots: Range<u32>,
     /// The groups merged into it, in file order: lists with the same groups are the same.
     pub groups: &'a [u32],
@@ -492,9 +669,7 @@ impl<'a> AgentRules<'a> {
 
     /// The rules in precedence order (longest first, `allow` first on ties).
     pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + '_ {
-        self.slots
-            .iter()
-            .map(|s| self.robots.rule_ref(s.rule as usize))
+        self.slots.iter().map(|s| self.robots.slot_ref(s))
     }
 
     /// Decides for `url`: an absolute URL, a scheme-relative `//host/…` URL, or a path (with
@@ -529,26 +704,13 @@ impl<'a> AgentRules<'a> {
             };
         }
         let arena = robots.texts.as_bytes();
-        // The prefilter first: slicing the arena (a bounds check that may panic) is not
-        // moved past it by the compiler.
-        let matches = |s: &Slot| {
-            let p = &s.pattern;
-            p.may_match(canon, mask)
-                && pattern::matches(
-                    &arena[p.start as usize..(p.start + p.len) as usize],
-                    p.anchored,
-                    p.wildcard,
-                    canon,
-                )
-        };
+        let matches = |s: &Slot| s.matches(arena, canon, mask);
         let hit = match self.prefixes {
             Some(lazy) if self.slots.len() > INDEX_ABOVE => {
                 let index = lazy.get_or_init(|| {
                     Box::new(PrefixIndex::build(
                         arena,
-                        self.slots
-                            .iter()
-                            .map(|s| s.pattern.start..s.pattern.start + s.pattern.len),
+                        self.slots.iter().map(|s| s.range(arena)),
                     ))
                 });
                 // Wildcard rules are tried one by one up to a point, then all through the
@@ -560,27 +722,22 @@ impl<'a> AgentRules<'a> {
                     index.segments(arena, || {
                         self.slots
                             .iter()
-                            .map(|s| {
-                                let p = &s.pattern;
-                                (p.start..p.start + p.len, p.anchored)
-                            })
+                            .map(|s| (s.range(arena), s.anchored()))
                             .collect()
                     })
                 };
                 index
                     .first_match(arena, canon, |pos, prefix_len| {
                         let s = &self.slots[pos as usize];
-                        if !s.pattern.wildcard {
+                        if !s.wildcard() {
                             return matches(s);
                         }
-                        if !s.pattern.may_match(canon, mask) {
+                        if !s.may_match(canon, mask) {
                             return false;
                         }
                         globs += 1;
                         if globs <= GLOBS_BEFORE_INDEX {
-                            let p = &s.pattern;
-                            let text = &arena[p.start as usize..(p.start + p.len) as usize];
-                            return pattern::matches(text, p.anchored, true, canon);
+                            return pattern::matches(s.text(arena), s.anchored(), true, canon);
                         }
                         // Without the segments, or when they occur too often in this path
                         // (see `segments`), the rule is tried as a scan.
@@ -601,9 +758,9 @@ impl<'a> AgentRules<'a> {
         };
         if let Some(s) = hit {
             return Decision {
-                allowed: robots.rules[s.rule as usize].kind == RuleKind::Allow,
+                allowed: s.flags & Slot::ALLOW != 0,
                 group: self.group,
-                reason: Reason::Rule(robots.rule_ref(s.rule as usize)),
+                reason: Reason::Rule(robots.slot_ref(s)),
             };
         }
         Decision {

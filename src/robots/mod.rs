@@ -29,6 +29,7 @@ mod sfv;
 mod usage;
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 pub use agent::{ProductToken, TokenError};
 pub use directive::{Directive, OtherKey};
@@ -188,25 +189,126 @@ pub enum Agent {
 pub struct Group {
     /// Line of the first `user-agent` line.
     pub line: u32,
-    /// The agents and the line of each.
-    pub agents: Vec<(Agent, u32)>,
-    /// Indexes of its rules, for [`Robots::rule`].
-    pub rules: Range<usize>,
+    /// The agents and the line of each (a boxed slice: a vector's spare capacity field would
+    /// cost every group 8 bytes).
+    pub agents: Box<[(Agent, u32)]>,
+    /// Indexes of its rules, for [`Robots::rule`] (`u32`: 8 bytes less a group).
+    pub rules: Range<u32>,
 }
 
-/// An `allow`/`disallow` rule as parsed.
+/// An `allow`/`disallow` rule while parsing (the compiled file keeps its matcher slot only).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Rule {
     pub kind: RuleKind,
     /// Added by Google mode for `Allow: …/index.html`.
     pub index_html: bool,
     pub line: u32,
-    /// Where the line as written (trimmed, comment removed) starts in `Robots::texts`. It ends
-    /// where the value does, so that only its start is kept (20 bytes a rule rather than 24);
-    /// an `index_html` rule's line is its source rule's, the rule before it.
-    pub text_start: u32,
-    /// The value as written, in `Robots::texts`.
-    pub value: Range<u32>,
+    /// Index into `Robots::spellings` of the key and separator as written, or
+    /// `Slot::NO_SPELLING` (then in `Robots::written`).
+    pub spelling: u8,
+    /// The value as written is the canonical text (and `$` when anchored); else it is in
+    /// `Robots::written`.
+    pub shared: bool,
+}
+
+/// Keys of `Robots::written`: `line << 2 | tag`.
+const TAG_KEY: u64 = 0;
+const TAG_VALUE: u64 = 1;
+/// An `index_html` rule's source value (its text is the source's line).
+const TAG_SOURCE: u64 = 2;
+/// An `index_html` rule's own value, when not its canonical text.
+const TAG_DERIVED: u64 = 3;
+
+/// A rule's line as written, without comment and surrounding whitespace (`Disallow: /private`):
+/// the key with its separator as written, then the value. The compiled file keeps each
+/// distinct spelling of the key once rather than every line, so this is two borrowed parts;
+/// it prints (`Display`, `to_string`) and compares with a `str` as the whole line.
+#[derive(Debug, Clone, Copy)]
+pub struct RuleText<'a> {
+    key: &'a str,
+    value: &'a str,
+}
+
+impl<'a> RuleText<'a> {
+    /// The key and separator as written (`Disallow: `).
+    pub fn key(&self) -> &'a str {
+        self.key
+    }
+
+    /// The value as written (`/private`); for an `index_html` rule, its source rule's value.
+    pub fn value(&self) -> &'a str {
+        self.value
+    }
+
+    /// The line's length in bytes.
+    pub fn len(&self) -> usize {
+        self.key.len() + self.value.len()
+    }
+
+    /// Always `false` (a rule has a key): for symmetry with [`RuleText::len`].
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Does the line equal `s`?
+    fn eq_str(&self, s: &str) -> bool {
+        s.len() == self.len() && s.starts_with(self.key) && s.ends_with(self.value)
+    }
+}
+
+impl std::fmt::Display for RuleText<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if f.width().is_none() && f.precision().is_none() {
+            f.write_str(self.key)?;
+            f.write_str(self.value)
+        } else {
+            // Padding and alignment apply to the whole line.
+            f.pad(&[self.key, self.value].concat())
+        }
+    }
+}
+
+impl PartialEq for RuleText<'_> {
+    fn eq(&self, other: &RuleText<'_>) -> bool {
+        self.len() == other.len()
+            && self
+                .key
+                .bytes()
+                .chain(self.value.bytes())
+                .eq(other.key.bytes().chain(other.value.bytes()))
+    }
+}
+
+impl Eq for RuleText<'_> {}
+
+impl PartialEq<str> for RuleText<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.eq_str(other)
+    }
+}
+
+impl PartialEq<&str> for RuleText<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.eq_str(other)
+    }
+}
+
+impl PartialEq<String> for RuleText<'_> {
+    fn eq(&self, other: &String) -> bool {
+        self.eq_str(other)
+    }
+}
+
+impl PartialEq<RuleText<'_>> for str {
+    fn eq(&self, other: &RuleText<'_>) -> bool {
+        other.eq_str(self)
+    }
+}
+
+impl PartialEq<RuleText<'_>> for &str {
+    fn eq(&self, other: &RuleText<'_>) -> bool {
+        other.eq_str(self)
+    }
 }
 
 /// A rule, as the file wrote it.
@@ -216,8 +318,9 @@ pub struct RuleRef<'a> {
     pub kind: RuleKind,
     /// 1-based line.
     pub line: u32,
-    /// The line as written, without comment and surrounding whitespace (`Disallow: /private`).
-    pub text: &'a str,
+    /// The line as written, without comment and surrounding whitespace (`Disallow: /private`);
+    /// for an `index_html` rule, its source rule's line.
+    pub text: RuleText<'a>,
     /// The path pattern as written (`/private`); for an `index_html` rule, the pattern derived
     /// from it (`/dir/$`).
     pub pattern: &'a str,
@@ -264,11 +367,20 @@ pub struct Record {
 #[derive(Debug, Clone)]
 pub struct Robots {
     mode: Mode,
-    /// The one arena of text: rule lines and values as written, usage records' texts, and the
-    /// canonical patterns that differ from the value they come from (a pattern that is
-    /// canonical as written points at its value's bytes).
+    /// The one arena of text: rule values as written, the rule keys' spellings, usage records'
+    /// texts, and the canonical patterns that differ from the value they come from (a pattern
+    /// that is canonical as written points at its value's bytes).
     texts: String,
-    rules: Vec<Rule>,
+    /// The distinct spellings of rule keys with their separator (`Disallow: `, `allow:`), in
+    /// `texts`: usually one to four per file, instead of a copy per line.
+    spellings: Vec<Range<u32>>,
+    /// The texts a rule's slot does not give, keyed by `line << 2 | tag` (see `TAG_KEY`),
+    /// sorted: values that are not their canonical text, `index_html` rules' source values,
+    /// key spellings past `spellings`' limit. Few.
+    written: Vec<(u64, Range<u32>)>,
+    /// Each rule's (file order) position among the index's slots, built on the first call
+    /// of [`Robots::rule`]: a crawler that only checks never needs it.
+    order: OnceLock<Box<[u32]>>,
     groups: Vec<Group>,
     index: matcher::Index,
     sitemaps: Vec<Sitemap>,
@@ -306,12 +418,40 @@ impl Robots {
 
     /// Number of rules (allow and disallow lines that are used).
     pub fn rule_count(&self) -> usize {
-        self.rules.len()
+        // Every rule is in a group, and groups hold increasing runs of rules from 0.
+        self.groups.last().map_or(0, |g| g.rules.end as usize)
     }
 
     /// The rule at `index` (see [`Group::rules`]).
     pub fn rule(&self, index: usize) -> Option<RuleRef<'_>> {
-        (index < self.rules.len()).then(|| self.rule_ref(index))
+        let pos = *self.order().get(index)?;
+        self.index.slot(pos).map(|s| self.slot_ref(s))
+    }
+
+    /// See `Robots::order`. Group `g`'s rules, sorted by precedence, are the index's slots
+    /// `g.rules` (the index lays the groups' runs out first, in order); within a line, an
+    /// `index_html` rule follows its source rule, so (line, `index_html`) is file order.
+    fn order(&self) -> &[u32] {
+        self.order.get_or_init(|| {
+            let mut order = vec![0u32; self.rule_count()];
+            let mut keyed: Vec<(u64, u32)> = Vec::new();
+            for g in &self.groups {
+                keyed.clear();
+                keyed.extend(g.rules.clone().filter_map(|pos| {
+                    let s = self.index.slot(pos)?;
+                    let derived = u64::from(s.flags & matcher::Slot::INDEX_HTML != 0);
+                    Some((u64::from(s.line) << 1 | derived, pos))
+                }));
+                keyed.sort_unstable();
+                let run = order
+                    .get_mut(g.rules.start as usize..g.rules.end as usize)
+                    .unwrap_or_default();
+                for (o, &(_, pos)) in run.iter_mut().zip(&keyed) {
+                    *o = pos;
+                }
+            }
+            order.into_boxed_slice()
+        })
     }
 
     /// The `sitemap` records, in file order.
@@ -399,13 +539,11 @@ impl Robots {
                 };
             }
             let mut written = 0;
-            for i in g.rules.clone() {
-                let r = &self.rules[i];
-                if r.index_html {
+            for rule in g.rules.clone().filter_map(|i| self.rule(i as usize)) {
+                if rule.index_html {
                     continue;
                 }
-                let rule = self.rule_ref(i);
-                let key = match r.kind {
+                let key = match rule.kind {
                     RuleKind::Allow => "Allow",
                     RuleKind::Disallow => "Disallow",
                 };
@@ -441,20 +579,46 @@ impl Robots {
         out
     }
 
-    /// The rule at `index` (which must be in range).
-    fn rule_ref(&self, index: usize) -> RuleRef<'_> {
-        let r = &self.rules[index];
-        // An `index_html` rule's line is the line of the rule before it (see `Rule`).
-        let text_end = match index.checked_sub(1) {
-            Some(source) if r.index_html => self.rules[source].value.end,
-            _ => r.value.end,
+    /// The rule of a slot.
+    fn slot_ref(&self, s: &matcher::Slot) -> RuleRef<'_> {
+        use matcher::Slot;
+        let index_html = s.flags & Slot::INDEX_HTML != 0;
+        let pattern = if s.flags & Slot::SHARED != 0 {
+            let end = s.start + s.len(self.texts.as_bytes()) + u32::from(s.anchored());
+            self.text_at(&(s.start..end))
+        } else {
+            self.written(s.line, if index_html { TAG_DERIVED } else { TAG_VALUE })
+        };
+        let key = match self.spellings.get(usize::from(s.spelling())) {
+            Some(r) => self.text_at(r),
+            None => self.written(s.line, TAG_KEY),
         };
         RuleRef {
-            kind: r.kind,
-            line: r.line,
-            text: self.text_at(&(r.text_start..text_end)),
-            pattern: self.text_at(&r.value),
-            index_html: r.index_html,
+            kind: if s.flags & Slot::ALLOW != 0 {
+                RuleKind::Allow
+            } else {
+                RuleKind::Disallow
+            },
+            line: s.line,
+            text: RuleText {
+                key,
+                value: if index_html {
+                    self.written(s.line, TAG_SOURCE)
+                } else {
+                    pattern
+                },
+            },
+            pattern,
+            index_html,
+        }
+    }
+
+    /// The text `Robots::written` holds for `line` and `tag`.
+    fn written(&self, line: u32, tag: u64) -> &str {
+        let key = u64::from(line) << 2 | tag;
+        match self.written.binary_search_by_key(&key, |e| e.0) {
+            Ok(i) => self.text_at(&self.written[i].1),
+            Err(_) => "",
         }
     }
 
@@ -465,7 +629,10 @@ impl Robots {
         use std::mem::size_of;
         let mut parts = vec![
             ("text arena", self.texts.capacity()),
-            ("rules", self.rules.capacity() * size_of::<Rule>()),
+            (
+                "rules (spellings, out-of-line texts, file order)",
+                self.rules_heap_size(),
+            ),
             (
                 "groups and agents",
                 self.groups.capacity() * size_of::<Group>()
@@ -502,7 +669,7 @@ impl Robots {
     pub fn heap_size(&self) -> usize {
         use std::mem::size_of;
         self.texts.capacity()
-            + self.rules.capacity() * size_of::<Rule>()
+            + self.rules_heap_size()
             + self.groups.capacity() * size_of::<Group>()
             + self.groups.iter().map(Group::heap_size).sum::<usize>()
             + self.sitemaps.capacity() * size_of::<Sitemap>()
@@ -522,6 +689,16 @@ impl Robots {
     }
 }
 
+impl Robots {
+    /// Heap bytes of what rules keep outside the index's slots (`order` once built).
+    fn rules_heap_size(&self) -> usize {
+        use std::mem::size_of;
+        self.spellings.capacity() * size_of::<Range<u32>>()
+            + self.written.capacity() * size_of::<(u64, Range<u32>)>()
+            + self.order.get().map_or(0, |o| o.len() * size_of::<u32>())
+    }
+}
+
 impl Group {
     /// Heap bytes of its agent list and their tokens.
     fn heap_size(&self) -> usize {
@@ -533,6 +710,6 @@ impl Group {
                 _ => 0,
             })
             .sum();
-        self.agents.capacity() * std::mem::size_of::<(Agent, u32)>() + tokens
+        self.agents.len() * std::mem::size_of::<(Agent, u32)>() + tokens
     }
 }

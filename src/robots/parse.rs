@@ -18,8 +18,13 @@ use super::lexer::{is_ws, lex_content, Lexed, Separator};
 use super::usage::{self, PolicyLink, SignalLine, UsageRule};
 use super::{
     lint, matcher, pattern, Agent, Group, Mode, Options, Parsed, Record, Robots, Rule, RuleKind,
-    Sitemap, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+    Sitemap, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES, TAG_DERIVED, TAG_KEY, TAG_SOURCE, TAG_VALUE,
 };
+use matcher::Slot;
+
+/// Distinct key spellings a file keeps in `Robots::spellings` (each rule looks them up; a
+/// slot has three bits for one).
+const MAX_SPELLINGS: usize = Slot::NO_SPELLING as usize;
 use crate::diagnostic::{Code, Diagnostic, Severity};
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -40,14 +45,22 @@ struct Builder<'a> {
     input: &'a [u8],
     mode: Mode,
     diagnostics: Vec<Diagnostic>,
-    /// Rule lines and values as written, and canonical patterns that differ from their value.
+    /// Rule values as written, key spellings, and canonical patterns that differ from their
+    /// value.
     texts: String,
+    /// See `Robots::spellings`, `Robots::written`.
+    spellings: Vec<std::ops::Range<u32>>,
+    written: Vec<(u64, std::ops::Range<u32>)>,
+    /// The spelling the last rule used: the next one most likely uses it too.
+    last_spelling: [u8; 2],
     rules: Vec<Rule>,
     /// Each rule's compiled pattern (parallel to `rules`), for the matcher's index.
     compiled: Vec<pattern::Compiled>,
     /// Working space for canonical patterns.
     scratch: Vec<u8>,
     groups: Vec<Group>,
+    /// The agents of the last group, until the next group starts (see `flush_agents`).
+    agents: Vec<(Agent, u32)>,
     sitemaps: Vec<Sitemap>,
     records: Vec<Record>,
     state: State,
@@ -73,10 +86,14 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         diagnostics: Vec::new(),
         // Rough sizes for a typical file, to avoid most regrowth; `finish` gives back the rest.
         texts: String::with_capacity(input.len().min(limit) / 3),
+        spellings: Vec::new(),
+        written: Vec::new(),
+        last_spelling: [0; 2],
         rules: Vec::with_capacity(input.len().min(limit) / 40),
         compiled: Vec::with_capacity(input.len().min(limit) / 40),
         scratch: Vec::new(),
         groups: Vec::new(),
+        agents: Vec::with_capacity(1),
         sitemaps: Vec::new(),
         records: Vec::new(),
         state: State::Start,
@@ -364,12 +381,15 @@ impl<'a> Builder<'a> {
 
     fn user_agent(&mut self, n: u32, value: &'a [u8]) {
         match self.state {
-            State::Start | State::Rules => self.groups.push(Group {
-                line: n,
-                // Most groups name one agent: then `finish` has no slack to give back.
-                agents: Vec::with_capacity(1),
-                rules: self.rules.len()..self.rules.len(),
-            }),
+            State::Start | State::Rules => {
+                self.flush_agents();
+                let at = self.rules.len() as u32;
+                self.groups.push(Group {
+                    line: n,
+                    agents: Box::default(),
+                    rules: at..at,
+                });
+            }
             State::Agents { stray: Some(stray) } => {
                 let first = self.groups.last().map_or(n, |g| g.line);
                 let span = self.span(value);
@@ -458,10 +478,19 @@ impl<'a> Builder<'a> {
                 Agent::Token(lower.into_boxed_str())
             }
         };
-        if let Some(group) = self.groups.last_mut() {
-            group.agents.push((agent, n));
+        if !self.groups.is_empty() {
+            self.agents.push((agent, n));
             let span = self.span(value);
             self.agent_spans.push(span);
+        }
+    }
+
+    /// Gives the last group the agents gathered for it.
+    fn flush_agents(&mut self) {
+        if let Some(group) = self.groups.last_mut() {
+            // Most groups name one agent, and the vector was made for one: no reallocation.
+            group.agents =
+                std::mem::replace(&mut self.agents, Vec::with_capacity(1)).into_boxed_slice();
         }
     }
 
@@ -511,55 +540,48 @@ impl<'a> Builder<'a> {
                 ),
             );
         }
-        // The rule as written, key to end of value, validated once: the value follows ASCII
-        // (`:` or whitespace), so its lossy decoding is the tail of the line's.
-        let range = self.span(key).start..self.span(value).end;
-        let written = &self.input[range.clone()];
-        let text_start = self.texts.len() as u32;
+        let spelling = self.spelling(n, key, kind, value);
+        // The value as written, validated once (the whole input usually was).
+        let span = self.span(value);
         // `get` also refuses a range that is not on character boundaries (a Google line cut).
-        let valid = match self.text.and_then(|t| t.get(range)) {
+        let valid = match self.text.and_then(|t| t.get(span.clone())) {
             Some(text) => Ok(text),
-            None => std::str::from_utf8(written),
+            None => std::str::from_utf8(value),
         };
-        let value_len = match valid {
-            Ok(text) => {
-                self.texts.push_str(text);
-                value.len()
-            }
-            Err(_) => {
-                if let Err(e) = std::str::from_utf8(value) {
-                    let bad = self.span(value).start + e.valid_up_to();
-                    let span = bad..bad + e.error_len().unwrap_or(1);
-                    if self.mode == Mode::Rfc {
-                        self.push(
-                            Code::InvalidUtf8,
-                            n,
-                            span,
-                            "bytes that are not UTF-8 in the path; the rule is ignored",
-                        );
-                        return;
-                    }
-                    self.push_sev(
+        let value_start = self.texts.len() as u32;
+        match valid {
+            Ok(text) => self.texts.push_str(text),
+            Err(e) => {
+                let bad = span.start + e.valid_up_to();
+                let span = bad..bad + e.error_len().unwrap_or(1);
+                if self.mode == Mode::Rfc {
+                    self.push(
                         Code::InvalidUtf8,
-                        Severity::Warning,
                         n,
                         span,
-                        "bytes that are not UTF-8 in the path; Google percent-encodes them and uses the rule",
+                        "bytes that are not UTF-8 in the path; the rule is ignored",
                     );
+                    return;
                 }
-                self.texts.push_str(&String::from_utf8_lossy(written));
-                String::from_utf8_lossy(value).len()
+                self.push_sev(
+                    Code::InvalidUtf8,
+                    Severity::Warning,
+                    n,
+                    span,
+                    "bytes that are not UTF-8 in the path; Google percent-encodes them and uses the rule",
+                );
+                self.texts.push_str(&String::from_utf8_lossy(value));
             }
-        };
-        let text_end = self.texts.len() as u32;
-        let value_range = text_end - value_len as u32..text_end;
-        let (compiled, dollar) = pattern::compile(
+        }
+        let value_range = value_start..self.texts.len() as u32;
+        let (mut compiled, dollar) = pattern::compile(
             value,
             self.mode,
             &mut self.texts,
             Some(value_range.start),
             &mut self.scratch,
         );
+        self.long_header(&mut compiled);
         if let Some(i) = dollar {
             let at = self.span(value).start + i;
             self.push(
@@ -578,28 +600,120 @@ impl<'a> Builder<'a> {
                 "a `*` at the end of a pattern changes nothing",
             );
         }
+        let shared = self.shares(&compiled, &value_range, n, TAG_VALUE);
         self.rules.push(Rule {
             kind,
             index_html: false,
             line: n,
-            text_start,
-            value: value_range,
+            spelling,
+            shared,
         });
         self.compiled.push(compiled);
         self.rule_spans
             .push(self.span(key).start..self.span(value).end);
         if self.mode == Mode::Google && kind == RuleKind::Allow {
-            self.google_index_html(n, value, text_start);
+            self.google_index_html(n, value, spelling, value_range);
         }
         if let Some(group) = self.groups.last_mut() {
-            group.rules.end = self.rules.len();
+            group.rules.end = self.rules.len() as u32;
         }
     }
 
+    /// The index into `spellings` of the key and separator as written before `value`
+    /// (`Disallow: `), added if new; past [`MAX_SPELLINGS`] (a file that spells its keys in
+    /// many ways), kept in `written` for line `n` instead.
+    fn spelling(&mut self, n: u32, key: &[u8], kind: RuleKind, value: &[u8]) -> u8 {
+        // The key and separator end where the value starts.
+        let input = self.input;
+        let raw = input
+            .get(input.offset(key)..input.offset(value))
+            .unwrap_or(key);
+        let arena = self.texts.as_bytes();
+        let is = |r: &std::ops::Range<u32>, t: &[u8]| {
+            arena.get(r.start as usize..r.end as usize) == Some(t)
+        };
+        // The last spelling of the same key first (`allow` and `disallow` lines alternate in
+        // some files), compared as written: a spelling is almost always ASCII.
+        let last = &mut self.last_spelling[usize::from(kind == RuleKind::Allow)];
+        if self
+            .spellings
+            .get(usize::from(*last))
+            .is_some_and(|r| is(r, raw))
+        {
+            return *last;
+        }
+        if let Some(i) = self.spellings.iter().position(|r| is(r, raw)) {
+            *last = i as u8;
+            return *last;
+        }
+        // Not UTF-8 (a Google-mode key's tail), or new.
+        let text = String::from_utf8_lossy(raw);
+        if let Some(i) = self.spellings.iter().position(|r| is(r, text.as_bytes())) {
+            *last = i as u8;
+            return *last;
+        }
+        let start = self.texts.len() as u32;
+        self.texts.push_str(&text);
+        let range = start..self.texts.len() as u32;
+        if self.spellings.len() < MAX_SPELLINGS {
+            self.spellings.push(range);
+            let i = (self.spellings.len() - 1) as u8;
+            self.last_spelling[usize::from(kind == RuleKind::Allow)] = i;
+            i
+        } else {
+            self.written.push((u64::from(n) << 2 | TAG_KEY, range));
+            Slot::NO_SPELLING
+        }
+    }
+
+    /// A canonical text of `Slot::LONG` bytes or more is copied after its length in hex, which
+    /// the slot reads instead of a length of its own (see `Slot::len`). Only such a text,
+    /// hundreds of times longer than a real rule, pays for it.
+    #[inline]
+    fn long_header(&mut self, compiled: &mut pattern::Compiled) {
+        if compiled.len >= Slot::LONG {
+            self.copy_long(compiled);
+        }
+    }
+
+    #[cold]
+    fn copy_long(&mut self, compiled: &mut pattern::Compiled) {
+        let text = compiled.start as usize..(compiled.start + compiled.len) as usize;
+        let text = self.texts.get(text).unwrap_or_default().to_owned();
+        self.texts.push_str(&Slot::header(compiled.len));
+        compiled.start = self.texts.len() as u32;
+        self.texts.push_str(&text);
+    }
+
+    /// Whether the value as written (`value`, in the arena) is `compiled`'s canonical text
+    /// followed by `$` when anchored, as it usually is; if not, the value is kept in `written`
+    /// under `line` and `tag`.
+    fn shares(
+        &mut self,
+        compiled: &pattern::Compiled,
+        value: &std::ops::Range<u32>,
+        line: u32,
+        tag: u64,
+    ) -> bool {
+        let shared = compiled.start == value.start
+            && compiled.len + u32::from(compiled.anchored) == value.end - value.start;
+        if !shared {
+            self.written
+                .push((u64::from(line) << 2 | tag, value.clone()));
+        }
+        shared
+    }
+
     /// google/robotstxt: `Allow: /dir/index.htm…` also allows `/dir/$`.
-    /// The derived rule follows its source rule (`text_start` is the source's line): see
-    /// `Rule::text_start`.
-    fn google_index_html(&mut self, n: u32, value: &[u8], text_start: u32) {
+    /// The derived rule's text is its source rule's line: the same `spelling`, and the
+    /// source's `source_value` (kept in `written`).
+    fn google_index_html(
+        &mut self,
+        n: u32,
+        value: &[u8],
+        spelling: u8,
+        source_value: std::ops::Range<u32>,
+    ) {
         let Some(slash) = memchr::memrchr(b'/', value) else {
             return;
         };
@@ -611,19 +725,23 @@ impl<'a> Builder<'a> {
         let start = self.texts.len() as u32;
         self.texts.push_str(&String::from_utf8_lossy(&derived));
         let end = self.texts.len() as u32;
-        let (compiled, _) = pattern::compile(
+        let (mut compiled, _) = pattern::compile(
             &derived,
             self.mode,
             &mut self.texts,
             Some(start),
             &mut self.scratch,
         );
+        self.long_header(&mut compiled);
+        self.written
+            .push((u64::from(n) << 2 | TAG_SOURCE, source_value));
+        let shared = self.shares(&compiled, &(start..end), n, TAG_DERIVED);
         self.rules.push(Rule {
             kind: RuleKind::Allow,
             index_html: true,
             line: n,
-            text_start,
-            value: start..end,
+            spelling,
+            shared,
         });
         self.compiled.push(compiled);
         let last = self.rule_spans.last().cloned().unwrap_or_default();
@@ -790,13 +908,22 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(mut self, bytes_used: usize) -> Parsed {
-        let index = matcher::Index::build(&self.groups, &self.compiled, &self.rules, self.mode);
+        self.flush_agents();
+        let (index, slot_rules) =
+            matcher::Index::build(&self.groups, &self.compiled, &self.rules, self.mode);
+        let compiled = &self.compiled;
+        let slot_compiled: Vec<pattern::Compiled> =
+            slot_rules.iter().map(|&r| compiled[r as usize]).collect();
         let mut diagnostics = self.diagnostics;
         lint::semantic(
             &lint::Input {
                 groups: &self.groups,
                 rules: &self.rules,
-                index: &index,
+                index: &matcher::LintIndex {
+                    index: &index,
+                    slot_rules: &slot_rules,
+                    slot_compiled: &slot_compiled,
+                },
                 arena: self.texts.as_bytes(),
                 rule_spans: &self.rule_spans,
                 agent_spans: &self.agent_spans,
@@ -810,11 +937,11 @@ impl<'a> Builder<'a> {
         // A cache keeps the compiled file for as long as the origin: the reservations made
         // from the input's size, and vectors' doubling slack, are given back.
         self.texts.shrink_to_fit();
-        self.rules.shrink_to_fit();
+        self.spellings.shrink_to_fit();
+        // In line order, and by tag within a line, as pushed: sorted already.
+        self.written.sort_unstable_by_key(|e| e.0);
+        self.written.shrink_to_fit();
         self.groups.shrink_to_fit();
-        for g in &mut self.groups {
-            g.agents.shrink_to_fit();
-        }
         self.sitemaps.shrink_to_fit();
         self.records.shrink_to_fit();
         self.usage.shrink_to_fit();
@@ -822,7 +949,9 @@ impl<'a> Builder<'a> {
             robots: Robots {
                 mode: self.mode,
                 texts: self.texts,
-                rules: self.rules,
+                spellings: self.spellings,
+                written: self.written,
+                order: std::sync::OnceLock::new(),
                 groups: self.groups,
                 index,
                 sitemaps: self.sitemaps,

@@ -15,24 +15,46 @@ use std::sync::OnceLock;
 use super::segments::Segments;
 
 /// No parent.
-const ROOT: u32 = u32::MAX;
+const ROOT: u16 = u16::MAX;
+
+/// Rules per [`Chunk`]: node and rule numbers are then `u16`s (below [`ROOT`]).
+const CHUNK: usize = ROOT as usize - 1;
 
 #[derive(Debug, Clone)]
 struct Node {
-    /// The prefix, in the pattern arena.
-    text: Range<u32>,
-    /// Index of the longest other prefix in the set that is a prefix of this one.
-    parent: u32,
-    /// Where the positions (in the agent's precedence-ordered rule list) of the rules with
-    /// this prefix end in `PrefixIndex::rules`; they start where the previous node's end.
-    rules_end: u32,
+    /// Where the prefix starts in the pattern arena.
+    start: u32,
+    /// The prefix's length.
+    len: u32,
+    /// Index of the longest other prefix in the chunk that is a prefix of this one.
+    parent: u16,
+    /// Where the positions (in the chunk) of the rules with this prefix end in
+    /// `Chunk::rules`; they start where the previous node's end.
+    rules_end: u16,
+}
+
+impl Node {
+    #[inline(always)]
+    fn text<'a>(&self, arena: &'a [u8]) -> &'a [u8] {
+        let start = self.start as usize;
+        &arena[start..start + self.len as usize]
+    }
+}
+
+/// The index of the rules at positions `base..base + CHUNK` (all of them, in any real file):
+/// 12 bytes a prefix and 2 a rule.
+#[derive(Debug, Clone, Default)]
+struct Chunk {
+    base: u32,
+    nodes: Vec<Node>,
+    rules: Vec<u16>,
 }
 
 /// See the module docs.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PrefixIndex {
-    nodes: Vec<Node>,
-    rules: Vec<u32>,
+    /// In position order: the first chunk with a match has the first match.
+    chunks: Box<[Chunk]>,
     /// The wildcard rules' segments, built when a check needs them (see `segments`); boxed,
     /// as most indexes never need them.
     segments: OnceLock<Option<Box<Segments>>>,
@@ -42,54 +64,36 @@ impl PrefixIndex {
     /// Builds the index of the rules whose canonical texts are `texts` (arena ranges, in
     /// precedence order).
     pub(crate) fn build(arena: &[u8], texts: impl Iterator<Item = Range<u32>>) -> PrefixIndex {
-        let bytes = |r: &Range<u32>| &arena[r.start as usize..r.end as usize];
-        // (prefix, rule position), sorted by prefix then position.
-        let mut keyed: Vec<(Range<u32>, u32)> = texts
-            .enumerate()
-            .map(|(pos, r)| {
-                let text = bytes(&r);
+        // Each rule's literal prefix, by position.
+        let prefixes: Vec<Range<u32>> = texts
+            .map(|r| {
+                let text = &arena[r.start as usize..r.end as usize];
                 let lit = memchr::memchr(b'*', text).unwrap_or(text.len());
-                (r.start..r.start + lit as u32, pos as u32)
+                r.start..r.start + lit as u32
             })
             .collect();
-        keyed.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)).then(a.1.cmp(&b.1)));
-
-        let mut index = PrefixIndex {
-            nodes: Vec::new(),
-            rules: Vec::with_capacity(keyed.len()),
+        let chunks = prefixes
+            .chunks(CHUNK)
+            .enumerate()
+            .map(|(i, c)| Chunk::build(arena, (i * CHUNK) as u32, c))
+            .collect();
+        PrefixIndex {
+            chunks,
             segments: OnceLock::new(),
-        };
-        // Ancestors of the node being added, innermost last.
-        let mut stack: Vec<u32> = Vec::new();
-        let mut i = 0;
-        while i < keyed.len() {
-            let text = keyed[i].0.clone();
-            while i < keyed.len() && bytes(&keyed[i].0) == bytes(&text) {
-                index.rules.push(keyed[i].1);
-                i += 1;
-            }
-            while let Some(&top) = stack.last() {
-                if bytes(&text).starts_with(bytes(&index.nodes[top as usize].text)) {
-                    break;
-                }
-                stack.pop();
-            }
-            let id = index.nodes.len() as u32;
-            index.nodes.push(Node {
-                text,
-                parent: stack.last().copied().unwrap_or(ROOT),
-                rules_end: index.rules.len() as u32,
-            });
-            stack.push(id);
         }
-        index.nodes.shrink_to_fit();
-        index
     }
 
     /// Heap bytes held, the segments' automaton included once built.
     pub(crate) fn heap_size(&self) -> usize {
-        self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.rules.capacity() * std::mem::size_of::<u32>()
+        self.chunks.len() * std::mem::size_of::<Chunk>()
+            + self
+                .chunks
+                .iter()
+                .map(|c| {
+                    c.nodes.capacity() * std::mem::size_of::<Node>()
+                        + c.rules.capacity() * std::mem::size_of::<u16>()
+                })
+                .sum::<usize>()
             + self
                 .segments
                 .get()
@@ -118,26 +122,96 @@ impl PrefixIndex {
         path: &[u8],
         mut matches: impl FnMut(u32, usize) -> bool,
     ) -> Option<u32> {
+        self.chunks.iter().find_map(|c| {
+            c.first_match(arena, path, |pos, len| matches(c.base + pos, len))
+                .map(|pos| c.base + pos)
+        })
+    }
+}
+
+impl Chunk {
+    /// The chunk of the rules with literal `prefixes` (arena ranges), positions `base..`.
+    fn build(arena: &[u8], base: u32, prefixes: &[Range<u32>]) -> Chunk {
         let bytes = |r: &Range<u32>| &arena[r.start as usize..r.end as usize];
-        let after = self.nodes.partition_point(|n| bytes(&n.text) <= path);
-        let mut cur = match after.checked_sub(1) {
-            Some(i) => i as u32,
-            None => return None,
+        // (prefix, rule position), sorted by prefix then position.
+        let mut keyed: Vec<(Range<u32>, u16)> = prefixes
+            .iter()
+            .enumerate()
+            .map(|(pos, r)| (r.clone(), pos as u16))
+            .collect();
+        keyed.sort_unstable_by(|a, b| bytes(&a.0).cmp(bytes(&b.0)).then(a.1.cmp(&b.1)));
+        let mut chunk = Chunk {
+            base,
+            nodes: Vec::new(),
+            rules: Vec::with_capacity(keyed.len()),
         };
-        let lcp = common_prefix(bytes(&self.nodes[cur as usize].text), path);
+        // Ancestors of the node being added, innermost last.
+        let mut stack: Vec<u16> = Vec::new();
+        let mut i = 0;
+        while i < keyed.len() {
+            let text = keyed[i].0.clone();
+            while i < keyed.len() && bytes(&keyed[i].0) == bytes(&text) {
+                chunk.rules.push(keyed[i].1);
+                i += 1;
+            }
+            while let Some(&top) = stack.last() {
+                if bytes(&text).starts_with(chunk.nodes[top as usize].text(arena)) {
+                    break;
+                }
+                stack.pop();
+            }
+            // At most `CHUNK` nodes and rules: the numbers are below `ROOT`.
+            let id = chunk.nodes.len() as u16;
+            chunk.nodes.push(Node {
+                start: text.start,
+                len: text.end - text.start,
+                parent: stack.last().copied().unwrap_or(ROOT),
+                rules_end: chunk.rules.len() as u16,
+            });
+            stack.push(id);
+        }
+        chunk.nodes.shrink_to_fit();
+        chunk
+    }
+
+    /// [`PrefixIndex::first_match`] in this chunk, by position in it.
+    #[inline(always)]
+    fn first_match(
+        &self,
+        arena: &[u8],
+        path: &[u8],
+        mut matches: impl FnMut(u32, usize) -> bool,
+    ) -> Option<u32> {
+        // The last node whose prefix sorts at or before `path`: `partition_point`, written out
+        // so that it is inlined into the check (the library's is not always).
+        let (mut base, mut size) = (0, self.nodes.len());
+        if size == 0 || self.nodes[0].text(arena) > path {
+            return None;
+        }
+        while size > 1 {
+            let half = size / 2;
+            let mid = base + half;
+            if self.nodes[mid].text(arena) <= path {
+                base = mid;
+            }
+            size -= half;
+        }
+        let mut cur = base as u16;
+        let lcp = common_prefix(self.nodes[cur as usize].text(arena), path);
         let mut best: Option<u32> = None;
         while cur != ROOT {
             let node = &self.nodes[cur as usize];
-            if node.text.len() <= lcp {
+            if node.len as usize <= lcp {
                 let start = match cur.checked_sub(1) {
                     Some(prev) => self.nodes[prev as usize].rules_end,
                     None => 0,
                 };
                 for &pos in &self.rules[start as usize..node.rules_end as usize] {
+                    let pos = u32::from(pos);
                     if best.is_some_and(|b| pos >= b) {
                         break;
                     }
-                    if matches(pos, node.text.len()) {
+                    if matches(pos, node.len as usize) {
                         best = Some(pos);
                         break;
                     }
@@ -182,10 +256,28 @@ mod tests {
             })
             .collect();
         let index = PrefixIndex::build(&arena, ranges.iter().cloned());
+        // The same rules in chunks of three, as a list of more than `CHUNK` rules is split.
+        let prefixes: Vec<Range<u32>> = ranges
+            .iter()
+            .map(|r| {
+                let t = &arena[r.start as usize..r.end as usize];
+                r.start..r.start + memchr::memchr(b'*', t).unwrap_or(t.len()) as u32
+            })
+            .collect();
+        let chunked = PrefixIndex {
+            chunks: prefixes
+                .chunks(3)
+                .enumerate()
+                .map(|(i, c)| Chunk::build(&arena, (i * 3) as u32, c))
+                .collect(),
+            segments: OnceLock::new(),
+        };
         for path in [
             "/a/b/c/d", "/a/b", "/a/bz", "/abc", "/b", "/c", "/", "/a", "x", "",
         ] {
             let got = index.first_match(&arena, path.as_bytes(), |_, _| true);
+            assert_eq!(got, brute(&texts, path), "{path}");
+            let got = chunked.first_match(&arena, path.as_bytes(), |_, _| true);
             assert_eq!(got, brute(&texts, path), "{path}");
         }
     }

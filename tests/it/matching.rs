@@ -118,7 +118,12 @@ fn longest_match_allow_wins_ties_and_explains() {
     assert!(!d.allowed);
     let rule = d.rule().expect("a rule decided");
     assert_eq!(
-        (rule.line, rule.kind, rule.text, rule.pattern),
+        (
+            rule.line,
+            rule.kind,
+            rule.text.to_string().as_str(),
+            rule.pattern
+        ),
         (4, RuleKind::Disallow, "Disallow: /page/deep", "/page/deep")
     );
     // `/*.html` (7 octets) loses to `/page/deep` (10 octets).
@@ -187,7 +192,7 @@ fn index_html_is_its_directory_in_google_mode_only() {
     let rule = d.rule().expect("rule");
     assert!(rule.index_html);
     assert_eq!(
-        (rule.text, rule.pattern),
+        (rule.text.to_string().as_str(), rule.pattern),
         ("Allow: /allowed-slash/index.html", "/allowed-slash/$")
     );
     assert!(!google.is_allowed(&t, "http://foo.com/allowed-slash/x"));
@@ -296,4 +301,58 @@ fn agree(rules: &[(bool, String)], paths: &[String]) -> Result<(), TestCaseError
         }
     }
     Ok(())
+}
+
+/// What the compact rule format keeps out of line: a canonical text of 65,535 bytes or more
+/// (its length is not in the slot), values that differ from their canonical text, and key
+/// spellings past the seven a file keeps in a table.
+#[test]
+fn rules_kept_out_of_line_read_back_as_written() {
+    let long = format!("/{}", "a".repeat(70_000));
+    let mut body = format!("User-agent: *\nDisallow: {long}$\nAllow: /%7euser\n");
+    let keys = [
+        "Disallow:",
+        "disallow:",
+        "DISALLOW:",
+        "Disallow :",
+        "disallow :",
+        "Disallow:\t",
+        "DisAllow:",
+        "disALLOW:",
+        "Disallow  :",
+        "disallow  :",
+    ];
+    for (i, key) in keys.iter().enumerate() {
+        body.push_str(&format!("{key} /k{i}\n"));
+    }
+    for mode in [Mode::Rfc, Mode::Google] {
+        let mut options = Options::mode(mode);
+        options.max_bytes = body.len();
+        let robots = Robots::parse_with(body.as_bytes(), &options).robots;
+        let t = tok("x");
+        let d = robots.check(&t, &long);
+        assert!(!d.allowed, "{mode:?}");
+        // `Mode::Google` cuts the line at 16,663 bytes, as google/robotstxt does.
+        if mode == Mode::Rfc {
+            let rule = d.rule().expect("the long rule decides");
+            assert_eq!(rule.pattern.len(), long.len() + 1);
+            assert_eq!(rule.text, format!("Disallow: {long}$"));
+            assert!(robots.is_allowed(&t, &format!("{long}b")));
+        }
+        let d = robots.check(&t, "/~user");
+        assert_eq!(
+            d.rule().map(|r| (r.line, r.text.to_string(), r.pattern)),
+            (mode == Mode::Rfc).then(|| (3, "Allow: /%7euser".to_owned(), "/%7euser"))
+        );
+        for (i, key) in keys.iter().enumerate() {
+            let d = robots.check(&t, &format!("/k{i}"));
+            let rule = d.rule().expect("a rule decides");
+            assert_eq!(rule.line, 4 + i as u32);
+            assert_eq!(rule.text, format!("{key} /k{i}"));
+            assert_eq!(rule.text.to_string(), format!("{key} /k{i}"));
+            let by_index = robots.rule(2 + i).expect("rule");
+            assert_eq!(by_index, rule);
+        }
+        assert_eq!(robots.rule_count(), 2 + keys.len());
+    }
 }

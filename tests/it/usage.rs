@@ -424,11 +424,11 @@ fn verdicts(body: &str, mode: Mode) -> Vec<(bool, Option<String>)> {
             "/x/ab",
         ] {
             let d = r.check(&tok(agent), path);
-            out.push((d.allowed, d.rule().map(|x| x.text.to_owned())));
+            out.push((d.allowed, d.rule().map(|x| x.text.to_string())));
         }
         let any = r.rules_for_any(&[tok(agent), tok("b")]);
         let d = any.check("/ab");
-        out.push((d.allowed, d.rule().map(|x| x.text.to_owned())));
+        out.push((d.allowed, d.rule().map(|x| x.text.to_string())));
     }
     out
 }
