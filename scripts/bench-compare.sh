@@ -56,7 +56,11 @@ for bench in "${benches[@]}"; do
             [ "$side" = after ] && bin=$after
             echo "== $bench, round $round, $side" >&2
             "$bin" --bench --discard-baseline --warm-up-time 1 --measurement-time "$measure" 2>&1 |
-                grep -E '^[a-z].*/|thrpt:' | sed "s/^/$side r$round  /"
+                awk -v tag="$side r$round  " '
+                    # A bench name, then its first throughput line (the later ones are
+                    # criterion comparing with whatever run it saved last).
+                    /^[a-z].*\// { print tag $0; want = 1; next }
+                    /thrpt:/ && want { print tag $0; want = 0 }'
         done
     done
 done
