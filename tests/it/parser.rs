@@ -423,3 +423,30 @@ fn size_limit_applies_in_both_modes() {
         assert_eq!(last, Some(Code::ContentAfterLimit), "{mode:?}");
     }
 }
+
+/// A rule's text is its key as spelled and its value: it prints, pads and compares as the one
+/// line the file wrote, and a spelling shared by several lines stays each line's own.
+#[test]
+fn rule_text_is_the_line_as_written() {
+    let body = b"User-agent: *\nDISALLOW :/x # why\ndisallow:/y\nDISALLOW :/yy\n";
+    let robots = Robots::parse(body).robots;
+    let texts: Vec<String> = (0..robots.rule_count())
+        .filter_map(|i| robots.rule(i))
+        .map(|r| r.text.to_string())
+        .collect();
+    assert_eq!(texts, ["DISALLOW :/x", "disallow:/y", "DISALLOW :/yy"]);
+    let first = robots.rule(0).expect("rule 0").text;
+    assert_eq!(
+        (first.key(), first.value(), first.len()),
+        ("DISALLOW :", "/x", 12)
+    );
+    assert_eq!(first, "DISALLOW :/x");
+    assert_eq!(first, String::from("DISALLOW :/x"));
+    assert!(first != "DISALLOW :/" && first != "DISALLOW : /x" && first != "DISALLOW :/xy");
+    assert_eq!(format!("[{first:>14}]"), "[  DISALLOW :/x]");
+    assert_eq!(format!("[{first:.4}]"), "[DISA]");
+    // Equal lines are equal however they are split; different lines are not.
+    let other = Robots::parse(b"User-agent: a\nDISALLOW :/x\n").robots;
+    assert_eq!(other.rule(0).expect("rule").text, first);
+    assert_ne!(robots.rule(2).expect("rule 2").text, first);
+}
