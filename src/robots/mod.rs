@@ -629,10 +629,8 @@ impl Robots {
         use std::mem::size_of;
         let mut parts = vec![
             ("text arena", self.texts.capacity()),
-            (
-                "rules (spellings, out-of-line texts, file order)",
-                self.rules_heap_size(),
-            ),
+            // Key spellings, texts kept out of line, and the file order once built.
+            ("rule side tables", self.rules_heap_size()),
             (
                 "groups and agents",
                 self.groups.capacity() * size_of::<Group>()
