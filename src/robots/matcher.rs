@@ -127,7 +127,9 @@ impl Slot {
     }
 
     /// The prefilter: `false` when `path` (with [`pattern::byte_mask`] `mask`) lacks one of
-    /// the pattern's literal bytes or is shorter than its literal bytes.
+    /// the pattern's literal bytes or is shorter than its literal bytes. The same test as
+    /// `Compiled::may_match`, written out here: calling one shared function measured 9% more
+    /// instructions per check (`examples/workload.rs check`), from how the loop was compiled.
     #[inline(always)]
     fn may_match(&self, path: &[u8], mask: u64) -> bool {
         let need = u64::from(self.need[0]) | u64::from(self.need[1]) << 32;

@@ -45,15 +45,22 @@ static HOST_END: [bool; 256] = {
 /// The host is short, so one table lookup per byte costs less than a `memchr3` call.
 #[inline]
 pub(crate) fn http_path_start(url: &[u8]) -> Option<usize> {
-    let host = if url.starts_with(b"https://") {
-        8
-    } else if url.starts_with(b"http://") {
-        7
-    } else {
-        return None;
-    };
+    let host = http_scheme_len(url)?;
     let end = host + host_end(url.get(host..)?)?;
     (url[end] == b'/').then_some(end)
+}
+
+/// The length of `url`'s `http://` or `https://` (lower case, as crawlers write it; other
+/// spellings take the general search, which answers the same).
+#[inline]
+fn http_scheme_len(url: &[u8]) -> Option<usize> {
+    if url.starts_with(b"https://") {
+        Some(8)
+    } else if url.starts_with(b"http://") {
+        Some(7)
+    } else {
+        None
+    }
 }
 
 /// The first byte of `s` that [`HOST_END`] marks: eight bytes per step, each word tested for
@@ -94,16 +101,10 @@ pub fn request_path(url: &str) -> Cow<'_, str> {
     }
     // Initial two slashes (scheme-relative URL) are skipped.
     let search_start = if b.starts_with(b"//") { 2 } else { 0 };
-    // The usual case, `http://` or `https://`: the scheme holds no `/`, `?` or `;`, so the
-    // general search below would find this `://` and keep it; skipping it saves two scans.
-    let known = if b.starts_with(b"https://") {
-        Some(8)
-    } else if b.starts_with(b"http://") {
-        Some(7)
-    } else {
-        None
-    };
-    let protocol_end = known.unwrap_or_else(|| {
+    // `http://` or `https://` (with no `/` after the host): the scheme holds no `/`, `?` or
+    // `;`, so the general search below would find this `://` and keep it; skipping it saves
+    // two scans.
+    let protocol_end = http_scheme_len(b).unwrap_or_else(|| {
         let early_path = find_path_start(b, search_start);
         let mut protocol_end = find_scheme_end(b, search_start);
         if let (Some(early), Some(proto)) = (early_path, protocol_end) {
