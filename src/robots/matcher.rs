@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::path::{http_path_start, is_robots_txt, request_path};
-use super::pattern::{self, Compiled};
+use super::pattern::{self, Compiled, Pairs};
 use super::prefix::PrefixIndex;
 use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
@@ -121,9 +121,9 @@ impl Slot {
     /// prefilter first: slicing the arena (a bounds check that may panic) is not moved past it
     /// by the compiler. Always inlined: it is the hot loop's body, called from a few places.
     #[inline(always)]
-    fn matches(&self, arena: &[u8], path: &[u8], mask: u64) -> bool {
-        self.may_match(path, mask)
-            && pattern::matches(self.text(arena), self.anchored(), self.wildcard(), path)
+    fn matches(&self, arena: &[u8], path: &mut Pairs<'_>, mask: u64) -> bool {
+        self.may_match(path.path(), mask)
+            && pattern::matches_path(self.text(arena), self.anchored(), self.wildcard(), path)
     }
 
     /// The prefilter: `false` when `path` (with [`pattern::byte_mask`] `mask`) lacks one of
@@ -706,7 +706,7 @@ impl<'a> AgentRules<'a> {
             };
         }
         let arena = robots.texts.as_bytes();
-        let matches = |s: &Slot| s.matches(arena, canon, mask);
+        let mut pairs = Pairs::new(canon);
         let hit = match self.prefixes {
             Some(lazy) if self.slots.len() > INDEX_ABOVE => {
                 let index = lazy.get_or_init(|| {
@@ -732,14 +732,19 @@ impl<'a> AgentRules<'a> {
                     .first_match(arena, canon, |pos, prefix_len| {
                         let s = &self.slots[pos as usize];
                         if !s.wildcard() {
-                            return matches(s);
+                            return s.matches(arena, &mut pairs, mask);
                         }
                         if !s.may_match(canon, mask) {
                             return false;
                         }
                         globs += 1;
                         if globs <= GLOBS_BEFORE_INDEX {
-                            return pattern::matches(s.text(arena), s.anchored(), true, canon);
+                            return pattern::matches_path(
+                                s.text(arena),
+                                s.anchored(),
+                                true,
+                                &mut pairs,
+                            );
                         }
                         // Without the segments, or when they occur too often in this path
                         // (see `segments`), the rule is tried as a scan.
@@ -751,12 +756,15 @@ impl<'a> AgentRules<'a> {
                         });
                         match (seg, occ) {
                             (Some(seg), Some(occ)) => seg.matches(pos, prefix_len, canon, occ),
-                            _ => matches(s),
+                            _ => s.matches(arena, &mut pairs, mask),
                         }
                     })
                     .map(|pos| &self.slots[pos as usize])
             }
-            _ => self.slots.iter().find(|s| matches(s)),
+            _ => self
+                .slots
+                .iter()
+                .find(|s| s.matches(arena, &mut pairs, mask)),
         };
         if let Some(s) = hit {
             return Decision {

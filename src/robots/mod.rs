@@ -26,6 +26,7 @@ mod prefix;
 mod rate;
 mod segments;
 mod sfv;
+mod swar;
 mod usage;
 
 use std::ops::Range;

@@ -9,6 +9,8 @@
 
 use std::borrow::Cow;
 
+use super::swar;
+
 /// First `/`, `?` or `;` at or after `from`.
 fn find_path_start(s: &[u8], from: usize) -> Option<usize> {
     memchr::memchr3(b'/', b'?', b';', s.get(from..)?).map(|i| i + from)
@@ -43,7 +45,8 @@ static HOST_END: [bool; 256] = {
 /// fragment after the start is not looked for: the caller's scan of the rest finds it.
 ///
 /// The host is short, so one table lookup per byte costs less than a `memchr3` call.
-#[inline]
+/// Always inlined: the check's first step, and not always inlined by `#[inline]` alone.
+#[inline(always)]
 pub(crate) fn http_path_start(url: &[u8]) -> Option<usize> {
     let host = http_scheme_len(url)?;
     let end = host + host_end(url.get(host..)?)?;
@@ -64,25 +67,21 @@ fn http_scheme_len(url: &[u8]) -> Option<usize> {
 }
 
 /// The first byte of `s` that [`HOST_END`] marks: eight bytes per step, each word tested for
-/// the four bytes at once (a byte of `w ^ c` is zero where `w` holds `c`; the lowest zero
-/// byte a word's test flags is always a real one).
+/// the four bytes at once (see [`swar`]: the lowest flag of a word is always a real one).
 #[inline]
 fn host_end(s: &[u8]) -> Option<usize> {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGHS: u64 = ONES << 7;
-    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
     let mut chunks = s.chunks_exact(8);
     let mut at = 0;
     for chunk in &mut chunks {
         let mut word = [0; 8];
         word.copy_from_slice(chunk);
         let w = u64::from_le_bytes(word);
-        let found = zero_bytes(w ^ (ONES * u64::from(b'/')))
-            | zero_bytes(w ^ (ONES * u64::from(b'?')))
-            | zero_bytes(w ^ (ONES * u64::from(b';')))
-            | zero_bytes(w ^ (ONES * u64::from(b'#')));
+        let found = swar::zero_bytes(w ^ swar::splat(b'/'))
+            | swar::zero_bytes(w ^ swar::splat(b'?'))
+            | swar::zero_bytes(w ^ swar::splat(b';'))
+            | swar::zero_bytes(w ^ swar::splat(b'#'));
         if found != 0 {
-            return Some(at + found.trailing_zeros() as usize / 8);
+            return Some(at + swar::first(found));
         }
         at += 8;
     }
