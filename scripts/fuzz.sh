@@ -42,9 +42,10 @@ SECONDS_EACH="${2:-60}"
 #   parse         65536: long enough for lines past Google's 16,663-byte cut and for many
 #                 groups; short enough for thousands of runs a second. (The 512,000-byte limit
 #                 is reached by the target itself, behind a filler, for inputs starting 0xFE.)
-#   check         16384: a file with more than 16 rules (the prefix-index path), an agent and
+#   check         16384: a file with more than 64 rules (the prefix-index path), an agent and
 #                 a URL of a few KiB; the naive reference check stays cheap.
-#   differential  512: up to 48 rules of 16 characters and 8 paths of 21; more adds nothing.
+#   differential  2048: up to 120 rules of 16 characters (more than 64 reach the prefix
+#                 index) and paths; more adds nothing.
 #   origin        4096: past DNS's 253-byte names and IDNA's label limits, and long paths.
 #   policy        4096: up to 256 events (fetches, availability reports, clock moves) with
 #                 small bodies; the ladder's state is what matters, not the bodies.
@@ -55,7 +56,7 @@ max_len() {
     case "$1" in
         parse) echo 65536 ;;
         check) echo 16384 ;;
-        differential) echo 512 ;;
+        differential) echo 2048 ;;
         origin) echo 4096 ;;
         policy) echo 4096 ;;
         sitemap) echo 16384 ;;

@@ -1,4 +1,4 @@
-//! `differential`: the compiled matcher (linear scan up to 16 rules, prefix index above, groups
+//! `differential`: the compiled matcher (linear scan up to 64 rules, prefix index above, groups
 //! merged) against the naive reference matcher of `crawlgate_fuzz`, on small patterns over a
 //! small alphabet, in both modes. The reference implements each mode's canonicalisation itself
 //! (`reference_pattern`, `reference_path`), so `%`-escapes are generated too.
@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
     let rules: Vec<(bool, usize, String)> = rules_part
         .split(|&b| b == 0xFF)
         .filter_map(|r| r.split_first())
-        .take(48)
+        .take(120)
         .map(|(&f, body)| {
             let first = if f & 4 == 0 { "/" } else { "*" };
             (

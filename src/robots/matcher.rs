@@ -259,7 +259,14 @@ fn push_sorted(
 }
 
 /// Above this many rules, checks go through a [`PrefixIndex`] instead of a linear scan.
-const INDEX_ABOVE: usize = 16;
+///
+/// Measured on the bench corpus (`examples/workload.rs`, `examples/memory_survey.rs`): the
+/// index's binary search and parent walk cost more than the prefilter's scan of a few dozen
+/// rules. Per check pass, 16: 100.5 M instructions, 1.59× the bodies; 32: 97.5 M, 1.56×; 64:
+/// 98.1 M, 1.51×; 128: 101.1 M, 1.46×. 64 is also [`GLOBS_BEFORE_INDEX`], so a linear scan
+/// tries no more wildcard rules one by one than an indexed check does before it turns to the
+/// segments.
+const INDEX_ABOVE: usize = GLOBS_BEFORE_INDEX;
 
 /// Merged, sorted rules per agent.
 #[derive(Debug, Clone, Default)]

@@ -263,10 +263,10 @@ proptest! {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
 
-    /// Enough rules that checks go through the prefix index.
+    /// Enough rules that checks go through the prefix index (more than 64).
     #[test]
     fn indexed_matcher_agrees_with_naive_reference(
-        rules in prop::collection::vec((any::<bool>(), pattern_strategy()), 17..60),
+        rules in prop::collection::vec((any::<bool>(), pattern_strategy()), 65..130),
         paths in prop::collection::vec(path_strategy(), 1..20),
     ) {
         agree(&rules, &paths)?;
