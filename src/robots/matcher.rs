@@ -684,6 +684,9 @@ impl<'a> AgentRules<'a> {
     /// Decides for `url`: an absolute URL, a scheme-relative `//host/…` URL, or a path (with
     /// query); the fragment is ignored.
     pub fn check(&self, url: &str) -> Decision<'a> {
+        if self.slots.is_empty() {
+            return self.without_rules(&request_path(url));
+        }
         match http_path_start(url.as_bytes()) {
             // The usual URL: one scan finds the fragment and the canonical form.
             Some(start) => {
@@ -698,6 +701,9 @@ impl<'a> AgentRules<'a> {
     /// Decides for `path`, taken verbatim as the path + query to match (it should start with
     /// `/`; no fragment). For callers that already hold the request target.
     pub fn check_path(&self, path: &str) -> Decision<'a> {
+        if self.slots.is_empty() {
+            return self.without_rules(path);
+        }
         let (canon, mask) = pattern::canonical_path(path, self.robots.mode);
         self.decide(path, &canon, mask)
     }
@@ -705,12 +711,8 @@ impl<'a> AgentRules<'a> {
     /// Decides for `path`, whose canonical form is `canon` with [`pattern::byte_mask`] `mask`.
     fn decide(&self, path: &str, canon: &[u8], mask: u64) -> Decision<'a> {
         let robots = self.robots;
-        if robots.mode == Mode::Rfc && is_robots_txt(path) {
-            return Decision {
-                allowed: true,
-                group: self.group,
-                reason: Reason::RobotsTxt,
-            };
+        if let Some(decision) = self.robots_txt(path) {
+            return decision;
         }
         let arena = robots.texts.as_bytes();
         let mut pairs = Pairs::new(canon);
@@ -773,13 +775,35 @@ impl<'a> AgentRules<'a> {
                 .iter()
                 .find(|s| s.matches(arena, &mut pairs, mask)),
         };
-        if let Some(s) = hit {
-            return Decision {
+        match hit {
+            Some(s) => Decision {
                 allowed: s.flags & Slot::ALLOW != 0,
                 group: self.group,
                 reason: Reason::Rule(robots.slot_ref(s)),
-            };
+            },
+            None => self.no_rule_matched(),
         }
+    }
+
+    /// The decision when no rule applies to the agent: the path's canonical form is not
+    /// needed (a check skips that scan; on the bench corpus, 7% of checks).
+    fn without_rules(&self, path: &str) -> Decision<'a> {
+        self.robots_txt(path)
+            .unwrap_or_else(|| self.no_rule_matched())
+    }
+
+    /// `/robots.txt` is always allowed in [`Mode::Rfc`].
+    #[inline]
+    fn robots_txt(&self, path: &str) -> Option<Decision<'a>> {
+        (self.robots.mode == Mode::Rfc && is_robots_txt(path)).then_some(Decision {
+            allowed: true,
+            group: self.group,
+            reason: Reason::RobotsTxt,
+        })
+    }
+
+    /// The decision when no rule matched.
+    fn no_rule_matched(&self) -> Decision<'a> {
         Decision {
             allowed: true,
             group: self.group,
