@@ -171,6 +171,42 @@ fn robots_txt_is_always_allowed_in_rfc_mode() {
     assert!(!google.is_allowed(&t, "/robots.txt"));
 }
 
+/// An agent with no rules: the check skips the canonical form, and must still tell
+/// `/robots.txt` (fragment cut) from other paths, and no group from an empty one.
+#[test]
+fn an_agent_without_rules_still_gets_the_right_reason() {
+    let t = tok("x");
+    let no_group = Robots::parse(b"User-agent: y\nDisallow: /\n").robots;
+    let empty_group = Robots::parse(b"User-agent: x\nCrawl-delay: 1\n").robots;
+    for (robots, other) in [
+        (&no_group, Reason::NoGroup),
+        (&empty_group, Reason::NoMatchingRule),
+    ] {
+        assert_eq!(
+            robots.check(&t, "https://e.com/robots.txt#x").reason,
+            Reason::RobotsTxt
+        );
+        assert_eq!(
+            robots.check_path(&t, "/robots.txt").reason,
+            Reason::RobotsTxt
+        );
+        assert_eq!(
+            robots.check(&t, "https://e.com/robots.txt.bak").reason,
+            other
+        );
+        assert_eq!(robots.check(&t, "https://e.com").reason, other);
+        assert!(robots.is_allowed(&t, "https://e.com/a"));
+    }
+    let google = Robots::parse_with(
+        b"User-agent: y\nDisallow: /\n",
+        &Options::mode(Mode::Google),
+    );
+    assert_eq!(
+        google.robots.check(&t, "/robots.txt").reason,
+        Reason::NoGroup
+    );
+}
+
 #[test]
 fn urls_and_paths_fragments_and_queries() {
     let r = Robots::parse(b"User-agent: *\nDisallow: /*?session=\nDisallow: /x$\n").robots;
