@@ -530,7 +530,7 @@ impl<'p> Pairs<'p> {
 /// prefix fits; `false` ends the match.
 #[inline]
 fn glob(pattern: &[u8], anchored: bool, path: &[u8], may_hold: impl FnOnce(&[u8]) -> bool) -> bool {
-    let (first, mut segments) = match memchr::memchr(b'*', pattern) {
+    let (first, mut segments) = match pattern.iter().position(|&b| b == b'*') {
         Some(star) => (&pattern[..star], &pattern[star + 1..]),
         // No `*` after all (not reached: callers pass `wildcard`).
         None => return literal(pattern, anchored, path),
@@ -542,7 +542,7 @@ fn glob(pattern: &[u8], anchored: bool, path: &[u8], may_hold: impl FnOnce(&[u8]
         return false;
     }
     if anchored {
-        let (middle, last) = match memchr::memrchr(b'*', segments) {
+        let (middle, last) = match segments.iter().rposition(|&b| b == b'*') {
             Some(star) => (&segments[..star], &segments[star + 1..]),
             None => (&[][..], segments),
         };
