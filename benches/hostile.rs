@@ -9,6 +9,9 @@
 //!   any of them out), every byte of which is in the long URL (so the byte summary does not
 //!   either); the long URL for this case is `/` + `a0123456789b` repeated, which each rule
 //!   almost matches (the case of `tests/it/bounds.rs`).
+//! - `repeated_segments`: 254 rules `Disallow: /` + `*a` × 1,000 + `*b` (500 KiB, the default
+//!   limit): every segment occurs all over the long URL (`/b` then `a`s) and each rule fails
+//!   only at its last segment, so each of its thousand segments is looked up before it does.
 //!
 //! The normal files repeat the real files of the robots-bench corpus (those up to 32 KiB, in
 //! name order) and are cut to the hostile file's size, so they hold many sites' groups (their
@@ -155,11 +158,18 @@ fn cases(corpus: Option<&common::Corpus>) -> Vec<Case> {
         star_rules.extend_from_slice(format!("Disallow: *a{n}b\n").as_bytes());
     }
 
+    let mut repeated_segments = b"User-agent: *\n".to_vec();
+    let repeated = format!("Disallow: /{}*b\n", "*a".repeat(1_000));
+    while repeated_segments.len() + repeated.len() <= 500 * 1024 {
+        repeated_segments.extend_from_slice(repeated.as_bytes());
+    }
+
     [
         ("many_rules", many_rules),
         ("many_stars", many_stars),
         ("long_line", long_line),
         ("star_rules", star_rules),
+        ("repeated_segments", repeated_segments),
     ]
     .into_iter()
     .map(|(name, hostile)| Case {
@@ -208,10 +218,13 @@ fn options(mode: Mode, body: &[u8]) -> Options {
     }
 }
 
-/// The long URL of `case`: `https://www.example.com/` followed by `a`s, or for `star_rules`
-/// by `a0123456789b` repeated; 2,000 characters either way.
+/// The long URL of `case`: `https://www.example.com/` followed by `a`s (after a `b` for
+/// `repeated_segments`), or for `star_rules` by `a0123456789b` repeated; 2,000 characters.
 fn long_url(case: &str) -> String {
     let mut url = String::from("https://www.example.com/");
+    if case == "repeated_segments" {
+        url.push('b');
+    }
     let unit = if case == "star_rules" {
         "a0123456789b"
     } else {
@@ -251,7 +264,7 @@ fn skip(case: &str, op: &str, parser: Parser, variant: &str) -> Option<&'static 
     // `chars().nth()` makes each step quadratic): against `*a` × 3,000 one check took 0.9 s
     // with a 400-character URL and 16 s with an 800-character one; 20,000 `*`-leading rules
     // are 20,000 such scans of the URL.
-    (matches!(case, "many_stars" | "star_rules")
+    (matches!(case, "many_stars" | "star_rules" | "repeated_segments")
         && op == "check-long-url"
         && parser == Parser::Robotstxt
         && variant == "hostile")

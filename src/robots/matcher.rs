@@ -761,7 +761,7 @@ impl<'a> AgentRules<'a> {
                         let occ = seg.and_then(|seg| {
                             occurrences
                                 .get_or_insert_with(|| seg.occurrences(canon))
-                                .as_ref()
+                                .as_mut()
                         });
                         match (seg, occ) {
                             (Some(seg), Some(occ)) => seg.matches(pos, prefix_len, canon, occ),
