@@ -471,6 +471,9 @@ pub(crate) struct Pairs<'p> {
 }
 
 impl<'p> Pairs<'p> {
+    /// See [`Pairs::may_hold`].
+    const LOOK: usize = 64;
+
     /// The pairs of `path` (canonical), not yet counted.
     pub(crate) fn new(path: &'p [u8]) -> Pairs<'p> {
         Pairs { path, set: None }
@@ -500,11 +503,12 @@ impl<'p> Pairs<'p> {
 
     /// `false` when `segments` (a pattern after its first `*`) holds two adjacent literal
     /// bytes (no `*` between them) that are nowhere adjacent in the path: then the pattern
-    /// cannot match. `true` says nothing.
+    /// cannot match. `true` says nothing. Only the first [`Pairs::LOOK`] bytes are looked at,
+    /// so that a long pattern without pairs (`*a*a*a…`) costs no more here than a short one.
     #[inline]
     pub(crate) fn may_hold(&mut self, segments: &[u8]) -> bool {
         let mut prev = b'*';
-        for &b in segments {
+        for &b in segments.get(..Pairs::LOOK).unwrap_or(segments) {
             if prev != b'*' && b != b'*' {
                 let path = self.path;
                 let set = self.set.get_or_insert_with(|| Pairs::count(path));
@@ -591,13 +595,12 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     }
 }
 
-/// Leftmost `byte` in `haystack`: a word at a time in a short haystack, where `memchr`'s
-/// set-up costs more than the search.
+/// Leftmost `byte` in `haystack`: its first 64 bytes a word at a time, where `memchr`'s set-up
+/// costs more than the search (a path is short, and the next segment of a pattern is usually
+/// near: a rule `*a*a*a…` against `/aaa…` cost 25 instructions a segment with `memchr`), and
+/// `memchr` beyond.
 #[inline]
 fn find_byte(haystack: &[u8], byte: u8) -> Option<usize> {
-    if haystack.len() >= 64 {
-        return memchr::memchr(byte, haystack);
-    }
     let want = swar::splat(byte);
     let mut at = 0;
     while let Some(word) = swar::load(haystack, at) {
@@ -606,6 +609,10 @@ fn find_byte(haystack: &[u8], byte: u8) -> Option<usize> {
             return Some(at + swar::first(hits));
         }
         at += 8;
+        if at == 64 {
+            let rest = haystack.get(at..).unwrap_or_default();
+            return memchr::memchr(byte, rest).map(|i| at + i);
+        }
     }
     let tail = haystack.get(at..).unwrap_or_default();
     tail.iter().position(|&b| b == byte).map(|i| at + i)
