@@ -724,6 +724,20 @@ mod tests {
                 }
             }
         }
+        // Past the first 64 bytes, `find_byte` hands over to memchr.
+        for len in 0..150usize {
+            for at in 0..=len {
+                let mut hay = vec![b'x'; len];
+                if let Some(b) = hay.get_mut(at) {
+                    *b = b'a';
+                }
+                assert_eq!(
+                    find_byte(&hay, b'a'),
+                    (at < len).then_some(at),
+                    "{len} {at}"
+                );
+            }
+        }
         assert_eq!(find(b"", b""), Some(0));
         assert_eq!(find(b"ab", b"abc"), None);
     }
