@@ -516,6 +516,56 @@ mod tests {
         }
     }
 
+    /// The event limit: however the reads and consumes fall, no event gets more than `max`
+    /// bytes, the input ends (`LongText`) exactly when an event reaches `max` with bytes left,
+    /// and the bytes handed out are the data's, in order.
+    #[test]
+    fn events_never_pass_the_limit() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        for (max, trickle) in [(1usize, false), (7, true), (1000, false), (70_000, true)] {
+            for seed in 1..4usize {
+                let source: Box<dyn Read> = if trickle {
+                    Box::new(Trickle {
+                        data: &data,
+                        step: seed,
+                    })
+                } else {
+                    Box::new(&data[..])
+                };
+                let mut input = Input::new(source, u64::MAX);
+                input.limit_runs(max);
+                let mut done = 0usize;
+                let mut k = seed;
+                'events: loop {
+                    input.start_event();
+                    let mut run = 0usize;
+                    // One event: consumes of varying sizes, until the event is "over".
+                    let parts = k % 5 + 1;
+                    for _ in 0..parts {
+                        k = k * 31 % 10_007 + 1;
+                        let buf = match input.fill_buf() {
+                            Ok(b) => b,
+                            Err(e) => panic!("{e}"),
+                        };
+                        assert!(buf.len() <= max - run, "max {max}: {} > {}", buf.len(), max - run);
+                        if buf.is_empty() {
+                            let stopped = input.stop() == Some(&Stop::LongText);
+                            assert_eq!(stopped, done < data.len(), "max {max} at {done}");
+                            assert!(!stopped || run == max, "max {max}: run {run}");
+                            break 'events;
+                        }
+                        assert_eq!(buf, &data[done..done + buf.len()]);
+                        let n = buf.len().min(k % (2 * max + 3));
+                        input.consume(n);
+                        run += n;
+                        done += n;
+                        assert_eq!(input.consumed(), done as u64);
+                    }
+                }
+            }
+        }
+    }
+
     /// Lazy counting gives the positions a byte-by-byte count gives, however the source and the
     /// consumer split the bytes, across refills, for event starts asked for late.
     #[test]

@@ -156,8 +156,7 @@ impl Text {
     /// The trimmed value, and whether part of it was dropped.
     fn value(&self) -> (&str, bool) {
         (
-            self.text
-                .trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r')),
+            trim_xml_space(&self.text),
             self.dropped > 0,
         )
     }
@@ -179,6 +178,105 @@ pub(crate) struct Xml<R: Read> {
     at_end: Position,
     /// Reported `unknown prefix` once per prefix.
     unknown_prefixes: Vec<String>,
+    /// Start tags' namespaces by prefix, while the bindings in scope stay the same.
+    ns_cache: NsCache,
+}
+
+/// What a start tag's prefix resolves to, remembered: resolving (a search of the bindings, then
+/// comparisons with the namespaces sitemaps use) was a twentieth of the reader's work, and a
+/// sitemap uses two or three prefixes throughout. The answer for a prefix changes only when
+/// bindings do: the cache is emptied when an element that may declare some opens and when it
+/// ends (an empty element's declarations are its own: it is resolved without the cache).
+#[derive(Debug)]
+struct NsCache {
+    /// The prefix with its colon (empty: none) and what it resolved to.
+    entries: Vec<(Box<[u8]>, Ns, Option<String>)>,
+    /// Elements open.
+    depth: usize,
+    /// The depths of the open elements that may declare namespaces.
+    scopes: Vec<usize>,
+    /// Finds `xmlns` in a start tag's attributes.
+    xmlns: memchr::memmem::Finder<'static>,
+    /// Off: every start tag resolved (the oracle the tests compare the cache with).
+    enabled: bool,
+}
+
+/// Prefixes remembered at most: a file with more resolves the others every time.
+const NS_CACHE_ENTRIES: usize = 8;
+
+impl NsCache {
+    fn new() -> NsCache {
+        NsCache {
+            entries: Vec::new(),
+            depth: 0,
+            scopes: Vec::new(),
+            xmlns: memchr::memmem::Finder::new(b"xmlns"),
+            enabled: true,
+        }
+    }
+
+    /// Whether a start tag may declare namespaces (any `xmlns` in its attributes: a few
+    /// false alarms cost a resolution each).
+    fn declares(&self, e: &BytesStart<'_>) -> bool {
+        let raw = e.attributes_raw().as_bytes();
+        raw.len() >= 5 && self.xmlns.find(raw).is_some()
+    }
+
+    /// An element opened (`empty`: and closed); returns whether the cache may answer for it.
+    fn open(&mut self, empty: bool, declares: bool) -> bool {
+        if empty {
+            return !declares;
+        }
+        self.depth += 1;
+        if declares {
+            self.scopes.push(self.depth);
+            self.entries.clear();
+        }
+        true
+    }
+
+    /// An element ended: the bindings it declared go out of scope.
+    fn close(&mut self) {
+        if self.scopes.last() == Some(&self.depth) {
+            self.scopes.pop();
+            self.entries.clear();
+        }
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// The prefix of `name` with its colon (empty when unprefixed), as the cache keys it.
+    fn key(name: &[u8]) -> &[u8] {
+        // Names are short: a plain loop beats memchr's setup.
+        match name.iter().position(|&b| b == b':') {
+            Some(i) => name.get(..=i).unwrap_or(name),
+            None => &[],
+        }
+    }
+
+    /// What `name`'s prefix resolved to, if remembered.
+    fn get(&self, name: &[u8]) -> Option<(Ns, Option<String>)> {
+        if !self.enabled {
+            return None;
+        }
+        // A key holds one colon, at its end: a name that starts with it has that prefix.
+        let hit = |k: &[u8]| {
+            if k.is_empty() {
+                !name.contains(&b':')
+            } else {
+                name.starts_with(k)
+            }
+        };
+        self.entries
+            .iter()
+            .find(|(k, ..)| hit(k))
+            .map(|(_, ns, unknown)| (*ns, unknown.clone()))
+    }
+
+    fn insert(&mut self, key: &[u8], ns: Ns, unknown: Option<&String>) {
+        if self.enabled && self.entries.len() < NS_CACHE_ENTRIES {
+            self.entries.push((key.into(), ns, unknown.cloned()));
+        }
+    }
 }
 
 impl<R: Read> Xml<R> {
@@ -201,7 +299,15 @@ impl<R: Read> Xml<R> {
             news: None,
             at_end: Position::default(),
             unknown_prefixes: Vec::new(),
+            ns_cache: NsCache::new(),
         }
+    }
+
+    /// Every start tag resolved, the cache unused: the oracle the tests compare it with.
+    #[cfg(test)]
+    fn without_ns_cache(mut self) -> Self {
+        self.ns_cache.enabled = false;
+        self
     }
 
     /// Uncompressed bytes consumed.
@@ -232,15 +338,37 @@ impl<R: Read> Xml<R> {
                     // Only start tags need their namespace: resolving is skipped for the rest.
                     let (ns, unknown, bound) = match &event {
                         Event::Start(e) | Event::Empty(e) => {
-                            let (resolved, _) = self.reader.resolver().resolve_element(e.name());
-                            let ns = classify_ns(&resolved, root_ns, root_seen);
-                            match resolved {
-                                ResolveResult::Unknown(p) => (ns, Some(p), None),
-                                ResolveResult::Bound(n) if !root_seen => {
-                                    (ns, None, Some(n.as_ref().as_bytes().to_vec()))
+                            let declares = self.ns_cache.declares(e);
+                            let cached = self
+                                .ns_cache
+                                .open(matches!(event, Event::Empty(_)), declares)
+                                && root_seen;
+                            let name = e.name();
+                            let raw_name = name.as_ref().as_bytes();
+                            match cached.then(|| self.ns_cache.get(raw_name)).flatten() {
+                                Some((ns, unknown)) => (ns, unknown, None),
+                                None => {
+                                    let (resolved, _) =
+                                        self.reader.resolver().resolve_element(name);
+                                    let ns = classify_ns(&resolved, root_ns, root_seen);
+                                    let (unknown, bound) = match resolved {
+                                        ResolveResult::Unknown(p) => (Some(p), None),
+                                        ResolveResult::Bound(n) if !root_seen => {
+                                            (None, Some(n.as_ref().as_bytes().to_vec()))
+                                        }
+                                        _ => (None, None),
+                                    };
+                                    if cached {
+                                        let key = NsCache::key(raw_name);
+                                        self.ns_cache.insert(key, ns, unknown.as_ref());
+                                    }
+                                    (ns, unknown, bound)
                                 }
-                                _ => (ns, None, None),
                             }
+                        }
+                        Event::End(_) => {
+                            self.ns_cache.close();
+                            (Ns::Other, None, None)
                         }
                         _ => (Ns::Other, None, None),
                     };
@@ -853,6 +981,17 @@ fn attr(sink: &mut Sink, at: Position, e: &BytesStart<'_>, name: &'static [u8]) 
     None
 }
 
+/// `s` without the XML white space (space, tab, line feed, carriage return) at either end.
+fn trim_xml_space(s: &str) -> &str {
+    // Byte loops: the four are ASCII, so every cut is at a character boundary (`str::trim_matches`
+    // decodes characters, at several times the cost on every value).
+    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let b = s.as_bytes();
+    let start = b.iter().position(|c| !space(c)).unwrap_or(b.len());
+    let end = b.iter().rposition(|c| !space(c)).map_or(start, |i| i + 1);
+    s.get(start..end).unwrap_or("")
+}
+
 /// The namespace kind of an element.
 fn classify_ns(resolved: &ResolveResult<'_>, root_ns: Option<&[u8]>, root_seen: bool) -> Ns {
     let ns: Option<&[u8]> = match resolved {
@@ -871,5 +1010,112 @@ fn classify_ns(resolved: &ResolveResult<'_>, root_ns: Option<&[u8]>, root_seen: 
         Some(MEDIA_NS) => Ns::Media,
         Some(DCTERMS_NS) => Ns::Dcterms,
         _ => Ns::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sitemap::{Item, Options};
+    use proptest::prelude::*;
+
+    /// Every item the XML reader queues for `doc`, with or without the namespace cache.
+    fn items(doc: &[u8], cache: bool) -> Vec<Item> {
+        let mut sink = Sink::new(Options::default());
+        let mut xml = Xml::new(Input::new(doc, u64::MAX));
+        if !cache {
+            xml = xml.without_ns_cache();
+        }
+        let mut out = Vec::new();
+        while xml.step(&mut sink) {
+            out.extend(sink.take_items());
+        }
+        out.extend(sink.take_items());
+        out
+    }
+
+    const NAMES: [&str; 14] = [
+        "url",
+        "loc",
+        "lastmod",
+        "video:video",
+        "video:title",
+        "video:thumbnail_loc",
+        "image:image",
+        "image:loc",
+        "news:news",
+        "a:b",
+        ":x",
+        "video:",
+        "xhtml:link",
+        "v:title",
+    ];
+    const DECLARATIONS: [&str; 12] = [
+        "",
+        "",
+        "",
+        " xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"",
+        " xmlns=\"http://example.com/other\"",
+        " xmlns=\"\"",
+        " xmlns:video=\"http://www.google.com/schemas/sitemap-video/1.1\"",
+        " xmlns:video=\"http://www.google.com/schemas/sitemap-image/1.1\"",
+        " xmlns:image=\"http://www.google.com/schemas/sitemap-image/1.1\"",
+        " xmlns:v=\"http://www.google.com/schemas/sitemap-video/1.1\"",
+        " xmlns:video=\"\"",
+        " a=\"xmlns\" xmlns:a=\"http://www.google.com/schemas/sitemap-news/0.9\"",
+    ];
+
+    /// A document from a list of operations: (0) open, (1) close, (2) an empty element, (3)
+    /// text, each with a name and a declaration picked by the other numbers.
+    fn document(ops: &[(u8, u8, u8)]) -> Vec<u8> {
+        let mut doc = String::from(
+            "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\" \
+             xmlns:video=\"http://www.google.com/schemas/sitemap-video/1.1\">",
+        );
+        let mut open = Vec::new();
+        for &(op, name, decl) in ops {
+            let name = NAMES[usize::from(name) % NAMES.len()];
+            let decl = DECLARATIONS[usize::from(decl) % DECLARATIONS.len()];
+            match op % 4 {
+                0 => {
+                    doc.push_str(&format!("<{name}{decl}>"));
+                    open.push(name);
+                }
+                1 => {
+                    if let Some(name) = open.pop() {
+                        doc.push_str(&format!("</{name}>"));
+                    }
+                }
+                2 => doc.push_str(&format!("<{name}{decl}/>")),
+                _ => doc.push_str("https://example.com/a"),
+            }
+        }
+        while let Some(name) = open.pop() {
+            doc.push_str(&format!("</{name}>"));
+        }
+        doc.push_str("</urlset>");
+        doc.into_bytes()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        /// The namespace cache changes nothing: prefixes declared, redeclared, unbound and
+        /// unknown, in and out of scope, on empty elements too.
+        #[test]
+        fn namespace_cache_matches_resolving_every_tag(
+            ops in prop::collection::vec((0u8..4, any::<u8>(), any::<u8>()), 0..60),
+        ) {
+            let doc = document(&ops);
+            prop_assert_eq!(items(&doc, true), items(&doc, false), "{}", String::from_utf8_lossy(&doc));
+        }
+
+        /// Trimming bytes gives what trimming characters gives.
+        #[test]
+        fn trim_matches_the_char_trim(s in "[ \t\r\n\u{a0}\u{2003}a-c\u{e9}]{0,12}") {
+            prop_assert_eq!(
+                trim_xml_space(&s),
+                s.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r'))
+            );
+        }
     }
 }
