@@ -547,7 +547,12 @@ mod tests {
                             Ok(b) => b,
                             Err(e) => panic!("{e}"),
                         };
-                        assert!(buf.len() <= max - run, "max {max}: {} > {}", buf.len(), max - run);
+                        assert!(
+                            buf.len() <= max - run,
+                            "max {max}: {} > {}",
+                            buf.len(),
+                            max - run
+                        );
                         if buf.is_empty() {
                             let stopped = input.stop() == Some(&Stop::LongText);
                             assert_eq!(stopped, done < data.len(), "max {max} at {done}");

@@ -155,10 +155,7 @@ impl Text {
 
     /// The trimmed value, and whether part of it was dropped.
     fn value(&self) -> (&str, bool) {
-        (
-            trim_xml_space(&self.text),
-            self.dropped > 0,
-        )
+        (trim_xml_space(&self.text), self.dropped > 0)
     }
 }
 
