@@ -255,17 +255,10 @@ impl NsCache {
         if !self.enabled {
             return None;
         }
-        // A key holds one colon, at its end: a name that starts with it has that prefix.
-        let hit = |k: &[u8]| {
-            if k.is_empty() {
-                !name.contains(&b':')
-            } else {
-                name.starts_with(k)
-            }
-        };
+        let key = Self::key(name);
         self.entries
             .iter()
-            .find(|(k, ..)| hit(k))
+            .find(|(k, ..)| **k == *key)
             .map(|(_, ns, unknown)| (*ns, unknown.clone()))
     }
 
