@@ -85,11 +85,16 @@ pub(crate) struct Input<R> {
     buf: Box<[u8]>,
     pos: usize,
     filled: usize,
+    /// Where [`BufRead::fill_buf`] may hand out bytes up to without a check: `filled`, or
+    /// before it where the current event reaches the event limit. Below `pos` (0, say), the
+    /// next call takes the slow path, which works it out again.
+    end: usize,
     /// Bytes taken from the source so far (uncompressed).
     read: u64,
     limit: u64,
-    /// Bytes consumed by the reader above.
-    consumed: u64,
+    /// The offset (uncompressed) of `buf[0]`: `base + pos` bytes were consumed by the reader
+    /// above.
+    base: u64,
     /// The line of `buf[counted]`.
     line: u32,
     /// Characters from the start of the line to `buf[counted]`.
@@ -110,8 +115,8 @@ pub(crate) struct Input<R> {
     eof: bool,
     /// The most bytes one XML event may span (`usize::MAX`: no limit).
     max_run: usize,
-    /// Bytes consumed since the current event began ([`Input::start_event`]).
-    run: usize,
+    /// The offset where the current event began ([`Input::start_event`]).
+    run_start: u64,
 }
 
 impl<R: Read> Input<R> {
@@ -149,9 +154,10 @@ impl<R: Read> Input<R> {
             buf: vec![0; CHUNK].into_boxed_slice(),
             pos: 0,
             filled: 0,
+            end: 0,
             read: 0,
             limit,
-            consumed: 0,
+            base: 0,
             line: 1,
             column: 0,
             counted: 0,
@@ -163,7 +169,7 @@ impl<R: Read> Input<R> {
             eof: stop.is_some(),
             stop,
             max_run: usize::MAX,
-            run: 0,
+            run_start: 0,
         }
     }
 
@@ -172,12 +178,23 @@ impl<R: Read> Input<R> {
     /// input. The reader calls [`Input::start_event`] before each event.
     pub(crate) fn limit_runs(&mut self, max: usize) {
         self.max_run = max;
+        self.end = 0;
     }
 
     /// A new event begins here: [`Input::event_position`] tells where.
     pub(crate) fn start_event(&mut self) {
-        self.run = 0;
+        self.run_start = self.consumed();
         self.mark = Some(self.pos);
+        // Nothing of the event is consumed yet: its whole limit is left.
+        self.end = self.filled.min(self.pos.saturating_add(self.max_run));
+    }
+
+    /// Bytes the current event may still consume before the event limit.
+    fn room(&self) -> u64 {
+        let run = self.consumed().saturating_sub(self.run_start);
+        u64::try_from(self.max_run)
+            .unwrap_or(u64::MAX)
+            .saturating_sub(run)
     }
 
     /// Where the current event began (the position at the last [`Input::start_event`]).
@@ -193,7 +210,7 @@ impl<R: Read> Input<R> {
             self.mark_at = Position {
                 line: self.line,
                 column: self.column.saturating_add(1),
-                offset: self.consumed - (self.pos - mark) as u64,
+                offset: self.base + mark as u64,
             };
         }
     }
@@ -270,7 +287,7 @@ impl<R: Read> Input<R> {
 
     /// Uncompressed bytes consumed.
     pub(crate) fn consumed(&self) -> u64 {
-        self.consumed
+        self.base + self.pos as u64
     }
 
     /// Where the next unconsumed byte is.
@@ -279,7 +296,7 @@ impl<R: Read> Input<R> {
         Position {
             line: self.line,
             column: self.column.saturating_add(1),
-            offset: self.consumed,
+            offset: self.consumed(),
         }
     }
 
@@ -292,7 +309,9 @@ impl<R: Read> Input<R> {
             self.count_all();
             self.buf.copy_within(self.pos..self.filled, 0);
             self.filled -= self.pos;
+            self.base += self.pos as u64;
             self.pos = 0;
+            self.end = 0;
             self.forget_buffer();
             let room = self.limit.saturating_sub(self.read);
             if room == 0 {
@@ -396,16 +415,41 @@ impl<R: Read> Read for Input<R> {
 }
 
 impl<R: Read> BufRead for Input<R> {
+    #[inline]
     fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        // quick-xml calls this several times per event: the common case is one comparison,
+        // inlined into quick-xml's loops; the rest is out of line.
+        if self.pos < self.end {
+            return Ok(self.buf.get(self.pos..self.end).unwrap_or(&[]));
+        }
+        self.fill_buf_slow()
+    }
+
+    #[inline]
+    fn consume(&mut self, amt: usize) {
+        // The line and column are counted later, in bulk (`count_to`); the bytes consumed and
+        // the event's run follow from `pos`.
+        self.pos = self.pos.saturating_add(amt).min(self.filled);
+    }
+}
+
+impl<R: Read> Input<R> {
+    /// [`BufRead::fill_buf`] at the end of the buffer or of the event's run: refills, and works
+    /// out how far the next calls may hand out bytes.
+    #[cold]
+    #[inline(never)]
+    fn fill_buf_slow(&mut self) -> io::Result<&[u8]> {
         if self.pos >= self.filled {
             self.count_all();
+            self.base += self.pos as u64;
             self.pos = 0;
             self.filled = 0;
             self.forget_buffer();
             self.refill()?;
         }
         let available = self.filled - self.pos;
-        let room = self.max_run.saturating_sub(self.run);
+        let room = usize::try_from(self.room()).unwrap_or(usize::MAX);
+        self.end = self.pos + available.min(room);
         if available > room {
             // Never more of one event than the limit; at the limit, the input ends here.
             if room == 0 {
@@ -413,17 +457,8 @@ impl<R: Read> BufRead for Input<R> {
                 self.eof = true;
                 return Ok(&[]);
             }
-            return Ok(&self.buf[self.pos..self.pos + room]);
         }
-        Ok(&self.buf[self.pos..self.filled])
-    }
-
-    fn consume(&mut self, amt: usize) {
-        // The line and column are counted later, in bulk (`count_to`).
-        let end = (self.pos + amt).min(self.filled);
-        self.run = self.run.saturating_add(end - self.pos);
-        self.consumed += (end - self.pos) as u64;
-        self.pos = end;
+        Ok(&self.buf[self.pos..self.end])
     }
 }
 
@@ -478,6 +513,61 @@ mod tests {
             buf[..n].copy_from_slice(&self.data[..n]);
             self.data = &self.data[n..];
             Ok(n)
+        }
+    }
+
+    /// The event limit: however the reads and consumes fall, no event gets more than `max`
+    /// bytes, the input ends (`LongText`) exactly when an event reaches `max` with bytes left,
+    /// and the bytes handed out are the data's, in order.
+    #[test]
+    fn events_never_pass_the_limit() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+        for (max, trickle) in [(1usize, false), (7, true), (1000, false), (70_000, true)] {
+            for seed in 1..4usize {
+                let source: Box<dyn Read> = if trickle {
+                    Box::new(Trickle {
+                        data: &data,
+                        step: seed,
+                    })
+                } else {
+                    Box::new(&data[..])
+                };
+                let mut input = Input::new(source, u64::MAX);
+                input.limit_runs(max);
+                let mut done = 0usize;
+                let mut k = seed;
+                'events: loop {
+                    input.start_event();
+                    let mut run = 0usize;
+                    // One event: consumes of varying sizes, until the event is "over".
+                    let parts = k % 5 + 1;
+                    for _ in 0..parts {
+                        k = k * 31 % 10_007 + 1;
+                        let buf = match input.fill_buf() {
+                            Ok(b) => b,
+                            Err(e) => panic!("{e}"),
+                        };
+                        assert!(
+                            buf.len() <= max - run,
+                            "max {max}: {} > {}",
+                            buf.len(),
+                            max - run
+                        );
+                        if buf.is_empty() {
+                            let stopped = input.stop() == Some(&Stop::LongText);
+                            assert_eq!(stopped, done < data.len(), "max {max} at {done}");
+                            assert!(!stopped || run == max, "max {max}: run {run}");
+                            break 'events;
+                        }
+                        assert_eq!(buf, &data[done..done + buf.len()]);
+                        let n = buf.len().min(k % (2 * max + 3));
+                        input.consume(n);
+                        run += n;
+                        done += n;
+                        assert_eq!(input.consumed(), done as u64);
+                    }
+                }
+            }
         }
     }
 

@@ -90,7 +90,7 @@ pub(crate) struct Sink {
 }
 
 impl Sink {
-    fn new(options: Options) -> Sink {
+    pub(crate) fn new(options: Options) -> Sink {
         Sink {
             options,
             format: None,
@@ -105,6 +105,12 @@ impl Sink {
             broken: false,
             unusable_attribute: None,
         }
+    }
+
+    /// The items queued so far, taken.
+    #[cfg(test)]
+    pub(crate) fn take_items(&mut self) -> Vec<Item> {
+        self.out.drain(..).collect()
     }
 
     /// The format, once the root element (or the first bytes) told it.

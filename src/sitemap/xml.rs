@@ -14,8 +14,7 @@ use std::io::Read;
 
 use quick_xml::errors::{Error as XmlError, IllFormedError, SyntaxError};
 use quick_xml::events::{BytesRef, BytesStart, Event};
-use quick_xml::name::ResolveResult;
-use quick_xml::NsReader;
+use quick_xml::name::{NamespaceError, NamespaceResolver, QName, ResolveResult};
 
 use super::input::{Input, Stop};
 use super::reader::{quote, Sink};
@@ -155,17 +154,13 @@ impl Text {
 
     /// The trimmed value, and whether part of it was dropped.
     fn value(&self) -> (&str, bool) {
-        (
-            self.text
-                .trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r')),
-            self.dropped > 0,
-        )
+        (trim_xml_space(&self.text), self.dropped > 0)
     }
 }
 
 /// The XML state machine.
 pub(crate) struct Xml<R: Read> {
-    reader: NsReader<Input<R>>,
+    reader: quick_xml::Reader<Input<R>>,
     buf: Vec<u8>,
     stack: Vec<Frame>,
     /// The root's namespace (`None`: no namespace), which its children share.
@@ -179,11 +174,162 @@ pub(crate) struct Xml<R: Read> {
     at_end: Position,
     /// Reported `unknown prefix` once per prefix.
     unknown_prefixes: Vec<String>,
+    /// Namespace bindings in scope, and start tags' namespaces by prefix.
+    ns: Namespaces,
+    /// Every start tag's namespace kind and undeclared prefix, for the tests to compare.
+    #[cfg(test)]
+    trace: Vec<(Ns, Option<String>)>,
+}
+
+/// Namespaces as quick-xml's `NsReader` keeps them (its resolver, a scope pushed per start tag
+/// and popped before the event after its end), with two shortcuts that change no answer:
+///
+/// - only start tags that may declare namespaces (`xmlns` somewhere in their attributes) push a
+///   scope: pushing an element without declarations adds no binding, so only its nesting
+///   counted, and the nesting limit is checked here instead (the same error at the same tag);
+/// - what a start tag's prefix resolves to is remembered: resolving (a search of the bindings,
+///   then comparisons with the namespaces sitemaps use) was a twentieth of the reader's work,
+///   and a sitemap uses two or three prefixes throughout. The answer for a prefix changes only
+///   when bindings do: the cache is emptied when an element that may declare some opens and
+///   when it ends (an empty element's declarations are its own: it is resolved without it).
+#[derive(Debug)]
+struct Namespaces {
+    resolver: NamespaceResolver,
+    /// An element whose scope was pushed ended: its scope is popped before the next event.
+    pending_pop: bool,
+    /// The prefix with its colon (empty: none) and what it resolved to.
+    entries: Vec<(Box<[u8]>, Ns, Option<String>)>,
+    /// Elements open.
+    depth: usize,
+    /// The depths of the open elements whose scope was pushed.
+    scopes: Vec<usize>,
+    /// Finds `xmlns` in a start tag's attributes.
+    xmlns: memchr::memmem::Finder<'static>,
+}
+
+/// Prefixes remembered at most: a file with more resolves the others every time.
+const NS_CACHE_ENTRIES: usize = 8;
+
+/// The most elements open at once, as quick-xml's resolver counts them (`u16`).
+const MAX_DEPTH: usize = u16::MAX as usize;
+
+impl Namespaces {
+    fn new() -> Namespaces {
+        Namespaces {
+            resolver: NamespaceResolver::default(),
+            pending_pop: false,
+            entries: Vec::new(),
+            depth: 0,
+            scopes: Vec::new(),
+            xmlns: memchr::memmem::Finder::new(b"xmlns"),
+        }
+    }
+
+    /// Whether a start tag may declare namespaces (any `xmlns` in its attributes: a few
+    /// false alarms cost a resolution each).
+    fn declares(&self, e: &BytesStart<'_>) -> bool {
+        let raw = e.attributes_raw().as_bytes();
+        raw.len() >= 5 && self.xmlns.find(raw).is_some()
+    }
+
+    /// Before reading an event: the scope of an element that ended is dropped.
+    fn before_read(&mut self) {
+        if self.pending_pop {
+            self.resolver.pop();
+            self.pending_pop = false;
+        }
+    }
+
+    /// An element opened (`empty`: and closed): its declarations are bound. Returns whether
+    /// the cache may answer for it; an error (bad declaration, too deep) ends reading.
+    fn open(&mut self, e: &BytesStart<'_>, empty: bool) -> Result<bool, NamespaceError> {
+        if self.depth >= MAX_DEPTH {
+            // What `NsReader`'s resolver would say first: it counts every open element, this
+            // one's counts only those that pushed a scope.
+            return Err(NamespaceError::TooDeeplyNested(MAX_DEPTH));
+        }
+        let push = self.declares(e);
+        if push {
+            self.resolver.push(e)?;
+        }
+        if empty {
+            self.pending_pop |= push;
+            return Ok(!push);
+        }
+        self.depth += 1;
+        if push {
+            self.scopes.push(self.depth);
+            self.entries.clear();
+        }
+        Ok(true)
+    }
+
+    /// An element ended: the bindings it declared go out of scope.
+    fn close(&mut self) {
+        if self.scopes.last() == Some(&self.depth) {
+            self.scopes.pop();
+            self.pending_pop = true;
+            self.entries.clear();
+        }
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// The namespace kind of a start tag, its prefix when undeclared, and (before the root) its
+    /// namespace.
+    fn resolve(
+        &mut self,
+        name: QName<'_>,
+        root_ns: Option<&[u8]>,
+        root_seen: bool,
+        cacheable: bool,
+    ) -> (Ns, Option<String>, Option<Vec<u8>>) {
+        let raw_name = name.as_ref().as_bytes();
+        if cacheable {
+            if let Some((ns, unknown)) = self.get(raw_name) {
+                return (ns, unknown, None);
+            }
+        }
+        let (resolved, _) = self.resolver.resolve_element(name);
+        let ns = classify_ns(&resolved, root_ns, root_seen);
+        let (unknown, bound) = match resolved {
+            ResolveResult::Unknown(p) => (Some(p), None),
+            ResolveResult::Bound(n) if !root_seen => (None, Some(n.as_ref().as_bytes().to_vec())),
+            _ => (None, None),
+        };
+        if cacheable {
+            self.insert(Self::key(raw_name), ns, unknown.as_ref());
+        }
+        (ns, unknown, bound)
+    }
+
+    /// The prefix of `name` with its colon (empty when unprefixed), as the cache keys it.
+    fn key(name: &[u8]) -> &[u8] {
+        // Names are short: a plain loop beats memchr's setup.
+        match name.iter().position(|&b| b == b':') {
+            Some(i) => name.get(..=i).unwrap_or(name),
+            None => &[],
+        }
+    }
+
+    /// What `name`'s prefix resolved to, if remembered.
+    fn get(&self, name: &[u8]) -> Option<(Ns, Option<String>)> {
+        let key = Self::key(name);
+        self.entries
+            .iter()
+            .find(|(k, ..)| **k == *key)
+            .map(|(_, ns, unknown)| (*ns, unknown.clone()))
+    }
+
+    fn insert(&mut self, key: &[u8], ns: Ns, unknown: Option<&String>) {
+        if self.entries.len() < NS_CACHE_ENTRIES {
+            self.entries.push((key.into(), ns, unknown.cloned()));
+        }
+    }
 }
 
 impl<R: Read> Xml<R> {
     pub(crate) fn new(input: Input<R>) -> Xml<R> {
-        let mut reader = NsReader::from_reader(input);
+        let mut reader = quick_xml::Reader::from_reader(input);
         let config = reader.config_mut();
         config.expand_empty_elements = false;
         config.check_end_names = true;
@@ -201,6 +347,9 @@ impl<R: Read> Xml<R> {
             news: None,
             at_end: Position::default(),
             unknown_prefixes: Vec::new(),
+            ns: Namespaces::new(),
+            #[cfg(test)]
+            trace: Vec::new(),
         }
     }
 
@@ -227,23 +376,34 @@ impl<R: Read> Xml<R> {
         let more = {
             let root_ns = self.root_ns.as_deref();
             let root_seen = self.root_seen;
-            match self.reader.read_event_into(&mut buf) {
-                Ok(event) => {
+            self.ns.before_read();
+            let read = self.reader.read_event_into(&mut buf).and_then(|event| {
+                let opened = match &event {
+                    Event::Start(e) | Event::Empty(e) => {
+                        Some(self.ns.open(e, matches!(event, Event::Empty(_)))?)
+                    }
+                    Event::End(_) => {
+                        self.ns.close();
+                        None
+                    }
+                    _ => None,
+                };
+                Ok((event, opened))
+            });
+            match read {
+                Ok((event, opened)) => {
                     // Only start tags need their namespace: resolving is skipped for the rest.
-                    let (ns, unknown, bound) = match &event {
-                        Event::Start(e) | Event::Empty(e) => {
-                            let (resolved, _) = self.reader.resolver().resolve_element(e.name());
-                            let ns = classify_ns(&resolved, root_ns, root_seen);
-                            match resolved {
-                                ResolveResult::Unknown(p) => (ns, Some(p), None),
-                                ResolveResult::Bound(n) if !root_seen => {
-                                    (ns, None, Some(n.as_ref().as_bytes().to_vec()))
-                                }
-                                _ => (ns, None, None),
-                            }
+                    let (ns, unknown, bound) = match (&event, opened) {
+                        (Event::Start(e) | Event::Empty(e), Some(cacheable)) => {
+                            self.ns
+                                .resolve(e.name(), root_ns, root_seen, cacheable && root_seen)
                         }
                         _ => (Ns::Other, None, None),
                     };
+                    #[cfg(test)]
+                    if opened.is_some() {
+                        self.trace.push((ns, unknown.clone()));
+                    }
                     // Counted only for the events that use it: most (text, end tags) do not.
                     let at = match &event {
                         Event::Start(_)
@@ -853,6 +1013,17 @@ fn attr(sink: &mut Sink, at: Position, e: &BytesStart<'_>, name: &'static [u8]) 
     None
 }
 
+/// `s` without the XML white space (space, tab, line feed, carriage return) at either end.
+fn trim_xml_space(s: &str) -> &str {
+    // Byte loops: the four are ASCII, so every cut is at a character boundary (`str::trim_matches`
+    // decodes characters, at several times the cost on every value).
+    let space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    let b = s.as_bytes();
+    let start = b.iter().position(|c| !space(c)).unwrap_or(b.len());
+    let end = b.iter().rposition(|c| !space(c)).map_or(start, |i| i + 1);
+    s.get(start..end).unwrap_or("")
+}
+
 /// The namespace kind of an element.
 fn classify_ns(resolved: &ResolveResult<'_>, root_ns: Option<&[u8]>, root_seen: bool) -> Ns {
     let ns: Option<&[u8]> = match resolved {
@@ -871,5 +1042,185 @@ fn classify_ns(resolved: &ResolveResult<'_>, root_ns: Option<&[u8]>, root_seen: 
         Some(MEDIA_NS) => Ns::Media,
         Some(DCTERMS_NS) => Ns::Dcterms,
         _ => Ns::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sitemap::{Item, Options};
+    use proptest::prelude::*;
+
+    /// Every item the XML reader queues for `doc`, and each start tag's namespace kind and
+    /// undeclared prefix.
+    fn items(doc: &[u8]) -> (Vec<Item>, Vec<(Ns, Option<String>)>) {
+        let mut sink = Sink::new(Options::default());
+        let mut xml = Xml::new(Input::new(doc, u64::MAX));
+        let mut out = Vec::new();
+        while xml.step(&mut sink) {
+            out.extend(sink.take_items());
+        }
+        out.extend(sink.take_items());
+        (out, xml.trace)
+    }
+
+    /// The oracle: each start tag's namespace kind and undeclared prefix as quick-xml's
+    /// `NsReader` resolves them (every start tag pushing a scope), and whether it stopped on an
+    /// error.
+    fn ns_reader(doc: &[u8]) -> (Vec<(Ns, Option<String>)>, bool) {
+        let mut reader = quick_xml::NsReader::from_reader(doc);
+        let config = reader.config_mut();
+        config.expand_empty_elements = false;
+        config.check_end_names = true;
+        config.trim_text(false);
+        let mut buf = Vec::new();
+        let mut root_ns: Option<Vec<u8>> = None;
+        let mut out = Vec::new();
+        loop {
+            buf.clear();
+            match reader.read_event_into(&mut buf) {
+                Ok(Event::Start(e) | Event::Empty(e)) => {
+                    let (resolved, _) = reader.resolver().resolve_element(e.name());
+                    let root_seen = !out.is_empty();
+                    let ns = classify_ns(&resolved, root_ns.as_deref(), root_seen);
+                    match resolved {
+                        ResolveResult::Unknown(p) => out.push((ns, Some(p))),
+                        ResolveResult::Bound(n) if !root_seen => {
+                            root_ns = Some(n.as_ref().as_bytes().to_vec());
+                            out.push((ns, None));
+                        }
+                        _ => out.push((ns, None)),
+                    }
+                }
+                Ok(Event::Eof) => return (out, false),
+                Ok(_) => {}
+                Err(_) => return (out, true),
+            }
+        }
+    }
+
+    const NAMES: [&str; 14] = [
+        "url",
+        "loc",
+        "lastmod",
+        "video:video",
+        "video:title",
+        "video:thumbnail_loc",
+        "image:image",
+        "image:loc",
+        "news:news",
+        "a:b",
+        ":x",
+        "video:",
+        "xhtml:link",
+        "v:title",
+    ];
+    const DECLARATIONS: [&str; 15] = [
+        "",
+        "",
+        "",
+        " xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"",
+        " xmlns=\"http://example.com/other\"",
+        " xmlns=\"\"",
+        " xmlns:video=\"http://www.google.com/schemas/sitemap-video/1.1\"",
+        " xmlns:video=\"http://www.google.com/schemas/sitemap-image/1.1\"",
+        " xmlns:image=\"http://www.google.com/schemas/sitemap-image/1.1\"",
+        " xmlns:v=\"http://www.google.com/schemas/sitemap-video/1.1\"",
+        " xmlns:video=\"\"",
+        " a=\"xmlns\" xmlns:a=\"http://www.google.com/schemas/sitemap-news/0.9\"",
+        " xmlns:xml=\"http://example.com/x\"",
+        " xmlns:xmlns=\"http://example.com/x\"",
+        " xmlns:x=\"http://www.w3.org/XML/1998/namespace\"",
+    ];
+
+    /// A document from a list of operations: (0) open, (1) close, (2) an empty element, (3)
+    /// text, each with a name and a declaration picked by the other numbers.
+    fn document(ops: &[(u8, u8, u8)]) -> Vec<u8> {
+        let mut doc = String::from(
+            "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\" \
+             xmlns:video=\"http://www.google.com/schemas/sitemap-video/1.1\">",
+        );
+        let mut open = Vec::new();
+        for &(op, name, decl) in ops {
+            let name = NAMES[usize::from(name) % NAMES.len()];
+            let decl = DECLARATIONS[usize::from(decl) % DECLARATIONS.len()];
+            match op % 4 {
+                0 => {
+                    doc.push_str(&format!("<{name}{decl}>"));
+                    open.push(name);
+                }
+                1 => {
+                    if let Some(name) = open.pop() {
+                        doc.push_str(&format!("</{name}>"));
+                    }
+                }
+                2 => doc.push_str(&format!("<{name}{decl}/>")),
+                _ => doc.push_str("https://example.com/a"),
+            }
+        }
+        while let Some(name) = open.pop() {
+            doc.push_str(&format!("</{name}>"));
+        }
+        doc.push_str("</urlset>");
+        doc.into_bytes()
+    }
+
+    /// Start tags that push no scope are still counted: quick-xml's nesting limit (65,535 open
+    /// elements) gives the same error at the same tag, empty or not, declaring or not.
+    #[test]
+    fn nesting_limit_as_the_resolver_counts_it() {
+        for open in [65_533usize, 65_534, 65_535] {
+            for last in [
+                "<b/>",
+                "<b>x</b>",
+                "<b xmlns:v=\"http://example.com/v\"/>",
+                "<b xmlns=\"\">",
+            ] {
+                let mut doc =
+                    String::from("<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">");
+                doc.push_str(&"<a>".repeat(open));
+                doc.push_str(last);
+                let (items, trace) = items(doc.as_bytes());
+                let malformed = items
+                    .iter()
+                    .any(|i| matches!(i, Item::Diagnostic(d) if d.code == Code::XmlMalformed));
+                // The root and `open` elements are open when `last` starts.
+                assert_eq!(malformed, open + 1 >= MAX_DEPTH, "{open} {last}");
+                assert_eq!(
+                    (trace, malformed),
+                    ns_reader(doc.as_bytes()),
+                    "{open} {last}"
+                );
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        /// The namespace shortcuts (scopes pushed only by declaring tags, prefixes remembered)
+        /// change nothing: prefixes declared, redeclared, unbound, refused and unknown, in and
+        /// out of scope, on empty elements too.
+        #[test]
+        fn namespace_shortcuts_match_pushing_and_resolving_every_tag(
+            ops in prop::collection::vec((0u8..4, any::<u8>(), any::<u8>()), 0..60),
+        ) {
+            let doc = document(&ops);
+            let (items, trace) = items(&doc);
+            let (want, failed) = ns_reader(&doc);
+            let malformed = items
+                .iter()
+                .any(|i| matches!(i, Item::Diagnostic(d) if d.code == Code::XmlMalformed));
+            prop_assert_eq!(trace, want, "{}", String::from_utf8_lossy(&doc));
+            prop_assert_eq!(malformed, failed, "{}", String::from_utf8_lossy(&doc));
+        }
+
+        /// Trimming bytes gives what trimming characters gives.
+        #[test]
+        fn trim_matches_the_char_trim(s in "[ \t\r\n\u{a0}\u{2003}a-c\u{e9}]{0,12}") {
+            prop_assert_eq!(
+                trim_xml_space(&s),
+                s.trim_matches(|c: char| matches!(c, ' ' | '\t' | '\n' | '\r'))
+            );
+        }
     }
 }
