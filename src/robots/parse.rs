@@ -84,13 +84,14 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         input,
         mode: options.mode,
         diagnostics: Vec::new(),
-        // Rough sizes for a typical file, to avoid most regrowth; `finish` gives back the rest.
-        texts: String::with_capacity(input.len().min(limit) / 3),
+        // Rough sizes, to avoid most regrowth (a file of rules holds one in 30 bytes or so, its
+        // values half its bytes); `finish` gives back the rest.
+        texts: String::with_capacity(input.len().min(limit) / 2),
         spellings: Vec::new(),
         written: Vec::new(),
         last_spelling: [0; 2],
-        rules: Vec::with_capacity(input.len().min(limit) / 40),
-        compiled: Vec::with_capacity(input.len().min(limit) / 40),
+        rules: Vec::with_capacity(input.len().min(limit) / 24),
+        compiled: Vec::with_capacity(input.len().min(limit) / 24),
         scratch: Vec::new(),
         groups: Vec::new(),
         agents: Vec::with_capacity(1),
@@ -100,7 +101,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         has_nul: memchr::memchr(0, input).is_some(),
         text: std::str::from_utf8(&input[..input.len().min(limit)]).ok(),
         usage: usage::Records::default(),
-        rule_spans: Vec::with_capacity(input.len().min(limit) / 40),
+        rule_spans: Vec::with_capacity(input.len().min(limit) / 24),
         agent_spans: Vec::new(),
         problems: Vec::new(),
     };
