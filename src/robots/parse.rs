@@ -632,7 +632,9 @@ impl<'a> Builder<'a> {
             .unwrap_or(key);
         let arena = self.texts.as_bytes();
         let is = |r: &std::ops::Range<u32>, t: &[u8]| {
-            arena.get(r.start as usize..r.end as usize) == Some(t)
+            arena
+                .get(r.start as usize..r.end as usize)
+                .is_some_and(|s| eq_short(s, t))
         };
         // The last spelling of the same key first (`allow` and `disallow` lines alternate in
         // some files), compared as written: a spelling is almost always ASCII.
@@ -996,17 +998,29 @@ fn ignored_message(key: OtherKey) -> &'static str {
 fn first_control(value: &[u8]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let mut chunks = value.chunks_exact(8);
-    let mut hit = false;
-    for c in &mut chunks {
+    let word_has_control = |c: &[u8]| {
         let mut w = [0u8; 8];
         w.copy_from_slice(c);
         let x = u64::from_le_bytes(w);
         let del = x ^ (0x7f * ONES);
-        hit |= (x.wrapping_sub(0x20 * ONES) & !x | del.wrapping_sub(ONES) & !del) & HIGH != 0;
-    }
+        (x.wrapping_sub(0x20 * ONES) & !x | del.wrapping_sub(ONES) & !del) & HIGH != 0
+    };
     let is_control = |b: u8| b < 0x20 || b == 0x7f;
-    if hit || chunks.remainder().iter().any(|&b| is_control(b)) {
+    let mut chunks = value.chunks_exact(8);
+    let mut hit = false;
+    for c in &mut chunks {
+        hit |= word_has_control(c);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        hit |= match value.len().checked_sub(8) {
+            // The last eight bytes, overlapping the last chunk: one more word rather than a
+            // byte loop (1.5 M instructions of the corpus parse).
+            Some(last) => word_has_control(&value[last..]),
+            None => rest.iter().any(|&b| is_control(b)),
+        };
+    }
+    if hit {
         value.iter().position(|&b| is_control(b))
     } else {
         None
@@ -1039,6 +1053,26 @@ impl LineEnds {
     }
 }
 
+/// `a == b`, for short slices (key spellings: `Disallow: `) without a call to `memcmp`: two
+/// overlapping words compare 4 to 16 bytes (1.5 M instructions of the corpus parse).
+#[inline]
+fn eq_short(a: &[u8], b: &[u8]) -> bool {
+    fn word<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
+        let mut w = [0u8; N];
+        w.copy_from_slice(&s[at..at + N]);
+        w
+    }
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    match n {
+        4..8 => word::<4>(a, 0) == word::<4>(b, 0) && word::<4>(a, n - 4) == word::<4>(b, n - 4),
+        8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
+        _ => a == b,
+    }
+}
+
 /// Is `s` an absolute http(s) URL with a host? The common shape is answered without a full
 /// parse ([`crate::plain_url`]); anything else goes through the URL parser.
 fn is_http_url(s: &str) -> bool {
@@ -1050,7 +1084,7 @@ fn is_http_url(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{first_control, ignored_message, LineEnds};
+    use super::{eq_short, first_control, ignored_message, LineEnds};
     use crate::robots::OtherKey;
 
     #[test]
@@ -1096,6 +1130,23 @@ mod tests {
                 }
                 v[at] = old;
             }
+        }
+    }
+
+    #[test]
+    fn eq_short_agrees_with_slice_equality() {
+        let base = b"Disallow:\t Allow: x";
+        for n in 0..base.len() {
+            let a = &base[..n];
+            assert!(eq_short(a, a));
+            for at in 0..n {
+                for b in [0u8, b'D', b'd', b' ', 0xff] {
+                    let mut other = a.to_vec();
+                    other[at] = b;
+                    assert_eq!(eq_short(a, &other), a == &other[..], "{n} {at} {b}");
+                }
+            }
+            assert!(!eq_short(a, &base[..n + 1]));
         }
     }
 
