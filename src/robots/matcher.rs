@@ -424,23 +424,6 @@ impl Index {
         mode: Mode,
     ) -> (Index, Vec<u32>) {
         let mut index = Index::default();
-        index.slots.reserve(rules.len());
-        let mut slot_rules = Vec::with_capacity(rules.len());
-        // Each group's rules, sorted once.
-        let mut keys = SortScratch::default();
-        let mut group_slots = Vec::with_capacity(groups.len());
-        for g in groups {
-            let start = index.slots.len();
-            push_sorted(
-                (&mut index.slots, &mut slot_rules),
-                g.rules.start as usize..g.rules.end as usize,
-                &mut keys,
-                rules,
-                compiled,
-            );
-            group_slots.push(start as u32..index.slots.len() as u32);
-        }
-
         let mut pairs: Vec<(&str, u32)> = Vec::new();
         let mut star_groups: Vec<u32> = Vec::new();
         for (gi, g) in groups.iter().enumerate() {
@@ -479,8 +462,24 @@ impl Index {
         if star_groups.len() > 1 {
             merged += group_rules(&mut star_groups.iter().copied());
         }
-        index.slots.reserve_exact(merged);
-        slot_rules.reserve_exact(merged);
+        // Every rule is in one group: the groups' runs, then the merged ones, in one
+        // allocation (reserving for the merged runs later copied the groups' slots).
+        index.slots.reserve_exact(rules.len() + merged);
+        let mut slot_rules = Vec::with_capacity(rules.len() + merged);
+        // Each group's rules, sorted once.
+        let mut keys = SortScratch::default();
+        let mut group_slots = Vec::with_capacity(groups.len());
+        for g in groups {
+            let start = index.slots.len();
+            push_sorted(
+                (&mut index.slots, &mut slot_rules),
+                g.rules.start as usize..g.rules.end as usize,
+                &mut keys,
+                rules,
+                compiled,
+            );
+            group_slots.push(start as u32..index.slots.len() as u32);
+        }
         index.entries.reserve_exact(distinct);
         index
             .group_ids
@@ -514,7 +513,7 @@ impl Index {
                 &mut keys,
             ));
         }
-        // Merged runs grew the slots past what was reserved; the index is complete.
+        // Sizes were reserved exactly; in case a count was off, nothing is kept spare.
         index.slots.shrink_to_fit();
         index.entries.shrink_to_fit();
         index.group_ids.shrink_to_fit();
