@@ -298,8 +298,8 @@ fn literal_summary(text: &[u8]) -> (u64, usize) {
 ///
 /// The canonical text goes into `arena`, except when the arena already holds it at
 /// `written_at`, where the caller stored `value` as [`String::from_utf8_lossy`] writes it:
-/// most patterns are canonical as written, and then the two share their bytes. Canonical text is always ASCII. `scratch` is
-/// working space, reused across calls.
+/// most patterns are canonical as written, and then the two share their bytes. Canonical text
+/// is always ASCII. `scratch` is working space, reused across calls.
 pub(crate) fn compile(
     value: &[u8],
     mode: Mode,
