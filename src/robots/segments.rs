@@ -11,12 +11,13 @@
 //!
 //! Cost of a check through it, whatever the file: one automaton pass over the path, linear in
 //! the path and in the occurrences reported, which the pass stops collecting at
-//! [`OCCURRENCES_PER_BYTE`] per byte of the path; then, per rule tried, one binary search per
-//! segment. When the segments occur more often than that (many short segments, each all over
+//! [`OCCURRENCES_PER_BYTE`] per byte of the path; then, per rule tried, one search per segment,
+//! galloping from where the rule's previous search of the same segment ended (about a step per
+//! segment when a rule repeats one, `*a*a*a…`). When the segments occur more often than that (many short segments, each all over
 //! the path), the check tries the rules one by one instead, each a scan of the path, as it
 //! would without this index: so the index never makes a check dearer than that by more than
 //! one bounded pass, and makes the case it is for (many rules whose segments are rare in the
-//! path) cost one pass plus a few operations per rule. The automaton is built on the first
+//! path) cost one pass plus a few steps per segment of each rule. The automaton is built on the first
 //! check that needs it (see [`GLOBS_BEFORE_INDEX`]).
 //!
 //! [`PrefixIndex`]: super::prefix::PrefixIndex
