@@ -5,20 +5,21 @@
 //! with a final `$`, the last segment must end the path. Tried one by one, every rule is a scan
 //! of the path: 20,000 rules `*a{N}b` against a 2,000-byte URL are 20,000 scans. Here the
 //! distinct segments of all the rules go into one Aho-Corasick automaton: one pass over the path
-//! lists every occurrence of every segment, and a rule is then decided by one binary search per
-//! segment in those lists (the leftmost occurrence at or after where the previous segment
-//! ended), which is exactly the leftmost-first search of `pattern::glob`.
+//! lists every occurrence of every segment, and a rule is then decided by one search per segment
+//! in those lists (the leftmost occurrence at or after where the previous segment ended), which
+//! is exactly the leftmost-first search of `pattern::glob`.
 //!
 //! Cost of a check through it, whatever the file: one automaton pass over the path, linear in
 //! the path and in the occurrences reported, which the pass stops collecting at
 //! [`OCCURRENCES_PER_BYTE`] per byte of the path; then, per rule tried, one search per segment,
 //! galloping from where the rule's previous search of the same segment ended (about a step per
-//! segment when a rule repeats one, `*a*a*a…`). When the segments occur more often than that (many short segments, each all over
-//! the path), the check tries the rules one by one instead, each a scan of the path, as it
-//! would without this index: so the index never makes a check dearer than that by more than
-//! one bounded pass, and makes the case it is for (many rules whose segments are rare in the
-//! path) cost one pass plus a few steps per segment of each rule. The automaton is built on the first
-//! check that needs it (see [`GLOBS_BEFORE_INDEX`]).
+//! segment when a rule repeats one, `*a*a*a…`). When the segments occur more often than that
+//! (many short segments, each all over the path), the check tries the rules one by one
+//! instead, each a scan of the path, as it would without this index: so the index never makes
+//! a check dearer than that by more than one bounded pass, and makes the case it is for (many
+//! rules whose segments are rare in the path) cost one pass plus a few steps per segment of
+//! each rule. The automaton is built on the first check that needs it (see
+//! [`GLOBS_BEFORE_INDEX`]).
 //!
 //! [`PrefixIndex`]: super::prefix::PrefixIndex
 
