@@ -3,13 +3,16 @@
 //! At parse time every distinct agent gets the merged rules of all its groups, sorted by
 //! precedence: longest canonical pattern first, `allow` before `disallow` on ties, then file
 //! order. A check is then a binary search for the token and a scan that stops at the first
-//! matching rule, which is the one the longest-match rule would pick.
+//! matching rule, which is the one the longest-match rule would pick. The scan looks only at
+//! rules that can match: in a list of more than a few rules, those of the path's second byte
+//! (`buckets`), and above 64 rules, those whose literal prefix starts the path (`prefix`).
 //!
 //! [RFC 9309 §2.2.1–2.2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.1
 
 use std::ops::Range;
 use std::sync::OnceLock;
 
+use super::buckets::{self, Buckets};
 use super::path::{http_path_start, is_robots_txt, request_path};
 use super::pattern::{self, Compiled, Pairs};
 use super::prefix::PrefixIndex;
@@ -211,9 +214,29 @@ struct Entry {
     token: Range<u32>,
     slots: Range<u32>,
     groups: Range<u32>,
-    /// Built on the first check when the agent has many rules; boxed, so that the many
-    /// agents that never need one pay a pointer for it.
-    prefixes: OnceLock<Box<PrefixIndex>>,
+    /// Built on the first check of an agent with more than a few rules; boxed, so that the
+    /// many agents that never need one pay a pointer for it.
+    lookup: OnceLock<Box<Lookup>>,
+}
+
+/// What finds the rules that can match a path in a list longer than [`BUCKETS_ABOVE`], built
+/// on the list's first check.
+#[derive(Debug, Clone)]
+enum Lookup {
+    /// Lists of up to [`buckets::MAX_RULES`]: the candidates by the path's second byte.
+    Buckets(Buckets),
+    /// Longer lists (above [`INDEX_ABOVE`]).
+    Prefixes(PrefixIndex),
+}
+
+impl Lookup {
+    fn heap_size(&self) -> usize {
+        std::mem::size_of::<Lookup>()
+            + match self {
+                Lookup::Buckets(b) => b.heap_size(),
+                Lookup::Prefixes(p) => p.heap_size(),
+            }
+    }
 }
 
 /// Working space of [`push_sorted`], reused across groups and agents.
@@ -404,6 +427,12 @@ mod sort_tests {
 /// segments.
 const INDEX_ABOVE: usize = GLOBS_BEFORE_INDEX;
 
+/// Above this many rules (and up to [`INDEX_ABOVE`]), checks try only the rules that
+/// [`Buckets`] names for the path; shorter lists are scanned.
+const BUCKETS_ABOVE: usize = 4;
+
+const _: () = assert!(INDEX_ABOVE <= buckets::MAX_RULES);
+
 /// Merged, sorted rules per agent.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Index {
@@ -536,14 +565,10 @@ impl Index {
     }
 
     /// Heap bytes held: the entries and their tokens, the slots, the group lists, and the
-    /// prefix indexes built so far.
+    /// lookups (buckets, prefix indexes) built so far.
     pub(crate) fn heap_size(&self) -> usize {
         use std::mem::size_of;
-        let entry = |e: &Entry| {
-            e.prefixes
-                .get()
-                .map_or(0, |p| size_of::<PrefixIndex>() + p.heap_size())
-        };
+        let entry = |e: &Entry| e.lookup.get().map_or(0, |l| l.heap_size());
         self.entries.capacity() * size_of::<Entry>()
             + self
                 .entries
@@ -559,11 +584,7 @@ impl Index {
     /// [`Index::heap_size`] by part.
     pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 3] {
         use std::mem::size_of;
-        let entry = |e: &Entry| {
-            e.prefixes
-                .get()
-                .map_or(0, |p| size_of::<PrefixIndex>() + p.heap_size())
-        };
+        let entry = |e: &Entry| e.lookup.get().map_or(0, |l| l.heap_size());
         [
             (
                 "agent entries",
@@ -573,7 +594,7 @@ impl Index {
             ),
             ("slots", self.slots.capacity() * size_of::<Slot>()),
             (
-                "prefix indexes",
+                "lookups (buckets, prefix indexes)",
                 self.entries.iter().chain(&self.star).map(entry).sum(),
             ),
         ]
@@ -611,7 +632,7 @@ impl Index {
             token: tstart as u32..self.tokens.len() as u32,
             slots,
             groups: gstart as u32..self.group_ids.len() as u32,
-            prefixes: OnceLock::new(),
+            lookup: OnceLock::new(),
         }
     }
 
@@ -753,7 +774,7 @@ pub struct AgentRules<'a> {
     robots: &'a Robots,
     group: GroupMatch,
     slots: &'a [Slot],
-    prefixes: Option<&'a OnceLock<Box<PrefixIndex>>>,
+    lookup: Option<&'a OnceLock<Box<Lookup>>>,
     /// The groups that applied (indexes into `Robots::groups`), in file order.
     groups: &'a [u32],
     /// The token of the groups that applied, `*`, or none.
@@ -851,14 +872,34 @@ impl<'a> AgentRules<'a> {
         }
         let arena = robots.texts.as_bytes();
         let mut pairs = Pairs::new(canon);
-        let hit = match self.prefixes {
-            Some(lazy) if self.slots.len() > INDEX_ABOVE => {
-                let index = lazy.get_or_init(|| {
-                    Box::new(PrefixIndex::build(
+        let lookup = match self.lookup {
+            Some(lazy) if self.slots.len() > BUCKETS_ABOVE => Some(lazy.get_or_init(|| {
+                Box::new(if self.slots.len() > INDEX_ABOVE {
+                    Lookup::Prefixes(PrefixIndex::build(
                         arena,
                         self.slots.iter().map(|s| s.range(arena)),
                     ))
-                });
+                } else {
+                    Lookup::Buckets(Buckets::build(self.slots.iter().map(|s| s.text(arena))))
+                })
+            })),
+            _ => None,
+        };
+        let hit = match lookup.map(|l| &**l) {
+            Some(Lookup::Buckets(buckets)) => {
+                let mut set = buckets.candidates(canon);
+                let mut hit = None;
+                while set != 0 {
+                    let s = self.slots.get(set.trailing_zeros() as usize);
+                    if let Some(s) = s.filter(|s| s.matches(arena, &mut pairs, mask)) {
+                        hit = Some(s);
+                        break;
+                    }
+                    set &= set - 1;
+                }
+                hit
+            }
+            Some(Lookup::Prefixes(index)) => {
                 // Wildcard rules are tried one by one up to a point, then all through the
                 // segments index (see `segments`): the cost of a check stays bounded however
                 // many wildcard rules the path's prefixes lead to.
@@ -905,7 +946,7 @@ impl<'a> AgentRules<'a> {
                     })
                     .map(|pos| &self.slots[pos as usize])
             }
-            _ => self
+            None => self
                 .slots
                 .iter()
                 .find(|s| s.matches(arena, &mut pairs, mask)),
@@ -1009,7 +1050,7 @@ impl Robots {
             robots: self,
             group,
             slots,
-            prefixes: entry.map(|e| &e.prefixes),
+            lookup: entry.map(|e| &e.lookup),
             groups: match entry {
                 Some(e) => &self.index.group_ids[e.groups.start as usize..e.groups.end as usize],
                 None => &[],

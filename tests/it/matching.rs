@@ -297,6 +297,19 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { cases: 1500, ..ProptestConfig::default() })]
+
+    /// Enough rules that checks try only the candidates of the path's second byte (5 to 64).
+    #[test]
+    fn bucketed_matcher_agrees_with_naive_reference(
+        rules in prop::collection::vec((any::<bool>(), pattern_strategy()), 5..=64),
+        paths in prop::collection::vec(path_strategy(), 1..20),
+    ) {
+        agree(&rules, &paths)?;
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
 
     /// Enough rules that checks go through the prefix index (more than 64).
