@@ -590,10 +590,11 @@ fn literal(pattern: &[u8], anchored: bool, path: &[u8]) -> bool {
 
 /// The byte pairs a path holds, hashed into a 64-bit set, built on the first question.
 ///
-/// Nearly every wildcard pattern a check tries fails (on the bench corpus, 669 matches in
-/// 47,645 tries), and most hold a pair of adjacent literal bytes that the path lacks
-/// (`*/minipip` against `/en/shop/…`): a bit test per pair rejected 38,960 of the 41,246 that
-/// hold a pair, where the search for their segments cost about 450 instructions each. The set
+/// Nearly every wildcard pattern a check tries fails (on the bench corpus, one pass of
+/// `examples/workload.rs check`: 669 matches in 44,282 tries), and most hold a pair of adjacent
+/// literal bytes that the path lacks (`*/minipip` against `/en/shop/…`): of the 40,647 tries
+/// whose prefix fit and whose pattern holds a pair, a bit test per pair turned away 33,804,
+/// where the search for their segments cost a few hundred instructions each. The set
 /// costs a few instructions per byte of the path, once per check, and only in the checks that
 /// reach such a pattern. (A 256-bit set rejected a few more and cost more than it saved: 2.2 M
 /// instructions more per check pass, `examples/workload.rs`.)
@@ -658,7 +659,7 @@ impl<'p> Pairs<'p> {
 /// (which is optimal for `*`-only globs), and with `anchored` the last segment must be a suffix
 /// of what is left.
 ///
-/// Nearly every call is a miss (on the bench corpus, 669 matches in 47,645 calls), so the
+/// Nearly every call is a miss (on the bench corpus, 669 matches in 44,282 calls), so the
 /// cheapest tests come first: the prefix, then an anchored pattern's suffix, which must end
 /// the path whatever the middle segments do; they are then looked for before it.
 ///
