@@ -1,8 +1,9 @@
 //! What the compiled rules of the robots-bench corpus cost in memory: for every file, the bytes
 //! `Robots::heap_size` reports and the bytes the allocator really holds for the `Robots` (a
 //! counting global allocator, `stats_alloc`; the parse's diagnostics are dropped first, and every agent's
-//! prefix index is built by a check, as a crawler's first checks would), against the body's
-//! size.
+//! lookup (buckets, prefix index) is built by a check, as a crawler's first checks would),
+//! against the body's size; then the same with no check at all, and with the checks of one
+//! agent only (`googlebot`), which is what a crawler holds.
 //!
 //! Run with `cargo run --release --example memory_survey` (`-- google` for `Mode::Google`).
 //! Exits successfully, doing nothing, when the corpus is absent.
@@ -85,10 +86,26 @@ fn main() {
     );
     println!("by part (Robots::heap_parts):");
     for (name, n) in &parts {
-        println!("  {name:<22} {n:>11}");
+        println!("  {name:<34} {n:>11}");
     }
     println!("rules: {rules}; their values {value_bytes} bytes, their lines {line_bytes} bytes");
     drop(kept);
+    // What a crawler holds: the lists of one agent built by its checks, the others never.
+    let token = ProductToken::verbatim(common::AGENT);
+    let (mut unchecked, mut one_agent) = (0usize, 0usize);
+    for (_, bytes) in &corpus.files {
+        let robots = Robots::parse_with(bytes, &options).robots;
+        unchecked += robots.heap_size();
+        robots.check(&token, "/");
+        one_agent += robots.heap_size();
+    }
+    println!(
+        "before any check:      {unchecked:>11}  ({:.2}× the bodies); after checks by `{}` only: \
+         {one_agent} ({:.2}×)",
+        unchecked as f64 / body as f64,
+        common::AGENT,
+        one_agent as f64 / body as f64
+    );
 }
 
 /// Checks one URL for every agent the file names and for `*`, so that every lazily built
