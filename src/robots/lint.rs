@@ -276,6 +276,23 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
         budget: BUDGET_BASE + BUDGET_PER_RULE * rules.len(),
         ..Scratch::default()
     };
+    // Working space sized once for the longest list, rather than regrown list by list; the
+    // shadow search's only for as many wildcard rules as the lists hold, and skipped when
+    // they hold none (many files).
+    let longest = lists.iter().map(|l| l.slots.len()).max().unwrap_or(0);
+    let wild_slots = index
+        .slot_compiled
+        .iter()
+        .filter(|c| c.wildcard)
+        .count()
+        .min(longest);
+    scratch.dead.reserve(longest);
+    if wild_slots > 0 {
+        for (w, n) in scratch.wild.iter_mut().zip(scratch.needs.iter_mut()) {
+            w.reserve(wild_slots);
+            n.reserve(wild_slots);
+        }
+    }
     let mut seen: HashMap<(&[u8], bool), [Option<u32>; 2], Fx> = HashMap::default();
     // Google mode's derived rules: without any (always in `Mode::Rfc`), every rule is live.
     let derived = rules.iter().any(|r| r.index_html);
@@ -321,7 +338,9 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
             }
             block = end;
         }
-        marked |= shadowed(&view, &mut scratch);
+        if wild_slots > 0 {
+            marked |= shadowed(&view, &mut scratch);
+        }
         if !marked {
             continue;
         }
@@ -604,13 +623,10 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) -> bool {
         needs,
         ..
     } = scratch;
-    // Live wildcard rules, per kind, in precedence order.
+    // Live wildcard rules, per kind, in precedence order (the caller reserved room for all).
     for (w, n) in wild.iter_mut().zip(needs.iter_mut()) {
         w.clear();
         n.clear();
-        // At most the list: one allocation, rather than regrowth.
-        w.reserve(view.len);
-        n.reserve(view.len);
     }
     for p in 0..view.len as u32 {
         if view.pattern(p).wildcard && view.live(p) {

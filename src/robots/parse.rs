@@ -84,14 +84,15 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         input,
         mode: options.mode,
         diagnostics: Vec::new(),
-        // Rough sizes, to avoid most regrowth (a file of rules holds one in 30 bytes or so, its
-        // values half its bytes); `finish` gives back the rest.
-        texts: String::with_capacity(input.len().min(limit) / 2),
+        // Rough sizes, to avoid most regrowth (a file of rules holds one in 30 bytes or so, and
+        // one in 16 at most in the bench corpus; its values and their canonical texts up to
+        // three quarters of its bytes); `finish` gives back the rest.
+        texts: String::with_capacity(input.len().min(limit) / 4 * 3),
         spellings: Vec::new(),
         written: Vec::new(),
         last_spelling: [0; 2],
-        rules: Vec::with_capacity(input.len().min(limit) / 24),
-        compiled: Vec::with_capacity(input.len().min(limit) / 24),
+        rules: Vec::with_capacity(input.len().min(limit) / 16),
+        compiled: Vec::with_capacity(input.len().min(limit) / 16),
         scratch: Vec::new(),
         groups: Vec::new(),
         agents: Vec::with_capacity(1),
@@ -101,7 +102,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         has_nul: memchr::memchr(0, input).is_some(),
         text: std::str::from_utf8(&input[..input.len().min(limit)]).ok(),
         usage: usage::Records::default(),
-        rule_spans: Vec::with_capacity(input.len().min(limit) / 24),
+        rule_spans: Vec::with_capacity(input.len().min(limit) / 16),
         agent_spans: Vec::new(),
         problems: Vec::new(),
     };
