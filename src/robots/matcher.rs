@@ -917,7 +917,8 @@ impl<'a> AgentRules<'a> {
                     .first_match(arena, canon, |pos, prefix_len| {
                         let s = &self.slots[pos as usize];
                         if !s.wildcard() {
-                            return s.matches(arena, &mut pairs, mask);
+                            // The text is the prefix the index found at the path's start.
+                            return !s.anchored() || canon.len() == prefix_len;
                         }
                         if !s.may_match(canon, mask) {
                             return false;
