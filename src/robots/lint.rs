@@ -33,7 +33,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::matcher::LintIndex;
-use super::pattern::Compiled;
+use super::pattern::{byte_bit, Compiled};
 use super::{Agent, Group, Rule, RuleKind};
 use crate::diagnostic::{Code, Diagnostic};
 
@@ -663,7 +663,7 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) -> bool {
         }
         let c = view.pattern(p);
         let t = view.text(p);
-        let mask = c.need() | 1 << (b'*' & 63);
+        let mask = c.need() | byte_bit(b'*');
         // The pattern as a word in which `*` is a symbol only a `*` matches: built for the
         // first candidate that passes the cheap tests (most never do).
         let mut built = false;
@@ -719,7 +719,9 @@ mod tests {
     use std::cell::Cell;
     use std::collections::HashMap;
 
-    use super::{push, Dead, Fx, Input, ListView, Scratch, BUDGET_BASE, BUDGET_PER_RULE, PAIRWISE};
+    use super::{
+        byte_bit, push, Dead, Fx, Input, ListView, Scratch, BUDGET_BASE, BUDGET_PER_RULE, PAIRWISE,
+    };
     use crate::diagnostic::Code;
     use crate::robots::{Mode, Options, Robots, RuleKind};
     use crate::Diagnostic;
@@ -868,7 +870,7 @@ mod tests {
             }
             let c = view.pattern(p);
             let t = view.text(p);
-            let mask = c.need() | 1 << (b'*' & 63);
+            let mask = c.need() | byte_bit(b'*');
             // The pattern as a word in which `*` is a symbol only a `*` matches: built for the
             // first candidate that passes the cheap tests (most never do).
             let mut built = false;

@@ -23,17 +23,17 @@ use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 /// One rule in an agent's precedence-ordered list, and the only record of a compiled rule:
 /// what the hot loop reads (prefilter, canonical text, flags) and what a [`RuleRef`] needs
 /// (line, kind, the key's spelling; the value as written is the canonical text unless
-/// [`Slot::SHARED`] is clear). 20 bytes. A pattern's specificity is not kept: it only sorts.
+/// [`Slot::SHARED`] is clear). 16 bytes. A pattern's specificity is not kept: it only sorts.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
-    /// [`pattern::byte_mask`] of the literal bytes, low and high halves (4-aligned).
-    need: [u32; 2],
+    /// [`pattern::byte_mask`] of the literal bytes (its 32 bits: see [`pattern::byte_bit`]).
+    need: u32,
     /// Where the canonical text (final `$` removed) starts in `Robots::texts`.
     pub start: u32,
     /// 1-based line.
     pub line: u32,
     /// The canonical text's length, or [`Slot::LONG`]: then the length is written in hex
-    /// in the 8 bytes before the text (see [`Slot::text`]). A `u16` keeps a slot at 20 bytes.
+    /// in the 8 bytes before the text (see [`Slot::text`]). A `u16` keeps a slot at 16 bytes.
     len: u16,
     /// How many `*` the text holds, [`Slot::STARS_UNKNOWN`] from that many on (see
     /// [`Slot::min_len`]).
@@ -65,7 +65,7 @@ impl Slot {
         let need = c.need();
         let flag = |on: bool, f: u8| if on { f } else { 0 };
         Slot {
-            need: [need as u32, (need >> 32) as u32],
+            need: need as u32,
             start: c.start,
             line: rule.line,
             len: c.len.min(Slot::LONG) as u16,
@@ -135,8 +135,7 @@ impl Slot {
     /// instructions per check (`examples/workload.rs check`), from how the loop was compiled.
     #[inline(always)]
     fn may_match(&self, path: &[u8], mask: u64) -> bool {
-        let need = u64::from(self.need[0]) | u64::from(self.need[1]) << 32;
-        need & !mask == 0 && self.min_len() as usize <= path.len()
+        self.need & !(mask as u32) == 0 && self.min_len() as usize <= path.len()
     }
 
     /// How many literal bytes a matching path has at least (0 when the stars were too many
