@@ -195,8 +195,9 @@ pub(crate) fn byte_mask(bytes: &[u8]) -> u64 {
 /// A byte's bit in a [`byte_mask`]: one of 32 (so that a matcher slot keeps the summary in
 /// four bytes), or none. A letter's two cases share a bit, as do the digits five apart; `_`
 /// has one of its own; other punctuation shares the bit of a letter that rules and paths
-/// rarely hold. `/`, in every path, and bytes that paths rarely hold have none: dropping a
-/// byte from the summary only lets more rules past the test, never fewer.
+/// rarely hold. `/`, in every path, `*`, so that a pattern's summary is that of its literal
+/// bytes whether or not its stars are left out, and bytes that paths rarely hold have none:
+/// dropping a byte from the summary only lets more rules past the test, never fewer.
 #[inline(always)]
 pub(crate) fn byte_bit(b: u8) -> u64 {
     BYTE_BIT[usize::from(b)]
@@ -219,7 +220,6 @@ static BYTE_BIT: [u64; 256] = {
             b'.' => letter(b'z'),
             b'=' => letter(b'j'),
             b'?' => letter(b'x'),
-            b'*' | b'$' => letter(b'k'),
             b'%' | b'&' | b'+' | b':' => letter(b'v'),
             _ => 0,
         };
@@ -837,6 +837,7 @@ mod tests {
             assert_eq!(bit, byte_bit(b.to_ascii_lowercase()), "{b}");
         }
         assert_eq!(byte_bit(b'/'), 0);
+        assert_eq!(byte_bit(b'*'), 0);
         let letters = byte_mask(b"abcdefghijklmnopqrstuvwxyz");
         assert_eq!(letters.count_ones(), 26);
         assert_eq!(byte_mask(b"0123456789") & letters, 0);
