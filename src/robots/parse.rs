@@ -492,9 +492,19 @@ impl<'a> Builder<'a> {
     /// Gives the last group the agents gathered for it.
     fn flush_agents(&mut self) {
         if let Some(group) = self.groups.last_mut() {
-            // Most groups name one agent, and the vector was made for one: no reallocation.
-            group.agents =
-                std::mem::replace(&mut self.agents, Vec::with_capacity(1)).into_boxed_slice();
+            // Moved out at the exact size (one allocation a group); the gathering vector is
+            // kept, so that it grows only for the file's largest group. Most groups name one
+            // agent: boxed as an array, without a copy loop.
+            group.agents = match self.agents.pop() {
+                Some(one) if self.agents.is_empty() => Box::new([one]),
+                Some(last) => {
+                    let mut all = Vec::with_capacity(self.agents.len() + 1);
+                    all.append(&mut self.agents);
+                    all.push(last);
+                    all.into_boxed_slice()
+                }
+                None => Box::default(),
+            };
         }
     }
 
