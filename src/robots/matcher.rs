@@ -363,7 +363,7 @@ mod sort_tests {
             .map(|(i, &(p, allow))| {
                 // `/aaa…`: as specific as it is long.
                 let value = format!("/{}", "a".repeat(p as usize - 1));
-                let (c, _) =
+                let (c, _, _) =
                     pattern::compile(value.as_bytes(), Mode::Rfc, &mut arena, None, &mut scratch);
                 assert_eq!(c.priority, p);
                 let kind = if allow {

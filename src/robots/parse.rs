@@ -541,19 +541,6 @@ impl<'a> Builder<'a> {
             );
             return;
         }
-        if let Some(i) = first_control(value) {
-            let at = self.span(value).start + i;
-            self.push(
-                Code::ControlInPath,
-                n,
-                at..at + 1,
-                format!(
-                    "the path has a control character (U+{:04X}): it is matched as written, but \
-                     URLs carry it percent-encoded (%{:02X})",
-                    value[i], value[i]
-                ),
-            );
-        }
         let spelling = self.spelling(n, key, kind, value);
         // The value as written, validated once (the whole input usually was).
         let span = self.span(value);
@@ -569,6 +556,8 @@ impl<'a> Builder<'a> {
                 let bad = span.start + e.valid_up_to();
                 let span = bad..bad + e.error_len().unwrap_or(1);
                 if self.mode == Mode::Rfc {
+                    // Not compiled: its control bytes are looked for here.
+                    self.control_in_path(n, value);
                     self.push(
                         Code::InvalidUtf8,
                         n,
@@ -588,13 +577,18 @@ impl<'a> Builder<'a> {
             }
         }
         let value_range = value_start..self.texts.len() as u32;
-        let (mut compiled, dollar) = pattern::compile(
+        let (mut compiled, dollar, control) = pattern::compile(
             value,
             self.mode,
             &mut self.texts,
             Some(value_range.start),
             &mut self.scratch,
         );
+        // Found by the compiler's pass over the bytes (a search of its own cost 5 M
+        // instructions of the corpus parse); the diagnostics are sorted by position later.
+        if control {
+            self.control_in_path(n, value);
+        }
         self.long_header(&mut compiled);
         if let Some(i) = dollar {
             let at = self.span(value).start + i;
@@ -630,6 +624,25 @@ impl<'a> Builder<'a> {
         }
         if let Some(group) = self.groups.last_mut() {
             group.rules.end = self.rules.len() as u32;
+        }
+    }
+
+    /// `control-in-path` for the first control byte of `value`, if any (paths almost never
+    /// hold one).
+    #[cold]
+    fn control_in_path(&mut self, n: u32, value: &[u8]) {
+        if let Some(i) = value.iter().position(|&b| b < 0x20 || b == 0x7f) {
+            let at = self.span(value).start + i;
+            self.push(
+                Code::ControlInPath,
+                n,
+                at..at + 1,
+                format!(
+                    "the path has a control character (U+{:04X}): it is matched as written, but \
+                     URLs carry it percent-encoded (%{:02X})",
+                    value[i], value[i]
+                ),
+            );
         }
     }
 
@@ -741,7 +754,7 @@ impl<'a> Builder<'a> {
         let start = self.texts.len() as u32;
         self.texts.push_str(&String::from_utf8_lossy(&derived));
         let end = self.texts.len() as u32;
-        let (mut compiled, _) = pattern::compile(
+        let (mut compiled, _, _) = pattern::compile(
             &derived,
             self.mode,
             &mut self.texts,
@@ -1009,41 +1022,6 @@ fn ignored_message(key: OtherKey) -> &'static str {
     }
 }
 
-/// The position of the first control byte (below 0x20, or DEL) in `value`. Paths almost never
-/// hold one: eight bytes at a time say so (the classic "has a byte less than" and "has a zero
-/// byte" word tests, exact as yes/no answers), and only a hit is looked at byte by byte.
-fn first_control(value: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let word_has_control = |c: &[u8]| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(c);
-        let x = u64::from_le_bytes(w);
-        let del = x ^ (0x7f * ONES);
-        (x.wrapping_sub(0x20 * ONES) & !x | del.wrapping_sub(ONES) & !del) & HIGH != 0
-    };
-    let is_control = |b: u8| b < 0x20 || b == 0x7f;
-    let mut chunks = value.chunks_exact(8);
-    let mut hit = false;
-    for c in &mut chunks {
-        hit |= word_has_control(c);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        hit |= match value.len().checked_sub(8) {
-            // The last eight bytes, overlapping the last chunk: one more word rather than a
-            // byte loop (1.5 M instructions of the corpus parse).
-            Some(last) => word_has_control(&value[last..]),
-            None => rest.iter().any(|&b| is_control(b)),
-        };
-    }
-    if hit {
-        value.iter().position(|&b| is_control(b))
-    } else {
-        None
-    }
-}
-
 /// Finds the first LF, CR or `#` (what `memchr::memchr3` finds) with a searcher made once per
 /// parse: `memchr3` dispatches on the CPU and sets its vectors up on every call, which cost a
 /// third of its 68 instructions a call (a call per line).
@@ -1101,8 +1079,9 @@ fn is_http_url(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{eq_short, first_control, ignored_message, LineEnds};
-    use crate::robots::OtherKey;
+    use super::{eq_short, ignored_message, LineEnds};
+    use crate::diagnostic::Code;
+    use crate::robots::{Mode, Options, OtherKey, Robots};
 
     #[test]
     fn ignored_messages_name_their_key() {
@@ -1168,14 +1147,56 @@ mod tests {
     }
 
     #[test]
-    fn first_control_agrees_with_a_byte_scan() {
-        let naive = |v: &[u8]| v.iter().position(|&b| b < 0x20 || b == 0x7f);
+    fn control_bytes_in_paths_are_reported_once_where_they_are() {
+        // The first control byte of the value (or none), in both modes, whether the value is
+        // plain, needs a canonical form, ends in `$`, or is not UTF-8 (Google compiles it,
+        // RFC 9309 mode drops it).
+        let controls = |robots: &[u8], mode: Mode| -> Vec<std::ops::Range<usize>> {
+            let options = Options {
+                mode,
+                ..Options::default()
+            };
+            Robots::parse_with(robots, &options)
+                .diagnostics
+                .iter()
+                .filter(|d| d.code == Code::ControlInPath)
+                .map(|d| d.span.clone())
+                .collect()
+        };
+        let head = b"user-agent: *\ndisallow: ";
         for b in 0..=255u8 {
-            for at in [0, 3, 7, 8, 12, 16, 20] {
-                let mut v = b"/some/path/with/length/".to_vec();
-                v[at] = b;
-                assert_eq!(first_control(&v), naive(&v), "byte {b:#x} at {at}");
-                assert_eq!(first_control(&v[..at + 1]), naive(&v[..at + 1]));
+            for tail in [&b""[..], b"$", b"*x", b"%41\xff", b"\x01"] {
+                for at in 0..3 {
+                    let mut value = b"/ab".to_vec();
+                    value.insert(at + 1, b);
+                    value.extend_from_slice(tail);
+                    let mut robots = head.to_vec();
+                    robots.extend_from_slice(&value);
+                    robots.extend_from_slice(b"\nallow: /x\n");
+                    // What the parser leaves of the value: cut at a line end, `#` or NUL, and
+                    // trimmed.
+                    let kept: &[u8] = match robots[head.len()..]
+                        .iter()
+                        .position(|&c| matches!(c, b'\n' | b'\r' | b'#' | 0))
+                    {
+                        Some(end) => &robots[head.len()..head.len() + end],
+                        None => &robots[head.len()..],
+                    };
+                    let kept = super::super::lexer::trim_end(kept);
+                    let want: Vec<_> = kept
+                        .iter()
+                        .position(|&c| c < 0x20 || c == 0x7f)
+                        .map(|i| head.len() + i..head.len() + i + 1)
+                        .into_iter()
+                        .collect();
+                    for mode in [Mode::Rfc, Mode::Google] {
+                        assert_eq!(
+                            controls(&robots, mode),
+                            want,
+                            "{b:#x} {tail:?} {at} {mode:?}"
+                        );
+                    }
+                }
             }
         }
     }

@@ -54,6 +54,8 @@ const STAR: u8 = 2;
 /// A byte other than `*` with `*`'s [`byte_mask`] bit (`j`): without one, a plain body's
 /// summary without its stars is its summary less that bit.
 const STAR_BIT: u8 = 4;
+/// A control byte (below 0x20, or DEL), which the parser reports: found by the same pass.
+const CONTROL: u8 = 8;
 
 /// Pattern bytes by [`compile`] class in [`Mode::Rfc`]: canonical ones and the wildcard are
 /// copied unchanged.
@@ -70,12 +72,16 @@ static PLAIN_RFC: [u8; 256] = {
     star_bit(t)
 };
 
-/// `table` with [`STAR_BIT`] on the bytes other than `*` that share its [`byte_mask`] bit.
+/// `table` with [`STAR_BIT`] on the bytes other than `*` that share its [`byte_mask`] bit, and
+/// [`CONTROL`] on control bytes.
 const fn star_bit(mut table: [u8; 256]) -> [u8; 256] {
     let mut b = 0;
     while b < 256 {
         if b & 63 == b'*' as usize & 63 && b != b'*' as usize {
             table[b] |= STAR_BIT;
+        }
+        if b < 0x20 || b == 0x7f {
+            table[b] |= CONTROL;
         }
         b += 1;
     }
@@ -352,7 +358,8 @@ fn count_stars(bytes: &[u8]) -> usize {
 }
 
 /// Compiles `value` (an `allow`/`disallow` value) and returns the compiled pattern, with the
-/// position of the first `$` that is not at the end (an ordinary character there), if any.
+/// position of the first `$` that is not at the end (an ordinary character there), if any, and
+/// whether `value` holds a control byte (below 0x20, or DEL).
 ///
 /// The canonical text goes into `arena`, except when the arena already holds it at
 /// `written_at`, where the caller stored `value` as [`String::from_utf8_lossy`] writes it:
@@ -364,7 +371,7 @@ pub(crate) fn compile(
     arena: &mut String,
     written_at: Option<u32>,
     scratch: &mut Vec<u8>,
-) -> (Compiled, Option<usize>) {
+) -> (Compiled, Option<usize>, bool) {
     let (body, anchored) = match value.split_last() {
         Some((b'$', body)) => (body, true),
         _ => (value, false),
@@ -466,7 +473,8 @@ pub(crate) fn compile(
         stars: u16::try_from(stars).unwrap_or(STARS_UNKNOWN),
         priority: (octets + usize::from(anchored)) as u32,
     };
-    (compiled, dollar)
+    // A final `$` is no control byte: the body's answer is the value's.
+    (compiled, dollar, classes & CONTROL != 0)
 }
 
 #[cfg(test)]
@@ -556,11 +564,13 @@ mod compile_tests {
                 at
             });
             let mut naive_arena = arena.clone();
-            let (got, dollar) = compile(&value, mode, &mut arena, written_at, &mut Vec::new());
+            let (got, dollar, control) =
+                compile(&value, mode, &mut arena, written_at, &mut Vec::new());
             let (want, want_dollar) = compile_naive(&value, mode, &mut naive_arena, written_at);
             prop_assert_eq!(got, want);
             prop_assert_eq!(arena, naive_arena);
             prop_assert_eq!(dollar, want_dollar);
+            prop_assert_eq!(control, value.iter().any(|&b| b < 0x20 || b == 0x7f));
         }
     }
 }
@@ -843,7 +853,7 @@ mod tests {
 
     fn canon_pat(p: &str, mode: Mode) -> (String, bool) {
         let mut arena = String::new();
-        let (c, _) = compile(p.as_bytes(), mode, &mut arena, None, &mut Vec::new());
+        let (c, _, _) = compile(p.as_bytes(), mode, &mut arena, None, &mut Vec::new());
         (arena, c.anchored)
     }
 
