@@ -265,7 +265,8 @@ impl<'a> Builder<'a> {
             );
             line = &line[..nul];
         }
-        if line.starts_with(BOM) {
+        // The first byte alone rules out almost every line.
+        if line.first() == Some(&BOM[0]) && line.starts_with(BOM) {
             match self.mode {
                 Mode::Rfc => {
                     self.push(
