@@ -194,6 +194,19 @@ impl<'a> Builder<'a> {
         });
     }
 
+    /// `part`, a sub-slice of the input, as [`String::from_utf8_lossy`] reads it: taken from
+    /// the input validated once when it is all UTF-8, rather than validated again (messages
+    /// quote keys and values, thousands of times in a large corpus).
+    fn lossy<'p>(&self, part: &'p [u8]) -> Cow<'p, str>
+    where
+        'a: 'p,
+    {
+        match self.text.and_then(|t| t.get(self.span(part))) {
+            Some(text) => Cow::Borrowed(text),
+            None => String::from_utf8_lossy(part),
+        }
+    }
+
     /// Byte range of `part`, a sub-slice of the input.
     fn span(&self, part: &[u8]) -> std::ops::Range<usize> {
         let start = self.input.offset(part);
@@ -325,11 +338,7 @@ impl<'a> Builder<'a> {
                 Code::UnknownDirective,
                 n,
                 span,
-                lint::message(&[
-                    "unknown directive `",
-                    &String::from_utf8_lossy(key),
-                    "`; ignored",
-                ]),
+                lint::message(&["unknown directive `", &self.lossy(key), "`; ignored"]),
             );
             return;
         };
@@ -339,11 +348,7 @@ impl<'a> Builder<'a> {
                 Code::MisspelledKey,
                 n,
                 span,
-                format!(
-                    "`{}` read as `{}`",
-                    String::from_utf8_lossy(key),
-                    directive.as_str()
-                ),
+                format!("`{}` read as `{}`", self.lossy(key), directive.as_str()),
             );
         }
         if sep == Separator::Whitespace {
@@ -427,7 +432,7 @@ impl<'a> Builder<'a> {
                     Code::AgentNotToken,
                     n,
                     span,
-                    format!("`{}` read as `*`", String::from_utf8_lossy(value)),
+                    format!("`{}` read as `*`", self.lossy(value)),
                 );
             }
             Agent::Star
@@ -449,7 +454,7 @@ impl<'a> Builder<'a> {
                     span,
                     format!(
                         "`{}` has no product token ({chars}) in front; it matches no crawler",
-                        String::from_utf8_lossy(value)
+                        self.lossy(value)
                     ),
                 );
                 Agent::Nobody
@@ -463,9 +468,9 @@ impl<'a> Builder<'a> {
                         span,
                         lint::message(&[
                             "`",
-                            &String::from_utf8_lossy(value),
+                            &self.lossy(value),
                             "` read as the product token `",
-                            &String::from_utf8_lossy(token),
+                            &self.lossy(token),
                             "`",
                             if cut_by_digit {
                                 " (google/robotstxt stops at the first digit)"
@@ -537,7 +542,7 @@ impl<'a> Builder<'a> {
                 span,
                 format!(
                     "`{}` starts with neither `/` nor `*`, so it can never match; ignored",
-                    String::from_utf8_lossy(value)
+                    self.lossy(value)
                 ),
             );
             return;
@@ -792,7 +797,7 @@ impl<'a> Builder<'a> {
                 line: n,
             });
         } else {
-            let text = String::from_utf8_lossy(value);
+            let text = self.lossy(value);
             let span = self.span(value);
             self.push(
                 Code::InvalidSitemapUrl,
@@ -812,7 +817,7 @@ impl<'a> Builder<'a> {
         self.push(Code::IgnoredDirective, n, span, ignored_message(key));
         self.records.push(Record {
             key,
-            value: String::from_utf8_lossy(value).into_owned(),
+            value: self.lossy(value).into_owned(),
             line: n,
             group,
         });
@@ -1144,6 +1149,37 @@ mod tests {
                 }
             }
             assert!(!eq_short(a, &base[..n + 1]));
+        }
+    }
+
+    #[test]
+    fn messages_quote_keys_and_values_as_lossy_text() {
+        // The same lines in a file that is all UTF-8 (quoted from the input validated once)
+        // and in one that is not (each part decoded on its own).
+        for tail in [&b""[..], b"# \xff\ndisallow: \xc3\xa9\xff\n"] {
+            let mut robots =
+                b"user-agent: *\ncl\xc3\xa9: x\nuser-agent: b\xc3\xa9t/1\ndisallow: \xc3\xa9\n"
+                    .to_vec();
+            robots.extend_from_slice(tail);
+            let messages: Vec<String> = Robots::parse(&robots)
+                .diagnostics
+                .iter()
+                .map(|d| d.message.to_string())
+                .collect();
+            let mut wants = vec![
+                "unknown directive `cl\u{e9}`; ignored",
+                "`b\u{e9}t/1` read as the product token `b`",
+                "`\u{e9}` starts with neither `/` nor `*`, so it can never match; ignored",
+            ];
+            if !tail.is_empty() {
+                wants.push("`\u{e9}\u{fffd}` starts with neither `/` nor `*`, so it can never match; ignored");
+            }
+            for want in wants {
+                assert!(
+                    messages.iter().any(|m| m == want),
+                    "{want:?} in {messages:?}"
+                );
+            }
         }
     }
 
