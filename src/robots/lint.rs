@@ -423,9 +423,26 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
 fn may_repeat(view: &ListView<'_>, block: Range<usize>, keys: &mut Vec<u64>) -> bool {
     let range = block.start as u32..block.end as u32;
     if block.len() <= PAIRWISE {
-        return range
-            .clone()
-            .any(|p| view.live(p) && (range.start..p).any(|q| view.live(q) && view.same(q, p)));
+        // The live rules' summaries (anchor, length, byte summary) on the stack, compared as
+        // one word a pair: equal patterns have equal words, and only equal words are compared
+        // in full (reading the patterns anew for every pair cost 2 M instructions of the
+        // corpus parse).
+        let mut words = [0u64; PAIRWISE];
+        let mut at = [0u32; PAIRWISE];
+        for (n, p) in range.filter(|&p| view.live(p)).enumerate() {
+            let c = view.pattern(p);
+            let w = c.need() ^ (u64::from(c.len) << 1 | u64::from(c.anchored)).rotate_right(7);
+            if words[..n]
+                .iter()
+                .zip(&at[..n])
+                .any(|(&x, &q)| x == w && view.same(q, p))
+            {
+                return true;
+            }
+            words[n] = w;
+            at[n] = p;
+        }
+        return false;
     }
     let live = range.filter(|&p| view.live(p));
     let key = |p: u32| text_key(view.text(p), view.pattern(p).anchored);
