@@ -313,6 +313,10 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
             arena,
             start: list.slots.start,
             len: list.slots.len(),
+            patterns: index
+                .slot_compiled
+                .get(list.slots.start as usize..list.slots.end as usize)
+                .unwrap_or_default(),
             derived,
         };
         scratch.dead.clear();
@@ -321,13 +325,17 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
         let mut marked = false;
         // Equal patterns have equal specificity, and a list is sorted by it: look for them
         // within each run of equally specific rules.
+        // The runs are found in the list's patterns as one slice, without an index check per
+        // rule.
+        let patterns = view.patterns;
         let mut block = 0;
-        while block < view.len {
-            let priority = view.pattern(block as u32).priority;
-            let mut end = block + 1;
-            while end < view.len && view.pattern(end as u32).priority == priority {
-                end += 1;
-            }
+        while let Some(first) = patterns.get(block) {
+            let end = block
+                + 1
+                + patterns[block + 1..]
+                    .iter()
+                    .take_while(|c| c.priority == first.priority)
+                    .count();
             if end - block > 1 && may_repeat(&view, block..end, &mut scratch.keys) {
                 marked = true;
                 if end - block <= PAIRWISE {
@@ -522,6 +530,9 @@ struct ListView<'a> {
     arena: &'a [u8],
     start: u32,
     len: usize,
+    /// The list's compiled patterns (the index's, from `start`): read often, and through one
+    /// slice rather than the index.
+    patterns: &'a [Compiled],
     /// The file has derived rules ([`ListView::live`] has something to check).
     derived: bool,
 }
@@ -531,7 +542,7 @@ impl<'a> ListView<'a> {
         self.index.rule(self.start + p)
     }
     fn pattern(&self, p: u32) -> &'a Compiled {
-        self.index.pattern(self.start + p)
+        &self.patterns[p as usize]
     }
     fn text(&self, p: u32) -> &'a [u8] {
         text(self.arena, self.pattern(p))
@@ -792,6 +803,10 @@ mod tests {
                 arena,
                 start: list.slots.start,
                 len: list.slots.len(),
+                patterns: index
+                    .slot_compiled
+                    .get(list.slots.start as usize..list.slots.end as usize)
+                    .unwrap_or_default(),
                 derived,
             };
             scratch.dead.clear();
