@@ -463,8 +463,12 @@ pub(crate) fn compile(
         Some(at) => at as usize,
         None => {
             let at = arena.len();
-            // ASCII, so the lossy decoding borrows and copies nothing extra.
-            arena.push_str(&String::from_utf8_lossy(text));
+            // ASCII: the plain check (a word at a time for ASCII) passes, and the lossy
+            // decoding, slower, is only there so that nothing can panic.
+            match std::str::from_utf8(text) {
+                Ok(text) => arena.push_str(text),
+                Err(_) => arena.push_str(&String::from_utf8_lossy(text)),
+            }
             at
         }
     };
