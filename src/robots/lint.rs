@@ -659,7 +659,9 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) -> bool {
     for p in 0..view.len as u32 {
         if view.pattern(p).wildcard && view.live(p) {
             let t = view.text(p);
-            let lit = memchr::memchr(b'*', t).unwrap_or(t.len()) as u32;
+            // Literal prefixes are short: a byte loop, rather than a call to `memchr` set up
+            // for long haystacks.
+            let lit = t.iter().position(|&b| b == b'*').unwrap_or(t.len()) as u32;
             let k = usize::from(view.kind(p) == RuleKind::Disallow);
             wild[k].push((p, lit));
             needs[k].push(view.pattern(p).need());
@@ -879,7 +881,9 @@ mod tests {
         for p in 0..view.len as u32 {
             if view.pattern(p).wildcard && view.live(p) {
                 let t = view.text(p);
-                let lit = memchr::memchr(b'*', t).unwrap_or(t.len()) as u32;
+                // Literal prefixes are short: a byte loop, rather than a call to `memchr` set up
+                // for long haystacks.
+                let lit = t.iter().position(|&b| b == b'*').unwrap_or(t.len()) as u32;
                 let need = view.pattern(p).need();
                 wild[usize::from(view.kind(p) == RuleKind::Disallow)].push((p, lit, need));
             }
