@@ -56,6 +56,9 @@ pub(crate) struct Input<'a> {
     pub agent_spans: &'a [Range<usize>],
     /// The file ended in a run of `user-agent` lines.
     pub ends_in_agents: bool,
+    /// Some rule is one of Google mode's derived `/dir/$` rules (known while parsing, rather
+    /// than looked for among the rules).
+    pub derived: bool,
 }
 
 /// Appends the semantic findings to `out`.
@@ -295,7 +298,8 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
     }
     let mut seen: HashMap<(&[u8], bool), [Option<u32>; 2], Fx> = HashMap::default();
     // Google mode's derived rules: without any (always in `Mode::Rfc`), every rule is live.
-    let derived = rules.iter().any(|r| r.index_html);
+    let derived = input.derived;
+    debug_assert_eq!(derived, rules.iter().any(|r| r.index_html));
     // Dead rules are few: they are collected here, and only then are the lists that contain
     // them counted, instead of a tally per rule for every file.
     let mut found: Vec<Finding> = Vec::new();

@@ -76,6 +76,8 @@ struct Builder<'a> {
     agent_spans: Vec<std::ops::Range<usize>>,
     /// Scratch for the problems of one usage value.
     problems: Vec<usage::Problem>,
+    /// A derived `/dir/$` rule was added (Google mode), for the lint.
+    derived: bool,
 }
 
 pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
@@ -105,6 +107,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         rule_spans: Vec::with_capacity(input.len().min(limit) / 16),
         agent_spans: Vec::new(),
         problems: Vec::new(),
+        derived: false,
     };
 
     // google/robotstxt skips any prefix of the BOM (EF, EF BB, EF BB BF) at the very start.
@@ -771,6 +774,7 @@ impl<'a> Builder<'a> {
         self.written
             .push((u64::from(n) << 2 | TAG_SOURCE, source_value));
         let shared = self.shares(&compiled, &(start..end), n, TAG_DERIVED);
+        self.derived = true;
         self.rules.push(Rule {
             kind: RuleKind::Allow,
             index_html: true,
@@ -968,6 +972,7 @@ impl<'a> Builder<'a> {
                 rule_spans: &self.rule_spans,
                 agent_spans: &self.agent_spans,
                 ends_in_agents: matches!(self.state, State::Agents { .. }),
+                derived: self.derived,
             },
             &mut diagnostics,
         );
