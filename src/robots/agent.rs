@@ -92,19 +92,44 @@ pub struct ProductToken(Box<str>);
 
 /// A byte of a product token: a letter, a digit, `_` or `-` (see [`ProductToken`]).
 #[inline]
-pub(crate) fn is_token_byte(b: u8) -> bool {
+pub(crate) const fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
 }
 
 /// A byte of a group's token as google/robotstxt's `ExtractUserAgent` reads it: `[a-zA-Z_-]`.
 #[inline]
-fn is_google_token_byte(b: u8) -> bool {
+const fn is_google_token_byte(b: u8) -> bool {
     b.is_ascii_alphabetic() || b == b'_' || b == b'-'
 }
 
+/// [`TOKEN_BYTES`] bits: a byte of a product token, and of a token as google/robotstxt reads
+/// one.
+const RFC_TOKEN: u8 = 1;
+const GOOGLE_TOKEN: u8 = 2;
+
+/// Token bytes by mode, looked up once per byte (the tests above cost several compares; every
+/// group's `user-agent` value is scanned).
+static TOKEN_BYTES: [u8; 256] = {
+    let mut t = [0; 256];
+    let mut b = 0;
+    while b < 256 {
+        if is_token_byte(b as u8) {
+            t[b] |= RFC_TOKEN;
+        }
+        if is_google_token_byte(b as u8) {
+            t[b] |= GOOGLE_TOKEN;
+        }
+        b += 1;
+    }
+    t
+};
+
 /// The leading run of token bytes.
 fn leading(s: &[u8]) -> &[u8] {
-    let end = s.iter().position(|&b| !is_token_byte(b)).unwrap_or(s.len());
+    let end = s
+        .iter()
+        .position(|&b| TOKEN_BYTES[usize::from(b)] & RFC_TOKEN == 0)
+        .unwrap_or(s.len());
     &s[..end]
 }
 
@@ -115,7 +140,7 @@ pub(crate) fn leading_token(s: &[u8], mode: Mode) -> &[u8] {
         Mode::Rfc => leading(s).len(),
         Mode::Google => s
             .iter()
-            .position(|&b| !is_google_token_byte(b))
+            .position(|&b| TOKEN_BYTES[usize::from(b)] & GOOGLE_TOKEN == 0)
             .unwrap_or(s.len()),
     };
     &s[..end]
@@ -260,6 +285,27 @@ impl std::str::FromStr for ProductToken {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leading_token_agrees_with_the_byte_tests() {
+        for b in 0..=255u8 {
+            for at in 0..4 {
+                let mut v = b"ab9_-cd".to_vec();
+                v[at] = b;
+                let rfc = v.iter().position(|&c| !is_token_byte(c)).unwrap_or(v.len());
+                let google = v
+                    .iter()
+                    .position(|&c| !is_google_token_byte(c))
+                    .unwrap_or(v.len());
+                assert_eq!(leading_token(&v, Mode::Rfc), &v[..rfc], "{b:#x} at {at}");
+                assert_eq!(
+                    leading_token(&v, Mode::Google),
+                    &v[..google],
+                    "{b:#x} at {at}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn validation() {

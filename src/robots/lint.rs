@@ -56,6 +56,9 @@ pub(crate) struct Input<'a> {
     pub agent_spans: &'a [Range<usize>],
     /// The file ended in a run of `user-agent` lines.
     pub ends_in_agents: bool,
+    /// Some rule is one of Google mode's derived `/dir/$` rules (known while parsing, rather
+    /// than looked for among the rules).
+    pub derived: bool,
 }
 
 /// Appends the semantic findings to `out`.
@@ -295,7 +298,8 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
     }
     let mut seen: HashMap<(&[u8], bool), [Option<u32>; 2], Fx> = HashMap::default();
     // Google mode's derived rules: without any (always in `Mode::Rfc`), every rule is live.
-    let derived = rules.iter().any(|r| r.index_html);
+    let derived = input.derived;
+    debug_assert_eq!(derived, rules.iter().any(|r| r.index_html));
     // Dead rules are few: they are collected here, and only then are the lists that contain
     // them counted, instead of a tally per rule for every file.
     let mut found: Vec<Finding> = Vec::new();
@@ -313,6 +317,10 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
             arena,
             start: list.slots.start,
             len: list.slots.len(),
+            patterns: index
+                .slot_compiled
+                .get(list.slots.start as usize..list.slots.end as usize)
+                .unwrap_or_default(),
             derived,
         };
         scratch.dead.clear();
@@ -321,13 +329,17 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
         let mut marked = false;
         // Equal patterns have equal specificity, and a list is sorted by it: look for them
         // within each run of equally specific rules.
+        // The runs are found in the list's patterns as one slice, without an index check per
+        // rule.
+        let patterns = view.patterns;
         let mut block = 0;
-        while block < view.len {
-            let priority = view.pattern(block as u32).priority;
-            let mut end = block + 1;
-            while end < view.len && view.pattern(end as u32).priority == priority {
-                end += 1;
-            }
+        while let Some(first) = patterns.get(block) {
+            let end = block
+                + 1
+                + patterns[block + 1..]
+                    .iter()
+                    .take_while(|c| c.priority == first.priority)
+                    .count();
             if end - block > 1 && may_repeat(&view, block..end, &mut scratch.keys) {
                 marked = true;
                 if end - block <= PAIRWISE {
@@ -423,9 +435,26 @@ fn rules(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
 fn may_repeat(view: &ListView<'_>, block: Range<usize>, keys: &mut Vec<u64>) -> bool {
     let range = block.start as u32..block.end as u32;
     if block.len() <= PAIRWISE {
-        return range
-            .clone()
-            .any(|p| view.live(p) && (range.start..p).any(|q| view.live(q) && view.same(q, p)));
+        // The live rules' summaries (anchor, length, byte summary) on the stack, compared as
+        // one word a pair: equal patterns have equal words, and only equal words are compared
+        // in full (reading the patterns anew for every pair cost 2 M instructions of the
+        // corpus parse).
+        let mut words = [0u64; PAIRWISE];
+        let mut at = [0u32; PAIRWISE];
+        for (n, p) in range.filter(|&p| view.live(p)).enumerate() {
+            let c = view.pattern(p);
+            let w = c.need() ^ (u64::from(c.len) << 1 | u64::from(c.anchored)).rotate_right(7);
+            if words[..n]
+                .iter()
+                .zip(&at[..n])
+                .any(|(&x, &q)| x == w && view.same(q, p))
+            {
+                return true;
+            }
+            words[n] = w;
+            at[n] = p;
+        }
+        return false;
     }
     let live = range.filter(|&p| view.live(p));
     let key = |p: u32| text_key(view.text(p), view.pattern(p).anchored);
@@ -505,6 +534,9 @@ struct ListView<'a> {
     arena: &'a [u8],
     start: u32,
     len: usize,
+    /// The list's compiled patterns (the index's, from `start`): read often, and through one
+    /// slice rather than the index.
+    patterns: &'a [Compiled],
     /// The file has derived rules ([`ListView::live`] has something to check).
     derived: bool,
 }
@@ -514,7 +546,7 @@ impl<'a> ListView<'a> {
         self.index.rule(self.start + p)
     }
     fn pattern(&self, p: u32) -> &'a Compiled {
-        self.index.pattern(self.start + p)
+        &self.patterns[p as usize]
     }
     fn text(&self, p: u32) -> &'a [u8] {
         text(self.arena, self.pattern(p))
@@ -631,7 +663,9 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) -> bool {
     for p in 0..view.len as u32 {
         if view.pattern(p).wildcard && view.live(p) {
             let t = view.text(p);
-            let lit = memchr::memchr(b'*', t).unwrap_or(t.len()) as u32;
+            // Literal prefixes are short: a byte loop, rather than a call to `memchr` set up
+            // for long haystacks.
+            let lit = t.iter().position(|&b| b == b'*').unwrap_or(t.len()) as u32;
             let k = usize::from(view.kind(p) == RuleKind::Disallow);
             wild[k].push((p, lit));
             needs[k].push(view.pattern(p).need());
@@ -777,6 +811,10 @@ mod tests {
                 arena,
                 start: list.slots.start,
                 len: list.slots.len(),
+                patterns: index
+                    .slot_compiled
+                    .get(list.slots.start as usize..list.slots.end as usize)
+                    .unwrap_or_default(),
                 derived,
             };
             scratch.dead.clear();
@@ -849,7 +887,9 @@ mod tests {
         for p in 0..view.len as u32 {
             if view.pattern(p).wildcard && view.live(p) {
                 let t = view.text(p);
-                let lit = memchr::memchr(b'*', t).unwrap_or(t.len()) as u32;
+                // Literal prefixes are short: a byte loop, rather than a call to `memchr` set up
+                // for long haystacks.
+                let lit = t.iter().position(|&b| b == b'*').unwrap_or(t.len()) as u32;
                 let need = view.pattern(p).need();
                 wild[usize::from(view.kind(p) == RuleKind::Disallow)].push((p, lit, need));
             }
