@@ -376,6 +376,7 @@ mod sort_tests {
                     line: i as u32 + 1,
                     spelling: 0,
                     shared: true,
+                    clean: true,
                 };
                 (rule, c)
             })

@@ -211,6 +211,9 @@ pub(crate) struct Rule {
     /// The value as written is the canonical text (and `$` when anchored); else it is in
     /// `Robots::written`.
     pub shared: bool,
+    /// Compiling the value found nothing to report (no literal `$`, no control byte): a later
+    /// rule with the same value may take its compiled form as it is.
+    pub clean: bool,
 }
 
 /// Keys of `Robots::written`: `line << 2 | tag`.

@@ -78,6 +78,9 @@ struct Builder<'a> {
     problems: Vec<usage::Problem>,
     /// A derived `/dir/$` rule was added (Google mode), for the lint.
     derived: bool,
+    /// Where the previous group's rules are, for `repeated`: how many rules before the
+    /// current group's the previous group's start, and where they end.
+    echo: (u32, u32),
 }
 
 pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
@@ -108,6 +111,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         agent_spans: Vec::new(),
         problems: Vec::new(),
         derived: false,
+        echo: (0, 0),
     };
 
     // google/robotstxt skips any prefix of the BOM (EF, EF BB, EF BB BF) at the very start.
@@ -396,6 +400,10 @@ impl<'a> Builder<'a> {
             State::Start | State::Rules => {
                 self.flush_agents();
                 let at = self.rules.len() as u32;
+                self.echo = self
+                    .groups
+                    .last()
+                    .map_or((0, 0), |g| (at - g.rules.start, g.rules.end));
                 self.groups.push(Group {
                     line: n,
                     agents: Box::default(),
@@ -551,63 +559,71 @@ impl<'a> Builder<'a> {
             return;
         }
         let spelling = self.spelling(n, key, kind, value);
-        // The value as written, validated once (the whole input usually was).
-        let span = self.span(value);
-        // `get` also refuses a range that is not on character boundaries (a Google line cut).
-        let valid = match self.text.and_then(|t| t.get(span.clone())) {
-            Some(text) => Ok(text),
-            None => std::str::from_utf8(value),
-        };
-        let value_start = self.texts.len() as u32;
-        match valid {
-            Ok(text) => self.texts.push_str(text),
-            Err(e) => {
-                let bad = span.start + e.valid_up_to();
-                let span = bad..bad + e.error_len().unwrap_or(1);
-                if self.mode == Mode::Rfc {
-                    // Not compiled: its control bytes are looked for here.
-                    self.control_in_path(n, value);
-                    self.push(
-                        Code::InvalidUtf8,
-                        n,
-                        span,
-                        "bytes that are not UTF-8 in the path; the rule is ignored",
-                    );
-                    return;
+        let (value_range, compiled, clean) = match self.repeated(value) {
+            Some((range, compiled)) => (range, compiled, true),
+            None => {
+                // The value as written, validated once (the whole input usually was).
+                let span = self.span(value);
+                // `get` also refuses a range that is not on character boundaries (a Google
+                // line cut).
+                let valid = match self.text.and_then(|t| t.get(span.clone())) {
+                    Some(text) => Ok(text),
+                    None => std::str::from_utf8(value),
+                };
+                let value_start = self.texts.len() as u32;
+                match valid {
+                    Ok(text) => self.texts.push_str(text),
+                    Err(e) => {
+                        let bad = span.start + e.valid_up_to();
+                        let span = bad..bad + e.error_len().unwrap_or(1);
+                        if self.mode == Mode::Rfc {
+                            // Not compiled: its control bytes are looked for here.
+                            self.control_in_path(n, value);
+                            self.push(
+                                Code::InvalidUtf8,
+                                n,
+                                span,
+                                "bytes that are not UTF-8 in the path; the rule is ignored",
+                            );
+                            return;
+                        }
+                        self.push_sev(
+                            Code::InvalidUtf8,
+                            Severity::Warning,
+                            n,
+                            span,
+                            "bytes that are not UTF-8 in the path; Google percent-encodes them and uses the rule",
+                        );
+                        self.texts.push_str(&String::from_utf8_lossy(value));
+                    }
                 }
-                self.push_sev(
-                    Code::InvalidUtf8,
-                    Severity::Warning,
-                    n,
-                    span,
-                    "bytes that are not UTF-8 in the path; Google percent-encodes them and uses the rule",
+                let value_range = value_start..self.texts.len() as u32;
+                let (mut compiled, dollar, control) = pattern::compile(
+                    value,
+                    self.mode,
+                    &mut self.texts,
+                    Some(value_range.start),
+                    &mut self.scratch,
                 );
-                self.texts.push_str(&String::from_utf8_lossy(value));
+                // Found by the compiler's pass over the bytes (a search of its own cost 5 M
+                // instructions of the corpus parse); the diagnostics are sorted by position
+                // later.
+                if control {
+                    self.control_in_path(n, value);
+                }
+                self.long_header(&mut compiled);
+                if let Some(i) = dollar {
+                    let at = self.span(value).start + i;
+                    self.push(
+                        Code::LiteralDollar,
+                        n,
+                        at..at + 1,
+                        "`$` is special only at the end of a pattern; here it is an ordinary character",
+                    );
+                }
+                (value_range, compiled, dollar.is_none() && !control)
             }
-        }
-        let value_range = value_start..self.texts.len() as u32;
-        let (mut compiled, dollar, control) = pattern::compile(
-            value,
-            self.mode,
-            &mut self.texts,
-            Some(value_range.start),
-            &mut self.scratch,
-        );
-        // Found by the compiler's pass over the bytes (a search of its own cost 5 M
-        // instructions of the corpus parse); the diagnostics are sorted by position later.
-        if control {
-            self.control_in_path(n, value);
-        }
-        self.long_header(&mut compiled);
-        if let Some(i) = dollar {
-            let at = self.span(value).start + i;
-            self.push(
-                Code::LiteralDollar,
-                n,
-                at..at + 1,
-                "`$` is special only at the end of a pattern; here it is an ordinary character",
-            );
-        }
+        };
         if value.len() > 1 && value.ends_with(b"*") {
             let end = self.span(value).end;
             self.push(
@@ -624,6 +640,7 @@ impl<'a> Builder<'a> {
             line: n,
             spelling,
             shared,
+            clean,
         });
         self.compiled.push(compiled);
         self.rule_spans
@@ -634,6 +651,31 @@ impl<'a> Builder<'a> {
         if let Some(group) = self.groups.last_mut() {
             group.rules.end = self.rules.len() as u32;
         }
+    }
+
+    /// The written range and compiled form of the rule at the same place in the previous group,
+    /// when its value was written as `value` is and compiled without a diagnostic. Files that
+    /// give several agents the same rules, a group each, repeat about a sixth of the corpus's
+    /// rules this way; a repeat then costs neither a compile nor arena bytes.
+    #[inline]
+    fn repeated(&self, value: &[u8]) -> Option<(std::ops::Range<u32>, pattern::Compiled)> {
+        let (back, end) = self.echo;
+        let at = (self.rules.len() as u32).checked_sub(back)?;
+        if at >= end {
+            return None;
+        }
+        let (rule, compiled) = (
+            self.rules.get(at as usize)?,
+            *self.compiled.get(at as usize)?,
+        );
+        // Shared: the value as written is the canonical text (and `$`), in the arena.
+        let start = compiled.start as usize;
+        let written = start..start + compiled.len as usize + usize::from(compiled.anchored);
+        if !(rule.clean && rule.shared) || written.len() != value.len() {
+            return None;
+        }
+        let text = self.texts.as_bytes().get(written.clone())?;
+        eq_short(text, value).then_some((written.start as u32..written.end as u32, compiled))
     }
 
     /// `control-in-path` for the first control byte of `value`, if any (paths almost never
@@ -781,6 +823,7 @@ impl<'a> Builder<'a> {
             line: n,
             spelling,
             shared,
+            clean: false,
         });
         self.compiled.push(compiled);
         let last = self.rule_spans.last().cloned().unwrap_or_default();

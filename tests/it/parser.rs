@@ -450,3 +450,98 @@ fn rule_text_is_the_line_as_written() {
     assert_eq!(other.rule(0).expect("rule").text, first);
     assert_ne!(robots.rule(2).expect("rule 2").text, first);
 }
+
+/// A group that repeats the previous group's rules (one group per agent, the same rules in
+/// each) keeps one copy of their values; each line still reports its own problems, prints
+/// as written and answers as it would alone.
+#[test]
+fn a_repeated_group_shares_its_values_and_keeps_its_own_lines() {
+    // Plain values, then a literal `$`, a control byte and a value that is not its canonical
+    // text (each reported or kept per line, so never shared), then a plain one again.
+    let rules =
+        "Disallow: /private/\nAllow: /private/ok$\nDisallow: /a$b\nDisallow: /x\x01y\nDisallow: /%7e\nDisallow: /*.pdf$\n";
+    let same = format!("User-agent: a\n{rules}\nUser-agent: b\n{rules}");
+    // The same lengths, other bytes: nothing to share.
+    let other = format!(
+        "User-agent: a\n{rules}\nUser-agent: b\n{}",
+        rules.replace("private", "qrivate").replace("pdf", "pdg")
+    );
+    let urls = [
+        "/private/",
+        "/private/ok",
+        "/private/ok2",
+        "/a$b",
+        "/x\x01y",
+        "/x%01y",
+        "/~",
+        "/%7E",
+        "/f.pdf",
+        "/f.pdfx",
+        "/qrivate/",
+    ];
+    for mode in [Mode::Rfc, Mode::Google] {
+        let options = Options::mode(mode);
+        let parsed = Robots::parse_with(same.as_bytes(), &options);
+        let alone = Robots::parse_with(format!("User-agent: b\n{rules}").as_bytes(), &options);
+        for url in urls {
+            let want = alone.robots.is_allowed(&tok("b"), url);
+            assert_eq!(
+                parsed.robots.is_allowed(&tok("a"), url),
+                want,
+                "{mode:?} a {url}"
+            );
+            assert_eq!(
+                parsed.robots.is_allowed(&tok("b"), url),
+                want,
+                "{mode:?} b {url}"
+            );
+        }
+        // Every problem of the first group's lines again on the second's, 8 lines on.
+        let first: Vec<(u32, Code)> = parsed
+            .diagnostics
+            .iter()
+            .filter(|d| d.line <= 7)
+            .map(|d| (d.line + 8, d.code))
+            .collect();
+        let second: Vec<(u32, Code)> = parsed
+            .diagnostics
+            .iter()
+            .filter(|d| d.line > 8)
+            .map(|d| (d.line, d.code))
+            .collect();
+        assert!(
+            first.iter().any(|&(_, c)| c == Code::LiteralDollar),
+            "{mode:?}"
+        );
+        assert!(
+            first.iter().any(|&(_, c)| c == Code::ControlInPath),
+            "{mode:?}"
+        );
+        assert_eq!(first, second, "{mode:?}");
+        let lines = |r: &Robots| -> Vec<(u32, String)> {
+            (0..r.rule_count())
+                .filter_map(|i| r.rule(i))
+                .map(|r| (r.line, r.text.to_string()))
+                .collect()
+        };
+        let got = lines(&parsed.robots);
+        let want: Vec<(u32, String)> = same
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.starts_with("Allow") || l.starts_with("Disallow"))
+            .map(|(i, l)| (i as u32 + 1, l.to_owned()))
+            .collect();
+        // Google mode adds no rule here (no `index.htm`): one rule a line in both modes.
+        assert_eq!(got, want, "{mode:?}");
+        // The three plain values (`/private/`, `/private/ok$`, `/*.pdf$`: 28 bytes) are kept
+        // once (both files measured before any check builds a lookup).
+        let shared = Robots::parse_with(same.as_bytes(), &options).robots;
+        let unshared = Robots::parse_with(other.as_bytes(), &options).robots;
+        assert!(
+            unshared.heap_size() >= shared.heap_size() + 28,
+            "{mode:?}: {} vs {}",
+            unshared.heap_size(),
+            shared.heap_size()
+        );
+    }
+}
