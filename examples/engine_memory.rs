@@ -33,7 +33,7 @@ use std::sync::Arc;
 use crawlgate::fetch::{CacheOptions, RobotsCache, SystemClock};
 use crawlgate::policy::{Change, Fetch, FetchOutcome, FetchRecord, OriginState};
 use crawlgate::store::{EmbeddedStore, MemoryStore, Store};
-use crawlgate::{Origin, Robots};
+use crawlgate::{Origin, Parsed, Robots};
 use stats_alloc::{StatsAlloc, INSTRUMENTED_SYSTEM};
 
 #[global_allocator]
@@ -98,16 +98,7 @@ fn make(n: usize, corpus: &common::Corpus, parts: &mut Parts) -> Vec<Made> {
             parts.parse += b;
             parts.parse_allocs += a;
             parts.rules += parsed.robots.heap_size() as isize;
-            parts.diagnostics += (parsed.diagnostics.capacity()
-                * std::mem::size_of::<crawlgate::Diagnostic>()
-                + parsed
-                    .diagnostics
-                    .iter()
-                    .map(|d| match &d.message {
-                        std::borrow::Cow::Owned(s) => s.capacity(),
-                        std::borrow::Cow::Borrowed(_) => 0,
-                    })
-                    .sum::<usize>()) as isize;
+            parts.diagnostics += diagnostics_heap(&parsed);
             parts.sitemaps += 16
                 + parsed
                     .robots
@@ -262,6 +253,16 @@ fn main() {
         // Counted from before the fetches were built (`insert` consumed them): what is held
         // now is the engine's and the store's.
         let (total, allocs) = since(base);
+        // The diagnostics the engine kept of them (none, unless `keep_diagnostics`).
+        let kept_diagnostics: isize = rt.block_on(async {
+            let mut sum = 0;
+            for o in &origins {
+                sum += cache.rules(o).await.map_or(0, |p| diagnostics_heap(&p));
+            }
+            sum
+        });
+        let dropped_diagnostics = parts.diagnostics - kept_diagnostics;
+        let parse = parts.parse - dropped_diagnostics;
         let total = total - fixed.0 - origins_bytes;
         let allocs = allocs - fixed.1 - since(before_origins).1.min(n as isize + 1);
         let held_bodies = if store_name == "memory" {
@@ -269,7 +270,7 @@ fn main() {
         } else {
             0
         };
-        let engine = total - held_bodies - parts.parse - store_alone - moka_entry;
+        let engine = total - held_bodies - parse - store_alone - moka_entry;
         let state_copy = state_heap * n as isize;
         let slot_view = engine - state_copy - parts.sitemaps - parts.hosts;
         let rss = rss_kib()
@@ -285,9 +286,11 @@ fn main() {
         );
         println!("  body (in the store)            {:>7.0}", per(held_bodies));
         println!(
-            "  parse (Arc<Parsed>)            {:>7.0}  = rules (heap_size) {:.0} + diagnostics {:.0} + Parsed and rest {:.0}",
-            per(parts.parse),
+            "  parse (Arc<Parsed>)            {:>7.0}  = rules (heap_size) {:.0} + diagnostics \
+             {:.0} (of {:.0} the parse made) + Parsed and rest {:.0}",
+            per(parse),
             per(parts.rules),
+            per(kept_diagnostics),
             per(parts.diagnostics),
             per(parts.parse - parts.rules - parts.diagnostics)
         );
@@ -306,6 +309,20 @@ fn main() {
         );
         drop(cache);
     }
+}
+
+/// Heap bytes of a parse's diagnostics.
+fn diagnostics_heap(parsed: &Parsed) -> isize {
+    let messages: usize = parsed
+        .diagnostics
+        .iter()
+        .map(|d| match &d.message {
+            std::borrow::Cow::Owned(s) => s.capacity(),
+            std::borrow::Cow::Borrowed(_) => 0,
+        })
+        .sum();
+    (parsed.diagnostics.capacity() * std::mem::size_of::<crawlgate::Diagnostic>() + messages)
+        as isize
 }
 
 /// A file name of its own per store opened.
