@@ -344,15 +344,16 @@ pub struct LocalFailures {
 #[derive(Debug)]
 struct View {
     state: OriginState,
-    /// The parsed last good file, when there is one.
-    rules: Option<(Digest, Arc<Parsed>)>,
+    /// The parsed last good file (`state.good_file()`, whose digest names it), when there is
+    /// one.
+    rules: Option<Arc<Parsed>>,
     /// The rules' sitemap URLs, listed once so that answers share them.
     sitemaps: Arc<[String]>,
     /// When the store was last asked for (or given) this state, successfully or not.
     synced_at: SystemTime,
     /// The fetch behind this view failed on this side (the last such failure): do not chain
-    /// another at once.
-    failed_locally: Option<LocalError>,
+    /// another at once. Boxed: rare, and every origin's view would carry its size.
+    failed_locally: Option<Box<LocalError>>,
 }
 
 /// Per-origin entry in memory.
@@ -497,7 +498,7 @@ impl RobotsCache {
         Ok(answer(
             origin,
             &judgement,
-            view.rules.as_ref().map(|(_, p)| p),
+            view.rules.as_ref(),
             &view.sitemaps,
             token,
             url,
@@ -529,14 +530,14 @@ impl RobotsCache {
     pub async fn local_failure(&self, origin: &Origin) -> Option<LocalError> {
         let slot = self.inner.slots.get(origin).await?;
         let view = slot.view();
-        view.failed_locally.clone()
+        view.failed_locally.as_deref().cloned()
     }
 
     /// The parsed rules of the origin's last good file, if it has one. Their diagnostics are
     /// empty unless [`CacheOptions::keep_diagnostics`] is set.
     pub async fn rules(&self, origin: &Origin) -> Option<Arc<Parsed>> {
         let view = self.inner.view(origin).await;
-        view.rules.as_ref().map(|(_, p)| p.clone())
+        view.rules.clone()
     }
 
     /// Fetches the origin's robots.txt now, whatever its state says (after the rules were
@@ -962,7 +963,7 @@ impl Inner {
                     rules: view.rules.clone(),
                     sitemaps: view.sitemaps.clone(),
                     synced_at: view.synced_at,
-                    failed_locally: Some(local),
+                    failed_locally: Some(Box::new(local)),
                 });
             }
         };
@@ -1199,10 +1200,13 @@ impl Inner {
             });
         };
         let digest = file.digest;
-        let reuse = hint.filter(|(d, _)| *d == digest).or_else(|| {
-            old.and_then(|v| v.rules.clone())
-                .filter(|(d, _)| *d == digest)
-        });
+        let reuse = hint
+            .filter(|(d, _)| *d == digest)
+            .map(|(_, p)| p)
+            .or_else(|| {
+                old.filter(|v| v.state.good_file().is_some_and(|f| f.digest == digest))
+                    .and_then(|v| v.rules.clone())
+            });
         let rules = match reuse {
             Some(rules) => Some(rules),
             None => match self.store.body(origin, &digest).await {
@@ -1211,7 +1215,7 @@ impl Inner {
                         mode: self.options.fetch.mode,
                         max_bytes: self.options.fetch.max_bytes,
                     };
-                    Some((digest, self.kept(Robots::parse_with(&body, &options))))
+                    Some(self.kept(Robots::parse_with(&body, &options)))
                 }
                 Ok(None) => {
                     tracing::error!(target: STORE_TARGET, origin = %origin, digest = %digest, "stored body missing: the origin is treated as disallowed until it is fetched again");
@@ -1223,9 +1227,7 @@ impl Inner {
                 }
             },
         };
-        let sitemaps = rules
-            .as_ref()
-            .map_or_else(no_sitemaps, |(_, p)| sitemap_urls(p));
+        let sitemaps = rules.as_ref().map_or_else(no_sitemaps, |p| sitemap_urls(p));
         Arc::new(View {
             state,
             rules,
