@@ -6,14 +6,18 @@
 //! origin *i* serving the robots.txt of corpus site *i* mod the number of sites, each recorded
 //! with `RobotsCache::insert` from a fetch of its own (a body and its parse). The parts:
 //!
-//! - **body**: the robots.txt bodies (the memory store holds them; redb keeps them on disk);
-//! - **parse**: what each `Arc<Parsed>` holds (`Robots::heap_size`, the diagnostics, the rest),
-//!   measured as each fetch is built; the engine keeps it as the origin's rules;
-//! - **store**: a fresh store given the same changes on its own (`Store::update`), less the
-//!   bodies: its maps, keys and states (the state's own heap is shown apart);
-//! - **engine**: the rest of what `insert` left, less the body and parse: the moka entry
-//!   (measured apart with a moka cache built as the engine builds its own), the slot and view,
-//!   the view's copy of the state.
+//! - **body**: the robots.txt bodies (the memory store holds them, sharing the fetch's `Arc`;
+//!   redb keeps them on disk);
+//! - **parse**: what each `Arc<Parsed>` holds (`Robots::heap_size`, the diagnostics the engine
+//!   kept, the `Parsed` itself), measured as each fetch is built; the engine keeps it as the
+//!   origin's rules;
+//! - **store**: a fresh store given the same changes on its own (`Store::update`): for the
+//!   memory store its map, keys and states (a state's heap is shown apart), for redb its page
+//!   cache, which is bounded (64 MiB in all, so less per origin as origins grow);
+//! - **moka entry**: a moka cache built as the engine builds its own, its keys' and values'
+//!   allocations taken off;
+//! - **engine**: the view's copy of the state, its list of sitemap URLs, the moka key's host
+//!   string, and what is left: the slot and the view.
 //!
 //! Bytes are those asked of the allocator; each live allocation costs about 8–16 B more in
 //! glibc's malloc (a header and rounding), shown as a count of live allocations per origin.
