@@ -83,6 +83,8 @@ mod enabled {
     pub fn engine(fetch: FetchOptions, state: &State) -> anyhow::Result<RobotsCache> {
         let mut options = CacheOptions::default();
         options.fetch = fetch;
+        // `fetch` lists the problem codes of each file it fetched, from the engine's parse.
+        options.keep_diagnostics = true;
         Ok(RobotsCache::with_store(
             options,
             state.store.clone(),

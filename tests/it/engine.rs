@@ -753,3 +753,67 @@ async fn current_waits_for_a_due_refresh_where_judgement_answers_from_the_copy()
     assert_eq!(server.hits(), 3);
     assert_eq!(cache.local_failure(&origin).await, None);
 }
+
+#[tokio::test]
+async fn diagnostics_are_kept_in_memory_only_when_asked() {
+    // A file with problems: each path that puts rules in memory (a fetch, an inserted fetch, a
+    // re-parse of the stored body) keeps its diagnostics only with `keep_diagnostics`.
+    const NOISY: &str = "User-agent: *\nDisalow: /x\nDisallow: /private\nFoo bar\n";
+    let parsed = Arc::new(crawlgate::Robots::parse(NOISY.as_bytes()));
+    assert!(!parsed.diagnostics.is_empty(), "the sample has problems");
+    let server = TestServer::start(|_| Reply::text(200, NOISY)).await;
+    for keep in [false, true] {
+        let store = Arc::new(MemoryStore::new());
+        let mut options = CacheOptions::default();
+        options.keep_diagnostics = keep;
+        let make = || {
+            RobotsCache::with_store(
+                options.clone(),
+                store.clone(),
+                Arc::new(ManualClock::new(
+                    SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+                )),
+            )
+            .expect("engine")
+        };
+        let cache = make();
+        let fetched = Origin::from_url(&server.url("/")).expect("origin");
+        cache
+            .check(&bot(), &server.url("/private"))
+            .await
+            .expect("check");
+        let inserted = Origin::from_url("https://inserted.example").expect("origin");
+        let fetch = crawlgate::policy::Fetch::new(
+            inserted.robots_txt_url(),
+            Some(200),
+            crawlgate::policy::FetchOutcome::Rules {
+                body: Arc::from(NOISY.as_bytes()),
+                parsed: Arc::new(crawlgate::Robots::parse(NOISY.as_bytes())),
+            },
+        );
+        cache.insert(&inserted, fetch).await;
+        // A second engine on the same store re-parses the stored bodies.
+        let reread = make();
+        for (what, cache, origin) in [
+            ("fetched", &cache, &fetched),
+            ("inserted", &cache, &inserted),
+            ("re-parsed", &reread, &fetched),
+        ] {
+            let rules = cache.rules(origin).await.expect("rules");
+            assert_eq!(
+                rules.diagnostics.len(),
+                if keep { parsed.diagnostics.len() } else { 0 },
+                "{what}, keep_diagnostics = {keep}"
+            );
+            assert!(
+                !rules.robots.check(&bot(), "/private").allowed,
+                "{what}: the rules stay"
+            );
+        }
+    }
+    assert_eq!(
+        server.hits(),
+        2,
+        "one fetch per engine pair; the second read the store"
+    );
+}
