@@ -6,7 +6,8 @@
 //!
 //! Bounds checked: for each file, after every agent's lazily built indexes exist,
 //! `heap_size` is within ±10% of the allocator's count (it counts capacities, as the allocator
-//! does; neither counts the allocator's own overhead). And the compiled form's size, per case
+//! does; neither counts the allocator's own overhead), and equal to it for every case but the
+//! `*`-leading rules'. And the compiled form's size, per case
 //! (see `main`; measured 3.2–3.4× for the samples, 5.0× for 40,000 18-byte rules, 6.8× for
 //! 20,000 `*`-leading rules with their segments automaton): a realistic file compiles to at
 //! most 4× its size, 500 KiB of comments to almost nothing (no reservation made from the
@@ -137,7 +138,7 @@ fn compile(body: &[u8], mode: Mode) -> (Robots, usize) {
 
 fn main() {
     // (name, body, most bytes held per body byte). A file of nothing but short rules is the
-    // worst ratio: each rule keeps its value as written, a 20-byte slot in its agent's
+    // worst ratio: each rule keeps its value as written, a 16-byte slot in its agent's
     // precedence list and a place in the agent's prefix index (and, for the `*`-leading rules
     // once a long URL was checked, the segments automaton). The bounds are 10–20% above what
     // these files held when they were set (2.3, 2.1, 1.9, 2.55, 4.3; they were 4, 4, 4, 5.5,
@@ -168,6 +169,13 @@ fn main() {
             // ±10%, or 64 bytes for tiny files (the empty file holds nothing at all).
             if reported.abs_diff(held) > 64 && !(0.9..=1.1).contains(&ratio) {
                 println!("  FAILED: heap_size is not within 10% of the allocator's count");
+                ok = false;
+            }
+            // Every case but the `*`-leading rules' (their segments automaton's own vectors,
+            // 424 bytes of 1.46 MB, are not counted) is counted to the byte: a part left out,
+            // such as the usage records' box in "sample", shows here.
+            if !name.starts_with("20,000 `*`") && reported != held {
+                println!("  FAILED: heap_size is not the allocator's count to the byte");
                 ok = false;
             }
             let parts: usize = robots.heap_parts().iter().map(|p| p.1).sum();

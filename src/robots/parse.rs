@@ -1044,7 +1044,7 @@ impl<'a> Builder<'a> {
                 index,
                 sitemaps: self.sitemaps,
                 records: self.records,
-                usage: self.usage,
+                usage: (!self.usage.is_empty()).then(|| Box::new(self.usage)),
                 bytes_used,
             },
             diagnostics,

@@ -226,6 +226,21 @@ pub(crate) struct Records {
 }
 
 impl Records {
+    /// No records: what a file without any reads as (a `Robots` keeps none then).
+    pub(crate) const EMPTY: Records = Records {
+        usage: Vec::new(),
+        signals: Vec::new(),
+        licenses: Vec::new(),
+        llm_policies: Vec::new(),
+    };
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.usage.is_empty()
+            && self.signals.is_empty()
+            && self.licenses.is_empty()
+            && self.llm_policies.is_empty()
+    }
+
     /// Gives back the vectors' spare capacity (the records are complete).
     pub(crate) fn shrink_to_fit(&mut self) {
         self.usage.shrink_to_fit();
@@ -562,24 +577,27 @@ impl Robots {
 
     /// Every `Content-Usage` rule, in file order (rules before the first group are not kept).
     pub fn content_usage_rules(&self) -> impl Iterator<Item = UsageRuleRef<'_>> + '_ {
-        self.usage.usage.iter().map(|r| self.usage_ref(r))
+        self.usage_records().usage.iter().map(|r| self.usage_ref(r))
     }
 
     /// Every `Content-Signal` line, in file order (lines before the first group are not kept).
     pub fn content_signal_lines(&self) -> impl Iterator<Item = SignalRef<'_>> + '_ {
-        self.usage.signals.iter().map(|s| self.signal_ref(s))
+        self.usage_records()
+            .signals
+            .iter()
+            .map(|s| self.signal_ref(s))
     }
 
     /// The `License` records (RSL 1.0: where the site's license document is), in file order.
     /// Global wherever they are written. A signal, not a crawl permission.
     pub fn licenses(&self) -> &[PolicyLink] {
-        &self.usage.licenses
+        &self.usage_records().licenses
     }
 
     /// The `LLM-Policy` records, in file order. Global wherever they are written. A signal,
     /// not a crawl permission.
     pub fn llm_policies(&self) -> &[PolicyLink] {
-        &self.usage.llm_policies
+        &self.usage_records().llm_policies
     }
 
     /// The usage preferences in force for `token` at `url` ([`AgentRules::usage`]).
@@ -620,7 +638,7 @@ pub(crate) fn usage_at<'a>(
     groups: &[u32],
     path: &str,
 ) -> (UsagePreferences, Vec<UsageRuleRef<'a>>) {
-    let rules = &robots.usage.usage;
+    let rules = &robots.usage_records().usage;
     if rules.is_empty() || groups.is_empty() {
         return (UsagePreferences::default(), Vec::new());
     }
@@ -661,7 +679,7 @@ pub(crate) fn usage_at<'a>(
 /// The `Content-Signal` lines of `groups`, combined.
 pub(crate) fn signals_of<'a>(robots: &'a Robots, groups: &[u32]) -> Signals<'a> {
     let lines: Vec<SignalRef<'a>> = robots
-        .usage
+        .usage_records()
         .signals
         .iter()
         .filter(|s| groups.contains(&s.group))
