@@ -33,7 +33,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::matcher::LintIndex;
-use super::pattern::{byte_bit, Compiled};
+use super::pattern::Compiled;
 use super::{Agent, Group, Rule, RuleKind};
 use crate::diagnostic::{Code, Diagnostic};
 
@@ -697,7 +697,8 @@ fn shadowed(view: &ListView<'_>, scratch: &mut Scratch) -> bool {
         }
         let c = view.pattern(p);
         let t = view.text(p);
-        let mask = c.need() | byte_bit(b'*');
+        // `*` has no summary bit: the word's summary is the pattern's.
+        let mask = c.need();
         // The pattern as a word in which `*` is a symbol only a `*` matches: built for the
         // first candidate that passes the cheap tests (most never do).
         let mut built = false;
@@ -753,9 +754,7 @@ mod tests {
     use std::cell::Cell;
     use std::collections::HashMap;
 
-    use super::{
-        byte_bit, push, Dead, Fx, Input, ListView, Scratch, BUDGET_BASE, BUDGET_PER_RULE, PAIRWISE,
-    };
+    use super::{push, Dead, Fx, Input, ListView, Scratch, BUDGET_BASE, BUDGET_PER_RULE, PAIRWISE};
     use crate::diagnostic::Code;
     use crate::robots::{Mode, Options, Robots, RuleKind};
     use crate::Diagnostic;
@@ -910,7 +909,8 @@ mod tests {
             }
             let c = view.pattern(p);
             let t = view.text(p);
-            let mask = c.need() | byte_bit(b'*');
+            // `*` has no summary bit: the word's summary is the pattern's.
+            let mask = c.need();
             // The pattern as a word in which `*` is a symbol only a `*` matches: built for the
             // first candidate that passes the cheap tests (most never do).
             let mut built = false;

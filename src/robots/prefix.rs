@@ -297,16 +297,7 @@ mod tests {
             let cut = |(at, tail): &(usize, Vec<u8>)| [&stem[..(*at).min(stem.len())], tail].concat();
             let texts: Vec<Vec<u8>> = cuts.iter().map(cut).collect();
             let path = cut(&path_cut);
-            let arena: Vec<u8> = texts.concat();
-            let mut at = 0u32;
-            let ranges: Vec<Range<u32>> = texts
-                .iter()
-                .map(|t| {
-                    let r = at..at + t.len() as u32;
-                    at = r.end;
-                    r
-                })
-                .collect();
+            let (arena, ranges) = laid_out(&texts);
             let index = PrefixIndex::build(&arena, ranges.into_iter());
             let mut offered = Vec::new();
             let found = index.first_match(&arena, &path, |pos, len| {
@@ -327,6 +318,20 @@ mod tests {
         }
     }
 
+    /// `texts` one after another in an arena, and each one's range in it.
+    fn laid_out<T: AsRef<[u8]>>(texts: &[T]) -> (Vec<u8>, Vec<Range<u32>>) {
+        let mut arena = Vec::new();
+        let ranges = texts
+            .iter()
+            .map(|t| {
+                let start = arena.len() as u32;
+                arena.extend_from_slice(t.as_ref());
+                start..arena.len() as u32
+            })
+            .collect();
+        (arena, ranges)
+    }
+
     /// Positions of the texts whose literal prefix is a prefix of `path`, by brute force.
     fn brute(texts: &[&str], path: &str) -> Option<u32> {
         texts
@@ -341,16 +346,7 @@ mod tests {
     #[test]
     fn finds_the_first_rule_whose_prefix_fits() {
         let texts = ["/a/b/c", "/a/b", "*x", "/b", "/a*z", "/", "/a/bc", "/ab"];
-        let arena: Vec<u8> = texts.concat().into_bytes();
-        let mut at = 0u32;
-        let ranges: Vec<Range<u32>> = texts
-            .iter()
-            .map(|t| {
-                let r = at..at + t.len() as u32;
-                at = r.end;
-                r
-            })
-            .collect();
+        let (arena, ranges) = laid_out(&texts);
         let index = PrefixIndex::build(&arena, ranges.iter().cloned());
         // The same rules in chunks of three, as a list of more than `CHUNK` rules is split.
         let prefixes: Vec<Range<u32>> = ranges
