@@ -107,7 +107,6 @@ fn make(n: usize, corpus: &common::Corpus, parts: &mut Parts) -> Vec<Made> {
                 + parsed
                     .robots
                     .sitemaps()
-                    .iter()
                     .map(|m| std::mem::size_of::<String>() + m.url.len())
                     .sum::<usize>() as isize;
             parts.hosts += origin.host().len() as isize;

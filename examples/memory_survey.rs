@@ -113,7 +113,7 @@ fn main() {
 fn build_indexes(robots: &Robots) {
     let mut tokens = vec![ProductToken::verbatim("crawlgate-memory-survey")];
     for g in robots.groups() {
-        for (agent, _) in &g.agents {
+        for (agent, _) in g.agents() {
             if let Agent::Token(t) = agent {
                 tokens.push(ProductToken::verbatim(t));
             }

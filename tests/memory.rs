@@ -120,7 +120,7 @@ fn compile(body: &[u8], mode: Mode) -> (Robots, usize) {
     let robots = Robots::parse_with(body, &options).robots;
     let mut tokens = vec![ProductToken::verbatim("unnamedbot")];
     for g in robots.groups() {
-        for (agent, _) in &g.agents {
+        for (agent, _) in g.agents() {
             if let Agent::Token(t) = agent {
                 tokens.push(ProductToken::verbatim(t));
             }

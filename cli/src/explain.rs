@@ -129,9 +129,9 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
 /// Whether a group's `user-agent` value chose the group for `token`, given how the agent's
 /// groups were chosen: as the matcher chooses them (exact token; in Google mode the empty
 /// agent also gets the groups whose value has no token; else `*`).
-fn chose(agent: &Agent, how: GroupMatch, token: &ProductToken, mode: Mode) -> bool {
+fn chose(agent: Agent<'_>, how: GroupMatch, token: &ProductToken, mode: Mode) -> bool {
     match (how, agent) {
-        (GroupMatch::Token, Agent::Token(t)) => **t == *token.as_str(),
+        (GroupMatch::Token, Agent::Token(t)) => t == token.as_str(),
         (GroupMatch::Token, Agent::Nobody) => mode == Mode::Google && token.as_str().is_empty(),
         (GroupMatch::Star, Agent::Star) => true,
         _ => false,
@@ -172,8 +172,9 @@ fn explain_agent<'a>(
     e.matched_token = rules.matched_token();
     let lines = view.body.map(line_ranges);
     let mut groups = Vec::new();
-    for (gi, g) in robots.groups().iter().enumerate() {
-        for (agent, line) in &g.agents {
+    for g in robots.groups() {
+        let gi = g.index();
+        for (agent, line) in g.agents() {
             if !chose(agent, rules.group(), token, robots.mode()) {
                 continue;
             }
@@ -181,12 +182,12 @@ fn explain_agent<'a>(
                 groups.push(gi);
             }
             let text = match (view.body, &lines) {
-                (Some(body), Some(lines)) => line_text(body, lines, *line),
+                (Some(body), Some(lines)) => line_text(body, lines, line),
                 _ => None,
             };
             e.user_agents.push(schema::UserAgentLine {
-                group_line: g.line,
-                line: *line,
+                group_line: g.line(),
+                line,
                 text: text.unwrap_or_else(|| match agent {
                     Agent::Star => "User-agent: *".to_owned(),
                     Agent::Token(t) => format!("User-agent: {t}"),
@@ -210,7 +211,6 @@ fn explain_agent<'a>(
         seconds,
         line: robots
             .records()
-            .iter()
             .filter(|r| r.key == OtherKey::CrawlDelay)
             .filter(|r| r.group.is_some_and(|g| groups.contains(&g)))
             .find(|r| r.value.trim().parse::<f64>().is_ok())
@@ -218,10 +218,9 @@ fn explain_agent<'a>(
     });
     e.sitemaps = robots
         .sitemaps()
-        .iter()
         .map(|s| schema::SitemapLine {
             line: s.line,
-            url: &s.url,
+            url: s.url,
         })
         .collect();
     // Signals about the use of what is crawled, never crawl permissions.

@@ -173,7 +173,7 @@ pub fn lint(args: &SitemapLintArgs, out: &mut Out) -> anyhow::Result<Status> {
             Input::Url(u) => {
                 let announced = fetched
                     .as_ref()
-                    .is_some_and(|(r, _)| r.sitemaps().iter().any(|s| s.url == *u));
+                    .is_some_and(|(r, _)| r.sitemaps().any(|s| s.url == *u));
                 match (announced, &fetched) {
                     (true, Some((_, origin))) => Some(Scope::site(origin.clone())),
                     _ => Scope::location(u).ok(),
@@ -594,8 +594,7 @@ mod remote_sitemaps {
             FetchOutcome::Rules { parsed, .. } => parsed
                 .robots
                 .sitemaps()
-                .iter()
-                .map(|s| (s.url.clone(), s.line))
+                .map(|s| (s.url.to_owned(), s.line))
                 .collect(),
             _ => Vec::new(),
         };

@@ -32,8 +32,8 @@ fuzz_target!(|input: Input<'_>| {
     let token = any_token(input.agent, input.verbatim);
     assert_check(robots, &token, input.url);
     // The file's own agents, so that named groups are reached, not only `*`.
-    for g in robots.groups().iter().take(4) {
-        for (agent, _) in g.agents.iter().take(2) {
+    for g in robots.groups().take(4) {
+        for (agent, _) in g.agents().take(2) {
             if let crawlgate::Agent::Token(t) = agent {
                 assert_check(robots, &any_token(t, false), input.url);
             }

@@ -136,16 +136,13 @@ pub fn assert_structure(input: &[u8], starts: &[usize], robots: &Robots) {
     assert!(robots.rule(robots.rule_count()).is_none());
     let mut next = 0;
     for g in robots.groups() {
-        assert!(!g.agents.is_empty(), "group without agents: {g:?}");
-        assert_eq!(g.agents[0].1, g.line);
-        assert!(
-            g.rules.start >= next && g.rules.start <= g.rules.end,
-            "{g:?}"
-        );
-        assert!(g.rules.end as usize <= robots.rule_count(), "{g:?}");
-        next = g.rules.end;
-        for (agent, line) in &g.agents {
-            assert!(*line >= g.line && *line <= lines);
+        assert_eq!(g.agents().next().map(|a| a.1), Some(g.line()), "{g:?}");
+        let rules = g.rules();
+        assert!(rules.start >= next && rules.start <= rules.end, "{g:?}");
+        assert!(rules.end as usize <= robots.rule_count(), "{g:?}");
+        next = rules.end;
+        for (agent, line) in g.agents() {
+            assert!(line >= g.line() && line <= lines);
             if let Agent::Token(t) = agent {
                 // Digits are token characters in `Mode::Rfc` only (google/robotstxt stops at one).
                 let digits = robots.mode() == Mode::Rfc;
@@ -171,29 +168,27 @@ pub fn assert_structure(input: &[u8], starts: &[usize], robots: &Robots) {
 
 /// What `to_robots_txt` promises to keep: the groups' agents, the rules (kind and pattern as
 /// written) in order, sitemaps, and records with the group they belong to.
-pub type View = (
-    Vec<Vec<Agent>>,
+pub type View<'a> = (
+    Vec<Vec<Agent<'a>>>,
     Vec<(RuleKind, String, bool)>,
     Vec<String>,
     Vec<(String, String, Option<usize>)>,
 );
 
 /// See [`View`].
-pub fn view(r: &Robots) -> View {
+pub fn view(r: &Robots) -> View<'_> {
     let groups = r
         .groups()
-        .iter()
-        .map(|g| g.agents.iter().map(|(a, _)| a.clone()).collect())
+        .map(|g| g.agents().map(|(a, _)| a).collect())
         .collect();
     let rules = (0..r.rule_count())
         .filter_map(|i| r.rule(i))
         .map(|x| (x.kind, x.pattern.to_owned(), x.index_html))
         .collect();
-    let sitemaps = r.sitemaps().iter().map(|s| s.url.clone()).collect();
+    let sitemaps = r.sitemaps().map(|s| s.url.to_owned()).collect();
     let records = r
         .records()
-        .iter()
-        .map(|x| (x.key.as_str().to_owned(), x.value.clone(), x.group))
+        .map(|x| (x.key.as_str().to_owned(), x.value.to_owned(), x.group))
         .collect();
     (groups, rules, sitemaps, records)
 }

@@ -2,9 +2,7 @@
 
 use std::sync::Arc;
 
-use crawlgate::{
-    Agent, Decision, Diagnostic, GroupMatch, Mode, OtherKey, ProductToken, Reason, Robots, RuleRef,
-};
+use crawlgate::{Decision, Diagnostic, OtherKey, ProductToken, Reason, Robots, RuleRef};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -348,24 +346,7 @@ impl PyRobots {
 
     /// The groups that apply to `token`, as `Robots::rules_for` chooses them.
     fn groups_of(&self, token: &ProductToken) -> Vec<usize> {
-        let robots = &self.robots;
-        let which = robots.rules_for(token).group();
-        robots
-            .groups()
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| {
-                g.agents.iter().any(|(a, _)| match (which, a) {
-                    (GroupMatch::Token, Agent::Token(t)) => **t == *token.as_str(),
-                    (GroupMatch::Token, Agent::Nobody) => {
-                        robots.mode() == Mode::Google && token.as_str().is_empty()
-                    }
-                    (GroupMatch::Star, Agent::Star) => true,
-                    _ => false,
-                })
-            })
-            .map(|(i, _)| i)
-            .collect()
+        self.robots.rules_for(token).group_indexes().collect()
     }
 }
 
@@ -429,11 +410,7 @@ impl PyRobots {
     /// The `sitemap` URLs, in file order.
     #[getter]
     fn sitemaps(&self) -> Vec<String> {
-        self.robots
-            .sitemaps()
-            .iter()
-            .map(|s| s.url.clone())
-            .collect()
+        self.robots.sitemaps().map(|s| s.url.to_owned()).collect()
     }
 
     /// Records outside the protocol as `(key, value, line)`, in file order
@@ -442,8 +419,7 @@ impl PyRobots {
     fn records(&self) -> Vec<(&'static str, String, u32)> {
         self.robots
             .records()
-            .iter()
-            .map(|r| (r.key.as_str(), r.value.clone(), r.line))
+            .map(|r| (r.key.as_str(), r.value.to_owned(), r.line))
             .collect()
     }
 
@@ -483,10 +459,9 @@ impl PyRobots {
         Ok(self
             .robots
             .records()
-            .iter()
             .filter(|r| r.key == OtherKey::RequestRate)
             .filter(|r| r.group.is_some_and(|g| groups.contains(&g)))
-            .find_map(|r| parse_rate(&r.value)))
+            .find_map(|r| parse_rate(r.value)))
     }
 
     /// The rules written back as a clean robots.txt.

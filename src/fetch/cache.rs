@@ -1313,7 +1313,7 @@ pub(crate) fn answer(
     let mut sitemaps = None;
     if let (Verdict::Rules, Some(parsed)) = (&judgement.verdict, rules) {
         // Most files have no records outside the protocol: then the lookups are skipped.
-        if !parsed.robots.records().is_empty() {
+        if parsed.robots.records().len() != 0 {
             crawl_delay = parsed
                 .robots
                 .crawl_delay(token)
@@ -1369,10 +1369,10 @@ fn no_sitemaps() -> Arc<[String]> {
 /// The sitemap URLs of `parsed`; allocated only when there are some.
 fn sitemap_urls(parsed: &Parsed) -> Arc<[String]> {
     let list = parsed.robots.sitemaps();
-    if list.is_empty() {
+    if list.len() == 0 {
         return no_sitemaps();
     }
-    list.iter().map(|s| s.url.clone()).collect()
+    list.map(|s| s.url.to_owned()).collect()
 }
 
 /// Locks, recovering from a poisoned lock: the data are plain values, still consistent.

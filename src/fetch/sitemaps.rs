@@ -106,7 +106,7 @@ impl Fetcher {
         };
         let announced: Vec<String> = parsed
             .as_ref()
-            .map(|p| p.robots.sitemaps().iter().map(|s| s.url.clone()).collect())
+            .map(|p| p.robots.sitemaps().map(|s| s.url.to_owned()).collect())
             .unwrap_or_default();
         let cross_check = match (&parsed, agent) {
             (Some(p), Some(agent)) => Some(CrossCheck::scoped(&p.robots, agent, origin.clone())),

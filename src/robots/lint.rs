@@ -32,13 +32,11 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::group::{AgentSlot, Groups};
 use super::matcher::LintIndex;
 use super::pattern::Compiled;
-use super::{Agent, Group, Rule, RuleKind};
+use super::{Rule, RuleKind};
 use crate::diagnostic::{Code, Diagnostic};
-
-/// Files naming up to this many agents find repeated ones by a linear search.
-const FEW_AGENTS: usize = 16;
 
 /// Runs of equally specific rules up to this long are compared pairwise, longer ones through a
 /// hash map.
@@ -46,7 +44,7 @@ const PAIRWISE: usize = 16;
 
 /// What the lint reads.
 pub(crate) struct Input<'a> {
-    pub groups: &'a [Group],
+    pub groups: &'a Groups,
     pub rules: &'a [Rule],
     pub index: &'a LintIndex<'a>,
     pub arena: &'a [u8],
@@ -130,37 +128,28 @@ impl std::ops::Deref for NumStr {
 
 /// `duplicate-group` and `empty-group`.
 fn groups(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
-    if input.groups.len() > 1 {
-        // Agent → (first group, its line): a short list searched in turn when the file
-        // names few agents (most do), else a hash map.
-        let few = input.agent_spans.len() <= FEW_AGENTS;
-        let mut short: Vec<(&str, usize, u32)> = Vec::new();
-        let mut first: HashMap<&str, (usize, u32), Fx> = HashMap::default();
-        if few {
-            short.reserve(input.agent_spans.len());
-        } else {
-            first.reserve(input.agent_spans.len());
-        }
-        let mut k = 0;
-        for (gi, g) in input.groups.iter().enumerate() {
-            for (agent, line) in &g.agents {
-                let span = input.agent_spans.get(k).cloned().unwrap_or_default();
-                k += 1;
-                let name = match agent {
-                    Agent::Token(t) => &**t,
-                    Agent::Star => "*",
-                    Agent::Nobody => continue,
-                };
-                let seen = if few {
-                    short.iter().find(|e| e.0 == name).map(|e| (e.1, e.2))
-                } else {
-                    first.get(name).copied()
-                };
-                match seen {
-                    Some((g0, l0)) if g0 != gi => push(
+    let (groups, index) = (input.groups, input.index);
+    if groups.len() > 1 {
+        // Each agent's first group and its line, by the agent's entry (its token's index
+        // among the matcher's), `*` apart.
+        let mut first: Vec<Option<(usize, u32)>> = vec![None; index.entry_count()];
+        let mut star = None;
+        for (k, (gi, a)) in groups.all_agents().enumerate() {
+            let (seen, name) = match a.who {
+                AgentSlot::NOBODY => continue,
+                AgentSlot::STAR => (&mut star, "*"),
+                e => match first.get_mut(e as usize) {
+                    Some(seen) => (seen, index.entry_token(e)),
+                    None => continue,
+                },
+            };
+            match *seen {
+                Some((g0, l0)) if g0 != gi => {
+                    let span = input.agent_spans.get(k).cloned().unwrap_or_default();
+                    push(
                         out,
                         Code::DuplicateGroup,
-                        *line,
+                        a.line,
                         span,
                         message(&[
                             "`",
@@ -169,29 +158,26 @@ fn groups(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
                             &Num(l0).to_str(),
                             "); RFC 9309 §2.2.1 merges the rules of both groups",
                         ]),
-                    ),
-                    Some(_) => {}
-                    None if few => short.push((name, gi, *line)),
-                    None => {
-                        first.insert(name, (gi, *line));
-                    }
+                    );
                 }
+                Some(_) => {}
+                None => *seen = Some((gi, a.line)),
             }
         }
     }
-    if !input.ends_in_agents || input.index.star_rule_count() == 0 {
+    if !input.ends_in_agents || index.star_rule_count() == 0 {
         return;
     }
-    let Some(last) = input.groups.last() else {
+    let Some(last) = groups.len().checked_sub(1) else {
         return;
     };
-    let before: usize = input.groups[..input.groups.len() - 1]
-        .iter()
-        .map(|g| g.agents.len())
-        .sum();
-    for (i, (agent, line)) in last.agents.iter().enumerate() {
-        let Agent::Token(t) = agent else { continue };
-        if input.index.named_rule_count(t) == Some(0) {
+    let before = groups.agent_count() - groups.agents(last).len();
+    for (i, a) in groups.agents(last).iter().enumerate() {
+        if a.who == AgentSlot::STAR || a.who == AgentSlot::NOBODY {
+            continue;
+        }
+        if index.entry_rule_count(a.who) == 0 {
+            let t = index.entry_token(a.who);
             let span = input
                 .agent_spans
                 .get(before + i)
@@ -200,7 +186,7 @@ fn groups(input: &Input<'_>, out: &mut Vec<Diagnostic>) {
             push(
                 out,
                 Code::EmptyGroup,
-                *line,
+                a.line,
                 span,
                 format!(
                     "`{t}` is named only by a group with no allow/disallow line at the end of the file: it may crawl everything, instead of following the `*` group"

@@ -13,12 +13,13 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::buckets::{self, Buckets};
+use super::group::{AgentSlot, Groups};
 use super::path::{http_path_start, is_robots_txt, request_path};
 use super::pattern::{self, Compiled, Pairs};
 use super::prefix::PrefixIndex;
 use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
-use super::{Agent, Group, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
+use super::{Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
 /// One rule in an agent's precedence-ordered list, and the only record of a compiled rule:
 /// what the hot loop reads (prefilter, canonical text, flags) and what a [`RuleRef`] needs
@@ -196,9 +197,22 @@ impl<'a> LintIndex<'a> {
         &self.slot_compiled[pos as usize]
     }
 
-    /// See [`Index::named_rule_count`].
-    pub(crate) fn named_rule_count(&self, token: &str) -> Option<usize> {
-        self.index.named_rule_count(token)
+    /// How many distinct tokens the groups name (the `who` of a token agent is below it).
+    pub(crate) fn entry_count(&self) -> usize {
+        self.index.entries.len()
+    }
+
+    /// See [`Index::entry_token`].
+    pub(crate) fn entry_token(&self, at: u32) -> &'a str {
+        self.index.entry_token(at)
+    }
+
+    /// How many rules the groups naming the token of entry `at` have.
+    pub(crate) fn entry_rule_count(&self, at: u32) -> usize {
+        self.index
+            .entries
+            .get(at as usize)
+            .map_or(0, |e| e.slots.len())
     }
 
     /// See [`Index::star_rule_count`].
@@ -209,10 +223,11 @@ impl<'a> LintIndex<'a> {
 
 #[derive(Debug, Clone)]
 struct Entry {
-    /// Byte range of the token in [`Index::tokens`].
-    token: Range<u32>,
+    /// Where the token starts in [`Index::tokens`]; it ends where the next entry's starts.
+    token: u32,
+    /// Where its groups start in [`Index::group_ids`]; they end where the next entry's start.
+    groups: u32,
     slots: Range<u32>,
-    groups: Range<u32>,
     /// Built on the first check of an agent with more than a few rules; boxed, so that the
     /// many agents that never need one pay a pointer for it.
     lookup: OnceLock<Box<Lookup>>,
@@ -473,9 +488,10 @@ const _: () = assert!(INDEX_ABOVE <= buckets::MAX_RULES);
 /// Merged, sorted rules per agent.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Index {
-    /// Sorted by token.
+    /// Sorted by token, then the `*` entry when `has_star`: in one vector, so that an entry's
+    /// token and groups end where the next one's start (32 bytes an entry, not 40).
     entries: Vec<Entry>,
-    star: Option<Entry>,
+    has_star: bool,
     slots: Vec<Slot>,
     group_ids: Vec<u32>,
     /// The entries' tokens, end to end: one allocation rather than one per agent.
@@ -486,54 +502,75 @@ impl Index {
     /// In `Mode::Google` a group whose `user-agent` has no product token ([`Agent::Nobody`])
     /// is the group of the empty agent, as google/robotstxt compares the caller's agent with
     /// the empty token it extracts; only [`ProductToken::verbatim`] makes an empty agent.
-    /// `compiled` holds each rule's pattern (parallel to `rules`).
+    /// `compiled` holds each rule's pattern (parallel to `rules`). The agents' tokens are
+    /// `tokens` (each agent's `who` indexes its range of the text); each agent is given the
+    /// index of its token's entry instead.
     ///
     /// Also returns the rule of each slot, for the lint while parsing. The groups' sorted runs
     /// come first, in group order (`Robots::order` relies on it).
+    ///
+    /// [`Agent::Nobody`]: super::Agent::Nobody
     pub(crate) fn build(
-        groups: &[Group],
+        groups: &mut Groups,
+        (text, tokens): (&str, &[Range<u32>]),
         compiled: &[Compiled],
         rules: &[Rule],
         mode: Mode,
     ) -> (Index, Vec<u32>) {
+        /// The agent of a pair that names no agent (Google mode's empty token).
+        const NO_AGENT: u32 = u32::MAX;
         let mut index = Index::default();
-        // (token's first bytes, token, group): the first bytes as a big-endian integer order
-        // tokens as the bytes do, so that most comparisons of the sort are one integer
+        // (token's first bytes, token, group, agent): the first bytes as a big-endian integer
+        // order tokens as the bytes do, so that most comparisons of the sort are one integer
         // compare rather than a call to `memcmp` (files naming hundreds of agents are common).
-        let agents = groups.iter().map(|g| g.agents.len()).sum();
-        let mut pairs: Vec<(u64, &str, u32)> = Vec::with_capacity(agents);
+        let mut pairs: Vec<(u64, &str, u32, u32)> = Vec::with_capacity(tokens.len());
         let mut star_groups: Vec<u32> = Vec::new();
-        for (gi, g) in groups.iter().enumerate() {
-            for (agent, _) in &g.agents {
-                match agent {
-                    Agent::Token(t) => pairs.push((token_prefix(t), t, gi as u32)),
-                    Agent::Star => star_groups.push(gi as u32),
-                    Agent::Nobody if mode == Mode::Google => pairs.push((0, "", gi as u32)),
-                    Agent::Nobody => {}
+        for (ai, (gi, a)) in groups.all_agents().enumerate() {
+            match a.who {
+                AgentSlot::STAR => star_groups.push(gi as u32),
+                AgentSlot::NOBODY if mode == Mode::Google => {
+                    pairs.push((0, "", gi as u32, NO_AGENT));
+                }
+                AgentSlot::NOBODY => {}
+                t => {
+                    let token = tokens
+                        .get(t as usize)
+                        .and_then(|r| text.get(r.start as usize..r.end as usize))
+                        .unwrap_or_default();
+                    pairs.push((token_prefix(token), token, gi as u32, ai as u32));
                 }
             }
         }
         pairs.sort_unstable();
-        pairs.dedup();
         star_groups.dedup();
+        // The distinct groups of a run of one token's pairs (sorted, so repeats are adjacent).
+        fn distinct<'r>(run: &'r [(u64, &str, u32, u32)]) -> impl Iterator<Item = u32> + 'r {
+            run.iter()
+                .enumerate()
+                .filter(move |&(k, p)| k == 0 || run[k - 1].2 != p.2)
+                .map(|(_, p)| p.2)
+        }
         // Exact sizes, so that nothing grows (copying) and `shrink_to_fit` has little to do:
         // an entry per token, every pair's group id once, each token once, and a merged run
         // of slots for each agent of several groups.
         let group_rules = |gids: &mut dyn Iterator<Item = u32>| -> usize {
-            gids.map(|g| groups[g as usize].rules.len()).sum()
+            gids.map(|g| groups.rules(g as usize).len()).sum()
         };
         let mut merged = 0;
         let mut token_bytes = usize::from(!star_groups.is_empty());
-        let mut distinct = 0;
+        let mut distinct_tokens = 0;
+        let mut group_ids = star_groups.len();
         let mut j = 0;
         while j < pairs.len() {
             let token = pairs[j].1;
             let run = pairs[j..].iter().take_while(|p| p.1 == token).count();
-            if run > 1 {
-                merged += group_rules(&mut pairs[j..j + run].iter().map(|p| p.2));
+            let in_groups = distinct(&pairs[j..j + run]).count();
+            if in_groups > 1 {
+                merged += group_rules(&mut distinct(&pairs[j..j + run]));
             }
+            group_ids += in_groups;
             token_bytes += token.len();
-            distinct += 1;
+            distinct_tokens += 1;
             j += run;
         }
         if star_groups.len() > 1 {
@@ -546,32 +583,32 @@ impl Index {
         // Each group's rules, sorted once.
         let mut keys = SortScratch::default();
         let mut group_slots = Vec::with_capacity(groups.len());
-        for g in groups {
+        for g in 0..groups.len() {
             let start = index.slots.len();
+            let g = groups.rules(g);
             push_sorted(
                 (&mut index.slots, &mut slot_rules),
-                g.rules.start as usize..g.rules.end as usize,
+                g.start as usize..g.end as usize,
                 &mut keys,
                 rules,
                 compiled,
             );
             group_slots.push(start as u32..index.slots.len() as u32);
         }
-        index.entries.reserve_exact(distinct);
         index
-            .group_ids
-            .reserve_exact(pairs.len() + star_groups.len());
+            .entries
+            .reserve_exact(distinct_tokens + usize::from(!star_groups.is_empty()));
+        index.group_ids.reserve_exact(group_ids);
         index.tokens.reserve_exact(token_bytes);
 
         let mut i = 0;
         let mut gids = Vec::new();
         while i < pairs.len() {
             let token = pairs[i].1;
+            let run = pairs[i..].iter().take_while(|p| p.1 == token).count();
             gids.clear();
-            while i < pairs.len() && pairs[i].1 == token {
-                gids.push(pairs[i].2);
-                i += 1;
-            }
+            gids.extend(distinct(&pairs[i..i + run]));
+            i += run;
             let entry = index.entry(
                 token,
                 &gids,
@@ -582,13 +619,28 @@ impl Index {
             index.entries.push(entry);
         }
         if !star_groups.is_empty() {
-            index.star = Some(index.entry(
+            let entry = index.entry(
                 "*",
                 &star_groups,
                 (groups, &group_slots),
                 (rules, compiled, &mut slot_rules),
                 &mut keys,
-            ));
+            );
+            index.entries.push(entry);
+            index.has_star = true;
+        }
+        // Each agent's token is now its entry (entries are in the pairs' order).
+        let agents = groups.agents_mut();
+        let (mut i, mut entry) = (0, 0);
+        while i < pairs.len() {
+            let token = pairs[i].1;
+            while let Some(p) = pairs.get(i).filter(|p| p.1 == token) {
+                if let Some(a) = agents.get_mut(p.3 as usize) {
+                    a.who = entry;
+                }
+                i += 1;
+            }
+            entry += 1;
         }
         // Sizes were reserved exactly; in case a count was off, nothing is kept spare.
         index.slots.shrink_to_fit();
@@ -598,11 +650,40 @@ impl Index {
         (index, slot_rules)
     }
 
-    /// The token of entry `e`.
-    fn token(&self, e: &Entry) -> &str {
-        self.tokens
-            .get(e.token.start as usize..e.token.end as usize)
+    /// The token of the entry at `at` (an agent's `who`).
+    pub(crate) fn entry_token(&self, at: u32) -> &str {
+        self.token(at as usize)
+    }
+
+    /// The token of entry `i`.
+    fn token(&self, i: usize) -> &str {
+        let Some(e) = self.entries.get(i) else {
+            return "";
+        };
+        let end = self
+            .entries
+            .get(i + 1)
+            .map_or(self.tokens.len(), |n| n.token as usize);
+        self.tokens.get(e.token as usize..end).unwrap_or_default()
+    }
+
+    /// The groups of entry `i`.
+    fn groups(&self, i: usize) -> &[u32] {
+        let Some(e) = self.entries.get(i) else {
+            return &[];
+        };
+        let end = self
+            .entries
+            .get(i + 1)
+            .map_or(self.group_ids.len(), |n| n.groups as usize);
+        self.group_ids
+            .get(e.groups as usize..end)
             .unwrap_or_default()
+    }
+
+    /// Number of entries of named agents (`*`'s is after them).
+    fn named_len(&self) -> usize {
+        self.entries.len() - usize::from(self.has_star)
     }
 
     /// Heap bytes held: the entries and their tokens, the slots, the group lists, and the
@@ -611,12 +692,7 @@ impl Index {
         use std::mem::size_of;
         let entry = |e: &Entry| e.lookup.get().map_or(0, |l| l.heap_size());
         self.entries.capacity() * size_of::<Entry>()
-            + self
-                .entries
-                .iter()
-                .chain(&self.star)
-                .map(entry)
-                .sum::<usize>()
+            + self.entries.iter().map(entry).sum::<usize>()
             + self.slots.capacity() * size_of::<Slot>()
             + self.group_ids.capacity() * size_of::<u32>()
             + self.tokens.capacity()
@@ -636,7 +712,7 @@ impl Index {
             ("slots", self.slots.capacity() * size_of::<Slot>()),
             (
                 "lookups (buckets, prefix indexes)",
-                self.entries.iter().chain(&self.star).map(entry).sum(),
+                self.entries.iter().map(entry).sum(),
             ),
         ]
     }
@@ -648,7 +724,7 @@ impl Index {
         &mut self,
         token: &str,
         gids: &[u32],
-        (groups, group_slots): (&[Group], &[Range<u32>]),
+        (groups, group_slots): (&Groups, &[Range<u32>]),
         (rules, compiled, slot_rules): (&[Rule], &[Compiled], &mut Vec<u32>),
         keys: &mut SortScratch,
     ) -> Entry {
@@ -659,25 +735,25 @@ impl Index {
                 // The groups' rules (the set of each one's slots), merged and sorted anew.
                 let ids = gids
                     .iter()
-                    .flat_map(|&g| groups[g as usize].rules.clone())
+                    .flat_map(|&g| groups.rules(g as usize))
                     .map(|r| r as usize);
                 push_sorted((&mut self.slots, slot_rules), ids, keys, rules, compiled);
                 start as u32..self.slots.len() as u32
             }
         };
-        let gstart = self.group_ids.len();
+        let groups = self.group_ids.len() as u32;
         self.group_ids.extend_from_slice(gids);
-        let tstart = self.tokens.len();
+        let token_start = self.tokens.len() as u32;
         self.tokens.push_str(token);
         Entry {
-            token: tstart as u32..self.tokens.len() as u32,
+            token: token_start,
+            groups,
             slots,
-            groups: gstart as u32..self.group_ids.len() as u32,
             lookup: OnceLock::new(),
         }
     }
 
-    fn find(&self, token: &ProductToken) -> (GroupMatch, Option<&Entry>) {
+    fn find(&self, token: &ProductToken) -> (GroupMatch, Option<usize>) {
         match self.named(token.as_str()) {
             Some(e) => (GroupMatch::Token, Some(e)),
             None => self.star(),
@@ -685,26 +761,32 @@ impl Index {
     }
 
     /// The entry of the groups that name `token` exactly.
-    fn named(&self, token: &str) -> Option<&Entry> {
-        self.entries
-            .binary_search_by(|e| self.token(e).cmp(token))
-            .ok()
-            .map(|i| &self.entries[i])
+    fn named(&self, token: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.named_len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.token(mid).cmp(token) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
     }
 
-    fn star(&self) -> (GroupMatch, Option<&Entry>) {
-        match &self.star {
-            Some(e) => (GroupMatch::Star, Some(e)),
-            None => (GroupMatch::None, None),
+    fn star(&self) -> (GroupMatch, Option<usize>) {
+        match self.has_star {
+            true => (GroupMatch::Star, Some(self.entries.len() - 1)),
+            false => (GroupMatch::None, None),
         }
     }
 
     /// Every agent's precedence-ordered list (the named agents', then `*`'s), as a range of
     /// positions for [`LintIndex::slot`]. Several agents of one group share one range.
     pub(crate) fn lists(&self) -> impl Iterator<Item = List<'_>> + '_ {
-        self.entries.iter().chain(self.star.as_ref()).map(|e| List {
+        self.entries.iter().enumerate().map(|(i, e)| List {
             slots: e.slots.clone(),
-            groups: &self.group_ids[e.groups.start as usize..e.groups.end as usize],
+            groups: self.groups(i),
         })
     }
 
@@ -714,19 +796,23 @@ impl Index {
     }
 
     /// How many rules the groups naming `token` have (`None`: no group names it).
+    #[cfg(test)]
     pub(crate) fn named_rule_count(&self, token: &str) -> Option<usize> {
-        self.named(token).map(|e| e.slots.len())
+        self.named(token).map(|e| self.entries[e].slots.len())
     }
 
     /// How many rules the `*` groups have.
     pub(crate) fn star_rule_count(&self) -> usize {
-        self.star.as_ref().map_or(0, |e| e.slots.len())
+        match self.star().1 {
+            Some(e) => self.entries[e].slots.len(),
+            None => 0,
+        }
     }
 
     /// Group indexes that apply to `token`.
     pub(crate) fn groups_for(&self, token: &ProductToken) -> &[u32] {
         match self.find(token).1 {
-            Some(e) => &self.group_ids[e.groups.start as usize..e.groups.end as usize],
+            Some(e) => self.groups(e),
             None => &[],
         }
     }
@@ -1092,21 +1178,28 @@ impl Robots {
         }
     }
 
-    fn agent_rules<'s>(&'s self, group: GroupMatch, entry: Option<&'s Entry>) -> AgentRules<'s> {
-        let slots = match entry {
-            Some(e) => &self.index.slots[e.slots.start as usize..e.slots.end as usize],
-            None => &[],
+    fn agent_rules(&self, group: GroupMatch, entry: Option<usize>) -> AgentRules<'_> {
+        let index = &self.index;
+        let Some((i, e)) = entry.and_then(|i| Some((i, index.entries.get(i)?))) else {
+            return AgentRules {
+                robots: self,
+                group,
+                slots: &[],
+                lookup: None,
+                groups: &[],
+                token: None,
+            };
         };
         AgentRules {
             robots: self,
             group,
-            slots,
-            lookup: entry.map(|e| &e.lookup),
-            groups: match entry {
-                Some(e) => &self.index.group_ids[e.groups.start as usize..e.groups.end as usize],
-                None => &[],
-            },
-            token: entry.map(|e| self.index.token(e)),
+            slots: index
+                .slots
+                .get(e.slots.start as usize..e.slots.end as usize)
+                .unwrap_or_default(),
+            lookup: Some(&e.lookup),
+            groups: index.groups(i),
+            token: Some(index.token(i)),
         }
     }
 

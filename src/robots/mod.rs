@@ -17,6 +17,7 @@
 mod agent;
 mod buckets;
 mod directive;
+mod group;
 mod lexer;
 mod lint;
 mod matcher;
@@ -35,6 +36,7 @@ use std::sync::OnceLock;
 
 pub use agent::{ProductToken, TokenError};
 pub use directive::{Directive, OtherKey};
+pub use group::{Agent, Group};
 pub use matcher::{AgentRules, Decision, GroupMatch, Reason};
 #[cfg(feature = "fetch")]
 pub(crate) use path::is_robots_txt;
@@ -168,34 +170,6 @@ impl RuleKind {
             RuleKind::Disallow => "disallow",
         }
     }
-}
-
-/// One agent named by a group's `user-agent` line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Agent {
-    /// `*`: every crawler without a group of its own.
-    Star,
-    /// A product token, lowercased (`Googlebot/2.1` is stored as `googlebot`): the value up to
-    /// the first character that is not a letter, digit, `_` or `-` in [`Mode::Rfc`]
-    /// (`MJ12bot` → `mj12bot`), not a letter, `_` or `-` in [`Mode::Google`] (`MJ12bot` →
-    /// `mj`, as google/robotstxt reads it). See [`ProductToken`].
-    Token(Box<str>),
-    /// A value with no product token (empty, `*bot`, `/1.0`): matches no crawler. In
-    /// [`Mode::Google`] it matches the empty agent (`ProductToken::verbatim("")`), as
-    /// google/robotstxt compares an empty caller agent with the empty token it reads here.
-    Nobody,
-}
-
-/// A group: its `user-agent` lines and the rules that follow them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Group {
-    /// Line of the first `user-agent` line.
-    pub line: u32,
-    /// The agents and the line of each (a boxed slice: a vector's spare capacity field would
-    /// cost every group 8 bytes).
-    pub agents: Box<[(Agent, u32)]>,
-    /// Indexes of its rules, for [`Robots::rule`] (`u32`: 8 bytes less a group).
-    pub rules: Range<u32>,
 }
 
 /// An `allow`/`disallow` rule while parsing (the compiled file keeps its matcher slot only).
@@ -335,25 +309,46 @@ pub struct RuleRef<'a> {
 }
 
 /// A `sitemap` record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Sitemap {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sitemap<'a> {
     /// The absolute URL, as written.
-    pub url: String,
+    pub url: &'a str,
     /// 1-based line.
     pub line: u32,
 }
 
 /// A record outside the protocol (`crawl-delay`, `host`, …), kept for crawlers that want it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Record {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Record<'a> {
     /// Which record.
     pub key: OtherKey,
     /// The value as written (lossily decoded as UTF-8).
-    pub value: String,
+    pub value: &'a str,
     /// 1-based line.
     pub line: u32,
     /// Index into [`Robots::groups`] of the group it appeared in, if any.
     pub group: Option<usize>,
+}
+
+/// A [`Sitemap`] as the compiled file keeps it: its URL in the text arena.
+#[derive(Debug, Clone)]
+pub(crate) struct SitemapSlot {
+    pub url: Range<u32>,
+    pub line: u32,
+}
+
+/// A [`Record`] as the compiled file keeps it: its value in the text arena.
+#[derive(Debug, Clone)]
+pub(crate) struct RecordSlot {
+    pub value: Range<u32>,
+    pub line: u32,
+    /// [`RecordSlot::NO_GROUP`] before the first group.
+    pub group: u32,
+    pub key: OtherKey,
+}
+
+impl RecordSlot {
+    pub const NO_GROUP: u32 = u32::MAX;
 }
 
 /// A parsed, compiled robots.txt: cheap to share (`Send + Sync`), answers in nanoseconds.
@@ -386,10 +381,10 @@ pub struct Robots {
     /// Each rule's (file order) position among the index's slots, built on the first call
     /// of [`Robots::rule`]: a crawler that only checks never needs it.
     order: OnceLock<Box<[u32]>>,
-    groups: Vec<Group>,
+    groups: group::Groups,
     index: matcher::Index,
-    sitemaps: Vec<Sitemap>,
-    records: Vec<Record>,
+    sitemaps: Vec<SitemapSlot>,
+    records: Vec<RecordSlot>,
     /// `content-usage`, `content-signal`, `license`, `llm-policy`: boxed, and only when the
     /// file has any (few do), so that every other compiled file is 88 bytes smaller (see
     /// [`Robots::usage_records`]).
@@ -419,14 +414,29 @@ impl Robots {
     }
 
     /// The groups, in file order.
-    pub fn groups(&self) -> &[Group] {
-        &self.groups
+    pub fn groups(
+        &self,
+    ) -> impl ExactSizeIterator<Item = Group<'_>> + DoubleEndedIterator + Clone + '_ {
+        (0..self.groups.len()).map(move |g| Group::new(self, g))
+    }
+
+    /// The group at `index` (see [`Group::index`]).
+    pub fn group(&self, index: usize) -> Option<Group<'_>> {
+        (index < self.groups.len()).then(|| Group::new(self, index))
+    }
+
+    /// The agent an [`group::AgentSlot`] names.
+    fn agent(&self, who: u32) -> Agent<'_> {
+        match who {
+            group::AgentSlot::STAR => Agent::Star,
+            group::AgentSlot::NOBODY => Agent::Nobody,
+            entry => Agent::Token(self.index.entry_token(entry)),
+        }
     }
 
     /// Number of rules (allow and disallow lines that are used).
     pub fn rule_count(&self) -> usize {
-        // Every rule is in a group, and groups hold increasing runs of rules from 0.
-        self.groups.last().map_or(0, |g| g.rules.end as usize)
+        self.groups.rule_count() as usize
     }
 
     /// The rule at `index` (see [`Group::rules`]).
@@ -442,16 +452,17 @@ impl Robots {
         self.order.get_or_init(|| {
             let mut order = vec![0u32; self.rule_count()];
             let mut keyed: Vec<(u64, u32)> = Vec::new();
-            for g in &self.groups {
+            for g in 0..self.groups.len() {
+                let rules = self.groups.rules(g);
                 keyed.clear();
-                keyed.extend(g.rules.clone().filter_map(|pos| {
+                keyed.extend(rules.clone().filter_map(|pos| {
                     let s = self.index.slot(pos)?;
                     let derived = u64::from(s.flags & matcher::Slot::INDEX_HTML != 0);
                     Some((u64::from(s.line) << 1 | derived, pos))
                 }));
                 keyed.sort_unstable();
                 let run = order
-                    .get_mut(g.rules.start as usize..g.rules.end as usize)
+                    .get_mut(rules.start as usize..rules.end as usize)
                     .unwrap_or_default();
                 for (o, &(_, pos)) in run.iter_mut().zip(&keyed) {
                     *o = pos;
@@ -462,13 +473,25 @@ impl Robots {
     }
 
     /// The `sitemap` records, in file order.
-    pub fn sitemaps(&self) -> &[Sitemap] {
-        &self.sitemaps
+    pub fn sitemaps(
+        &self,
+    ) -> impl ExactSizeIterator<Item = Sitemap<'_>> + DoubleEndedIterator + Clone + '_ {
+        self.sitemaps.iter().map(|s| Sitemap {
+            url: self.text_at(&s.url),
+            line: s.line,
+        })
     }
 
     /// The records outside the protocol, in file order.
-    pub fn records(&self) -> &[Record] {
-        &self.records
+    pub fn records(
+        &self,
+    ) -> impl ExactSizeIterator<Item = Record<'_>> + DoubleEndedIterator + Clone + '_ {
+        self.records.iter().map(|r| Record {
+            key: r.key,
+            value: self.text_at(&r.value),
+            line: r.line,
+            group: (r.group != RecordSlot::NO_GROUP).then_some(r.group as usize),
+        })
     }
 
     /// How many input bytes were read (at most the size limit).
@@ -488,14 +511,14 @@ impl Robots {
     /// ([`RequestRate::parse`]). Never affects [`Robots::check`].
     pub fn request_rate(&self, token: &ProductToken) -> Option<RequestRate> {
         self.group_records(token, OtherKey::RequestRate)
-            .find_map(|r| RequestRate::parse(&r.value))
+            .find_map(|r| RequestRate::parse(r.value))
     }
 
     /// The first well-formed `visit-time` of the groups that apply to `token`
     /// ([`VisitTime::parse`]). Never affects [`Robots::check`].
     pub fn visit_time(&self, token: &ProductToken) -> Option<VisitTime> {
         self.group_records(token, OtherKey::VisitTime)
-            .find_map(|r| VisitTime::parse(&r.value))
+            .find_map(|r| VisitTime::parse(r.value))
     }
 
     /// The `key` records of the groups that apply to `token`, in file order.
@@ -503,10 +526,9 @@ impl Robots {
         &'a self,
         token: &ProductToken,
         key: OtherKey,
-    ) -> impl Iterator<Item = &'a Record> + 'a {
+    ) -> impl Iterator<Item = Record<'a>> + 'a {
         let groups = self.index.groups_for(token);
-        self.records
-            .iter()
+        self.records()
             .filter(move |r| r.key == key)
             .filter(move |r| r.group.is_some_and(|g| groups.contains(&(g as u32))))
     }
@@ -521,7 +543,7 @@ impl Robots {
         use std::fmt::Write;
         let mut out = String::new();
         // Printed after a group, a global record would belong to that group.
-        let globals: Vec<_> = self.records.iter().filter(|r| r.group.is_none()).collect();
+        let globals: Vec<_> = self.records().filter(|r| r.group.is_none()).collect();
         for rec in &globals {
             let _ = writeln!(out, "{}: {}", rec.key.as_str(), rec.value);
         }
@@ -534,11 +556,12 @@ impl Robots {
         let globals = !globals.is_empty()
             || !self.usage_records().licenses.is_empty()
             || !self.usage_records().llm_policies.is_empty();
-        for (gi, g) in self.groups.iter().enumerate() {
+        for g in self.groups() {
+            let gi = g.index();
             if gi > 0 || globals {
                 out.push('\n');
             }
-            for (agent, _) in &g.agents {
+            for (agent, _) in g.agents() {
                 let _ = match agent {
                     Agent::Star => writeln!(out, "User-agent: *"),
                     Agent::Token(t) => writeln!(out, "User-agent: {t}"),
@@ -546,7 +569,7 @@ impl Robots {
                 };
             }
             let mut written = 0;
-            for rule in g.rules.clone().filter_map(|i| self.rule(i as usize)) {
+            for rule in g.rules().filter_map(|i| self.rule(i as usize)) {
                 if rule.index_html {
                     continue;
                 }
@@ -560,7 +583,7 @@ impl Robots {
             if written == 0 {
                 out.push_str("Disallow:\n");
             }
-            for rec in self.records.iter().filter(|r| r.group == Some(gi)) {
+            for rec in self.records().filter(|r| r.group == Some(gi)) {
                 let _ = writeln!(out, "{}: {}", rec.key.as_str(), rec.value);
             }
             for r in self
@@ -589,7 +612,7 @@ impl Robots {
             if !out.is_empty() {
                 out.push('\n');
             }
-            for s in &self.sitemaps {
+            for s in self.sitemaps() {
                 let _ = writeln!(out, "Sitemap: {}", s.url);
             }
         }
@@ -643,31 +666,12 @@ impl Robots {
     /// where a compiled file's bytes go. The parts add up to `heap_size`.
     #[doc(hidden)]
     pub fn heap_parts(&self) -> Vec<(&'static str, usize)> {
-        use std::mem::size_of;
         let mut parts = vec![
             ("text arena", self.texts.capacity()),
             // Key spellings, texts kept out of line, and the file order once built.
             ("rule side tables", self.rules_heap_size()),
-            (
-                "groups and agents",
-                self.groups.capacity() * size_of::<Group>()
-                    + self.groups.iter().map(Group::heap_size).sum::<usize>(),
-            ),
-            (
-                "sitemaps and records",
-                self.sitemaps.capacity() * size_of::<Sitemap>()
-                    + self
-                        .sitemaps
-                        .iter()
-                        .map(|s| s.url.capacity())
-                        .sum::<usize>()
-                    + self.records.capacity() * size_of::<Record>()
-                    + self
-                        .records
-                        .iter()
-                        .map(|r| r.value.capacity())
-                        .sum::<usize>(),
-            ),
+            ("groups and agents", self.groups.heap_size()),
+            ("sitemaps and records", self.records_heap_size()),
             ("usage records", self.usage_heap_size()),
         ];
         parts.extend(self.index.heap_parts());
@@ -679,26 +683,13 @@ impl Robots {
     /// rules, groups and their agents, sitemaps, records, usage records) and of the matcher's
     /// per-agent index, including each agent's lazily built parts (the buckets or prefix index
     /// of an agent with more than a few rules, built on its first check) once they are built.
-    /// Allocator overhead and the `Robots` value itself are not counted. `tests/memory.rs` holds it to a counting
-    /// allocator.
+    /// Allocator overhead and the `Robots` value itself are not counted. `tests/memory.rs`
+    /// holds it to a counting allocator.
     pub fn heap_size(&self) -> usize {
-        use std::mem::size_of;
         self.texts.capacity()
             + self.rules_heap_size()
-            + self.groups.capacity() * size_of::<Group>()
-            + self.groups.iter().map(Group::heap_size).sum::<usize>()
-            + self.sitemaps.capacity() * size_of::<Sitemap>()
-            + self
-                .sitemaps
-                .iter()
-                .map(|s| s.url.capacity())
-                .sum::<usize>()
-            + self.records.capacity() * size_of::<Record>()
-            + self
-                .records
-                .iter()
-                .map(|r| r.value.capacity())
-                .sum::<usize>()
+            + self.groups.heap_size()
+            + self.records_heap_size()
             + self.usage_heap_size()
             + self.index.heap_size()
     }
@@ -719,26 +710,18 @@ impl Robots {
             .map_or(0, |u| std::mem::size_of::<usage::Records>() + u.heap_size())
     }
 
+    /// Heap bytes of the sitemaps and records (their texts are in the arena).
+    fn records_heap_size(&self) -> usize {
+        use std::mem::size_of;
+        self.sitemaps.capacity() * size_of::<SitemapSlot>()
+            + self.records.capacity() * size_of::<RecordSlot>()
+    }
+
     /// Heap bytes of what rules keep outside the index's slots (`order` once built).
     fn rules_heap_size(&self) -> usize {
         use std::mem::size_of;
         self.spellings.capacity() * size_of::<Range<u32>>()
             + self.written.capacity() * size_of::<(u64, Range<u32>)>()
             + self.order.get().map_or(0, |o| o.len() * size_of::<u32>())
-    }
-}
-
-impl Group {
-    /// Heap bytes of its agent list and their tokens.
-    fn heap_size(&self) -> usize {
-        let tokens: usize = self
-            .agents
-            .iter()
-            .map(|(a, _)| match a {
-                Agent::Token(t) => t.len(),
-                _ => 0,
-            })
-            .sum();
-        self.agents.len() * std::mem::size_of::<(Agent, u32)>() + tokens
     }
 }

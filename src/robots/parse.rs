@@ -17,8 +17,9 @@ use super::directive::{classify, Directive, OtherKey, Spelling};
 use super::lexer::{is_ws, lex_content, Lexed, Separator};
 use super::usage::{self, PolicyLink, SignalLine, UsageRule};
 use super::{
-    lint, matcher, pattern, Agent, Group, Mode, Options, Parsed, Record, Robots, Rule, RuleKind,
-    Sitemap, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES, TAG_DERIVED, TAG_KEY, TAG_SOURCE, TAG_VALUE,
+    group, lint, matcher, pattern, Mode, Options, Parsed, RecordSlot, Robots, Rule, RuleKind,
+    SitemapSlot, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES, TAG_DERIVED, TAG_KEY, TAG_SOURCE,
+    TAG_VALUE,
 };
 use matcher::Slot;
 
@@ -58,11 +59,13 @@ struct Builder<'a> {
     compiled: Vec<pattern::Compiled>,
     /// Working space for canonical patterns.
     scratch: Vec<u8>,
-    groups: Vec<Group>,
-    /// The agents of the last group, until the next group starts (see `flush_agents`).
-    agents: Vec<(Agent, u32)>,
-    sitemaps: Vec<Sitemap>,
-    records: Vec<Record>,
+    groups: group::Groups,
+    /// The agents' tokens, lowercased, end to end; an agent's `who` is an index into
+    /// `agent_tokens` until the matcher gives each distinct token its entry.
+    agent_text: String,
+    agent_tokens: Vec<std::ops::Range<u32>>,
+    sitemaps: Vec<SitemapSlot>,
+    records: Vec<RecordSlot>,
     state: State,
     /// Whether the input holds a NUL at all: most files do not, so lines skip the search.
     has_nul: bool,
@@ -99,8 +102,9 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         rules: Vec::with_capacity(input.len().min(limit) / 16),
         compiled: Vec::with_capacity(input.len().min(limit) / 16),
         scratch: Vec::new(),
-        groups: Vec::new(),
-        agents: Vec::with_capacity(1),
+        groups: group::Groups::default(),
+        agent_text: String::new(),
+        agent_tokens: Vec::new(),
         sitemaps: Vec::new(),
         records: Vec::new(),
         state: State::Start,
@@ -396,22 +400,21 @@ impl<'a> Builder<'a> {
     }
 
     fn user_agent(&mut self, n: u32, value: &'a [u8]) {
-        match self.state {
+        // Where the rules of the group this line starts will start, if it starts one.
+        let starts = match self.state {
             State::Start | State::Rules => {
-                self.flush_agents();
                 let at = self.rules.len() as u32;
-                self.echo = self
-                    .groups
-                    .last()
-                    .map_or((0, 0), |g| (at - g.rules.start, g.rules.end));
-                self.groups.push(Group {
-                    line: n,
-                    agents: Box::default(),
-                    rules: at..at,
-                });
+                self.echo = match self.groups.len().checked_sub(1) {
+                    Some(last) => (at - self.groups.rules(last).start, at),
+                    None => (0, 0),
+                };
+                Some(at)
             }
             State::Agents { stray: Some(stray) } => {
-                let first = self.groups.last().map_or(n, |g| g.line);
+                let first = match self.groups.len().checked_sub(1) {
+                    Some(last) => self.groups.line(last),
+                    None => n,
+                };
                 let span = self.span(value);
                 self.push(
                     Code::AgentsJoined,
@@ -421,12 +424,13 @@ impl<'a> Builder<'a> {
                         "this user-agent joins the group of line {first}: line {stray} does not end a group, so the rules that follow apply to both"
                     ),
                 );
+                None
             }
-            State::Agents { stray: None } => {}
-        }
+            State::Agents { stray: None } => None,
+        };
         self.state = State::Agents { stray: None };
 
-        let agent = if value.is_empty() {
+        let who = if value.is_empty() {
             let span = self.span(value);
             self.push(
                 Code::EmptyUserAgent,
@@ -434,7 +438,7 @@ impl<'a> Builder<'a> {
                 span,
                 "empty user-agent: the rules of this group apply to no crawler",
             );
-            Agent::Nobody
+            group::AgentSlot::NOBODY
         } else if value[0] == b'*' && (value.len() == 1 || is_ws(value[1])) {
             // google/robotstxt: '*' followed by whitespace and anything is still the global agent.
             if value.len() > 1 {
@@ -446,7 +450,7 @@ impl<'a> Builder<'a> {
                     format!("`{}` read as `*`", self.lossy(value)),
                 );
             }
-            Agent::Star
+            group::AgentSlot::STAR
         } else {
             let token = leading_token(value, self.mode);
             // What the mode reads as a token, for the messages.
@@ -468,7 +472,7 @@ impl<'a> Builder<'a> {
                         self.lossy(value)
                     ),
                 );
-                Agent::Nobody
+                group::AgentSlot::NOBODY
             } else {
                 if token.len() < value.len() {
                     let span = self.span(value);
@@ -491,38 +495,25 @@ impl<'a> Builder<'a> {
                         ]),
                     );
                 }
-                // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-': copied
-                // once at the exact size, and checked rather than decoded (the lossy decoding
-                // cost 0.6 M instructions of the corpus parse).
-                let lower = String::from_utf8(token.to_ascii_lowercase())
-                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-                Agent::Token(lower.into_boxed_str())
+                // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-' (the lossy
+                // decoding borrows them as they are).
+                let start = self.agent_text.len();
+                self.agent_text.push_str(&String::from_utf8_lossy(token));
+                if let Some(added) = self.agent_text.get_mut(start..) {
+                    added.make_ascii_lowercase();
+                }
+                self.agent_tokens
+                    .push(start as u32..self.agent_text.len() as u32);
+                self.agent_tokens.len() as u32 - 1
             }
         };
-        if !self.groups.is_empty() {
-            self.agents.push((agent, n));
-            let span = self.span(value);
-            self.agent_spans.push(span);
+        let agent = group::AgentSlot { who, line: n };
+        match starts {
+            Some(at) => self.groups.push(agent, at),
+            None => self.groups.push_agent(agent),
         }
-    }
-
-    /// Gives the last group the agents gathered for it.
-    fn flush_agents(&mut self) {
-        if let Some(group) = self.groups.last_mut() {
-            // Moved out at the exact size (one allocation a group); the gathering vector is
-            // kept, so that it grows only for the file's largest group. Most groups name one
-            // agent: boxed as an array, without a copy loop.
-            group.agents = match self.agents.pop() {
-                Some(one) if self.agents.is_empty() => Box::new([one]),
-                Some(last) => {
-                    let mut all = Vec::with_capacity(self.agents.len() + 1);
-                    all.append(&mut self.agents);
-                    all.push(last);
-                    all.into_boxed_slice()
-                }
-                None => Box::default(),
-            };
-        }
+        let span = self.span(value);
+        self.agent_spans.push(span);
     }
 
     fn rule(&mut self, n: u32, key: &'a [u8], kind: RuleKind, value: &'a [u8]) {
@@ -648,9 +639,7 @@ impl<'a> Builder<'a> {
         if self.mode == Mode::Google && kind == RuleKind::Allow {
             self.google_index_html(n, value, spelling, value_range);
         }
-        if let Some(group) = self.groups.last_mut() {
-            group.rules.end = self.rules.len() as u32;
-        }
+        self.groups.set_rule_count(self.rules.len() as u32);
     }
 
     /// The written range and compiled form of the rule at the same place in the previous group,
@@ -839,8 +828,10 @@ impl<'a> Builder<'a> {
         };
         let url = text.filter(|t| is_http_url(t));
         if let Some(url) = url {
-            self.sitemaps.push(Sitemap {
-                url: url.to_owned(),
+            let start = self.texts.len() as u32;
+            self.texts.push_str(url);
+            self.sitemaps.push(SitemapSlot {
+                url: start..self.texts.len() as u32,
                 line: n,
             });
         } else {
@@ -856,17 +847,20 @@ impl<'a> Builder<'a> {
     }
 
     fn other(&mut self, n: u32, key: OtherKey, value: &[u8]) {
-        let group = match self.state {
-            State::Start => None,
-            _ => self.groups.len().checked_sub(1),
+        let group = match (self.state, self.groups.len().checked_sub(1)) {
+            (State::Start, _) | (_, None) => RecordSlot::NO_GROUP,
+            (_, Some(g)) => g as u32,
         };
         let span = self.span(value);
         self.push(Code::IgnoredDirective, n, span, ignored_message(key));
-        self.records.push(Record {
-            key,
-            value: self.lossy(value).into_owned(),
+        let start = self.texts.len() as u32;
+        let text = self.lossy(value);
+        self.texts.push_str(&text);
+        self.records.push(RecordSlot {
+            value: start..self.texts.len() as u32,
             line: n,
             group,
+            key,
         });
     }
 
@@ -995,9 +989,14 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(mut self, bytes_used: usize) -> Parsed {
-        self.flush_agents();
-        let (index, slot_rules) =
-            matcher::Index::build(&self.groups, &self.compiled, &self.rules, self.mode);
+        let tokens = (self.agent_text.as_str(), self.agent_tokens.as_slice());
+        let (index, slot_rules) = matcher::Index::build(
+            &mut self.groups,
+            tokens,
+            &self.compiled,
+            &self.rules,
+            self.mode,
+        );
         let compiled = &self.compiled;
         let slot_compiled: Vec<pattern::Compiled> =
             slot_rules.iter().map(|&r| compiled[r as usize]).collect();

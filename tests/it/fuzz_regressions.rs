@@ -91,8 +91,8 @@ fn every_input_keeps_the_targets_invariants() {
                 any_token("Googlebot/2.1 (+http://www.google.com/bot.html)", false),
                 any_token("Foo Bar", true),
             ];
-            for g in robots.groups().iter().take(8) {
-                for (agent, _) in &g.agents {
+            for g in robots.groups().take(8) {
+                for (agent, _) in g.agents() {
                     if let crawlgate::Agent::Token(t) = agent {
                         agents.push(any_token(t, false));
                     }
@@ -137,8 +137,9 @@ fn every_input_keeps_the_targets_invariants() {
 fn to_robots_txt_keeps_global_records_global() {
     let data = read("to-robots-txt-global-record.txt");
     let first = Robots::parse(&data).robots;
-    assert_eq!(first.records()[0].key, OtherKey::CrawlDelay);
-    assert_eq!(first.records()[0].group, None);
+    let record = first.records().next().expect("a record");
+    assert_eq!(record.key, OtherKey::CrawlDelay);
+    assert_eq!(record.group, None);
     let printed = first.to_robots_txt();
     let second = Robots::parse(printed.as_bytes()).robots;
     assert_eq!(view(&first), view(&second), "printed:\n{printed}");

@@ -132,7 +132,7 @@ fn run_file(path: &Path, e: &Expect) -> Vec<String> {
 /// for a sitemap robots.txt announced).
 fn run_walk(dir: &Path) -> Vec<String> {
     let robots = Robots::parse(&fs::read(dir.join("robots.txt")).unwrap()).robots;
-    let announced = robots.sitemaps().iter().map(|s| s.url.clone());
+    let announced = robots.sitemaps().map(|s| s.url.to_owned());
     let mut options = WalkOptions::default();
     options.scope = Some(Scope::site(
         Origin::from_url("https://example.com/").unwrap(),

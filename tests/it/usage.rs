@@ -461,9 +461,9 @@ proptest! {
             );
             let a = Robots::parse_with(before.as_bytes(), &Options::mode(mode)).robots;
             let b = Robots::parse_with(after.as_bytes(), &Options::mode(mode)).robots;
-            let agents = |r: &Robots| -> Vec<_> {
-                r.groups().iter().map(|g| g.agents.iter().map(|x| x.0.clone()).collect::<Vec<_>>()).collect()
-            };
+            fn agents(r: &Robots) -> Vec<Vec<crawlgate::Agent<'_>>> {
+                r.groups().map(|g| g.agents().map(|x| x.0).collect()).collect()
+            }
             prop_assert_eq!(agents(&a), agents(&b));
             prop_assert_eq!(a.rule_count(), b.rule_count());
         }

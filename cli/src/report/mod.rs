@@ -264,11 +264,8 @@ mod enabled {
         max: usize,
         out: &mut Out,
     ) -> Vec<String> {
-        let mut queue: VecDeque<(String, u8)> = robots
-            .sitemaps()
-            .iter()
-            .map(|s| (s.url.clone(), 0))
-            .collect();
+        let mut queue: VecDeque<(String, u8)> =
+            robots.sitemaps().map(|s| (s.url.to_owned(), 0)).collect();
         let mut urls = Vec::new();
         let mut fetched = 0;
         while let Some((url, depth)) = queue.pop_front() {

@@ -1,0 +1,207 @@
+//! Groups and their agents ([RFC 9309 §2.1]): the compact table the compiled file keeps, and
+//! the borrowed views ([`Group`], [`Agent`]) it answers with.
+//!
+//! A group costs 8 bytes (where its agents start and where its rules start: both run to the
+//! next group's; its line is its first agent's) and an agent 8 (its line, and its token as the
+//! index of the matcher's entry for it, whose text the matcher keeps once however many groups
+//! name it).
+//!
+//! [RFC 9309 §2.1]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.1
+
+use std::ops::Range;
+
+use super::Robots;
+
+/// One agent named by a group's `user-agent` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Agent<'a> {
+    /// `*`: every crawler without a group of its own.
+    Star,
+    /// A product token, lowercased (`Googlebot/2.1` is read as `googlebot`): the value up to
+    /// the first character that is not a letter, digit, `_` or `-` in [`Mode::Rfc`]
+    /// (`MJ12bot` → `mj12bot`), not a letter, `_` or `-` in [`Mode::Google`] (`MJ12bot` →
+    /// `mj`, as google/robotstxt reads it). See [`ProductToken`].
+    ///
+    /// [`Mode::Rfc`]: super::Mode::Rfc
+    /// [`Mode::Google`]: super::Mode::Google
+    /// [`ProductToken`]: super::ProductToken
+    Token(&'a str),
+    /// A value with no product token (empty, `*bot`, `/1.0`): matches no crawler. In
+    /// [`Mode::Google`] it matches the empty agent (`ProductToken::verbatim("")`), as
+    /// google/robotstxt compares an empty caller agent with the empty token it reads here.
+    ///
+    /// [`Mode::Google`]: super::Mode::Google
+    Nobody,
+}
+
+/// A group: its `user-agent` lines and the rules that follow them. A view into the compiled
+/// file ([`Robots::groups`]).
+#[derive(Clone, Copy)]
+pub struct Group<'a> {
+    robots: &'a Robots,
+    index: usize,
+}
+
+impl<'a> Group<'a> {
+    pub(crate) fn new(robots: &'a Robots, index: usize) -> Group<'a> {
+        Group { robots, index }
+    }
+
+    /// Its position among [`Robots::groups`] (what [`Record::group`] and
+    /// [`AgentRules::group_indexes`] give).
+    ///
+    /// [`Record::group`]: super::Record::group
+    /// [`AgentRules::group_indexes`]: super::AgentRules::group_indexes
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// Line of the first `user-agent` line.
+    pub fn line(&self) -> u32 {
+        self.robots.groups.line(self.index)
+    }
+
+    /// Indexes of its rules, for [`Robots::rule`].
+    pub fn rules(&self) -> Range<u32> {
+        self.robots.groups.rules(self.index)
+    }
+
+    /// The agents and the line of each, in file order.
+    pub fn agents(
+        &self,
+    ) -> impl ExactSizeIterator<Item = (Agent<'a>, u32)> + DoubleEndedIterator + Clone + 'a {
+        let robots = self.robots;
+        robots
+            .groups
+            .agents(self.index)
+            .iter()
+            .map(move |a| (robots.agent(a.who), a.line))
+    }
+}
+
+impl std::fmt::Debug for Group<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Group")
+            .field("line", &self.line())
+            .field("agents", &self.agents().collect::<Vec<_>>())
+            .field("rules", &self.rules())
+            .finish()
+    }
+}
+
+/// An agent as the table keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AgentSlot {
+    /// [`AgentSlot::STAR`], [`AgentSlot::NOBODY`], or the token: while parsing, an index into
+    /// the parser's token list; once compiled, the index of the matcher's entry for it.
+    pub who: u32,
+    /// 1-based line.
+    pub line: u32,
+}
+
+impl AgentSlot {
+    /// `*`.
+    pub const STAR: u32 = u32::MAX;
+    /// No product token.
+    pub const NOBODY: u32 = u32::MAX - 1;
+}
+
+/// Where a group starts. Every group has an agent: the `user-agent` line that starts it.
+#[derive(Debug, Clone, Copy)]
+struct Start {
+    agents: u32,
+    rules: u32,
+}
+
+/// The groups, in file order: each one's agents and rules run to where the next group's
+/// start (the last group's to the ends of `agents` and of the rules).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Groups {
+    starts: Vec<Start>,
+    agents: Vec<AgentSlot>,
+    /// Every rule is in one group, and groups hold increasing runs of rules from 0.
+    rule_count: u32,
+}
+
+impl Groups {
+    /// Number of groups.
+    pub fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Starts a group with its first agent, and whose rules will start at `rule`.
+    pub fn push(&mut self, agent: AgentSlot, rule: u32) {
+        self.starts.push(Start {
+            agents: self.agents.len() as u32,
+            rules: rule,
+        });
+        self.agents.push(agent);
+    }
+
+    /// Adds an agent to the last group.
+    pub fn push_agent(&mut self, agent: AgentSlot) {
+        self.agents.push(agent);
+    }
+
+    /// Sets the number of rules: the last group's end. Called whenever a rule is added.
+    pub fn set_rule_count(&mut self, n: u32) {
+        self.rule_count = n;
+    }
+
+    /// Number of rules.
+    pub fn rule_count(&self) -> u32 {
+        self.rule_count
+    }
+
+    /// Line of group `g`'s first `user-agent` line (0 if there is no such group).
+    pub fn line(&self, g: usize) -> u32 {
+        self.agents(g).first().map_or(0, |a| a.line)
+    }
+
+    /// Indexes of group `g`'s rules.
+    pub fn rules(&self, g: usize) -> Range<u32> {
+        let Some(s) = self.starts.get(g) else {
+            return 0..0;
+        };
+        let end = self.starts.get(g + 1).map_or(self.rule_count, |n| n.rules);
+        s.rules..end
+    }
+
+    /// Group `g`'s agents.
+    pub fn agents(&self, g: usize) -> &[AgentSlot] {
+        let Some(s) = self.starts.get(g) else {
+            return &[];
+        };
+        let end = self
+            .starts
+            .get(g + 1)
+            .map_or(self.agents.len(), |n| n.agents as usize);
+        self.agents.get(s.agents as usize..end).unwrap_or_default()
+    }
+
+    /// Every group's agents, in file order, with the group of each.
+    pub fn all_agents(&self) -> impl Iterator<Item = (usize, &AgentSlot)> + '_ {
+        (0..self.len()).flat_map(move |g| self.agents(g).iter().map(move |a| (g, a)))
+    }
+
+    /// Number of agents, in all groups.
+    pub fn agent_count(&self) -> usize {
+        self.agents.len()
+    }
+
+    /// Every agent, for the matcher to give each token its entry.
+    pub fn agents_mut(&mut self) -> &mut [AgentSlot] {
+        &mut self.agents
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.starts.shrink_to_fit();
+        self.agents.shrink_to_fit();
+    }
+
+    /// Heap bytes held.
+    pub fn heap_size(&self) -> usize {
+        self.starts.capacity() * std::mem::size_of::<Start>()
+            + self.agents.capacity() * std::mem::size_of::<AgentSlot>()
+    }
+}
