@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# google/robotstxt's C++ parser beside crawlgate's, in the same run, on the bench corpus: the
+# yardstick of issue 18's parse goal. google/robotstxt is not a crate and its sources are not
+# in this repository, so this script compiles them from a checkout you give it (any commit
+# whose robots.cc builds against the system's Abseil), with our driver
+# (`benches/google_cpp/bench.cc`), then runs the two alternately, ROUNDS times.
+#
+#   git clone https://github.com/google/robotstxt /tmp/robotstxt
+#   scripts/bench-google-cpp.sh /tmp/robotstxt [ROUNDS]
+#
+# Installs g++, pkg-config and Abseil (Debian packages) when missing. Prints the driver's
+# lines (`google-cpp parse best: … MB/s`) and criterion's for `parse/crawlgate-*`. With
+# INSTRUCTIONS=1, also both parsers' instruction counts (callgrind; installs valgrind).
+set -euo pipefail
+
+google=${1:?usage: scripts/bench-google-cpp.sh GOOGLE_ROBOTSTXT_CHECKOUT [ROUNDS]}
+rounds=${2:-2}
+root=$(git rev-parse --show-toplevel)
+corpus=${CRAWLGATE_BENCH_CORPUS:-$root/../shared/corpus/robots-bench}
+[ -f "$google/robots.cc" ] || { echo "bench-google-cpp: no robots.cc in $google" >&2; exit 2; }
+[ -d "$corpus/robotfiles" ] || { echo "bench-google-cpp: no corpus at $corpus" >&2; exit 2; }
+
+need=()
+command -v g++ >/dev/null || need+=(g++)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+pkg-config --exists absl_strings 2>/dev/null || need+=(libabsl-dev)
+[ "${INSTRUCTIONS:-0}" = 1 ] && ! command -v valgrind >/dev/null && need+=(valgrind)
+if [ ${#need[@]} -gt 0 ]; then
+    echo "== installing ${need[*]}" >&2
+    apt-get update -qq && apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+out="$root/target/google-cpp"
+mkdir -p "$out"
+echo "== building google/robotstxt ($(git -C "$google" rev-parse --short HEAD 2>/dev/null || echo "not a git checkout")) and crawlgate's parse bench" >&2
+# shellcheck disable=SC2046 # pkg-config's flags are separate words
+g++ -O3 -std=c++17 -I "$google" -o "$out/bench" "$root/benches/google_cpp/bench.cc" \
+    "$google/robots.cc" $(pkg-config --cflags --libs absl_strings)
+ours=$(cd "$root" && CRAWLGATE_BENCH_CORPUS=$corpus cargo bench --no-run --bench parse \
+    --message-format=json 2>/dev/null | grep -o '"executable":"[^"]*"' | tail -1 | cut -d'"' -f4)
+[ -n "$ours" ] || { echo "bench-google-cpp: could not build the parse bench" >&2; exit 2; }
+
+for round in $(seq "$rounds"); do
+    echo "== round $round ($(uptime | sed 's/.*load average/load average/'))"
+    "$out/bench" parse 20 "$corpus" | grep -E 'best|median'
+    CRAWLGATE_BENCH_CORPUS=$corpus "$ours" --bench --discard-baseline --warm-up-time 1 \
+        --measurement-time 3 'parse/crawlgate' 2>&1 | grep -E '^parse/|thrpt'
+done
+
+if [ "${INSTRUCTIONS:-0}" = 1 ]; then
+    count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
+        sed -n 's/.*Collected : *//p'; }
+    p=$(count "$out/bench" parse 1 "$corpus")
+    l=$(count "$out/bench" load 1 "$corpus")
+    echo "google-cpp instructions, parse - load: $((p - l))"
+    (cd "$root" && cargo build -q --profile bench --example workload)
+    p=$(CRAWLGATE_BENCH_CORPUS=$corpus count "$root/target/release/examples/workload" parse)
+    l=$(CRAWLGATE_BENCH_CORPUS=$corpus count "$root/target/release/examples/workload" load)
+    echo "crawlgate instructions, parse - load: $((p - l))"
+fi
