@@ -414,6 +414,17 @@ impl Robots {
     }
 
     /// The groups, in file order.
+    ///
+    /// ```
+    /// use crawlgate::{Agent, Robots};
+    /// let robots = Robots::parse(b"User-agent: Googlebot\nUser-agent: *\nDisallow: /x\n").robots;
+    /// let group = robots.groups().next().expect("one group");
+    /// let agents: Vec<_> = group.agents().collect();
+    /// assert_eq!(agents, [(Agent::Token("googlebot"), 1), (Agent::Star, 2)]);
+    /// assert_eq!(group.line(), 1);
+    /// let rules: Vec<_> = group.rules().filter_map(|i| robots.rule(i as usize)).collect();
+    /// assert_eq!(rules[0].pattern, "/x");
+    /// ```
     pub fn groups(
         &self,
     ) -> impl ExactSizeIterator<Item = Group<'_>> + DoubleEndedIterator + Clone + '_ {
