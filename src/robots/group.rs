@@ -8,6 +8,7 @@
 //!
 //! [RFC 9309 §2.1]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.1
 
+use std::iter::FusedIterator;
 use std::ops::Range;
 
 use super::Robots;
@@ -67,17 +68,107 @@ impl<'a> Group<'a> {
     }
 
     /// The agents and the line of each, in file order.
-    pub fn agents(
-        &self,
-    ) -> impl ExactSizeIterator<Item = (Agent<'a>, u32)> + DoubleEndedIterator + Clone + 'a {
-        let robots = self.robots;
-        robots
-            .groups
-            .agents(self.index)
-            .iter()
-            .map(move |a| (robots.agent(a.who), a.line))
+    pub fn agents(&self) -> Agents<'a> {
+        Agents {
+            robots: self.robots,
+            slots: self.robots.groups.agents(self.index).iter(),
+        }
     }
 }
+
+/// The groups of a file, in order: see [`Robots::groups`].
+#[derive(Clone)]
+pub struct Groups<'a> {
+    robots: &'a Robots,
+    at: Range<usize>,
+}
+
+impl<'a> Groups<'a> {
+    pub(crate) fn new(robots: &'a Robots) -> Groups<'a> {
+        Groups {
+            robots,
+            at: 0..robots.groups.len(),
+        }
+    }
+}
+
+impl<'a> Iterator for Groups<'a> {
+    type Item = Group<'a>;
+
+    fn next(&mut self) -> Option<Group<'a>> {
+        self.at.next().map(|g| Group::new(self.robots, g))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.at.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Groups<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.at.next_back().map(|g| Group::new(self.robots, g))
+    }
+}
+
+impl ExactSizeIterator for Groups<'_> {}
+
+impl FusedIterator for Groups<'_> {}
+
+impl std::fmt::Debug for Groups<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// A group's agents and the line of each, in order: see [`Group::agents`].
+#[derive(Clone)]
+pub struct Agents<'a> {
+    robots: &'a Robots,
+    slots: std::slice::Iter<'a, AgentSlot>,
+}
+
+impl<'a> Iterator for Agents<'a> {
+    type Item = (Agent<'a>, u32);
+
+    fn next(&mut self) -> Option<(Agent<'a>, u32)> {
+        self.slots
+            .next()
+            .map(|a| (self.robots.agent(a.who), a.line))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.slots.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Agents<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.slots
+            .next_back()
+            .map(|a| (self.robots.agent(a.who), a.line))
+    }
+}
+
+impl ExactSizeIterator for Agents<'_> {}
+
+impl FusedIterator for Agents<'_> {}
+
+impl std::fmt::Debug for Agents<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
+
+/// Groups are equal when their lines, agents and rule indexes are, whichever files they are in.
+impl PartialEq for Group<'_> {
+    fn eq(&self, other: &Group<'_>) -> bool {
+        self.line() == other.line()
+            && self.rules() == other.rules()
+            && self.agents().eq(other.agents())
+    }
+}
+
+impl Eq for Group<'_> {}
 
 impl std::fmt::Debug for Group<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -116,14 +207,14 @@ struct Start {
 /// The groups, in file order: each one's agents and rules run to where the next group's
 /// start (the last group's to the ends of `agents` and of the rules).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Groups {
+pub(crate) struct GroupTable {
     starts: Vec<Start>,
     agents: Vec<AgentSlot>,
     /// Every rule is in one group, and groups hold increasing runs of rules from 0.
     rule_count: u32,
 }
 
-impl Groups {
+impl GroupTable {
     /// Number of groups.
     pub fn len(&self) -> usize {
         self.starts.len()

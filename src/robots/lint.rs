@@ -32,7 +32,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::group::{AgentSlot, Groups};
+use super::group::{AgentSlot, GroupTable};
 use super::matcher::LintIndex;
 use super::pattern::Compiled;
 use super::{Rule, RuleKind};
@@ -44,7 +44,7 @@ const PAIRWISE: usize = 16;
 
 /// What the lint reads.
 pub(crate) struct Input<'a> {
-    pub groups: &'a Groups,
+    pub groups: &'a GroupTable,
     pub rules: &'a [Rule],
     pub index: &'a LintIndex<'a>,
     pub arena: &'a [u8],

@@ -13,7 +13,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::buckets::{self, Buckets};
-use super::group::{AgentSlot, Groups};
+use super::group::{AgentSlot, GroupTable};
 use super::path::{http_path_start, is_robots_txt, request_path};
 use super::pattern::{self, Compiled, Pairs};
 use super::prefix::PrefixIndex;
@@ -511,7 +511,7 @@ impl Index {
     ///
     /// [`Agent::Nobody`]: super::Agent::Nobody
     pub(crate) fn build(
-        groups: &mut Groups,
+        groups: &mut GroupTable,
         (text, tokens): (&str, &[Range<u32>]),
         compiled: &[Compiled],
         rules: &[Rule],
@@ -724,7 +724,7 @@ impl Index {
         &mut self,
         token: &str,
         gids: &[u32],
-        (groups, group_slots): (&Groups, &[Range<u32>]),
+        (groups, group_slots): (&GroupTable, &[Range<u32>]),
         (rules, compiled, slot_rules): (&[Rule], &[Compiled], &mut Vec<u32>),
         keys: &mut SortScratch,
     ) -> Entry {

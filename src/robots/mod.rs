@@ -36,7 +36,7 @@ use std::sync::OnceLock;
 
 pub use agent::{ProductToken, TokenError};
 pub use directive::{Directive, OtherKey};
-pub use group::{Agent, Group};
+pub use group::{Agent, Agents, Group, Groups};
 pub use matcher::{AgentRules, Decision, GroupMatch, Reason};
 #[cfg(feature = "fetch")]
 pub(crate) use path::is_robots_txt;
@@ -330,6 +330,64 @@ pub struct Record<'a> {
     pub group: Option<usize>,
 }
 
+/// Implements `Iterator` (with `DoubleEndedIterator`, `ExactSizeIterator`, `FusedIterator`,
+/// `Clone` and `Debug`) for a view of the compiled file that gives each slot's item through
+/// the `Robots` method `view`.
+macro_rules! slot_iterator {
+    ($(#[$doc:meta])* $name:ident, $slot:ty, $item:ident, $view:ident) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name<'a> {
+            robots: &'a Robots,
+            slots: std::slice::Iter<'a, $slot>,
+        }
+
+        impl<'a> Iterator for $name<'a> {
+            type Item = $item<'a>;
+
+            fn next(&mut self) -> Option<$item<'a>> {
+                self.slots.next().map(|s| self.robots.$view(s))
+            }
+
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.slots.size_hint()
+            }
+        }
+
+        impl DoubleEndedIterator for $name<'_> {
+            fn next_back(&mut self) -> Option<Self::Item> {
+                self.slots.next_back().map(|s| self.robots.$view(s))
+            }
+        }
+
+        impl ExactSizeIterator for $name<'_> {}
+
+        impl std::iter::FusedIterator for $name<'_> {}
+
+        impl std::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_list().entries(self.clone()).finish()
+            }
+        }
+    };
+}
+
+slot_iterator!(
+    /// The `sitemap` records of a file, in order: see [`Robots::sitemaps`].
+    Sitemaps,
+    SitemapSlot,
+    Sitemap,
+    sitemap_at
+);
+
+slot_iterator!(
+    /// The records outside the protocol of a file, in order: see [`Robots::records`].
+    Records,
+    RecordSlot,
+    Record,
+    record_at
+);
+
 /// A [`Sitemap`] as the compiled file keeps it: its URL in the text arena.
 #[derive(Debug, Clone)]
 pub(crate) struct SitemapSlot {
@@ -381,7 +439,7 @@ pub struct Robots {
     /// Each rule's (file order) position among the index's slots, built on the first call
     /// of [`Robots::rule`]: a crawler that only checks never needs it.
     order: OnceLock<Box<[u32]>>,
-    groups: group::Groups,
+    groups: group::GroupTable,
     index: matcher::Index,
     sitemaps: Vec<SitemapSlot>,
     records: Vec<RecordSlot>,
@@ -425,10 +483,8 @@ impl Robots {
     /// let rules: Vec<_> = group.rules().filter_map(|i| robots.rule(i as usize)).collect();
     /// assert_eq!(rules[0].pattern, "/x");
     /// ```
-    pub fn groups(
-        &self,
-    ) -> impl ExactSizeIterator<Item = Group<'_>> + DoubleEndedIterator + Clone + '_ {
-        (0..self.groups.len()).map(move |g| Group::new(self, g))
+    pub fn groups(&self) -> Groups<'_> {
+        Groups::new(self)
     }
 
     /// The group at `index` (see [`Group::index`]).
@@ -484,25 +540,35 @@ impl Robots {
     }
 
     /// The `sitemap` records, in file order.
-    pub fn sitemaps(
-        &self,
-    ) -> impl ExactSizeIterator<Item = Sitemap<'_>> + DoubleEndedIterator + Clone + '_ {
-        self.sitemaps.iter().map(|s| Sitemap {
-            url: self.text_at(&s.url),
-            line: s.line,
-        })
+    pub fn sitemaps(&self) -> Sitemaps<'_> {
+        Sitemaps {
+            robots: self,
+            slots: self.sitemaps.iter(),
+        }
     }
 
     /// The records outside the protocol, in file order.
-    pub fn records(
-        &self,
-    ) -> impl ExactSizeIterator<Item = Record<'_>> + DoubleEndedIterator + Clone + '_ {
-        self.records.iter().map(|r| Record {
+    pub fn records(&self) -> Records<'_> {
+        Records {
+            robots: self,
+            slots: self.records.iter(),
+        }
+    }
+
+    fn sitemap_at(&self, s: &SitemapSlot) -> Sitemap<'_> {
+        Sitemap {
+            url: self.text_at(&s.url),
+            line: s.line,
+        }
+    }
+
+    fn record_at(&self, r: &RecordSlot) -> Record<'_> {
+        Record {
             key: r.key,
             value: self.text_at(&r.value),
             line: r.line,
             group: (r.group != RecordSlot::NO_GROUP).then_some(r.group as usize),
-        })
+        }
     }
 
     /// How many input bytes were read (at most the size limit).

@@ -59,7 +59,7 @@ struct Builder<'a> {
     compiled: Vec<pattern::Compiled>,
     /// Working space for canonical patterns.
     scratch: Vec<u8>,
-    groups: group::Groups,
+    groups: group::GroupTable,
     /// The agents' tokens, lowercased, end to end; an agent's `who` is an index into
     /// `agent_tokens` until the matcher gives each distinct token its entry.
     agent_text: String,
@@ -102,7 +102,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         rules: Vec::with_capacity(input.len().min(limit) / 16),
         compiled: Vec::with_capacity(input.len().min(limit) / 16),
         scratch: Vec::new(),
-        groups: group::Groups::default(),
+        groups: group::GroupTable::default(),
         agent_text: String::new(),
         agent_tokens: Vec::new(),
         sitemaps: Vec::new(),

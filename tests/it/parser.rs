@@ -538,3 +538,56 @@ fn agents_of(r: &Robots, g: usize) -> Vec<Agent<'_>> {
         .map(|g| g.agents().map(|(a, _)| a).collect())
         .unwrap_or_default()
 }
+
+#[test]
+fn groups_sitemaps_and_records_are_iterators_of_views() {
+    let body = b"Sitemap: https://example.com/a.xml\nHost: example.com\n\
+User-agent: A\nUser-agent: B\nCrawl-delay: 3\nDisallow: /x\n\n\
+User-agent: *\nAllow: /\nSitemap: https://example.com/b.xml\n";
+    let r = Robots::parse(body).robots;
+
+    let mut groups = r.groups();
+    assert_eq!(groups.len(), 2);
+    let last = groups.next_back().expect("the * group");
+    assert_eq!((last.index(), last.line(), last.rules()), (1, 8, 1..2));
+    assert_eq!(groups.len(), 1);
+    let first = groups.next().expect("the first group");
+    assert_eq!((first.index(), first.line(), first.rules()), (0, 3, 0..1));
+    assert_eq!((groups.len(), groups.next()), (0, None));
+    assert!(r.group(2).is_none());
+    assert_eq!(r.group(1).map(|g| g.line()), Some(8));
+
+    let mut agents = first.agents();
+    assert_eq!(agents.len(), 2);
+    assert_eq!(agents.next_back(), Some((Agent::Token("b"), 4)));
+    assert_eq!(agents.len(), 1);
+    assert_eq!(agents.next(), Some((Agent::Token("a"), 3)));
+    assert_eq!(agents.next(), None);
+    assert_eq!(
+        format!("{:?}", last.agents()),
+        format!("{:?}", [(Agent::Star, 8)])
+    );
+
+    let sitemaps: Vec<_> = r.sitemaps().rev().map(|s| (s.url, s.line)).collect();
+    assert_eq!(
+        sitemaps,
+        [
+            ("https://example.com/b.xml", 10),
+            ("https://example.com/a.xml", 1)
+        ]
+    );
+    let mut records = r.records();
+    assert_eq!(records.len(), 2);
+    let host = records.next().expect("host");
+    assert_eq!(
+        (host.key, host.value, host.line, host.group),
+        (OtherKey::Host, "example.com", 2, None)
+    );
+    assert_eq!(records.len(), 1);
+    let delay = records.next().expect("crawl-delay");
+    assert_eq!(
+        (delay.key, delay.value, delay.group),
+        (OtherKey::CrawlDelay, "3", Some(0))
+    );
+    assert!(format!("{:?}", r.sitemaps()).contains("https://example.com/a.xml"));
+}
