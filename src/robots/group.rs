@@ -11,7 +11,7 @@
 use std::iter::FusedIterator;
 use std::ops::Range;
 
-use super::Robots;
+use super::{run_at, Robots};
 
 /// One agent named by a group's `user-agent` line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -120,44 +120,13 @@ impl std::fmt::Debug for Groups<'_> {
     }
 }
 
-/// A group's agents and the line of each, in order: see [`Group::agents`].
-#[derive(Clone)]
-pub struct Agents<'a> {
-    robots: &'a Robots,
-    slots: std::slice::Iter<'a, AgentSlot>,
-}
-
-impl<'a> Iterator for Agents<'a> {
-    type Item = (Agent<'a>, u32);
-
-    fn next(&mut self) -> Option<(Agent<'a>, u32)> {
-        self.slots
-            .next()
-            .map(|a| (self.robots.agent(a.who), a.line))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.slots.size_hint()
-    }
-}
-
-impl DoubleEndedIterator for Agents<'_> {
-    fn next_back(&mut self) -> Option<Self::Item> {
-        self.slots
-            .next_back()
-            .map(|a| (self.robots.agent(a.who), a.line))
-    }
-}
-
-impl ExactSizeIterator for Agents<'_> {}
-
-impl FusedIterator for Agents<'_> {}
-
-impl std::fmt::Debug for Agents<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.clone()).finish()
-    }
-}
+slot_iterator!(
+    /// A group's agents and the line of each, in order: see [`Group::agents`].
+    Agents,
+    AgentSlot,
+    (Agent<'a>, u32),
+    agent_at
+);
 
 /// Groups are equal when their lines, agents and rule indexes are, whichever files they are in.
 impl PartialEq for Group<'_> {
@@ -251,23 +220,17 @@ impl GroupTable {
 
     /// Indexes of group `g`'s rules.
     pub fn rules(&self, g: usize) -> Range<u32> {
-        let Some(s) = self.starts.get(g) else {
-            return 0..0;
-        };
-        let end = self.starts.get(g + 1).map_or(self.rule_count, |n| n.rules);
-        s.rules..end
+        run_at(&self.starts, g, self.rule_count as usize, |s| {
+            s.rules as usize
+        })
+        .map_or(0..0, |r| r.start as u32..r.end as u32)
     }
 
     /// Group `g`'s agents.
     pub fn agents(&self, g: usize) -> &[AgentSlot] {
-        let Some(s) = self.starts.get(g) else {
-            return &[];
-        };
-        let end = self
-            .starts
-            .get(g + 1)
-            .map_or(self.agents.len(), |n| n.agents as usize);
-        self.agents.get(s.agents as usize..end).unwrap_or_default()
+        run_at(&self.starts, g, self.agents.len(), |s| s.agents as usize)
+            .and_then(|r| self.agents.get(r))
+            .unwrap_or_default()
     }
 
     /// Every group's agents, in file order, with the group of each.

@@ -19,7 +19,7 @@ use super::pattern::{self, Compiled, Pairs};
 use super::prefix::PrefixIndex;
 use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
-use super::{Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
+use super::{run_at, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
 /// One rule in an agent's precedence-ordered list, and the only record of a compiled rule:
 /// what the hot loop reads (prefilter, canonical text, flags) and what a [`RuleRef`] needs
@@ -657,28 +657,18 @@ impl Index {
 
     /// The token of entry `i`.
     fn token(&self, i: usize) -> &str {
-        let Some(e) = self.entries.get(i) else {
-            return "";
-        };
-        let end = self
-            .entries
-            .get(i + 1)
-            .map_or(self.tokens.len(), |n| n.token as usize);
-        self.tokens.get(e.token as usize..end).unwrap_or_default()
+        run_at(&self.entries, i, self.tokens.len(), |e| e.token as usize)
+            .and_then(|r| self.tokens.get(r))
+            .unwrap_or_default()
     }
 
     /// The groups of entry `i`.
     fn groups(&self, i: usize) -> &[u32] {
-        let Some(e) = self.entries.get(i) else {
-            return &[];
-        };
-        let end = self
-            .entries
-            .get(i + 1)
-            .map_or(self.group_ids.len(), |n| n.groups as usize);
-        self.group_ids
-            .get(e.groups as usize..end)
-            .unwrap_or_default()
+        run_at(&self.entries, i, self.group_ids.len(), |e| {
+            e.groups as usize
+        })
+        .and_then(|r| self.group_ids.get(r))
+        .unwrap_or_default()
     }
 
     /// Number of entries of named agents (`*`'s is after them).

@@ -14,6 +14,48 @@
 //!
 //! [`Diagnostic`]: crate::Diagnostic
 
+/// Implements `Iterator` (with `DoubleEndedIterator`, `ExactSizeIterator`, `FusedIterator`,
+/// `Clone` and `Debug`) for a view of the compiled file that gives each slot's item through
+/// the `Robots` method `view`. Defined before the modules, so that `group` can use it too.
+macro_rules! slot_iterator {
+    ($(#[$doc:meta])* $name:ident, $slot:ty, $item:ty, $view:ident) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name<'a> {
+            robots: &'a Robots,
+            slots: std::slice::Iter<'a, $slot>,
+        }
+
+        impl<'a> Iterator for $name<'a> {
+            type Item = $item;
+
+            fn next(&mut self) -> Option<$item> {
+                self.slots.next().map(|s| self.robots.$view(s))
+            }
+
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.slots.size_hint()
+            }
+        }
+
+        impl DoubleEndedIterator for $name<'_> {
+            fn next_back(&mut self) -> Option<Self::Item> {
+                self.slots.next_back().map(|s| self.robots.$view(s))
+            }
+        }
+
+        impl ExactSizeIterator for $name<'_> {}
+
+        impl std::iter::FusedIterator for $name<'_> {}
+
+        impl std::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_list().entries(self.clone()).finish()
+            }
+        }
+    };
+}
+
 mod agent;
 mod buckets;
 mod directive;
@@ -330,53 +372,11 @@ pub struct Record<'a> {
     pub group: Option<usize>,
 }
 
-/// Implements `Iterator` (with `DoubleEndedIterator`, `ExactSizeIterator`, `FusedIterator`,
-/// `Clone` and `Debug`) for a view of the compiled file that gives each slot's item through
-/// the `Robots` method `view`.
-macro_rules! slot_iterator {
-    ($(#[$doc:meta])* $name:ident, $slot:ty, $item:ident, $view:ident) => {
-        $(#[$doc])*
-        #[derive(Clone)]
-        pub struct $name<'a> {
-            robots: &'a Robots,
-            slots: std::slice::Iter<'a, $slot>,
-        }
-
-        impl<'a> Iterator for $name<'a> {
-            type Item = $item<'a>;
-
-            fn next(&mut self) -> Option<$item<'a>> {
-                self.slots.next().map(|s| self.robots.$view(s))
-            }
-
-            fn size_hint(&self) -> (usize, Option<usize>) {
-                self.slots.size_hint()
-            }
-        }
-
-        impl DoubleEndedIterator for $name<'_> {
-            fn next_back(&mut self) -> Option<Self::Item> {
-                self.slots.next_back().map(|s| self.robots.$view(s))
-            }
-        }
-
-        impl ExactSizeIterator for $name<'_> {}
-
-        impl std::iter::FusedIterator for $name<'_> {}
-
-        impl std::fmt::Debug for $name<'_> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.debug_list().entries(self.clone()).finish()
-            }
-        }
-    };
-}
-
 slot_iterator!(
     /// The `sitemap` records of a file, in order: see [`Robots::sitemaps`].
     Sitemaps,
     SitemapSlot,
-    Sitemap,
+    Sitemap<'a>,
     sitemap_at
 );
 
@@ -384,9 +384,22 @@ slot_iterator!(
     /// The records outside the protocol of a file, in order: see [`Robots::records`].
     Records,
     RecordSlot,
-    Record,
+    Record<'a>,
     record_at
 );
+
+/// Run `i` of runs laid end to end, whose starts `start` reads from `starts`: a run ends where
+/// the next one starts, the last at `end` (the groups' agents and rules, the matcher's tokens
+/// and group lists). `None` past the last run.
+fn run_at<T>(
+    starts: &[T],
+    i: usize,
+    end: usize,
+    start: impl Fn(&T) -> usize,
+) -> Option<Range<usize>> {
+    let first = start(starts.get(i)?);
+    Some(first..starts.get(i + 1).map_or(end, &start))
+}
 
 /// A [`Sitemap`] as the compiled file keeps it: its URL in the text arena.
 #[derive(Debug, Clone)]
@@ -492,13 +505,14 @@ impl Robots {
         (index < self.groups.len()).then(|| Group::new(self, index))
     }
 
-    /// The agent an [`group::AgentSlot`] names.
-    fn agent(&self, who: u32) -> Agent<'_> {
-        match who {
+    /// The agent an [`group::AgentSlot`] names, and its line.
+    fn agent_at(&self, a: &group::AgentSlot) -> (Agent<'_>, u32) {
+        let agent = match a.who {
             group::AgentSlot::STAR => Agent::Star,
             group::AgentSlot::NOBODY => Agent::Nobody,
             entry => Agent::Token(self.index.entry_token(entry)),
-        }
+        };
+        (agent, a.line)
     }
 
     /// Number of rules (allow and disallow lines that are used).
