@@ -1,6 +1,6 @@
 //! Parse throughput on the robots-bench corpus: every one of its 1,613 real robots.txt files
-//! (4.7 MB) parsed once per iteration, by crawlgate (Mode::Rfc and Mode::Google) and by the two
-//! peers, texting_robots and robotstxt. Criterion reports the throughput in MiB/s.
+//! (4.7 MB) parsed once per iteration, by crawlgate (Mode::Rfc and Mode::Google, with and
+//! without diagnostics) and by the two peers, texting_robots and robotstxt. Criterion reports the throughput in MiB/s.
 //!
 //! The corpus is read from `../shared/corpus/robots-bench` (or `$CRAWLGATE_BENCH_CORPUS`); see
 //! `benches/common/mod.rs`. Without it the bench prints why and exits successfully.
@@ -36,11 +36,16 @@ fn bench_parse(c: &mut Criterion, corpus: &common::Corpus) {
     let mut group = c.benchmark_group("parse");
     group.throughput(Throughput::Bytes(corpus.total_bytes() as u64));
 
-    for (name, mode) in [
-        ("crawlgate-rfc", Mode::Rfc),
-        ("crawlgate-google", Mode::Google),
+    // `-quiet`: without diagnostics (`Options::diagnostics` off), as the engine parses: the
+    // same rules, without the lint.
+    for (name, mode, diagnostics) in [
+        ("crawlgate-rfc", Mode::Rfc, true),
+        ("crawlgate-google", Mode::Google, true),
+        ("crawlgate-rfc-quiet", Mode::Rfc, false),
+        ("crawlgate-google-quiet", Mode::Google, false),
     ] {
-        let options = Options::mode(mode);
+        let mut options = Options::mode(mode);
+        options.diagnostics = diagnostics;
         group.bench_function(name, |b| {
             b.iter(|| {
                 for &file in &files {

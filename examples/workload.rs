@@ -7,7 +7,7 @@
 //! ```
 //!
 //! `load` only reads the corpus (subtract it from the others); `parse` parses every file once
-//! (`Mode::Rfc`); `check` parses every site's file, resolves `googlebot`'s rules once per
+//! (`Mode::Rfc`); `parse-quiet` the same without diagnostics (`Options::diagnostics` off); `check` parses every site's file, resolves `googlebot`'s rules once per
 //! site, then checks every URL once (subtract `load` and `parse-sites`); `parse-sites` is that
 //! without the checks; `check 2` makes two passes over the URLs (minus `check` is the steady
 //! state the bench times, without the first pass's index builds). The corpus is read as the benches read it (`benches/common/mod.rs`).
@@ -17,7 +17,7 @@ mod common;
 
 use std::hint::black_box;
 
-use crawlgate::{ProductToken, Robots};
+use crawlgate::{Options, ProductToken, Robots};
 
 fn main() {
     let Some(corpus) = common::corpus() else {
@@ -31,6 +31,13 @@ fn main() {
         "parse" => {
             for (_, body) in &corpus.files {
                 black_box(Robots::parse(black_box(body)));
+            }
+        }
+        "parse-quiet" => {
+            let mut options = Options::default();
+            options.diagnostics = false;
+            for (_, body) in &corpus.files {
+                black_box(Robots::parse_with(black_box(body), &options));
             }
         }
         "parse-sites" | "check" => {

@@ -57,4 +57,6 @@ if [ "${INSTRUCTIONS:-0}" = 1 ]; then
     p=$(CRAWLGATE_BENCH_CORPUS=$corpus count "$root/target/release/examples/workload" parse)
     l=$(CRAWLGATE_BENCH_CORPUS=$corpus count "$root/target/release/examples/workload" load)
     echo "crawlgate instructions, parse - load: $((p - l))"
+    q=$(CRAWLGATE_BENCH_CORPUS=$corpus count "$root/target/release/examples/workload" parse-quiet)
+    echo "crawlgate instructions without diagnostics, parse-quiet - load: $((q - l))"
 fi

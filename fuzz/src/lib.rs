@@ -67,10 +67,26 @@ pub fn behind_filler(buf: &mut Vec<u8>, rest: &[u8], keep: usize) {
 /// [`assert_diagnostics`] and [`assert_structure`]). Returns the parse.
 pub fn parse_checked(input: &[u8], mode: Mode) -> crawlgate::Parsed {
     let parsed = Robots::parse_with(input, &Options::mode(mode));
+    // First: a check builds lookups that the quiet parse would not have.
+    assert_quiet_same(input, mode, &parsed);
     let starts = line_starts(input);
     assert_diagnostics(input, &starts, mode, &parsed.diagnostics);
     assert_structure(input, &starts, &parsed.robots);
     parsed
+}
+
+/// Parsing without diagnostics (`Options::diagnostics` off) gives none, and the same compiled
+/// file, field for field (compared before either is checked).
+pub fn assert_quiet_same(input: &[u8], mode: Mode, parsed: &crawlgate::Parsed) {
+    let mut options = Options::mode(mode);
+    options.diagnostics = false;
+    let quiet = Robots::parse_with(input, &options);
+    assert!(quiet.diagnostics.is_empty(), "{:?}", quiet.diagnostics);
+    assert_eq!(
+        format!("{:?}", quiet.robots),
+        format!("{:?}", parsed.robots),
+        "without diagnostics, the compiled file differs"
+    );
 }
 
 /// Every diagnostic: span inside the input, `line` is the line its span starts on (LF, lone

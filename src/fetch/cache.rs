@@ -1214,6 +1214,9 @@ impl Inner {
                     let options = Options {
                         mode: self.options.fetch.mode,
                         max_bytes: self.options.fetch.max_bytes,
+                        // Nothing here reads them: the fetch that stored this body counted
+                        // its problems when it was fetched.
+                        diagnostics: self.options.keep_diagnostics,
                     };
                     Some(self.kept(Robots::parse_with(&body, &options)))
                 }

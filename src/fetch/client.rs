@@ -305,6 +305,8 @@ impl Fetcher {
                     &Options {
                         mode: self.options.mode,
                         max_bytes: self.options.max_bytes,
+                        // The fetch's record counts the file's errors and warnings.
+                        diagnostics: true,
                     },
                 );
                 FetchOutcome::Rules {

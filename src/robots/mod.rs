@@ -165,6 +165,11 @@ pub struct Options {
     /// Bytes read; content past this is ignored, and a line it cuts is dropped. Values below
     /// [`DEFAULT_MAX_BYTES`] are raised to it.
     pub max_bytes: usize,
+    /// Whether to look for problems (default `true`). When `false`, [`Parsed::diagnostics`] is
+    /// empty and the parse skips the lint, about a fifth of its work: the rules, and so every
+    /// verdict, are the same. For a crawler that only asks for verdicts: the engine (feature
+    /// `fetch`) parses stored files this way unless `CacheOptions::keep_diagnostics` is set.
+    pub diagnostics: bool,
 }
 
 impl Default for Options {
@@ -172,6 +177,7 @@ impl Default for Options {
         Options {
             mode: Mode::Rfc,
             max_bytes: DEFAULT_MAX_BYTES,
+            diagnostics: true,
         }
     }
 }

@@ -45,6 +45,9 @@ enum State {
 struct Builder<'a> {
     input: &'a [u8],
     mode: Mode,
+    /// `Options::diagnostics`: when `false`, nothing is pushed to `diagnostics`, the spans
+    /// are not kept and the lint does not run.
+    diagnose: bool,
     diagnostics: Vec<Diagnostic>,
     /// Rule values as written, key spellings, and canonical patterns that differ from their
     /// value.
@@ -91,6 +94,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
     let mut b = Builder {
         input,
         mode: options.mode,
+        diagnose: options.diagnostics,
         diagnostics: Vec::new(),
         // Rough sizes, to avoid most regrowth (a file of rules holds one in 30 bytes or so, and
         // one in 16 at most in the bench corpus; its values and their canonical texts up to
@@ -111,7 +115,11 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         has_nul: memchr::memchr(0, input).is_some(),
         text: std::str::from_utf8(&input[..input.len().min(limit)]).ok(),
         usage: usage::Records::default(),
-        rule_spans: Vec::with_capacity(input.len().min(limit) / 16),
+        rule_spans: Vec::with_capacity(if options.diagnostics {
+            input.len().min(limit) / 16
+        } else {
+            0
+        }),
         agent_spans: Vec::new(),
         problems: Vec::new(),
         derived: false,
@@ -196,6 +204,9 @@ impl<'a> Builder<'a> {
         span: std::ops::Range<usize>,
         message: impl Into<Cow<'static, str>>,
     ) {
+        if !self.diagnose {
+            return;
+        }
         self.diagnostics.push(Diagnostic {
             code,
             severity,
@@ -343,6 +354,10 @@ impl<'a> Builder<'a> {
     fn record(&mut self, n: u32, key: &'a [u8], sep: Separator, value: &'a [u8]) {
         let Some((directive, spelling)) = classify(key, self.mode) else {
             self.stray(n);
+            // The message is built only to be kept (unknown keys are common).
+            if !self.diagnose {
+                return;
+            }
             let span = self.span(key);
             // Common (thousands in a large corpus): joined without `format!`.
             self.push(
@@ -512,8 +527,10 @@ impl<'a> Builder<'a> {
             Some(at) => self.groups.push(agent, at),
             None => self.groups.push_agent(agent),
         }
-        let span = self.span(value);
-        self.agent_spans.push(span);
+        if self.diagnose {
+            let span = self.span(value);
+            self.agent_spans.push(span);
+        }
     }
 
     fn rule(&mut self, n: u32, key: &'a [u8], kind: RuleKind, value: &'a [u8]) {
@@ -634,8 +651,10 @@ impl<'a> Builder<'a> {
             clean,
         });
         self.compiled.push(compiled);
-        self.rule_spans
-            .push(self.span(key).start..self.span(value).end);
+        if self.diagnose {
+            self.rule_spans
+                .push(self.span(key).start..self.span(value).end);
+        }
         if self.mode == Mode::Google && kind == RuleKind::Allow {
             self.google_index_html(n, value, spelling, value_range);
         }
@@ -815,8 +834,10 @@ impl<'a> Builder<'a> {
             clean: false,
         });
         self.compiled.push(compiled);
-        let last = self.rule_spans.last().cloned().unwrap_or_default();
-        self.rule_spans.push(last);
+        if self.diagnose {
+            let last = self.rule_spans.last().cloned().unwrap_or_default();
+            self.rule_spans.push(last);
+        }
     }
 
     fn sitemap(&mut self, n: u32, value: &[u8]) {
@@ -997,27 +1018,29 @@ impl<'a> Builder<'a> {
             &self.rules,
             self.mode,
         );
-        let compiled = &self.compiled;
-        let slot_compiled: Vec<pattern::Compiled> =
-            slot_rules.iter().map(|&r| compiled[r as usize]).collect();
         let mut diagnostics = self.diagnostics;
-        lint::semantic(
-            &lint::Input {
-                groups: &self.groups,
-                rules: &self.rules,
-                index: &matcher::LintIndex {
-                    index: &index,
-                    slot_rules: &slot_rules,
-                    slot_compiled: &slot_compiled,
+        if self.diagnose {
+            let compiled = &self.compiled;
+            let slot_compiled: Vec<pattern::Compiled> =
+                slot_rules.iter().map(|&r| compiled[r as usize]).collect();
+            lint::semantic(
+                &lint::Input {
+                    groups: &self.groups,
+                    rules: &self.rules,
+                    index: &matcher::LintIndex {
+                        index: &index,
+                        slot_rules: &slot_rules,
+                        slot_compiled: &slot_compiled,
+                    },
+                    arena: self.texts.as_bytes(),
+                    rule_spans: &self.rule_spans,
+                    agent_spans: &self.agent_spans,
+                    ends_in_agents: matches!(self.state, State::Agents { .. }),
+                    derived: self.derived,
                 },
-                arena: self.texts.as_bytes(),
-                rule_spans: &self.rule_spans,
-                agent_spans: &self.agent_spans,
-                ends_in_agents: matches!(self.state, State::Agents { .. }),
-                derived: self.derived,
-            },
-            &mut diagnostics,
-        );
+                &mut diagnostics,
+            );
+        }
         // Lines are visited in order; the only out-of-order entries are file-level ones and
         // the semantic lint's.
         diagnostics.sort_by_key(|d| (d.line, d.span.start));

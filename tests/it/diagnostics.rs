@@ -36,6 +36,8 @@ fn run(name: &str) -> (Vec<Diagnostic>, BTreeSet<(String, u32)>) {
     let parsed = Robots::parse_with(&bytes, &Options::mode(mode));
     let starts = invariants::line_starts(&bytes);
     invariants::assert_diagnostics(&bytes, &starts, mode, &parsed.diagnostics);
+    // Each problem's path, parsed without diagnostics, compiles to the same file.
+    invariants::assert_quiet_same(&bytes, mode, &parsed);
     (parsed.diagnostics, want)
 }
 

@@ -1,5 +1,6 @@
 //! Any bytes parse without a panic, every diagnostic span lies inside the input and names the
-//! line it starts on, and any string can be checked.
+//! line it starts on, a parse without diagnostics compiles the same file, and any string can
+//! be checked.
 
 use crate::invariants;
 use crawlgate::{Mode, Options, ProductToken, Robots};
@@ -37,6 +38,7 @@ proptest! {
         for mode in [Mode::Rfc, Mode::Google] {
             let parsed = Robots::parse_with(&body, &Options::mode(mode));
             invariants::assert_diagnostics(&body, &invariants::line_starts(&body), mode, &parsed.diagnostics);
+            invariants::assert_quiet_same(&body, mode, &parsed);
             for d in &parsed.diagnostics {
                 prop_assert!(d.column(&body) >= 1);
             }
