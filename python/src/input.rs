@@ -15,17 +15,20 @@ pub(crate) fn mode(s: &str) -> PyResult<Mode> {
     s.parse::<Mode>().map_err(PyValueError::new_err)
 }
 
-/// Parses `body` (bytes, bytearray or str) in `mode`, releasing the GIL for large bodies.
+/// Parses `body` (bytes, bytearray or str) in `mode`, releasing the GIL for large bodies;
+/// `diagnostics` is `Options::diagnostics`.
 pub(crate) fn parse_body(
     py: Python<'_>,
     body: &Bound<'_, PyAny>,
     mode: Mode,
     max_bytes: Option<usize>,
+    diagnostics: bool,
 ) -> PyResult<Parsed> {
     let mut options = Options::mode(mode);
     if let Some(m) = max_bytes {
         options.max_bytes = m;
     }
+    options.diagnostics = diagnostics;
     let run = |bytes: &[u8]| -> Parsed {
         if bytes.len() >= DETACH_ABOVE {
             py.detach(|| Robots::parse_with(bytes, &options))

@@ -160,6 +160,19 @@ def test_diagnostics_have_code_severity_line_span():
         assert d.message and str(d).startswith(f"line {d.line}: {d.severity}[{d.code}]")
 
 
+def test_parse_without_diagnostics_keeps_the_rules():
+    body = b"User-agent: *\nCrawl-delay: 10\n\nUser-agent: BadBot\nDisalow: /\nAllow: /ok$\n"
+    loud = Robots.parse(body)
+    quiet = Robots.parse(body, diagnostics=False)
+    assert loud.diagnostics and quiet.diagnostics == []
+    assert quiet.to_robots_txt() == loud.to_robots_txt()
+    assert quiet.heap_size == loud.heap_size
+    for url in ("/", "/ok", "/ok/", "/x"):
+        for agent in ("BadBot", "other"):
+            assert quiet.allowed(agent, url) == loud.allowed(agent, url)
+    assert not quiet.allowed("BadBot", "/x") and quiet.allowed("BadBot", "/ok")
+
+
 def test_non_utf8_body():
     body = b"User-agent: *\nDisallow: /caf\xe9\nDisallow: /private\n"
     rfc = Robots.parse(body)
