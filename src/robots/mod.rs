@@ -166,9 +166,10 @@ pub struct Options {
     /// [`DEFAULT_MAX_BYTES`] are raised to it.
     pub max_bytes: usize,
     /// Whether to look for problems (default `true`). When `false`, [`Parsed::diagnostics`] is
-    /// empty and the parse skips the lint, about a fifth of its work: the rules, and so every
-    /// verdict, are the same. For a crawler that only asks for verdicts: the engine (feature
-    /// `fetch`) parses stored files this way unless `CacheOptions::keep_diagnostics` is set.
+    /// empty and the parse skips the lint and the messages (on the bench corpus it then takes
+    /// about 30% less time); the compiled rules, and so every verdict, are the same. For a
+    /// crawler that only asks for verdicts: the engine (feature `fetch`) parses stored files
+    /// this way unless `CacheOptions::keep_diagnostics` is set.
     pub diagnostics: bool,
 }
 
