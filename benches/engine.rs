@@ -8,6 +8,9 @@
 //!   local server), checked at once through a fresh engine: fetch, parse, store, answer.
 //! - **bytes per origin**: resident memory of the engine with its compiled rules, and what each
 //!   store holds (encoded states and bodies; the redb file; Redis's `used_memory`).
+//! - **reloads/s** (memory store): a new engine on the store of the 10,000 origins answers a URL
+//!   of each, reading its state and body back and parsing it, as after a restart; by default
+//!   (no diagnostics kept, so none looked for) and with `keep_diagnostics`.
 //!
 //! The origins are warmed with `RobotsCache::insert` (the record path a fetch takes, minus the
 //! network), so the timed loop is the cached path only.
@@ -164,6 +167,41 @@ fn main() {
                 })
             },
         );
+        if *name == "memory" {
+            // A restart: a new engine on the same store answers a URL of each origin, and so
+            // reads each origin's state and body back and parses it (no fetch: the states are
+            // fresh). By default without diagnostics; `keep_diagnostics` parses with them.
+            group.throughput(Throughput::Elements(ORIGINS as u64));
+            for keep in [false, true] {
+                let urls: Vec<String> = origins.iter().map(|o| format!("{o}/")).collect();
+                let what = if keep { "keep-diagnostics" } else { "default" };
+                group.bench_function(format!("reload/{name}/{ORIGINS}-origins/{what}"), |b| {
+                    b.iter_custom(|iters| {
+                        let mut total = Duration::ZERO;
+                        for _ in 0..iters {
+                            let mut options = CacheOptions::default();
+                            options.max_origins = ORIGINS as u64 * 2;
+                            options.keep_diagnostics = keep;
+                            let fresh = RobotsCache::with_store(
+                                options,
+                                store.clone(),
+                                Arc::new(SystemClock),
+                            )
+                            .expect("engine");
+                            let started = Instant::now();
+                            rt.block_on(async {
+                                for url in &urls {
+                                    let a = fresh.check(&token, url).await.expect("check");
+                                    black_box(a.allowed);
+                                }
+                            });
+                            total += started.elapsed();
+                        }
+                        total
+                    })
+                });
+            }
+        }
         group.finish();
     }
     let file = embedded.file_size().expect("file size");
