@@ -1,6 +1,7 @@
 //! Parse throughput on the robots-bench corpus: every one of its 1,613 real robots.txt files
 //! (4.7 MB) parsed once per iteration, by crawlgate (Mode::Rfc and Mode::Google, with and
-//! without diagnostics) and by the two peers, texting_robots and robotstxt. Criterion reports the throughput in MiB/s.
+//! without diagnostics) and by the two peers, texting_robots and robotstxt. Criterion reports
+//! the throughput in MiB/s.
 //!
 //! The corpus is read from `../shared/corpus/robots-bench` (or `$CRAWLGATE_BENCH_CORPUS`); see
 //! `benches/common/mod.rs`. Without it the bench prints why and exits successfully.

@@ -7,8 +7,9 @@
 //! ```
 //!
 //! `load` only reads the corpus (subtract it from the others); `parse` parses every file once
-//! (`Mode::Rfc`); `parse-quiet` the same without diagnostics (`Options::diagnostics` off); `check` parses every site's file, resolves `googlebot`'s rules once per
-//! site, then checks every URL once (subtract `load` and `parse-sites`); `parse-sites` is that
+//! (`Mode::Rfc`); `parse-quiet` the same without diagnostics (`Options::diagnostics` off);
+//! `check` parses every site's file, resolves `googlebot`'s rules once per site, then checks
+//! every URL once (subtract `load` and `parse-sites`); `parse-sites` is that
 //! without the checks; `check 2` makes two passes over the URLs (minus `check` is the steady
 //! state the bench times, without the first pass's index builds). The corpus is read as the benches read it (`benches/common/mod.rs`).
 
