@@ -157,6 +157,26 @@ impl std::str::FromStr for Mode {
 /// Start from `Options::default()` and set the fields you need (`let mut options = Options::default();`
 /// then `options.max_bytes = …`): the type is `#[non_exhaustive]`, so a new option is not a
 /// breaking change.
+///
+/// A crawler that only asks for verdicts parses without looking for problems:
+///
+/// ```
+/// use crawlgate::{Options, ProductToken, Robots};
+///
+/// let body = b"User-agent: *\nDisalow: /typo\nDisallow: /private/\n";
+/// let mut options = Options::default();
+/// options.diagnostics = false;
+/// let quiet = Robots::parse_with(body, &options);
+/// assert!(quiet.diagnostics.is_empty());
+/// // The same rules as a parse that reports the misspelled key (and still uses it).
+/// let full = Robots::parse(body);
+/// assert_eq!(full.diagnostics.len(), 1);
+/// let bot = ProductToken::new("ExampleBot")?;
+/// for path in ["/typo", "/private/x", "/public"] {
+///     assert_eq!(quiet.robots.is_allowed(&bot, path), full.robots.is_allowed(&bot, path));
+/// }
+/// # Ok::<(), crawlgate::TokenError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Options {
