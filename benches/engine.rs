@@ -96,6 +96,15 @@ fn main() {
     // is measured in a heap crowded by another's 10,000 origins.
     let order = std::env::var("CRAWLGATE_BENCH_STORES")
         .unwrap_or_else(|_| "memory,embedded,redis".to_owned());
+    // Room for every origin; `keep_diagnostics` as given.
+    let engine_options = |keep_diagnostics: bool| {
+        let mut options = CacheOptions::default();
+        options.max_origins = ORIGINS as u64 * 2;
+        options.keep_diagnostics = keep_diagnostics;
+        options
+    };
+    // A URL on each origin, for the reloads.
+    let roots: Vec<String> = origins.iter().map(|o| format!("{o}/")).collect();
     let mut c = common::criterion();
     for name in order.split(',') {
         let Some((name, store)) = all.iter().find(|(n, _)| *n == name) else {
@@ -103,16 +112,9 @@ fn main() {
         };
         let rss_before = rss_kib();
         let started = Instant::now();
-        let cache = RobotsCache::with_store(
-            {
-                let mut options = CacheOptions::default();
-                options.max_origins = ORIGINS as u64 * 2;
-                options
-            },
-            store.clone(),
-            Arc::new(SystemClock),
-        )
-        .expect("engine");
+        let cache =
+            RobotsCache::with_store(engine_options(false), store.clone(), Arc::new(SystemClock))
+                .expect("engine");
         let mut rules_heap = 0;
         rt.block_on(async {
             for (i, origin) in origins.iter().enumerate() {
@@ -173,24 +175,20 @@ fn main() {
             // fresh). By default without diagnostics; `keep_diagnostics` parses with them.
             group.throughput(Throughput::Elements(ORIGINS as u64));
             for keep in [false, true] {
-                let urls: Vec<String> = origins.iter().map(|o| format!("{o}/")).collect();
                 let what = if keep { "keep-diagnostics" } else { "default" };
                 group.bench_function(format!("reload/{name}/{ORIGINS}-origins/{what}"), |b| {
                     b.iter_custom(|iters| {
                         let mut total = Duration::ZERO;
                         for _ in 0..iters {
-                            let mut options = CacheOptions::default();
-                            options.max_origins = ORIGINS as u64 * 2;
-                            options.keep_diagnostics = keep;
                             let fresh = RobotsCache::with_store(
-                                options,
+                                engine_options(keep),
                                 store.clone(),
                                 Arc::new(SystemClock),
                             )
                             .expect("engine");
                             let started = Instant::now();
                             rt.block_on(async {
-                                for url in &urls {
+                                for url in &roots {
                                     let a = fresh.check(&token, url).await.expect("check");
                                     black_box(a.allowed);
                                 }
