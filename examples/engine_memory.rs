@@ -16,8 +16,8 @@
 //!   cache, which is bounded (64 MiB in all, so less per origin as origins grow);
 //! - **moka entry**: a moka cache built as the engine builds its own, its keys' and values'
 //!   allocations taken off;
-//! - **engine**: the view's copy of the state, its list of sitemap URLs, the moka key's host
-//!   string, and what is left: the slot and the view.
+//! - **engine**: the view's copy of the state, the moka key's host string, and what is left:
+//!   the slot and the view (answers read the sitemap URLs from the parse: no copy).
 //!
 //! Bytes are those asked of the allocator; each live allocation costs about 8–16 B more in
 //! glibc's malloc (a header and rounding), shown as a count of live allocations per origin.
@@ -79,9 +79,6 @@ struct Parts {
     rules: isize,
     diagnostics: isize,
     parse_allocs: isize,
-    /// The engine's list of each file's sitemap URLs (an `Arc<[String]>`, allocated even when
-    /// empty).
-    sitemaps: isize,
     /// Host strings: each copy of an origin as a key costs one.
     hosts: isize,
 }
@@ -103,12 +100,6 @@ fn make(n: usize, corpus: &common::Corpus, parts: &mut Parts) -> Vec<Made> {
             parts.parse_allocs += a;
             parts.rules += parsed.robots.heap_size() as isize;
             parts.diagnostics += diagnostics_heap(&parsed);
-            parts.sitemaps += 16
-                + parsed
-                    .robots
-                    .sitemaps()
-                    .map(|m| std::mem::size_of::<String>() + m.url.len())
-                    .sum::<usize>() as isize;
             parts.hosts += origin.host().len() as isize;
             let fetch = Fetch::new(
                 origin.robots_txt_url(),
@@ -277,7 +268,7 @@ fn main() {
         };
         let engine = total - held_bodies - parse - store_alone - moka_entry;
         let state_copy = state_heap * n as isize;
-        let slot_view = engine - state_copy - parts.sitemaps - parts.hosts;
+        let slot_view = engine - state_copy - parts.hosts;
         let rss = rss_kib()
             .zip(rss_before)
             .map(|(a, b)| (a.saturating_sub(b) * 1024) as f64 / n as f64);
@@ -314,10 +305,9 @@ fn main() {
         }
         println!("  moka entry                     {:>7.0}", per(moka_entry));
         println!(
-            "  engine: the view's state       {:>7.0}\n  engine: sitemap list           {:>7.0}\n  \
-             engine: moka key's host       {:>7.0}\n  engine: slot, view (the rest)  {:>7.0}",
+            "  engine: the view's state       {:>7.0}\n  engine: moka key's host       {:>7.0}\n  \
+             engine: slot, view (the rest)  {:>7.0}",
             per(state_copy),
-            per(parts.sitemaps),
             per(parts.hosts),
             per(slot_view)
         );

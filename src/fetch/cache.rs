@@ -48,14 +48,14 @@ use moka::future::Cache;
 use moka::policy::EvictionPolicy;
 use tokio::sync::watch;
 
+use super::answer::{answer, Answer};
 use super::client::{FetchError, FetchOptions, Fetcher, LocalError};
 use crate::gate::{Gate, GateOptions};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{
     Change, Digest, Fetch, FetchOutcome, FetchRecord, Judgement, OriginState, PolicyOptions,
-    Verdict, VerdictReason,
 };
-use crate::robots::{is_robots_txt, Options, Parsed, ProductToken, RequestRate, Robots, RuleKind};
+use crate::robots::{Options, Parsed, ProductToken, Robots};
 use crate::store::{MemoryStore, Store, StoreError};
 
 /// The `tracing` target of the engine's events.
@@ -285,39 +285,6 @@ pub enum CheckError {
     Origin(#[from] OriginError),
 }
 
-/// The rule that decided, owned (the rules may be replaced by a refresh at any time).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct DecidingRule {
-    /// Allow or disallow.
-    pub kind: RuleKind,
-    /// 1-based line in the robots.txt.
-    pub line: u32,
-    /// The line as written.
-    pub text: String,
-}
-
-/// The engine's answer for one URL.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Answer {
-    /// May the agent fetch the URL?
-    pub allowed: bool,
-    /// The URL's robots.txt origin.
-    pub origin: Origin,
-    /// Why the origin's verdict is what it is (fetched, no robots.txt, unreachable…).
-    pub reason: VerdictReason,
-    /// The rule that decided, when the verdict was a set of rules and a rule matched.
-    pub rule: Option<DecidingRule>,
-    /// The agent's `Crawl-delay` as written (uncapped; [`RobotsCache::acquire`] caps it), when
-    /// the verdict is a set of rules that gives one.
-    pub crawl_delay: Option<Duration>,
-    /// The agent's `Request-rate`, when the verdict is a set of rules that gives one.
-    pub request_rate: Option<RequestRate>,
-    /// The `Sitemap` URLs of the rules in force, as written (empty without rules).
-    pub sitemaps: Arc<[String]>,
-}
-
 /// Whether the store is answering, as the engine last saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -349,8 +316,6 @@ struct View {
     /// The parsed last good file (`state.good_file()`, whose digest names it), when there is
     /// one.
     rules: Option<Arc<Parsed>>,
-    /// The rules' sitemap URLs, listed once so that answers share them.
-    sitemaps: Arc<[String]>,
     /// When the store was last asked for (or given) this state, successfully or not.
     synced_at: SystemTime,
     /// The fetch behind this view failed on this side (the last such failure): do not chain
@@ -497,14 +462,7 @@ impl RobotsCache {
         let view = self.inner.view(&origin).await;
         let now = self.inner.clock.now();
         let judgement = view.state.verdict_at(now, &self.inner.options.policy);
-        Ok(answer(
-            origin,
-            &judgement,
-            view.rules.as_ref(),
-            &view.sitemaps,
-            token,
-            url,
-        ))
+        Ok(answer(origin, &judgement, view.rules.as_ref(), token, url))
     }
 
     /// The origin's verdict now, fetching or refreshing as needed.
@@ -755,7 +713,6 @@ impl Inner {
                 return Arc::new(View {
                     state,
                     rules: None,
-                    sitemaps: no_sitemaps(),
                     synced_at: self.clock.now(),
                     failed_locally: None,
                 });
@@ -963,7 +920,6 @@ impl Inner {
                 return Arc::new(View {
                     state: view.state.clone(),
                     rules: view.rules.clone(),
-                    sitemaps: view.sitemaps.clone(),
                     synced_at: view.synced_at,
                     failed_locally: Some(Box::new(local)),
                 });
@@ -1196,7 +1152,6 @@ impl Inner {
             return Arc::new(View {
                 state,
                 rules: None,
-                sitemaps: no_sitemaps(),
                 synced_at,
                 failed_locally: None,
             });
@@ -1232,11 +1187,9 @@ impl Inner {
                 }
             },
         };
-        let sitemaps = rules.as_ref().map_or_else(no_sitemaps, |p| sitemap_urls(p));
         Arc::new(View {
             state,
             rules,
-            sitemaps,
             synced_at,
             failed_locally: None,
         })
@@ -1300,84 +1253,6 @@ impl Health {
             pending,
         }
     }
-}
-
-/// Applies a judgement to one URL. `rules` are the parsed last good file (needed when the
-/// verdict is [`Verdict::Rules`]; without them nothing but robots.txt is allowed), and
-/// `listed_sitemaps` their sitemap URLs.
-pub(crate) fn answer(
-    origin: Origin,
-    judgement: &Judgement,
-    rules: Option<&Arc<Parsed>>,
-    listed_sitemaps: &Arc<[String]>,
-    token: &ProductToken,
-    url: &str,
-) -> Answer {
-    let robots_txt = || is_robots_txt(&crate::request_path(url));
-    let (mut crawl_delay, mut request_rate) = (None, None);
-    let mut sitemaps = None;
-    if let (Verdict::Rules, Some(parsed)) = (&judgement.verdict, rules) {
-        // Most files have no records outside the protocol: then the lookups are skipped.
-        if parsed.robots.records().len() != 0 {
-            crawl_delay = parsed
-                .robots
-                .crawl_delay(token)
-                // A finite, non-negative number; only an overflow fails: saturate.
-                .map(|d| Duration::try_from_secs_f64(d).unwrap_or(Duration::MAX));
-            request_rate = parsed.robots.request_rate(token);
-        }
-        sitemaps = Some(listed_sitemaps.clone());
-    }
-    // Without rules in force: the view's list when it is empty (no allocation), else a new
-    // empty one (a stale file's sitemaps under another verdict: rare).
-    let sitemaps = sitemaps.unwrap_or_else(|| {
-        if listed_sitemaps.is_empty() {
-            listed_sitemaps.clone()
-        } else {
-            no_sitemaps()
-        }
-    });
-    let (allowed, rule) = match (&judgement.verdict, rules) {
-        (Verdict::Rules, Some(parsed)) => {
-            let d = parsed.robots.check(token, url);
-            let rule = d.rule().map(|r| DecidingRule {
-                kind: r.kind,
-                line: r.line,
-                text: r.text.to_string(),
-            });
-            (d.allowed, rule)
-        }
-        // The file could not be read back from the store: be safe until it is fetched again.
-        (Verdict::Rules, None) => (robots_txt(), None),
-        (Verdict::AllowAll, _) => (true, None),
-        // robots.txt itself stays fetchable (RFC 9309 §2.2.2).
-        (Verdict::DisallowAll, _) => (robots_txt(), None),
-    };
-    Answer {
-        allowed,
-        origin,
-        reason: judgement.reason.clone(),
-        rule,
-        crawl_delay,
-        request_rate,
-        sitemaps,
-    }
-}
-
-/// An empty list. Made per view, not shared process-wide: answers clone the view's, so the
-/// reference count they touch is the origin's, not one that every check of every thread would
-/// contend for.
-fn no_sitemaps() -> Arc<[String]> {
-    Arc::from(Vec::new())
-}
-
-/// The sitemap URLs of `parsed`; allocated only when there are some.
-fn sitemap_urls(parsed: &Parsed) -> Arc<[String]> {
-    let list = parsed.robots.sitemaps();
-    if list.len() == 0 {
-        return no_sitemaps();
-    }
-    list.map(|s| s.url.to_owned()).collect()
 }
 
 /// Locks, recovering from a poisoned lock: the data are plain values, still consistent.

@@ -401,7 +401,7 @@ async fn answers_carry_crawl_delay_request_rate_and_sitemaps() {
     let (cache, _clock) = engine(GateOptions::default());
     let body = "User-agent: testbot\nCrawl-delay: 2.5\nRequest-rate: 1/5s 0600-0845\n\
                 Visit-time: 0600-0845\nDisallow: /x\n\nUser-agent: *\nCrawl-delay: 9\n\n\
-                Sitemap: http://meta.test/sitemap.xml\n";
+                Sitemap: http://meta.test/sitemap.xml\nSitemap: http://meta.test/news.xml\n";
     rules(&cache, "http://meta.test", body).await;
     let a = cache
         .check(&bot(), "http://meta.test/page")
@@ -410,16 +410,38 @@ async fn answers_carry_crawl_delay_request_rate_and_sitemaps() {
     assert_eq!(a.crawl_delay, Some(Duration::from_millis(2500)));
     let rate = a.request_rate.expect("request-rate");
     assert_eq!((rate.requests, rate.per), (1, Duration::from_secs(5)));
-    assert_eq!(&a.sitemaps[..], ["http://meta.test/sitemap.xml".to_owned()]);
+    let listed = ["http://meta.test/sitemap.xml", "http://meta.test/news.xml"];
+    assert_eq!(a.sitemaps.iter().collect::<Vec<_>>(), listed);
+    assert_eq!(a.sitemaps.len(), 2);
+    assert_eq!(format!("{:?}", a.sitemaps), format!("{listed:?}"));
     let other = ProductToken::new("otherbot").expect("token");
-    let a = cache
+    let b = cache
         .check(&other, "http://meta.test/page")
         .await
         .expect("check");
     assert_eq!(
-        (a.crawl_delay, a.request_rate),
+        (b.crawl_delay, b.request_rate),
         (Some(Duration::from_secs(9)), None)
     );
+    // The same file's list, whoever asks.
+    assert_eq!(b.sitemaps, a.sitemaps);
+    // A server error after that file: everything but robots.txt is disallowed for a while, and
+    // the file kept for later is not the rules in force, so its sitemaps are not reported.
+    let meta = Origin::from_url("http://meta.test/").expect("origin");
+    let fetch = Fetch::new(
+        "http://meta.test/robots.txt",
+        Some(503),
+        FetchOutcome::Unreachable(crawlgate::policy::Unreachable::Status(503)),
+    );
+    cache.insert(&meta, fetch).await;
+    let c = cache
+        .check(&bot(), "http://meta.test/page")
+        .await
+        .expect("check");
+    assert!(!c.allowed && c.sitemaps.is_empty(), "{c:?}");
+    assert_ne!(c.sitemaps, a.sitemaps);
+    // An answer given before keeps its list.
+    assert_eq!(a.sitemaps.iter().collect::<Vec<_>>(), listed);
     // Without rules (no robots.txt) there is nothing to report.
     let origin = Origin::from_url("http://none.test/").expect("origin");
     let fetch = Fetch::new(
