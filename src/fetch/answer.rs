@@ -47,7 +47,10 @@ pub struct Answer {
 ///
 /// They are read from the compiled file the engine holds for the origin, not copied: an
 /// engine caching many origins would otherwise hold every list twice (255 bytes an origin on
-/// the bench corpus). Cloning one is a reference count.
+/// the bench corpus). Cloning one is a reference count. The other side of that: an answer
+/// kept keeps the compiled file it was read from, even after the engine has replaced or
+/// evicted it; to keep the URLs longer than the answer's use, copy them
+/// (`iter().map(str::to_owned)`).
 #[derive(Clone, Default)]
 pub struct SitemapUrls(Option<Arc<Parsed>>);
 
