@@ -28,16 +28,21 @@ fn engine(gate: GateOptions) -> (RobotsCache, Arc<ManualClock>) {
 
 /// Gives `origin` the robots.txt `body`, as if fetched now.
 async fn rules(cache: &RobotsCache, origin: &str, body: &str) {
-    let origin = Origin::from_url(origin).expect("origin");
     let bytes: Arc<[u8]> = Arc::from(body.as_bytes());
     let parsed = Arc::new(Robots::parse(body.as_bytes()));
     let outcome = FetchOutcome::Rules {
         body: bytes,
         parsed,
     };
+    fetched(cache, origin, 200, outcome).await;
+}
+
+/// Records a fetch of `origin`'s robots.txt that answered `status` with `outcome`.
+async fn fetched(cache: &RobotsCache, origin: &str, status: u16, outcome: FetchOutcome) {
+    let origin = Origin::from_url(origin).expect("origin");
     let url = format!("{origin}/robots.txt");
     cache
-        .insert(&origin, Fetch::new(url, Some(200), outcome))
+        .insert(&origin, Fetch::new(url, Some(status), outcome))
         .await;
 }
 
@@ -427,13 +432,14 @@ async fn answers_carry_crawl_delay_request_rate_and_sitemaps() {
     assert_eq!(b.sitemaps, a.sitemaps);
     // A server error after that file: everything but robots.txt is disallowed for a while, and
     // the file kept for later is not the rules in force, so its sitemaps are not reported.
-    let meta = Origin::from_url("http://meta.test/").expect("origin");
-    let fetch = Fetch::new(
-        "http://meta.test/robots.txt",
-        Some(503),
-        FetchOutcome::Unreachable(crawlgate::policy::Unreachable::Status(503)),
-    );
-    cache.insert(&meta, fetch).await;
+    let unreachable = crawlgate::policy::Unreachable::Status(503);
+    fetched(
+        &cache,
+        "http://meta.test",
+        503,
+        FetchOutcome::Unreachable(unreachable),
+    )
+    .await;
     let c = cache
         .check(&bot(), "http://meta.test/page")
         .await
@@ -443,13 +449,14 @@ async fn answers_carry_crawl_delay_request_rate_and_sitemaps() {
     // An answer given before keeps its list.
     assert_eq!(a.sitemaps.iter().collect::<Vec<_>>(), listed);
     // Without rules (no robots.txt) there is nothing to report.
-    let origin = Origin::from_url("http://none.test/").expect("origin");
-    let fetch = Fetch::new(
-        "http://none.test/robots.txt",
-        Some(404),
-        FetchOutcome::Unavailable(crawlgate::policy::Unavailable::Status(404)),
-    );
-    cache.insert(&origin, fetch).await;
+    let unavailable = crawlgate::policy::Unavailable::Status(404);
+    fetched(
+        &cache,
+        "http://none.test",
+        404,
+        FetchOutcome::Unavailable(unavailable),
+    )
+    .await;
     let a = cache
         .check(&bot(), "http://none.test/")
         .await
