@@ -76,11 +76,11 @@ pub mod store;
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use origin::{robots_txt_url, Origin, OriginError, Scheme};
 pub use robots::{
-    request_path, Agent, AgentRules, Agents, ContentSignals, Decision, Directive, Group,
-    GroupMatch, Groups, Mode, Options, OtherKey, Parsed, PolicyLink, Preference, ProductToken,
-    Reason, Record, Records, RequestRate, Robots, RuleKind, RuleRef, RuleText, SignalRef, Signals,
-    Sitemap, Sitemaps, TimeWindow, TokenError, Usage, UsagePreferences, UsageRuleRef, VisitTime,
-    DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
+    request_path, request_target, respelled, Agent, AgentRules, Agents, ContentSignals, Decision,
+    Directive, Group, GroupMatch, Groups, Mode, Options, OtherKey, Parsed, PolicyLink, Preference,
+    ProductToken, Reason, Record, Records, RequestRate, Respelled, Robots, RuleKind, RuleRef,
+    RuleText, SignalRef, Signals, Sitemap, Sitemaps, TimeWindow, TokenError, Usage,
+    UsagePreferences, UsageRuleRef, VisitTime, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };
 
 /// The README's examples are compiled and run as doctests.

@@ -7,8 +7,8 @@ use std::io::{BufRead, BufReader, Read, Take};
 
 use anyhow::{bail, Context};
 use crawlgate::{
-    GroupMatch, Mode, Options, Origin, Preference, ProductToken, Robots, RuleRef, Usage,
-    UsageRuleRef,
+    AgentRules, GroupMatch, Mode, Options, Origin, Preference, ProductToken, Robots, RuleRef,
+    Usage, UsageRuleRef,
 };
 
 use crate::input::{Source, MAX_INPUT};
@@ -410,7 +410,7 @@ fn check_local(
             continue;
         }
         for (crawler, token, rules) in &rules {
-            let usage = rules.usage(url);
+            let usage = usage_at(rules, url);
             tally.add(usage.decision.allowed);
             if !usage.decision.allowed {
                 status = Status::Findings;
@@ -461,6 +461,7 @@ pub fn record<'a>(
     let rule = d.rule();
     Check {
         url,
+        judged_url: crawlgate::respelled(url).map(|r| r.url),
         agent: token.as_str(),
         agents: crawler.iter().map(ProductToken::as_str).collect(),
         allowed: d.allowed,
@@ -474,6 +475,13 @@ pub fn record<'a>(
         reason_text: why.reason_text,
         usage: usage_record(usage),
     }
+}
+
+/// What `rules` say of `url`: the decision and the usage preferences at the path a client
+/// requests ([`crawlgate::request_target`]), in either mode, as the engine judges it; the
+/// record's `judged_url` names that URL when it is not `url`.
+pub fn usage_at<'a>(rules: &AgentRules<'a>, url: &str) -> Usage<'a> {
+    rules.usage_path(&crawlgate::request_target(url))
 }
 
 /// The usage preferences of an answer, as its record carries them: `None` for a URL that may
@@ -572,7 +580,7 @@ pub fn agent_column(agent: Option<&str>) -> String {
 fn report(out: &mut Out, agent: Option<&str>, url: &str, c: &Check<'_>) -> std::io::Result<()> {
     // Escaped: a TAB or newline in a URL must not forge columns or lines, and nothing from a
     // file may drive the terminal.
-    let url = escape(url);
+    let url = url_column(url, c.judged_url.as_deref());
     let agent = agent_column(agent);
     let word = if c.allowed { "allowed" } else { "disallowed" };
     // The deciding rule for an allowed URL too: an `Allow:` that overrides a `Disallow:` is
@@ -585,6 +593,15 @@ fn report(out: &mut Out, agent: Option<&str>, url: &str, c: &Check<'_>) -> std::
             escape(rule)
         )),
         _ => out.line(format_args!("{agent}{word}\t{url}{usage}")),
+    }
+}
+
+/// The URL as given and, when a client requests it otherwise, what was judged:
+/// `https://h/x/../admin (as https://h/admin)`. Escaped, as everything from input is.
+pub fn url_column(url: &str, judged: Option<&str>) -> String {
+    match judged {
+        Some(j) => format!("{} (as {})", escape(url), escape(j)),
+        None => escape(url).to_string(),
     }
 }
 

@@ -92,7 +92,7 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
                                 reason: view.reason,
                                 reason_text: view.reason_text.clone(),
                             };
-                            let usage = rules.usage(url);
+                            let usage = check::usage_at(&rules, url);
                             check::record(url, token, crawler, &usage, &name, why)
                         })
                         .collect();
@@ -476,7 +476,8 @@ fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<(
             },
         };
         let usage = check::usage_column(c.usage.as_ref(), true);
-        out.line(format_args!("  {word}\t{}\t{why}{usage}", escape(c.url)))?;
+        let url = check::url_column(c.url, c.judged_url.as_deref());
+        out.line(format_args!("  {word}\t{url}\t{why}{usage}"))?;
     }
     Ok(())
 }

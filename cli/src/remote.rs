@@ -380,7 +380,11 @@ mod enabled {
             reason_text: a.reason.to_string(),
         };
         if let (Some(Verdict::Rules), Some(parsed)) = (verdict, rules) {
-            let usage = parsed.robots.rules_for(token).usage(url);
+            // The path the engine judged (`request_target`), in either mode.
+            let usage = parsed
+                .robots
+                .rules_for(token)
+                .usage_path(&crawlgate::request_target(url));
             let mut r = crate::check::record(url, token, crawler, &usage, robots_txt, why);
             // The engine's answer is the one the exit status follows (and preferences apply
             // only to what may be crawled).
@@ -400,6 +404,7 @@ mod enabled {
         };
         schema::Check {
             url,
+            judged_url: a.judged_url.clone(),
             agent: token.as_str(),
             allowed: a.allowed,
             decided_by,
@@ -423,7 +428,7 @@ mod enabled {
         a: &Answer,
         c: &schema::Check<'_>,
     ) -> std::io::Result<()> {
-        let url = escape(url);
+        let url = crate::check::url_column(url, a.judged_url.as_deref());
         let agent = crate::check::agent_column(agent);
         let word = if a.allowed { "allowed" } else { "disallowed" };
         let usage = crate::check::usage_column(c.usage.as_ref(), a.rule.is_some());

@@ -67,6 +67,10 @@ pub struct Problem<'a> {
 #[derive(Debug, Serialize)]
 pub struct Check<'a> {
     pub url: &'a str,
+    /// The URL as an HTTP client spells and requests it, when that is not `url` (TAB, LF or CR
+    /// removed, `\` read as `/`, dot segments resolved): its path is the one judged. `null`
+    /// when they agree.
+    pub judged_url: Option<String>,
     /// The product token matched against `user-agent` lines (`--agent` read as a token; with
     /// `--agents`, the token whose groups applied).
     pub agent: &'a str,

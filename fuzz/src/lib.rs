@@ -8,9 +8,9 @@
 #![forbid(unsafe_code)]
 
 use crawlgate::{
-    request_path, robots_txt_url, Agent, Code, Decision, Diagnostic, GroupMatch, Mode, Options,
-    Origin, ProductToken, Reason, Robots, RuleKind, RuleRef, Severity, DEFAULT_MAX_BYTES,
-    GOOGLE_MAX_LINE_BYTES,
+    request_path, request_target, respelled, robots_txt_url, Agent, Code, Decision, Diagnostic,
+    GroupMatch, Mode, Options, Origin, ProductToken, Reason, Robots, RuleKind, RuleRef, Severity,
+    DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };
 
 /// Both parsing modes, in the order every target runs them.
@@ -265,8 +265,16 @@ pub fn any_token(agent: &str, verbatim: bool) -> ProductToken {
 /// agent's rules ([`naive_allowed`]).
 pub fn assert_check(robots: &Robots, token: &ProductToken, url: &str) {
     let d = robots.check(token, url);
-    let path = request_path(url);
+    // The path a mode judges: what a client requests (RFC), the URL as written (Google).
+    let path = match robots.mode() {
+        Mode::Rfc => request_target(url),
+        Mode::Google => request_path(url),
+    };
     assert!(path.starts_with('/') && !path.contains('#'), "{path:?}");
+    if let Some(r) = respelled(url) {
+        assert_eq!(r.path, request_target(url));
+        assert!(!r.path.contains(['\t', '\n', '\r']), "{r:?}");
+    }
     assert_eq!(d, robots.check_path(token, &path), "check vs check_path");
     let rules = robots.rules_for(token);
     assert_eq!(d, rules.check(url), "check vs rules_for().check");

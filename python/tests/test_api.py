@@ -58,6 +58,26 @@ def test_check_returns_the_deciding_line_and_rule(robots):
     assert not bad.allowed and bad.group == "token" and bad.line == 8
 
 
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.com/x/../private/a",
+        "https://example.com/./private/a",
+        "https://example.com/%2e/private/a",
+        "https://example.com\\private\\a",
+        "https://example.com/priv\tate/a",
+        "/x/../private/a",
+    ],
+)
+def test_urls_are_judged_as_a_client_requests_them(robots, url):
+    # Scrapy and every HTTP client resolve the dot segments, read `\` as `/` and drop TAB:
+    # these all request /private/a, so the rule for /private decides.
+    d = robots.check("ExampleBot", url)
+    assert d.allowed is False
+    assert d.line == 2
+    assert robots.rules_for("ExampleBot").allowed(url) is False
+
+
 def test_robots_txt_is_always_allowed_in_rfc_mode():
     r = Robots.parse(b"User-agent: *\nDisallow: /\n")
     assert r.check("x", "/robots.txt").reason == "robots-txt"

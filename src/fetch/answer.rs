@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use crate::origin::Origin;
 use crate::policy::{Judgement, Verdict, VerdictReason};
-use crate::robots::{is_robots_txt, Parsed, ProductToken, RequestRate, RuleKind};
+use crate::robots::{
+    is_robots_txt, request_path, respelled, Parsed, ProductToken, RequestRate, RuleKind,
+};
 
 /// The rule that decided, owned (the rules may be replaced by a refresh at any time).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +43,11 @@ pub struct Answer {
     pub request_rate: Option<RequestRate>,
     /// The `Sitemap` URLs of the rules in force, as written (empty without rules).
     pub sitemaps: SitemapUrls,
+    /// The URL as an HTTP client spells and requests it, when that is not the URL as given:
+    /// its path was judged, not the given one's (`https://h/x/../private` is judged as
+    /// `https://h/private`; see [`request_target`](crate::request_target)). `None` when the
+    /// two agree.
+    pub judged_url: Option<String>,
 }
 
 /// The `Sitemap` URLs of the rules in force, as written, in file order.
@@ -107,7 +114,14 @@ pub(crate) fn answer(
     token: &ProductToken,
     url: &str,
 ) -> Answer {
-    let robots_txt = || is_robots_txt(&crate::request_path(url));
+    // The engine judges what a client requests, in either mode: a crawler passes the same
+    // string to its HTTP client, which resolves `/x/../` and reads `\` as `/`.
+    let respelled = respelled(url);
+    let path = match &respelled {
+        Some(r) => std::borrow::Cow::Borrowed(r.path.as_str()),
+        None => request_path(url),
+    };
+    let robots_txt = || is_robots_txt(&path);
     let (mut crawl_delay, mut request_rate) = (None, None);
     let mut sitemaps = SitemapUrls::default();
     if let (Verdict::Rules, Some(parsed)) = (&judgement.verdict, rules) {
@@ -124,7 +138,7 @@ pub(crate) fn answer(
     }
     let (allowed, rule) = match (&judgement.verdict, rules) {
         (Verdict::Rules, Some(parsed)) => {
-            let d = parsed.robots.check(token, url);
+            let d = parsed.robots.check_path(token, &path);
             let rule = d.rule().map(|r| DecidingRule {
                 kind: r.kind,
                 line: r.line,
@@ -146,5 +160,6 @@ pub(crate) fn answer(
         crawl_delay,
         request_rate,
         sitemaps,
+        judged_url: respelled.map(|r| r.url),
     }
 }

@@ -14,7 +14,9 @@ use std::sync::OnceLock;
 
 use super::buckets::{self, Buckets};
 use super::group::{AgentSlot, GroupTable};
-use super::path::{http_path_start, is_robots_txt, request_path};
+use super::path::{
+    has_dot_segment, http_path_start, is_robots_txt, may_be_respelled, request_path, request_target,
+};
 use super::pattern::{self, Compiled, Pairs};
 use super::prefix::PrefixIndex;
 use super::segments::GLOBS_BEFORE_INDEX;
@@ -929,7 +931,7 @@ impl<'a> AgentRules<'a> {
     /// and only when the URL may be crawled (draft-ietf-aipref-attach §3.1). A signal about
     /// use, never a crawl permission; see the `usage` module docs for the rules.
     pub fn usage(&self, url: &str) -> Usage<'a> {
-        self.usage_path(&request_path(url))
+        self.usage_path(&self.target(url))
     }
 
     /// Like [`AgentRules::usage`] for a path + query taken verbatim (see
@@ -965,18 +967,47 @@ impl<'a> AgentRules<'a> {
 
     /// Decides for `url`: an absolute URL, a scheme-relative `//host/…` URL, or a path (with
     /// query); the fragment is ignored.
+    ///
+    /// In [`Mode::Rfc`] the path judged is the one an HTTP client requests
+    /// ([`request_target`](crate::request_target): TAB, LF and CR removed, `\` read as `/`,
+    /// dot segments resolved), so that `/x/../private` is judged as `/private`. In
+    /// [`Mode::Google`] it is the path as written, as google/robotstxt judges it
+    /// ([`request_path`]).
     pub fn check(&self, url: &str) -> Decision<'a> {
         if self.slots.is_empty() {
-            return self.without_rules(&request_path(url));
+            // Allowed whatever the path; only whether it is `/robots.txt` is asked of it.
+            return self.without_rules(&self.target(url));
         }
-        match http_path_start(url.as_bytes()) {
-            // The usual URL: one scan finds the fragment and the canonical form.
-            Some(start) => {
-                let (path, canon, mask) =
-                    pattern::canonical_path_before_fragment(&url[start..], self.robots.mode);
-                self.decide(path, &canon, mask)
+        {
+            if let Some(start) = http_path_start(url.as_bytes()) {
+                // The usual URL: one scan finds the fragment and the canonical form, and says
+                // whether the path could be respelled by a client (a path with nothing to
+                // escape and no `.` cannot: a `.` shares its mask bit with `z`).
+                let c = pattern::canonical_path_before_fragment(&url[start..], self.robots.mode);
+                let respell = self.robots.mode == Mode::Rfc
+                    && if c.plain {
+                        // Nothing but a dot segment can change a plain path (and the host
+                        // holds no `\\`: the shortcut stops there).
+                        c.mask & pattern::byte_bit(b'.') != 0 && has_dot_segment(c.path.as_bytes())
+                    } else {
+                        // The path alone: the shortcut found no `\\` in the host, and a TAB,
+                        // LF or CR there does not change the path.
+                        may_be_respelled(c.path.as_bytes())
+                    };
+                if !respell {
+                    return self.decide(c.path, &c.canon, c.mask);
+                }
             }
-            None => self.check_path(&request_path(url)),
+        }
+        self.check_path(&self.target(url))
+    }
+
+    /// The path + query of `url` that this mode judges: what a client requests in
+    /// [`Mode::Rfc`], the path as written in [`Mode::Google`].
+    fn target<'u>(&self, url: &'u str) -> std::borrow::Cow<'u, str> {
+        match self.robots.mode {
+            Mode::Rfc => request_target(url),
+            Mode::Google => request_path(url),
         }
     }
 

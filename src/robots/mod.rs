@@ -82,7 +82,7 @@ pub use group::{Agent, Agents, Group, Groups};
 pub use matcher::{AgentRules, Decision, GroupMatch, Reason};
 #[cfg(feature = "fetch")]
 pub(crate) use path::is_robots_txt;
-pub use path::request_path;
+pub use path::{request_path, request_target, respelled, Respelled};
 pub use rate::{RequestRate, TimeWindow, VisitTime};
 pub use usage::{
     ContentSignals, PolicyLink, Preference, SignalRef, Signals, Usage, UsagePreferences,
@@ -105,6 +105,7 @@ pub const GOOGLE_MAX_LINE_BYTES: usize = 16_663;
 /// | | `Rfc` (default) | `Google` |
 /// |---|---|---|
 /// | percent-encoding | pattern **and** URL normalised (RFC 9309 §2.2.2): an ASCII character and its `%XX` are the same (`%62` = `b`, `%2F` = `/`), non-ASCII bytes are `%XX`, hex case is irrelevant; `*` and `$` match `%2A` and `%24` | only the pattern is escaped (non-ASCII → `%XX`, hex upper-cased); the URL is compared as given, `%62` ≠ `b` |
+/// | the URL's spelling | judged as an HTTP client requests it ([`request_target`]): TAB, LF and CR removed, `\` read as `/`, dot segments (`/x/../`, `/%2e/`) resolved, so that `/x/../private` is `/private` | judged as written, as google/robotstxt does (Googlebot normalises before it asks); the engine and the command line normalise in both modes, as they stand for a client about to send the request |
 /// | `Allow: /dir/index.html` | a plain rule | also allows `/dir/` exactly (google/robotstxt rewrites it to `/dir/$`) |
 /// | keys | exact key or one of Google's misspellings | also any key that *starts with* a known key (`disallowed:` is `disallow`) |
 /// | long lines | used whole (with a `line-too-long` warning) | cut at 16,663 bytes |

@@ -29,9 +29,11 @@ fn find_scheme_end(s: &[u8], from: usize) -> Option<usize> {
 }
 
 /// Bytes that end an `http(s)://` URL's host: the path, params or query start (`/`, `?`,
-/// `;`), or the fragment (`#`).
+/// `;`), the fragment (`#`), or a `\`, which a client reads as `/` (the shortcut then steps
+/// aside: the general search and [`request_target`] answer).
 static HOST_END: [bool; 256] = {
     let mut t = [false; 256];
+    t[b'\\' as usize] = true;
     t[b'/' as usize] = true;
     t[b'?' as usize] = true;
     t[b';' as usize] = true;
@@ -67,7 +69,7 @@ fn http_scheme_len(url: &[u8]) -> Option<usize> {
 }
 
 /// The first byte of `s` that [`HOST_END`] marks: eight bytes per step, each word tested for
-/// the four bytes at once (see [`swar`]: the lowest flag of a word is always a real one).
+/// the five bytes at once (see [`swar`]: the lowest flag of a word is always a real one).
 #[inline]
 fn host_end(s: &[u8]) -> Option<usize> {
     let mut chunks = s.chunks_exact(8);
@@ -79,7 +81,8 @@ fn host_end(s: &[u8]) -> Option<usize> {
         let found = swar::zero_bytes(w ^ swar::splat(b'/'))
             | swar::zero_bytes(w ^ swar::splat(b'?'))
             | swar::zero_bytes(w ^ swar::splat(b';'))
-            | swar::zero_bytes(w ^ swar::splat(b'#'));
+            | swar::zero_bytes(w ^ swar::splat(b'#'))
+            | swar::zero_bytes(w ^ swar::splat(b'\\'));
         if found != 0 {
             return Some(at + swar::first(found));
         }
@@ -128,6 +131,174 @@ pub fn request_path(url: &str) -> Cow<'_, str> {
         return Cow::Owned(format!("/{path}"));
     }
     Cow::Borrowed(path)
+}
+
+/// The path + query (no fragment) that an HTTP client requests for `url`: the
+/// [WHATWG URL Standard]'s reading, which reqwest (the `url` crate), browsers and Scrapy
+/// request.
+///
+/// [`request_path`] takes the URL as written; a client does not. It removes ASCII TAB, LF and
+/// CR anywhere, strips leading and trailing spaces and control bytes, reads `\` as `/` in
+/// `http(s)` URLs and resolves dot segments (`/x/../`, `/./`, `/x/%2e%2e/`). With
+/// `Disallow: /private/`, `http://h/x/../private/x`, `http://h/priv<TAB>ate/x` and
+/// `http://h\private\x` all *request* `/private/x`; judged as written they would not match.
+/// This function answers `/private/x` for each.
+///
+/// A URL with none of those spellings (no TAB, LF, CR or `\`, no outer whitespace, no segment
+/// that starts with `.` or `%2e`) is answered as [`request_path`] answers it, borrowed, without
+/// a parse. A path (`/x/../y`) or scheme-relative URL (`//h/x/../y`) is resolved as a client
+/// resolves it against a page of another origin; a scheme-less `host/path` as `http://`; input
+/// the URL parser refuses is taken as written.
+///
+/// [`Mode::Rfc`](super::Mode::Rfc) checks judge this; [`Mode::Google`](super::Mode::Google)
+/// checks judge [`request_path`], as google/robotstxt does.
+///
+/// ```
+/// use crawlgate::request_target;
+///
+/// assert_eq!(request_target("https://h/x/../private/x"), "/private/x");
+/// assert_eq!(request_target("https://h\\private\\x?a#f"), "/private/x?a");
+/// assert_eq!(request_target("https://h/priv\tate/%2e/x"), "/private/x");
+/// assert_eq!(request_target("https://h/a/b.html?q=/../"), "/a/b.html?q=/../");
+/// ```
+///
+/// [WHATWG URL Standard]: https://url.spec.whatwg.org/#concept-basic-url-parser
+pub fn request_target(url: &str) -> Cow<'_, str> {
+    match respelled(url) {
+        Some(target) => Cow::Owned(target.path),
+        None => request_path(url),
+    }
+}
+
+/// A URL that an HTTP client requests otherwise than it is written ([`respelled`]): what it
+/// requests, and the URL as it spells it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Respelled {
+    /// Path + query, always starting with `/`.
+    pub path: String,
+    /// The whole URL as the WHATWG parser serialises it (scheme-less input gets `http://`;
+    /// a path stays a path).
+    pub url: String,
+}
+
+/// What an HTTP client requests for `url` when it may read it otherwise than [`request_path`]
+/// does (see [`request_target`]); `None` when `url` has none of the spellings a client changes
+/// (or the URL parser refuses it): then `url` is requested as written.
+///
+/// ```
+/// let r = crawlgate::respelled("https://h/x/../private?q#f").expect("a dot segment");
+/// assert_eq!((r.path.as_str(), r.url.as_str()), ("/private?q", "https://h/private?q#f"));
+/// assert_eq!(crawlgate::respelled("https://h/private"), None);
+/// ```
+pub fn respelled(url: &str) -> Option<Respelled> {
+    if !may_be_respelled(url.as_bytes()) {
+        return None;
+    }
+    let trimmed = url.trim_matches(|c: char| c <= ' ');
+    let (parsed, relative) = match url::Url::parse(trimmed) {
+        Ok(u) => (u, false),
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            if trimmed.starts_with(['/', '\\']) {
+                // A path or `//host/path`: resolved as against a page (the base's host is
+                // replaced by a `//host`, and never shown for a path).
+                let base = url::Url::parse("http://base.invalid/").ok()?;
+                (base.join(trimmed).ok()?, !trimmed.starts_with("//"))
+            } else {
+                // `host/path`: google/robotstxt's reading of a scheme-less URL.
+                (url::Url::parse(&format!("http://{trimmed}")).ok()?, false)
+            }
+        }
+        Err(_) => return None,
+    };
+    let tail = &parsed[url::Position::BeforePath..url::Position::AfterQuery];
+    let path = if tail.starts_with('/') {
+        tail.to_owned()
+    } else {
+        format!("/{tail}")
+    };
+    if super::pattern::same_request_path(&path, &request_path(url)) {
+        // `.well-known`, a `/./` in the query, a control byte the client escapes: requested
+        // as written, up to RFC 9309's percent-equivalence.
+        return None;
+    }
+    let url = if relative {
+        parsed[url::Position::BeforePath..].to_owned()
+    } else {
+        parsed.into()
+    };
+    Some(Respelled { path, url })
+}
+
+/// Whether the WHATWG parser may request another path than [`request_path`] reads in `url`:
+/// outer spaces or control bytes, TAB, LF, CR or `\\` anywhere, or a segment that starts with
+/// `.` or `%` (a dot segment, `%2e`, or a name like `.well-known`: a parse tells them apart).
+/// Conservative (a control byte of any kind, or a rare false flag, also says yes), never
+/// wrong the other way; one pass of eight bytes a step.
+#[inline(never)]
+pub(crate) fn may_be_respelled(url: &[u8]) -> bool {
+    let (Some(&first), Some(&last)) = (url.first(), url.last()) else {
+        return false;
+    };
+    if first <= b' ' || last <= b' ' {
+        return true;
+    }
+    let mut chunks = url.chunks_exact(8);
+    let mut carry = 0;
+    for chunk in &mut chunks {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // Bytes below 0x20 (TAB, LF, CR among them) and `\\`.
+        let odd = w.wrapping_sub(swar::splat(0x20)) & !w & swar::splat(0x80)
+            | swar::zero_bytes(w ^ swar::splat(b'\\'));
+        let starts =
+            swar::zero_bytes(w ^ swar::splat(b'.')) | swar::zero_bytes(w ^ swar::splat(b'%'));
+        let slashes = swar::zero_bytes(w ^ swar::splat(b'/'));
+        if odd != 0 || starts & ((slashes << 8) | carry) != 0 {
+            return true;
+        }
+        carry = slashes >> 56;
+    }
+    let mut after_slash = carry != 0;
+    for &b in chunks.remainder() {
+        if b < 0x20 || b == b'\\' || (after_slash && (b == b'.' || b == b'%')) {
+            return true;
+        }
+        after_slash = b == b'/';
+    }
+    false
+}
+
+/// Whether a segment of `url` may start with `.` (a `.` right after a `/`): never false when
+/// one does, rarely true when none does (a flag [`swar::zero_bytes`] raises falsely). Eight
+/// bytes a step: a check's paths are short, and `memchr` calls (one per `.` found) cost more
+/// than the rest of a check.
+#[inline(never)]
+pub(crate) fn has_dot_segment(url: &[u8]) -> bool {
+    let mut chunks = url.chunks_exact(8);
+    // The `/` flag of the previous word's last byte, moved to the first byte's place.
+    let mut carry = 0;
+    for chunk in &mut chunks {
+        let mut word = [0; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let dots = swar::zero_bytes(w ^ swar::splat(b'.'));
+        let slashes = swar::zero_bytes(w ^ swar::splat(b'/'));
+        // A byte's flag moved up one byte: "the byte before is a `/`".
+        if dots & ((slashes << 8) | carry) != 0 {
+            return true;
+        }
+        carry = slashes >> 56;
+    }
+    let mut after_slash = carry != 0;
+    for &b in chunks.remainder() {
+        if after_slash && b == b'.' {
+            return true;
+        }
+        after_slash = b == b'/';
+    }
+    false
 }
 
 /// Is `path` (path + query) the robots.txt file itself, which is always allowed
@@ -218,6 +389,7 @@ mod tests {
             "HTTPS://h/x",
             "ftp://h/x",
             "//h/x",
+            "http://h\\x/y",
         ] {
             let general = request_path(&url.replacen("http", "HTTP", 1)).into_owned();
             assert_eq!(request_path(url), general, "{url:?}");
@@ -244,6 +416,7 @@ mod tests {
                     b'?',
                     b';',
                     b'#',
+                    b'\\',
                     b'.',
                     0x80,
                     0xFF,
@@ -266,6 +439,39 @@ mod tests {
             }
         }
         assert!(tried > 500);
+    }
+
+    /// The word-at-a-time search never misses a `/.`, at any offset, next to any bytes.
+    #[test]
+    fn dot_segments_are_never_missed() {
+        use super::has_dot_segment;
+        let naive = |s: &[u8]| s.windows(2).any(|w| w == b"/.");
+        let mut false_flags = 0;
+        for len in 0..26 {
+            for at in 0..len {
+                for filler in [b'a', b'/', b'.', 0x01, 0x2E ^ 1, 0x2F ^ 1, 0x00, 0xFF] {
+                    let mut s = vec![filler; len];
+                    s[at] = b'/';
+                    if at + 1 < len {
+                        s[at + 1] = b'.';
+                    }
+                    let want = naive(&s);
+                    let got = has_dot_segment(&s);
+                    assert!(got || !want, "{s:?}");
+                    false_flags += usize::from(got && !want);
+                    // Without the dot: only false flags may remain.
+                    if at + 1 < len {
+                        s[at + 1] = filler;
+                        assert!(has_dot_segment(&s) || !naive(&s), "{s:?}");
+                    }
+                }
+            }
+        }
+        assert!(!has_dot_segment(b"/a/b/c.html?x=1.2"));
+        assert!(has_dot_segment(b"/a/b/c/d/e/f/g/./h"));
+        assert!(!has_dot_segment(b"/a/b/c/"));
+        assert!(has_dot_segment(b"/a/b/c/."));
+        assert!(false_flags < 100, "{false_flags} false flags");
     }
 
     #[test]

@@ -301,19 +301,49 @@ pub(crate) fn canonical_path(path: &str, mode: Mode) -> (Cow<'_, [u8]>, u64) {
     canonical_after_scan(path.as_bytes(), mode, mask, dirty)
 }
 
+/// Whether two request paths are one under RFC 9309's percent-equivalence (`/a%62` is `/ab`,
+/// an ESC byte is `%1B`).
+pub(crate) fn same_request_path(a: &str, b: &str) -> bool {
+    a == b || canonical_path(a, Mode::Rfc).0 == canonical_path(b, Mode::Rfc).0
+}
+
+/// A request path in canonical form, as [`canonical_path_before_fragment`] finds it.
+pub(crate) struct CanonicalPath<'a> {
+    /// The path + query as written, without the fragment.
+    pub path: &'a str,
+    /// Its canonical form.
+    pub canon: Cow<'a, [u8]>,
+    /// The canonical form's [`byte_mask`].
+    pub mask: u64,
+    /// Every byte of `path` is [`KEEP`] (no `%`, control byte, space, `\`, non-ASCII…): the
+    /// form is `path` itself, and `mask` is `path`'s.
+    pub plain: bool,
+}
+
 /// [`canonical_path`] of `rest` up to its first `#` (the rest of a URL from its path on), and
 /// that path: the fragment is found by the same scan that canonicalisation needs, rather than
 /// by a search of its own.
 #[inline]
-pub(crate) fn canonical_path_before_fragment(rest: &str, mode: Mode) -> (&str, Cow<'_, [u8]>, u64) {
+pub(crate) fn canonical_path_before_fragment(rest: &str, mode: Mode) -> CanonicalPath<'_> {
     let (mask, dirty) = summarize(rest.as_bytes(), &SCAN_OR_FRAGMENT);
     if dirty & FRAGMENT == 0 {
         let (canon, mask) = canonical_after_scan(rest.as_bytes(), mode, mask, dirty);
-        return (rest, canon, mask);
+        return CanonicalPath {
+            path: rest,
+            canon,
+            mask,
+            plain: dirty == KEEP,
+        };
     }
     let path = rest.split('#').next().unwrap_or_default();
-    let (canon, mask) = canonical_path(path, mode);
-    (path, canon, mask)
+    let (mask, dirty) = summarize(path.as_bytes(), &SCAN);
+    let (canon, mask) = canonical_after_scan(path.as_bytes(), mode, mask, dirty);
+    CanonicalPath {
+        path,
+        canon,
+        mask,
+        plain: dirty == KEEP,
+    }
 }
 
 /// The canonical form of `bytes`, given their [`summarize`] by [`SCAN`] (a [`FRAGMENT`] bit is

@@ -335,6 +335,7 @@ fn check_json_fields() {
                 "allowed",
                 "decided_by",
                 "group",
+                "judged_url",
                 "line",
                 "reason",
                 "reason_text",
@@ -402,6 +403,57 @@ fn check_json_reasons_no_group_and_no_matching_rule() {
     );
     assert_eq!(code(&o), 1);
     assert_eq!(json_lines(&o)[0]["robots_txt"], "<stdin>");
+}
+
+/// A URL is judged as a client requests it, in both modes: `/x/../admin`, `/./admin` and
+/// `/%2e/admin` are requests for `/admin`. The line and the record say what was judged.
+#[test]
+fn check_judges_the_url_a_client_requests() {
+    let file = TempFile::new("spelling", b"User-agent: *\nDisallow: /admin\n");
+    let robots = file.path();
+    let urls = [
+        "https://site.test/x/../admin",
+        "https://site.test/./admin",
+        "https://site.test/%2e/admin",
+        "https://site.test\\admin",
+        "https://site.test/adm\tin",
+    ];
+    for mode in ["rfc", "google"] {
+        let mut args = vec![
+            "check", "--agent", "bot", "--mode", mode, "--robots", robots,
+        ];
+        args.extend(urls);
+        let o = run(&args);
+        assert_eq!(code(&o), 1, "{mode}");
+        let want: String = urls
+            .iter()
+            .map(|u| {
+                let shown = u.replace('\t', "\\t");
+                format!(
+                    "disallowed\t{shown} (as https://site.test/admin)\tline 2: Disallow: /admin\n"
+                )
+            })
+            .collect();
+        assert_eq!(stdout(&o), want, "{mode}");
+        args.insert(1, "--json");
+        let objs = json_lines(&run(&args));
+        for (m, url) in objs.iter().zip(urls) {
+            assert_eq!(m["url"], url);
+            assert_eq!(m["judged_url"], "https://site.test/admin", "{url:?}");
+            assert_eq!(m["allowed"], false, "{url:?}");
+        }
+    }
+    // Spelled as requested: no second URL.
+    let o = run(&[
+        "check",
+        "--json",
+        "--agent",
+        "bot",
+        "--robots",
+        robots,
+        "https://site.test/admin",
+    ]);
+    assert_eq!(json_lines(&o)[0]["judged_url"], Value::Null);
 }
 
 #[test]
@@ -812,7 +864,7 @@ fn check_output_escapes_controls_and_cannot_be_forged_by_a_url() {
         lines,
         [
             "disallowed\t/a\\u{1b}]0;pwned\\u{7}/x\tline 2: Disallow: /a\\u{1b}]0;pwned\\u{7}",
-            "allowed\t/b\\tallowed\\t/c\\nallowed\\t/d",
+            "allowed\t/b\\tallowed\\t/c\\nallowed\\t/d (as /ballowed/callowed/d)",
         ]
     );
 }
