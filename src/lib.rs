@@ -61,9 +61,9 @@
 
 pub mod diagnostic;
 #[cfg(feature = "fetch")]
-pub mod fetch;
+pub mod engine;
 #[cfg(feature = "fetch")]
-pub mod gate;
+pub mod http;
 pub mod origin;
 mod plain_url;
 pub mod policy;
@@ -82,6 +82,50 @@ pub use robots::{
     RuleText, SignalRef, Signals, Sitemap, Sitemaps, TimeWindow, TokenError, Usage,
     UsagePreferences, UsageRuleRef, VisitTime, DEFAULT_MAX_BYTES, GOOGLE_MAX_LINE_BYTES,
 };
+
+/// The engine's and the HTTP client's former paths (`crawlgate::fetch::RobotsCache` is
+/// [`engine::RobotsCache`], `crawlgate::fetch::Fetcher` is [`http::Fetcher`]), kept so that
+/// code written against them still builds.
+#[cfg(feature = "fetch")]
+#[doc(hidden)]
+pub mod fetch {
+    pub use crate::engine::{
+        Answer, CacheOptions, CheckError, Clock, DecidingRule, LocalFailures, ManualClock,
+        RobotsCache, SitemapUrls, Sleep, StoreStatus, SystemClock,
+    };
+    #[cfg(feature = "sitemap")]
+    pub use crate::http::{sitemaps, Discovery, SitemapFetchError};
+    pub use crate::http::{
+        client, default_max_in_flight, AddressPolicy, FetchError, FetchOptions, Fetcher,
+        LocalError, MAX_REDIRECT_URL, MAX_RESPONSE_HEADERS,
+    };
+    /// The engine's former module.
+    pub mod cache {
+        pub use crate::engine::{
+            CacheOptions, CheckError, Clock, LocalFailures, ManualClock, RobotsCache, Sleep,
+            StoreStatus, SystemClock,
+        };
+    }
+}
+
+/// The gate's former paths (`crawlgate::gate::Permit` is [`engine::Permit`],
+/// `crawlgate::gate::GateOptions` is [`policy::GateOptions`]), kept so that code written
+/// against them still builds.
+#[cfg(feature = "fetch")]
+#[doc(hidden)]
+pub mod gate {
+    #[cfg(feature = "middleware")]
+    pub use crate::engine::{refusal, GateMiddleware};
+    pub use crate::engine::{Permit, Recorded, Refused};
+    pub use crate::policy::{
+        backoff_delay, spacing, BackoffRules, DelaySource, GateOptions, GateState, Spacing,
+    };
+    /// The middleware's former module.
+    #[cfg(feature = "middleware")]
+    pub mod middleware {
+        pub use crate::engine::{refusal, GateMiddleware};
+    }
+}
 
 /// The README's examples are compiled and run as doctests.
 #[cfg(doctest)]

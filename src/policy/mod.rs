@@ -17,14 +17,21 @@
 //! [RFC 9309 §2.3.1]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.3.1
 //! [Google's robots.txt documentation]: https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#http-status-codes
 
+mod schedule;
 mod state;
-#[cfg(feature = "serde")]
 mod unix_ms;
+
+pub use schedule::{
+    backoff_delay, spacing, BackoffRules, DelaySource, GateOptions, GateState, Spacing,
+};
 
 pub use state::{
     Applied, Change, Content, Digest, FetchRecord, GoodVersion, OriginState, RobotsFile,
     SiteReport, Validators, Version, MAX_VERSIONS,
 };
+
+#[cfg(feature = "fetch")]
+pub(crate) use unix_ms::{ms, unix_ms};
 
 use std::fmt;
 use std::sync::Arc;

@@ -174,10 +174,10 @@ impl Content {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Version {
     /// The first fetch of the run.
-    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms"))]
+    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde"))]
     pub first_at: SystemTime,
     /// The latest fetch of the run.
-    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms"))]
+    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde"))]
     pub last_at: SystemTime,
     /// Fetches in the run.
     pub count: u32,
@@ -209,7 +209,7 @@ pub enum GoodVersion {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 struct Good {
     /// When it was last fetched or re-confirmed.
-    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms"))]
+    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde"))]
     at: SystemTime,
     version: GoodVersion,
 }
@@ -219,7 +219,7 @@ struct Good {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SiteReport {
     /// When the crawler saw it.
-    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms"))]
+    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde"))]
     pub at: SystemTime,
     /// Whether pages were served.
     pub up: bool,
@@ -356,14 +356,14 @@ pub enum Applied {
 pub struct OriginState {
     versions: VecDeque<Version>,
     good: Option<Good>,
-    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::option"))]
+    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde::option"))]
     failing_since: Option<SystemTime>,
-    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::option"))]
+    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde::option"))]
     absent_since: Option<SystemTime>,
-    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::option"))]
+    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde::option"))]
     next_due: Option<SystemTime>,
     epoch: u64,
-    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::option"))]
+    #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde::option"))]
     recrawl_requested: Option<SystemTime>,
     site: Option<SiteReport>,
 }

@@ -1,41 +1,60 @@
-//! `SystemTime` as whole milliseconds since the Unix epoch, for stored states: compact, and
-//! readable in a JSON dump. Times before 1970 are stored as 0 (no fetch happens then).
+//! `SystemTime` as whole milliseconds since the Unix epoch: the unit of stored states (compact,
+//! and readable in a JSON dump) and of the gate's schedule (which the Redis script computes on
+//! the server's clock too). Times before 1970 are 0 (no fetch happens then).
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Deserializer, Serializer};
-
-fn to_ms(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+/// Milliseconds since the epoch (0 before it), saturating.
+#[cfg(any(feature = "serde", feature = "fetch"))]
+pub(crate) fn unix_ms(t: SystemTime) -> u64 {
+    ms(t.duration_since(UNIX_EPOCH).unwrap_or_default())
 }
 
+/// Whole milliseconds, saturating.
+pub(crate) fn ms(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// The time `ms` milliseconds after the epoch (the epoch itself on overflow).
+#[cfg(feature = "serde")]
 fn from_ms(ms: u64) -> SystemTime {
     UNIX_EPOCH
         .checked_add(Duration::from_millis(ms))
         .unwrap_or(UNIX_EPOCH)
 }
 
-pub fn serialize<S: Serializer>(t: &SystemTime, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u64(to_ms(*t))
-}
+/// `#[serde(with = "unix_ms")]` for a `SystemTime`.
+#[cfg(feature = "serde")]
+pub(crate) mod serde {
+    use std::time::SystemTime;
 
-pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SystemTime, D::Error> {
-    u64::deserialize(d).map(from_ms)
-}
+    use serde::{Deserialize, Deserializer, Serializer};
 
-/// The same for `Option<SystemTime>` (`null` for `None`).
-pub mod option {
-    use super::*;
+    use super::{from_ms, unix_ms};
 
-    pub fn serialize<S: Serializer>(t: &Option<SystemTime>, s: S) -> Result<S::Ok, S::Error> {
-        match t {
-            Some(t) => s.serialize_some(&to_ms(*t)),
-            None => s.serialize_none(),
-        }
+    pub fn serialize<S: Serializer>(t: &SystemTime, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(unix_ms(*t))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<SystemTime>, D::Error> {
-        Option::<u64>::deserialize(d).map(|o| o.map(from_ms))
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SystemTime, D::Error> {
+        u64::deserialize(d).map(from_ms)
+    }
+
+    /// The same for `Option<SystemTime>` (`null` for `None`).
+    pub mod option {
+        use super::*;
+
+        pub fn serialize<S: Serializer>(t: &Option<SystemTime>, s: S) -> Result<S::Ok, S::Error> {
+            match t {
+                Some(t) => s.serialize_some(&unix_ms(*t)),
+                None => s.serialize_none(),
+            }
+        }
+
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<SystemTime>, D::Error> {
+            Option::<u64>::deserialize(d).map(|o| o.map(from_ms))
+        }
     }
 }

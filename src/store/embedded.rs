@@ -58,7 +58,7 @@ use super::{
     LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreError, StoreFuture,
     Updated, Usage,
 };
-use crate::gate::{BackoffRules, GateState};
+use crate::policy::{BackoffRules, GateState};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use super::{
     LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreFuture, Updated, Usage,
 };
-use crate::gate::BackoffRules;
+use crate::policy::BackoffRules;
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 

@@ -13,10 +13,10 @@
 //! | [`EmbeddedStore`] (feature `redb`) | the CLI, a single crawler | one process at a time (a file lock) | ACID, crash-safe ([redb]) |
 //! | [`RedisStore`] (feature `redis`) | a fleet of crawlers | every process that uses the same server and prefix | as the server is configured |
 //!
-//! The engine ([`crate::fetch::RobotsCache`]) never reads a store on the hot path: it keeps
+//! The engine ([`crate::engine::RobotsCache`]) never reads a store on the hot path: it keeps
 //! compiled rules in memory and goes to the store when an origin is new to it, evicted, due,
 //! or (for a shared store) when its copy is older than
-//! [`CacheOptions::sync_interval`](crate::fetch::CacheOptions::sync_interval).
+//! [`CacheOptions::sync_interval`](crate::engine::CacheOptions::sync_interval).
 //!
 //! [redb]: https://www.redb.org
 
@@ -41,7 +41,7 @@ pub use memory::MemoryStore;
 #[cfg(feature = "redis")]
 pub use redis::{RedisOptions, RedisStore};
 
-use crate::gate::{ms, unix_ms, BackoffRules, GateState};
+use crate::policy::{ms, unix_ms, BackoffRules, GateState};
 use crate::policy::{Applied, Change, Digest, OriginState};
 use crate::Origin;
 
@@ -192,7 +192,7 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     /// Records a 429 or 503: no slot before `now` + [`backoff_delay`] (an earlier backoff that
     /// ends later stands). Returns the wait from now.
     ///
-    /// [`backoff_delay`]: crate::gate::backoff_delay
+    /// [`backoff_delay`]: crate::policy::backoff_delay
     fn back_off<'a>(
         &'a self,
         origin: &'a Origin,

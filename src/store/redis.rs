@@ -36,7 +36,7 @@
 //! # The request schedule
 //!
 //! [`Store::reserve`], [`Store::back_off`] and [`Store::recovered`] are one Lua script each,
-//! mirroring [`GateState`](crate::gate::GateState): atomic on the server, so that a fleet
+//! mirroring [`GateState`](crate::policy::GateState): atomic on the server, so that a fleet
 //! shares one spacing per origin. The scripts read the server's `TIME` and ignore the caller's
 //! clock: every process measures against the same clock, and gets back a *wait* that it sleeps
 //! on its own, so clock skew between the machines does not matter. A gate key expires a day
@@ -63,7 +63,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisResult, Script};
 
 use super::{codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, Updated, Usage};
-use crate::gate::BackoffRules;
+use crate::policy::BackoffRules;
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -654,7 +654,7 @@ impl Keys {
 /// Milliseconds as sent to the scripts: at most 2^50 (some 35,000 years), so that Lua's doubles
 /// add them exactly.
 fn gate_ms(d: Duration) -> u64 {
-    crate::gate::ms(d).min(1 << 50)
+    crate::policy::ms(d).min(1 << 50)
 }
 
 /// The server's time in ms, for the schedule scripts (`TIME`: seconds and microseconds).
@@ -666,7 +666,7 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 ";
 
-/// [`GateState::reserve`](crate::gate::GateState::reserve) on the server's clock. Returns the
+/// [`GateState::reserve`](crate::policy::GateState::reserve) on the server's clock. Returns the
 /// wait (ms) and the strikes.
 static RESERVE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
@@ -682,8 +682,8 @@ return {{slot - now, tonumber(g[3] or '0')}}
     ))
 });
 
-/// [`GateState::back_off`](crate::gate::GateState::back_off) on the server's clock, with
-/// [`backoff_delay`](crate::gate::backoff_delay)'s rule. Returns the wait (ms).
+/// [`GateState::back_off`](crate::policy::GateState::back_off) on the server's clock, with
+/// [`backoff_delay`](crate::policy::backoff_delay)'s rule. Returns the wait (ms).
 static BACK_OFF: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
         r"{SCRIPT_NOW}
@@ -705,7 +705,7 @@ return until_ - now
     ))
 });
 
-/// [`GateState::recovered`](crate::gate::GateState::recovered): strikes back to 0, if the
+/// [`GateState::recovered`](crate::policy::GateState::recovered): strikes back to 0, if the
 /// origin has a schedule.
 static RECOVERED: LazyLock<Script> = LazyLock::new(|| {
     Script::new(

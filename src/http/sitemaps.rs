@@ -2,14 +2,14 @@
 //! [`Fetcher::fetch_sitemap`], or every sitemap of an origin with
 //! [`Fetcher::discover_sitemaps`], which drives a [`Walk`].
 //!
-//! Sitemaps are fetched like robots.txt (see [`crate::fetch::client`]): redirects followed by
+//! Sitemaps are fetched like robots.txt (see [`crate::http::client`]): redirects followed by
 //! hand, the address policy on every hop, the fetcher's timeouts, and the body cut one byte past
 //! [`MAX_BYTES`] after any `Content-Encoding` is undone. A `.xml.gz` served without
 //! `Content-Encoding` arrives still compressed; the [`Reader`](crate::sitemap::Reader)
 //! decompresses it with its own 50 MiB limit, so a compression bomb is bounded at both layers.
 
-use crate::fetch::client::RetrievalEnd;
-use crate::fetch::{Fetcher, LocalError};
+use super::client::RetrievalEnd;
+use super::{Fetcher, LocalError};
 use crate::policy::{Fetch, FetchOutcome, Unreachable};
 use crate::sitemap::discover::{SitemapReport, Walk, WalkOptions};
 use crate::sitemap::{CrossCheck, Scope, MAX_BYTES};
@@ -22,7 +22,7 @@ pub enum SitemapFetchError {
     /// The final response was not 2xx (a 3xx not followed included).
     #[error("HTTP {0}")]
     Status(u16),
-    /// More redirects than [`FetchOptions::max_redirects`](crate::fetch::FetchOptions::max_redirects).
+    /// More redirects than [`FetchOptions::max_redirects`](crate::http::FetchOptions::max_redirects).
     #[error("too many redirects")]
     TooManyRedirects,
     /// A redirect to a URL already requested.

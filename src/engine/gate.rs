@@ -55,8 +55,8 @@
 //!
 //! # Time and fleets
 //!
-//! Waiting goes through the engine's [`Clock`](crate::fetch::Clock) ([`Clock::sleep`]): a
-//! [`ManualClock`](crate::fetch::ManualClock) runs a schedule of minutes in a test in no time.
+//! Waiting goes through the engine's [`Clock`](super::Clock) ([`Clock::sleep`]): a
+//! [`ManualClock`](super::ManualClock) runs a schedule of minutes in a test in no time.
 //!
 //! With the Redis store, the processes of a fleet share one schedule per origin: a slot is
 //! reserved by one Lua script that reads the Redis server's `TIME`, so that every process
@@ -74,28 +74,19 @@
 //! every request of a [reqwest-middleware](https://docs.rs/reqwest-middleware) client: see
 //! `examples/gate_middleware.rs`.
 //!
-//! [`Clock::sleep`]: crate::fetch::Clock::sleep
-
-#[cfg(feature = "middleware")]
-pub mod middleware;
-mod schedule;
+//! [`Clock::sleep`]: super::Clock::sleep
 
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-pub use schedule::{
-    backoff_delay, spacing, BackoffRules, DelaySource, GateOptions, GateState, Spacing,
-};
-pub(crate) use schedule::{ms, unix_ms};
-
-#[cfg(feature = "middleware")]
-pub use middleware::{refusal, GateMiddleware};
-
-use crate::fetch::{Answer, CheckError, RobotsCache};
+use super::answer::Answer;
+use super::lock;
+use super::cache::{CheckError, RobotsCache};
+use crate::policy::{spacing, GateOptions, Spacing};
 use crate::origin::Origin;
 use crate::robots::ProductToken;
 use crate::store::{LocalSchedules, Reservation};
@@ -190,7 +181,7 @@ struct Held {
 
 impl RobotsCache {
     /// Checks `url` for `token` and, if allowed, waits for the origin's next slot (see
-    /// [`crate::gate`]): refused at once when robots.txt disallows it, else a [`Permit`] once
+    /// [the module docs](self)): refused at once when robots.txt disallows it, else a [`Permit`] once
     /// the slot has come. Record the fetch's outcome on the permit ([`Permit::record`]) so that
     /// a 429 or 503 backs the origin off.
     ///
@@ -384,7 +375,7 @@ impl Permit {
         status: u16,
         headers: &reqwest::header::HeaderMap,
     ) -> Recorded {
-        let retry_after = crate::fetch::headers::retry_after(headers, self.cache.clock().now());
+        let retry_after = crate::http::headers::retry_after(headers, self.cache.clock().now());
         self.record(status, retry_after).await
     }
 
@@ -416,9 +407,4 @@ impl Drop for Permit {
             self.cache.gate().release(&self.answer.origin, held);
         }
     }
-}
-
-/// Locks, recovering from a poisoned lock: the data are plain values, still consistent.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -43,14 +43,13 @@
 //! every retry is gated.
 //!
 //! [reqwest-middleware]: https://docs.rs/reqwest-middleware
-//! [`Permit::record_response`]: crate::gate::Permit::record_response
+//! [`Permit::record_response`]: super::Permit::record_response
 
 use http::Extensions;
 use reqwest::{Request, Response};
 use reqwest_middleware::{Middleware, Next};
 
-use super::Refused;
-use crate::fetch::RobotsCache;
+use super::{Refused, RobotsCache};
 use crate::robots::ProductToken;
 
 /// Gates every request of a [`reqwest_middleware::ClientWithMiddleware`] through

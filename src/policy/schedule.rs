@@ -6,6 +6,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use super::unix_ms::ms;
 use crate::robots::RequestRate;
 
 /// How the gate spaces and backs off requests. See [`crate::gate`].
@@ -189,16 +190,6 @@ impl GateState {
     pub fn is_idle(&self, now: u64) -> bool {
         self.strikes == 0 && self.next_free <= now && self.backoff_until <= now
     }
-}
-
-/// Milliseconds since the epoch (0 before it).
-pub fn unix_ms(t: SystemTime) -> u64 {
-    ms(t.duration_since(UNIX_EPOCH).unwrap_or_default())
-}
-
-/// Whole milliseconds, saturating.
-pub fn ms(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `d` rounded up to a whole millisecond, so that spacing is never less than asked.

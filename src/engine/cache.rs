@@ -41,7 +41,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, SystemTime};
 
 use moka::future::Cache;
@@ -49,11 +49,14 @@ use moka::policy::EvictionPolicy;
 use tokio::sync::watch;
 
 use super::answer::{answer, Answer};
-use super::client::{FetchError, FetchOptions, Fetcher, LocalError};
-use crate::gate::{Gate, GateOptions};
+use super::lock;
+use super::clock::{Clock, SystemClock};
+use super::gate::Gate;
+use crate::http::{FetchError, FetchOptions, Fetcher, LocalError};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{
-    Change, Digest, Fetch, FetchOutcome, FetchRecord, Judgement, OriginState, PolicyOptions,
+    Change, Digest, Fetch, FetchOutcome, FetchRecord, GateOptions, Judgement, OriginState,
+    PolicyOptions,
 };
 use crate::robots::{Options, Parsed, ProductToken, Robots};
 use crate::store::{MemoryStore, Store, StoreError};
@@ -72,120 +75,6 @@ const LOCAL_RETRY_FOR: Duration = Duration::from_secs(30);
 const LEASE_POLL: Duration = Duration::from_millis(25);
 /// Changes kept per origin while the store is down; older ones are dropped first.
 const MAX_PENDING: usize = 64;
-
-/// A future a [`Clock`] returns from [`Clock::sleep`].
-pub type Sleep = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>>;
-
-/// The time source of the engine. Inject one in tests to make hours pass instantly.
-///
-/// The gate ([`RobotsCache::acquire`]) waits for slots through [`Clock::sleep`], so that a
-/// clock that moves only when told ([`ManualClock`]) also wakes its sleepers when told: a
-/// schedule of minutes runs in a test in no time.
-pub trait Clock: Send + Sync + 'static {
-    /// The current time.
-    fn now(&self) -> SystemTime;
-
-    /// A future that completes once `duration` has passed on this clock. By default a Tokio
-    /// timer (real time).
-    fn sleep(&self, duration: Duration) -> Sleep {
-        Box::pin(tokio::time::sleep(duration))
-    }
-}
-
-/// The system clock.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SystemClock;
-
-impl Clock for SystemClock {
-    fn now(&self) -> SystemTime {
-        SystemTime::now()
-    }
-}
-
-/// A clock that moves only when told: for tests and simulations. Its sleepers
-/// ([`Clock::sleep`]) wake when [`ManualClock::advance`] or [`ManualClock::set`] moves it to
-/// or past their deadline, never on their own.
-#[derive(Debug)]
-pub struct ManualClock(Mutex<Manual>);
-
-#[derive(Debug)]
-struct Manual {
-    now: SystemTime,
-    /// Deadlines and the sleepers to wake at them.
-    sleepers: Vec<(SystemTime, tokio::sync::oneshot::Sender<()>)>,
-}
-
-impl ManualClock {
-    /// A clock showing `start`.
-    pub fn new(start: SystemTime) -> ManualClock {
-        ManualClock(Mutex::new(Manual {
-            now: start,
-            sleepers: Vec::new(),
-        }))
-    }
-
-    /// Moves the clock forward, waking the sleepers whose time has come.
-    pub fn advance(&self, by: Duration) {
-        let mut m = lock(&self.0);
-        m.now += by;
-        m.wake();
-    }
-
-    /// Sets the clock, waking the sleepers whose time has come.
-    pub fn set(&self, to: SystemTime) {
-        let mut m = lock(&self.0);
-        m.now = to;
-        m.wake();
-    }
-
-    /// How many sleepers wait for the clock to move.
-    pub fn sleepers(&self) -> usize {
-        let mut m = lock(&self.0);
-        m.sleepers.retain(|(_, tx)| !tx.is_closed());
-        m.sleepers.len()
-    }
-
-    /// The earliest deadline a sleeper waits for, if any: `set` it to run a schedule.
-    pub fn next_deadline(&self) -> Option<SystemTime> {
-        let mut m = lock(&self.0);
-        m.sleepers.retain(|(_, tx)| !tx.is_closed());
-        m.sleepers.iter().map(|(at, _)| *at).min()
-    }
-}
-
-impl Manual {
-    fn wake(&mut self) {
-        let now = self.now;
-        let (due, waiting) = std::mem::take(&mut self.sleepers)
-            .into_iter()
-            .partition::<Vec<_>, _>(|(at, _)| *at <= now);
-        self.sleepers = waiting;
-        for (_, tx) in due {
-            // A sleeper that was dropped meanwhile does not mind.
-            let _ = tx.send(());
-        }
-    }
-}
-
-impl Clock for ManualClock {
-    fn now(&self) -> SystemTime {
-        lock(&self.0).now
-    }
-
-    fn sleep(&self, duration: Duration) -> Sleep {
-        let mut m = lock(&self.0);
-        if duration.is_zero() {
-            return Box::pin(std::future::ready(()));
-        }
-        let at = m.now.checked_add(duration).unwrap_or(m.now);
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        m.sleepers.push((at, tx));
-        Box::pin(async move {
-            // Woken, or the clock is gone: either way the wait is over.
-            let _ = rx.await;
-        })
-    }
-}
 
 /// Options of a [`RobotsCache`].
 ///
@@ -222,7 +111,7 @@ pub struct CacheOptions {
     /// How long a fetch lease lasts if its holder never releases it (it died): default the
     /// fetch timeout plus 10 seconds.
     pub lease_ttl: Option<Duration>,
-    /// How [`RobotsCache::acquire`] spaces requests and backs off ([`crate::gate`]).
+    /// How [`RobotsCache::acquire`] spaces requests and backs off ([`RobotsCache::acquire`]'s module docs).
     pub gate: GateOptions,
     /// Keep each file's parse diagnostics with its rules in memory, as
     /// [`RobotsCache::rules`] returns them (default `false`: memory holds compiled rules only;
@@ -1253,9 +1142,4 @@ impl Health {
             pending,
         }
     }
-}
-
-/// Locks, recovering from a poisoned lock: the data are plain values, still consistent.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
