@@ -2,7 +2,9 @@
 //! and readable in a JSON dump) and of the gate's schedule (which the Redis script computes on
 //! the server's clock too). Times before 1970 are 0 (no fetch happens then).
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
+#[cfg(any(feature = "serde", feature = "fetch"))]
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Milliseconds since the epoch (0 before it), saturating.
 #[cfg(any(feature = "serde", feature = "fetch"))]
