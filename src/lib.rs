@@ -93,12 +93,12 @@ pub mod fetch {
         Answer, CacheOptions, CheckError, Clock, DecidingRule, LocalFailures, ManualClock,
         RobotsCache, SitemapUrls, Sleep, StoreStatus, SystemClock,
     };
-    #[cfg(feature = "sitemap")]
-    pub use crate::http::{sitemaps, Discovery, SitemapFetchError};
     pub use crate::http::{
         client, default_max_in_flight, AddressPolicy, FetchError, FetchOptions, Fetcher,
         LocalError, MAX_REDIRECT_URL, MAX_RESPONSE_HEADERS,
     };
+    #[cfg(feature = "sitemap")]
+    pub use crate::http::{sitemaps, Discovery, SitemapFetchError};
     /// The engine's former module.
     pub mod cache {
         pub use crate::engine::{

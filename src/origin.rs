@@ -10,6 +10,8 @@ use std::fmt;
 
 use url::Url;
 
+pub use crate::plain_url::Scheme;
+
 /// Why a URL has no robots.txt.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -52,25 +54,6 @@ fn parse_reason(input: &str, e: &url::ParseError) -> String {
         }
         url::ParseError::RelativeUrlWithoutBase => "it has no scheme (http:// or https://)".into(),
         other => other.to_string(),
-    }
-}
-
-/// `http` or `https`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Scheme {
-    /// `http`, default port 80.
-    Http,
-    /// `https`, default port 443.
-    Https,
-}
-
-impl Scheme {
-    /// `"http"` or `"https"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scheme::Http => "http",
-            Scheme::Https => "https",
-        }
     }
 }
 

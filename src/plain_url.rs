@@ -9,7 +9,24 @@
 //! is conservative: IP addresses, IDNs, userinfo, odd ports and surrounding whitespace all go
 //! to the full parse.
 
-use crate::origin::Scheme;
+/// `http` or `https`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scheme {
+    /// `http`, default port 80.
+    Http,
+    /// `https`, default port 443.
+    Https,
+}
+
+impl Scheme {
+    /// `"http"` or `"https"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Http => "http",
+            Scheme::Https => "https",
+        }
+    }
+}
 
 /// A URL of the plain shape, split.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -49,9 +49,9 @@ use moka::policy::EvictionPolicy;
 use tokio::sync::watch;
 
 use super::answer::{answer, Answer};
-use super::lock;
 use super::clock::{Clock, SystemClock};
 use super::gate::Gate;
+use super::lock;
 use crate::http::{FetchError, FetchOptions, Fetcher, LocalError};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{

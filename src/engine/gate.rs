@@ -84,10 +84,10 @@ use std::time::{Duration, SystemTime};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::answer::Answer;
-use super::lock;
 use super::cache::{CheckError, RobotsCache};
-use crate::policy::{spacing, GateOptions, Spacing};
+use super::lock;
 use crate::origin::Origin;
+use crate::policy::{spacing, GateOptions, Spacing};
 use crate::robots::ProductToken;
 use crate::store::{LocalSchedules, Reservation};
 

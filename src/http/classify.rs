@@ -10,8 +10,21 @@ use std::error::Error as StdError;
 use std::io;
 
 use super::address::AddressRefused;
-use super::client::LocalError;
 use crate::policy::Unreachable;
+
+/// A fetch that failed on this side of the connection: it says nothing about the site, so it
+/// is never recorded as the site's failure. Try again later.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LocalError {
+    /// This machine ran short of something a request needs: file descriptors (`EMFILE`,
+    /// `ENFILE`), memory (`ENOMEM`, `ENOBUFS`) or local ports (`EADDRNOTAVAIL`).
+    #[error("out of local resources: {0}")]
+    Resources(String),
+    /// The HTTP client or its runtime is shutting down.
+    #[error("the HTTP client is shutting down: {0}")]
+    ShuttingDown(String),
+}
 
 /// Where in the exchange an error happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -107,6 +107,7 @@ use tokio::sync::Semaphore;
 use url::{Host, Url};
 
 use super::address::{AddressPolicy, PolicyResolver, REFUSED};
+pub use super::classify::LocalError;
 use super::classify::{classify, Phase};
 use super::decode::{self, Decoder, Fed};
 use super::headers::{max_age, retry_after};
@@ -211,20 +212,6 @@ pub enum FetchError {
     /// source says why.
     #[error("cannot build the HTTP client")]
     Client(#[source] reqwest::Error),
-}
-
-/// A fetch that failed on this side of the connection: it says nothing about the site, so it
-/// is never recorded as the site's failure. Try again later.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LocalError {
-    /// This machine ran short of something a request needs: file descriptors (`EMFILE`,
-    /// `ENFILE`), memory (`ENOMEM`, `ENOBUFS`) or local ports (`EADDRNOTAVAIL`).
-    #[error("out of local resources: {0}")]
-    Resources(String),
-    /// The HTTP client or its runtime is shutting down.
-    #[error("the HTTP client is shutting down: {0}")]
-    ShuttingDown(String),
 }
 
 /// Fetches robots.txt files. Cheap to clone; clones share one connection pool and one cap on

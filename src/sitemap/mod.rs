@@ -38,6 +38,7 @@ mod entry;
 mod input;
 mod reader;
 mod scope;
+mod sink;
 mod value;
 mod xml;
 

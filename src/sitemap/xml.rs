@@ -17,7 +17,7 @@ use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::name::{NamespaceError, NamespaceResolver, QName, ResolveResult};
 
 use super::input::{Input, Stop};
-use super::reader::{quote, Sink};
+use super::sink::{quote, Sink};
 use super::{Code, Format, Position, MAX_URL_CHARS};
 
 mod entry;
