@@ -50,8 +50,8 @@ use tokio::sync::watch;
 
 use super::answer::{answer, Answer};
 use super::clock::{Clock, SystemClock};
-use super::gate::Gate;
 use super::lock;
+use super::slots::Gate;
 use crate::http::{FetchError, FetchOptions, Fetcher, LocalError};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{

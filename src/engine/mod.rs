@@ -23,6 +23,7 @@ mod clock;
 mod gate;
 #[cfg(feature = "middleware")]
 mod middleware;
+mod slots;
 
 pub use answer::{Answer, DecidingRule, SitemapUrls};
 pub use cache::{CacheOptions, CheckError, LocalFailures, RobotsCache, StoreStatus};

@@ -1,0 +1,70 @@
+//! The gate's state in the process ([`Gate`]): its options, each origin's concurrency
+//! semaphore, and the schedule kept here when the store keeps none or fails.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::lock;
+use crate::origin::Origin;
+use crate::policy::GateOptions;
+use crate::store::LocalSchedules;
+
+/// The gate's part of the engine: options, per-origin concurrency, and the schedule kept in the
+/// process when the store keeps none or fails.
+pub(crate) struct Gate {
+    pub options: GateOptions,
+    concurrency: Mutex<HashMap<Origin, Arc<Semaphore>>>,
+    pub local: LocalSchedules,
+}
+
+impl fmt::Debug for Gate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gate")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Gate {
+    pub fn new(options: GateOptions) -> Gate {
+        Gate {
+            options,
+            concurrency: Mutex::new(HashMap::new()),
+            local: LocalSchedules::default(),
+        }
+    }
+
+    /// The origin's concurrency semaphore (made on first use; dropped with its last holder).
+    pub fn semaphore(&self, origin: &Origin) -> Arc<Semaphore> {
+        let permits = self
+            .options
+            .max_concurrency
+            .clamp(1, Semaphore::MAX_PERMITS);
+        lock(&self.concurrency)
+            .entry(origin.clone())
+            .or_insert_with(|| Arc::new(Semaphore::new(permits)))
+            .clone()
+    }
+
+    /// Frees a concurrency slot, and forgets the semaphore when nobody else holds or waits on
+    /// it. Every clone is made under the map's lock, so the count read under it is exact.
+    pub fn release(&self, origin: &Origin, held: Held) {
+        let mut map = lock(&self.concurrency);
+        let Held { semaphore, permit } = held;
+        drop(permit);
+        if Arc::strong_count(&semaphore) == 2
+            && map.get(origin).is_some_and(|s| Arc::ptr_eq(s, &semaphore))
+        {
+            map.remove(origin);
+        }
+    }
+}
+
+/// A concurrency slot: the semaphore and the permit taken from it.
+pub(crate) struct Held {
+    pub semaphore: Arc<Semaphore>,
+    pub permit: OwnedSemaphorePermit,
+}
