@@ -27,6 +27,7 @@ mod diagnostics; // a fixture per diagnostic code
 mod differential; // Mode::Google against the robotstxt crate
 #[cfg(feature = "sitemap")]
 mod fuzz_regressions; // inputs the fuzzers found, replayed
+mod layout; // the library's floors: no import points up
 mod matching; // the matcher against a naive oracle (proptest)
 mod parser;
 mod policy; // the failure ladder, pure

@@ -1,0 +1,166 @@
+//! The library's floors, read from its own source: a module imports only the floors below
+//! it (DESIGN.md names them), so that no import points up and none goes round in a circle.
+//!
+//! | floor | modules |
+//! |---|---|
+//! | 0 | `diagnostic`, `plain_url` |
+//! | 1 | `origin` |
+//! | 2 | `robots` |
+//! | 3 | `sitemap` |
+//! | 4 | `policy` (pure, clock-free) |
+//! | 5 | `store`, `http` |
+//! | 6 | `engine` |
+//!
+//! `lib.rs` stands above them all (it declares them and keeps the former paths as aliases).
+//! What counts as an import is every `crate::MODULE` outside a comment; a name the crate root
+//! re-exports (`crate::Robots`) counts as an import of the module it comes from.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const FLOORS: &[(&str, u8)] = &[
+    ("diagnostic", 0),
+    ("plain_url", 0),
+    ("origin", 1),
+    ("robots", 2),
+    ("sitemap", 3),
+    ("policy", 4),
+    ("store", 5),
+    ("http", 5),
+    ("engine", 6),
+];
+
+fn floor(module: &str) -> Option<u8> {
+    FLOORS.iter().find(|(m, _)| *m == module).map(|&(_, f)| f)
+}
+
+/// The crate root's re-exports: name → the module it comes from (`Robots` → `robots`).
+fn root_names(lib: &str) -> BTreeMap<String, String> {
+    let mut names = BTreeMap::new();
+    let mut rest = lib;
+    while let Some(at) = rest.find("\npub use ") {
+        let after = &rest[at + 9..];
+        let end = after.find(';').unwrap_or(after.len());
+        let stmt = &after[..end];
+        let module = stmt
+            .split("::")
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_owned();
+        let list = stmt.split_once('{').map_or_else(
+            || stmt.rsplit("::").next().unwrap_or_default(),
+            |(_, l)| l.trim_end_matches('}'),
+        );
+        for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            names.insert(name.to_owned(), module.clone());
+        }
+        rest = &after[end..];
+    }
+    names
+}
+
+/// Every `crate::NAME` of `source` outside comments, with its line.
+fn crate_paths(source: &str) -> Vec<(usize, String)> {
+    let mut found = Vec::new();
+    for (n, line) in source.lines().enumerate() {
+        let code = line.split("//").next().unwrap_or_default();
+        let mut rest = code;
+        while let Some(at) = rest.find("crate::") {
+            let name: String = rest[at + 7..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            // `$crate::` (a macro's) and `pub(crate)` are not paths into the crate's modules.
+            if !rest[..at].ends_with('$') && !name.is_empty() {
+                found.push((n + 1, name));
+            }
+            rest = &rest[at + 7..];
+        }
+    }
+    found
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let entries = std::fs::read_dir(dir).expect("read src");
+    for entry in entries {
+        let path = entry.expect("dir entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_module_imports_a_floor_above_or_beside_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(src.join("lib.rs")).expect("lib.rs");
+    let roots = root_names(&lib);
+    assert!(
+        roots.get("Robots").is_some_and(|m| m == "robots"),
+        "{roots:?}"
+    );
+    assert!(
+        roots.get("Diagnostic").is_some_and(|m| m == "diagnostic"),
+        "{roots:?}"
+    );
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 50, "{} files", files.len());
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for file in &files {
+        let rel = file.strip_prefix(&src).expect("under src");
+        let top = rel
+            .iter()
+            .next()
+            .and_then(|c| c.to_str())
+            .unwrap_or_default()
+            .trim_end_matches(".rs");
+        if top == "lib" {
+            continue;
+        }
+        let own = floor(top).unwrap_or_else(|| panic!("{top} has no floor: add it to FLOORS"));
+        let source = std::fs::read_to_string(file).expect("source");
+        for (line, name) in crate_paths(&source) {
+            let module = roots.get(&name).cloned().unwrap_or(name);
+            if module == top {
+                continue;
+            }
+            let Some(target) = floor(&module) else {
+                wrong.push(format!(
+                    "{}:{line}: crate::{module} is no module",
+                    rel.display()
+                ));
+                continue;
+            };
+            seen += 1;
+            if target >= own {
+                wrong.push(format!(
+                    "{}:{line}: {top} (floor {own}) imports {module} (floor {target})",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        seen > 50,
+        "only {seen} imports read: is the reading broken?"
+    );
+    assert!(
+        wrong.is_empty(),
+        "imports against the floors:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// The reading itself: a path in a comment, a macro's `$crate` and `pub(crate)` are not
+/// imports; a path in code is.
+#[test]
+fn the_reading_of_imports() {
+    let source = "use crate::policy::Fetch; // crate::engine\n/// [`crate::engine::X`]\npub(crate) fn f() { $crate::x(); crate::Robots::parse(b\"\"); }\n";
+    let found: Vec<String> = crate_paths(source).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(found, ["policy", "Robots"]);
+}
