@@ -56,7 +56,7 @@ use redb::{
 use super::codec;
 use super::{
     LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreError, StoreFuture,
-    Updated, Usage,
+    StoreUsage, Updated,
 };
 use crate::policy::{BackoffRules, GateState};
 use crate::policy::{Change, Digest, OriginState};
@@ -562,10 +562,10 @@ impl Store for EmbeddedStore {
         })
     }
 
-    fn usage(&self) -> StoreFuture<'_, Usage> {
+    fn usage(&self) -> StoreFuture<'_, StoreUsage> {
         self.blocking(|db| {
             let txn = db.begin_read().map_err(backend)?;
-            let mut usage = Usage::default();
+            let mut usage = StoreUsage::default();
             if let Some(states) = read_table!(txn, STATES) {
                 for entry in states.iter().map_err(backend)? {
                     let (_, state) = entry.map_err(backend)?;

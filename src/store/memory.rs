@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use super::{
-    LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreFuture, Updated, Usage,
+    LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreFuture, StoreUsage, Updated,
 };
 use crate::policy::BackoffRules;
 use crate::policy::{Change, Digest, OriginState};
@@ -165,10 +165,10 @@ impl Store for MemoryStore {
         Box::pin(async move { Ok(pruned) })
     }
 
-    fn usage(&self) -> StoreFuture<'_, Usage> {
+    fn usage(&self) -> StoreFuture<'_, StoreUsage> {
         let maps = self.maps();
         let bodies = || maps.origins.values().flat_map(|e| e.bodies.iter());
-        let usage = Usage {
+        let usage = StoreUsage {
             origins: maps.origins.len() as u64,
             // Not encoded here: the states' in-memory size is what `examples/engine_memory.rs`
             // measures.

@@ -103,7 +103,7 @@ pub struct Updated {
 
 /// How much a store holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Usage {
+pub struct StoreUsage {
     /// Origins with a state.
     pub origins: u64,
     /// Bytes of encoded states.
@@ -162,7 +162,7 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned>;
 
     /// What the store holds.
-    fn usage(&self) -> StoreFuture<'_, Usage>;
+    fn usage(&self) -> StoreFuture<'_, StoreUsage>;
 
     /// Whether the store keeps request schedules ([`Store::reserve`], [`Store::back_off`],
     /// [`Store::recovered`]). The stores of this crate do; for one that does not, the gate

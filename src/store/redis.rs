@@ -62,7 +62,9 @@ use std::time::{Duration, SystemTime};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisResult, Script};
 
-use super::{codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, Updated, Usage};
+use super::{
+    codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated,
+};
 use crate::policy::BackoffRules;
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
@@ -396,12 +398,12 @@ impl RedisStore {
         Ok(total)
     }
 
-    async fn usage_inner(&self) -> Result<Usage, StoreError> {
+    async fn usage_inner(&self) -> Result<StoreUsage, StoreError> {
         let mut states = self.scan(&self.pattern("state")).await?;
         // Counted as `origins` lists them: keys that do not name an origin are not ours.
         states.retain(|k| self.origin_of(k).is_some());
         let bodies = self.scan(&self.pattern("body:*")).await?;
-        Ok(Usage {
+        Ok(StoreUsage {
             origins: states.len() as u64,
             state_bytes: self.total("HSTRLEN", Some("state"), &states).await?,
             bodies: bodies.len() as u64,
@@ -618,7 +620,7 @@ impl Store for RedisStore {
         Box::pin(self.prune_inner(now))
     }
 
-    fn usage(&self) -> StoreFuture<'_, Usage> {
+    fn usage(&self) -> StoreFuture<'_, StoreUsage> {
         Box::pin(self.usage_inner())
     }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use crate::support::{Reply, TestServer};
 use crawlgate::fetch::{CacheOptions, CheckError, Clock, FetchOptions, ManualClock, RobotsCache};
 use crawlgate::policy::{Change, Digest, OriginState, Unavailable, VerdictReason};
-use crawlgate::store::{MemoryStore, Pruned, Store, StoreError, StoreFuture, Updated, Usage};
+use crawlgate::store::{MemoryStore, Pruned, Store, StoreError, StoreFuture, StoreUsage, Updated};
 use crawlgate::{Origin, ProductToken};
 
 const HOUR: Duration = Duration::from_secs(3600);
@@ -605,7 +605,7 @@ impl Store for Switchable {
     fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned> {
         self.fail().unwrap_or_else(|| self.inner.prune(now))
     }
-    fn usage(&self) -> StoreFuture<'_, Usage> {
+    fn usage(&self) -> StoreFuture<'_, StoreUsage> {
         self.fail().unwrap_or_else(|| self.inner.usage())
     }
 }

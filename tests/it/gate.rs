@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crawlgate::fetch::{CacheOptions, Clock, ManualClock, RobotsCache};
 use crawlgate::gate::{BackoffRules, DelaySource, GateOptions, Recorded, Refused};
 use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, OriginState};
-use crawlgate::store::{Pruned, Reservation, Store, StoreError, StoreFuture, Updated, Usage};
+use crawlgate::store::{Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated};
 use crawlgate::{Origin, ProductToken, Robots};
 
 /// 2027-01-15 08:00:00 UTC.
@@ -494,7 +494,7 @@ impl Store for ScheduleLess {
     fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned> {
         self.inner.prune(now)
     }
-    fn usage(&self) -> StoreFuture<'_, Usage> {
+    fn usage(&self) -> StoreFuture<'_, StoreUsage> {
         self.inner.usage()
     }
     fn keeps_schedule(&self) -> bool {
