@@ -1,24 +1,34 @@
 //! # crawlgate
 //!
-//! A robots.txt parser, linter and matcher that follows [RFC 9309] and, on request, reproduces
-//! google/robotstxt exactly.
+//! The crawl-policy engine for crawlers: before each request, *may this agent fetch this URL,
+//! and when?* It parses and lints robots.txt by [RFC 9309] (or exactly as google/robotstxt
+//! does, on request), fetches each origin's robots.txt once, keeps its state durable, applies
+//! the failure rules, paces requests, and answers from compiled rules in nanoseconds.
 //!
 //! ## Overview
 //!
-//! - [`Robots::parse`] reads any bytes — never fails, never panics — into a compiled rule set
-//!   and a list of [`Diagnostic`]s, each with a stable [`Code`], a [`Severity`] (error: the line
-//!   is not used; warning: it is used), a line and a byte span.
-//! - [`Robots::check`] answers "may this agent fetch this URL?" in nanoseconds and says which
-//!   line decided ([`Decision`]).
-//! - [`Origin`] finds where a URL's robots.txt lives.
-//! - [`Mode`] picks RFC 9309 (default) or Google's library; every difference is listed there.
-//! - [`policy`] is the failure ladder (404 → allow all; unreachable → stop for 12 hours, then
-//!   the last good version for 30 days, then allow if the site is up), pure and clock-free.
-//! - `fetch::RobotsCache` (feature `fetch`) is the engine a crawler calls before each request:
-//!   it fetches each origin's robots.txt once, caches and refreshes it, and applies the ladder.
-//! - `sitemap` (feature `sitemap`) reads and validates sitemaps — XML, text, RSS, Atom, gzip —
-//!   as a stream of entries and diagnostics in flat memory, cross-checks their URLs against
-//!   robots.txt, and walks an origin's sitemaps (`fetch::Fetcher::discover_sitemaps`).
+//! The crate is built in floors; each uses only the floors below it.
+//!
+//! - **The core** (no features): [`Robots::parse`] reads any bytes — never fails, never panics
+//!   — into compiled rules and [`Diagnostic`]s, each with a stable [`Code`], a [`Severity`], a
+//!   line and a byte span. [`Robots::check`] answers for a URL and says which line decided
+//!   ([`Decision`]); it judges the path an HTTP client requests ([`request_target`]). [`Mode`]
+//!   picks RFC 9309 (default) or Google's library, every difference listed there. [`Origin`]
+//!   finds where a URL's robots.txt lives. `sitemap` (feature `sitemap`) reads and validates
+//!   sitemaps — XML, text, RSS, Atom, gzip — as a stream in flat memory and cross-checks their
+//!   URLs against robots.txt.
+//! - [`policy`]: the failure ladder (4xx: allow all; 5xx, 429, unreachable: stop for 12
+//!   hours, then the last good version for 30 days) over an origin's stored state, and the
+//!   gate's arithmetic (crawl-delay, request-rate, backoff): pure and clock-free.
+//! - `store` (feature `fetch`): where each origin's state lives — `MemoryStore`, the
+//!   crash-safe embedded file `EmbeddedStore` (feature `redb`, the default), `RedisStore` for
+//!   a fleet (feature `redis`: one fetch per origin for the whole fleet, a shared schedule).
+//! - `http` (feature `fetch`): one fetch of a robots.txt or a sitemap, with redirects, byte
+//!   caps, timeouts and an address policy; a failure on this machine is never the site's.
+//! - `engine` (feature `fetch`): `RobotsCache`, what a crawler calls: `check` (an `Answer`
+//!   with the deciding rule, crawl-delay, request-rate, sitemaps), `acquire` (a `Permit` once
+//!   the origin's next slot has come, or `Refused`), and `GateMiddleware` (feature
+//!   `middleware`) for a `reqwest_middleware` client.
 //!
 //! ## Examples
 //!
@@ -45,15 +55,40 @@
 //! # Ok::<(), crawlgate::TokenError>(())
 //! ```
 //!
+//! The engine, before each request (it fetches `https://example.com/robots.txt` once):
+//!
+//! ```no_run
+//! # #[cfg(feature = "fetch")]
+//! # async fn crawl() -> Result<(), Box<dyn std::error::Error>> {
+//! use crawlgate::engine::{CacheOptions, RobotsCache};
+//! use crawlgate::ProductToken;
+//!
+//! let cache = RobotsCache::new(CacheOptions::default())?;
+//! let bot = ProductToken::new("ExampleBot")?;
+//! let url = "https://example.com/page";
+//! match cache.acquire(&bot, url).await {
+//!     Ok(permit) => {
+//!         let response = reqwest::get(url).await?;
+//!         permit.record_response(response.status().as_u16(), response.headers()).await;
+//!     }
+//!     Err(refused) => eprintln!("skipped: {refused}"),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! ## Crate features
 //!
-//! - `fetch` (default): the crawl-policy engine, `fetch::RobotsCache`: fetching (reqwest with
-//!   rustls, tokio), caching (moka) and the failure rules of [`policy`].
+//! - `fetch` (default): the engine (`engine`), the HTTP client (`http`) and the stores
+//!   (`store`, with the in-memory one): reqwest with rustls, tokio, moka, tracing.
+//! - `redb` (default): the embedded on-disk store (redb); implies `fetch` and `serde`.
+//! - `redis` (default): the Redis store, for fleets; implies `fetch` and `serde`.
 //! - `sitemap` (default): the sitemap reader, validator and discovery walk (quick-xml, flate2).
-//! - `cli` (default): the `crawlgate` command-line tool (clap, serde_json, anyhow).
+//! - `serde`: stored states and sitemap entries as JSON (serde, serde_json).
+//! - `middleware`: `engine::GateMiddleware` for reqwest-middleware clients; implies `fetch`.
 //!
-//! The core — parsing, diagnostics, matching, origins, the failure ladder — builds with
-//! `--no-default-features` on nom, memchr, url and thiserror alone.
+//! With `--no-default-features` the core — parsing, diagnostics, matching, origins, the
+//! failure ladder — builds on nom, memchr, aho-corasick, url, sha2 and thiserror alone.
 //!
 //! [RFC 9309]: https://www.rfc-editor.org/rfc/rfc9309.html
 #![forbid(unsafe_code)]

@@ -12,7 +12,7 @@ pub type Sleep = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send +
 
 /// The time source of the engine. Inject one in tests to make hours pass instantly.
 ///
-/// The gate ([`RobotsCache::acquire`]) waits for slots through [`Clock::sleep`], so that a
+/// The gate ([`RobotsCache::acquire`](super::RobotsCache::acquire)) waits for slots through [`Clock::sleep`], so that a
 /// clock that moves only when told ([`ManualClock`]) also wakes its sleepers when told: a
 /// schedule of minutes runs in a test in no time.
 pub trait Clock: Send + Sync + 'static {

@@ -16,6 +16,84 @@
 //!
 //! - `cache`: the engine and its options; `answer`: one URL's [`Answer`]; `gate`: `acquire`,
 //!   permits and backoff; `clock`: time; `middleware`: the reqwest-middleware layer.
+//!
+//! # Gating requests: not only *may I* fetch this URL, but *when*
+//!
+//! [`RobotsCache::acquire`] checks the URL against robots.txt and refuses at once if it is
+//! disallowed ([`Refused::Disallowed`], with the reason and the deciding rule). Otherwise it
+//! waits for the origin's next slot and returns a [`Permit`]; the crawler fetches the page and
+//! tells the permit how it went ([`Permit::record`]).
+//!
+//! ```no_run
+//! use crawlgate::engine::{CacheOptions, RobotsCache};
+//! use crawlgate::ProductToken;
+//!
+//! # async fn crawl() -> Result<(), Box<dyn std::error::Error>> {
+//! let cache = RobotsCache::new(CacheOptions::default())?;
+//! let bot = ProductToken::new("ExampleBot")?;
+//! let client = reqwest::Client::new();
+//! let url = "https://example.com/page";
+//! match cache.acquire(&bot, url).await {
+//!     Ok(permit) => {
+//!         let response = client.get(url).send().await?;
+//!         permit.record_response(response.status().as_u16(), response.headers()).await;
+//!         // … use `response`
+//!     }
+//!     Err(refused) => eprintln!("skipped: {refused}"),
+//! }
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! ## The schedule
+//!
+//! - **Spacing** ([`spacing`](crate::policy::spacing)): the largest of the agent's `Crawl-delay`, its `Request-rate`
+//!   (`n/m`: one request per `m / n`, only inside the rate's UTC window if it has one) and
+//!   [`GateOptions::default_delay`](crate::policy::GateOptions::default_delay) (1 s), **capped** at [`GateOptions::max_delay`](crate::policy::GateOptions::max_delay) (60 s): the
+//!   cap bounds how long a crawler waits between two requests to one origin, so a
+//!   `Crawl-delay: 86400` is honoured as one request a minute. [`Spacing::capped`](crate::policy::Spacing::capped) (on
+//!   [`Permit::spacing`]) says when the cap applied. `Visit-time` is parsed
+//!   ([`Robots::visit_time`](crate::Robots::visit_time)) but not enforced.
+//! - **Slots**: each acquire reserves the origin's next slot in the [`Store`](crate::store::Store)
+//!   (slot = the latest of now, the previous slot + spacing, the end of a backoff), so that
+//!   waiters are served in arrival order, and origins are independent.
+//! - **Backoff**: a 429 or 503 recorded on a permit holds the origin's slots back for its
+//!   `Retry-After` (seconds or an HTTP date, up to [`GateOptions::max_retry_after`](crate::policy::GateOptions::max_retry_after), 1 hour),
+//!   else for [`GateOptions::backoff_base`](crate::policy::GateOptions::backoff_base) (5 s) doubling with each 429/503 in a row up to
+//!   [`GateOptions::backoff_max`](crate::policy::GateOptions::backoff_max) (10 minutes); any other answer starts the doubling over.
+//! - **Concurrency**: at most [`GateOptions::max_concurrency`](crate::policy::GateOptions::max_concurrency) permits (default 1) of one
+//!   origin are alive at once in this process; the next waiter takes its slot when one is
+//!   dropped. This limit is per process, not per fleet: two processes may each have one
+//!   request in flight to an origin (their slots are still spaced).
+//! - **Availability**: a permit's outcome is also the site-availability report the 30-day
+//!   rule needs ([`RobotsCache::record_page_fetch`]): 2xx–4xx (but 429) say the site is up,
+//!   5xx and unreachable say it is down; the same report again is written at most every
+//!   [`GateOptions::availability_interval`](crate::policy::GateOptions::availability_interval).
+//! - **Events**: `tracing` target `crawlgate::gate`: each backoff (info), each capped spacing
+//!   (debug).
+//!
+//! ## Time and fleets
+//!
+//! Waiting goes through the engine's [`Clock`] ([`Clock::sleep`]): a
+//! [`ManualClock`] runs a schedule of minutes in a test in no time.
+//!
+//! With the Redis store, the processes of a fleet share one schedule per origin: a slot is
+//! reserved by one Lua script that reads the Redis server's `TIME`, so that every process
+//! measures against the same clock, and returns the wait as a duration, which each process
+//! sleeps on its own clock. Clock skew between machines therefore does not matter; network
+//! latency to Redis (the answer's trip back) is the only error, and it only makes waits later.
+//! The embedded and memory stores keep the schedule in the process (the embedded store also
+//! writes backoffs to disk, so that a restarted crawler still honours a `Retry-After`). If the
+//! store fails, the gate keeps spacing in the process and says so through
+//! [`RobotsCache::store_status`].
+//!
+//! ## Wrapping a client
+//!
+//! With feature `middleware`, `GateMiddleware` does all of the above for
+//! every request of a [reqwest-middleware](https://docs.rs/reqwest-middleware) client: see
+//! `examples/gate_middleware.rs`.
+//!
+//! [`Clock::sleep`]: Clock::sleep
 
 mod answer;
 mod cache;

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use super::unix_ms::ms;
 use crate::robots::RequestRate;
 
-/// How the gate spaces and backs off requests. See [`crate::gate`].
+/// How the gate spaces and backs off requests (the engine's `RobotsCache::acquire`).
 ///
 /// Start from `GateOptions::default()` and set the fields you need (`let mut options = GateOptions::default();`
 /// then `options.max_delay = …`): the type is `#[non_exhaustive]`, so a new option is not a
