@@ -24,9 +24,9 @@ mod bounds; // memory and time bounds on hostile input
 mod conformance; // google/robotstxt's reference cases, with the divergences listed
 #[cfg(feature = "sitemap")]
 mod diagnostics; // a fixture per diagnostic code
+mod differential; // Mode::Google against the robotstxt crate
 #[cfg(feature = "sitemap")]
 mod docs; // docs/diagnostics.md's code tables against the code
-mod differential; // Mode::Google against the robotstxt crate
 #[cfg(feature = "sitemap")]
 mod fuzz_regressions; // inputs the fuzzers found, replayed
 mod matching; // the matcher against a naive oracle (proptest)
