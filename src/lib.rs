@@ -166,3 +166,18 @@ pub mod gate {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The manual's examples (`docs/`) are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/library.md")]
+pub struct LibraryDoctests;
+
+/// See [`LibraryDoctests`].
+#[cfg(doctest)]
+#[doc = include_str!("../docs/engine.md")]
+pub struct EngineDoctests;
+
+/// See [`LibraryDoctests`].
+#[cfg(doctest)]
+#[doc = include_str!("../docs/sitemaps.md")]
+pub struct SitemapsDoctests;

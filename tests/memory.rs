@@ -164,7 +164,7 @@ fn main() {
     // And the bytes held before any check (the compiled file as parsing leaves it, what a
     // cache holds for an origin until its first check), about 10% above the larger of the two
     // modes' when set (1.89, 1.49, 1.23, 1.14, 1.27, 1.27): small files pay for their tables
-    // more than for their rules; `examples/memory_survey.rs` gives the corpus's ratio (0.99).
+    // more than for their rules; `benches/tools/memory_survey.rs` gives the corpus's ratio (0.99).
     let cases: Vec<(&str, Vec<u8>, f64, f64)> = vec![
         ("sample", SAMPLE.as_bytes().to_vec(), 2.1, 2.7),
         ("a group per agent", group_per_agent(), 1.65, 2.7),

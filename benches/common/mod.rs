@@ -1,4 +1,4 @@
-//! Loader for the robots-bench corpus, shared by the benches and `examples/corpus_survey.rs`.
+//! Loader for the robots-bench corpus, shared by the benches and `benches/tools/corpus_survey.rs`.
 //!
 //! The corpus lives outside the repository, in `../shared/corpus/robots-bench` relative to the
 //! crate root (override with the `CRAWLGATE_BENCH_CORPUS` environment variable):

@@ -1,5 +1,5 @@
 //! A deterministic video sitemap for the sitemap benches (`benches/sitemap.rs`) and
-//! `examples/sitemap_memory.rs`.
+//! `benches/tools/sitemap_memory.rs`.
 //!
 //! [`video_sitemap`] writes an XML `<urlset>` (sitemap 0.9 and Google video 1.1 namespaces) whose
 //! entries follow Google's full video example: a page `<loc>` and `<lastmod>`, and a

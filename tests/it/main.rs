@@ -26,6 +26,8 @@ mod conformance; // google/robotstxt's reference cases, with the divergences lis
 mod diagnostics; // a fixture per diagnostic code
 mod differential; // Mode::Google against the robotstxt crate
 #[cfg(feature = "sitemap")]
+mod docs; // docs/diagnostics.md's code tables against the code
+#[cfg(feature = "sitemap")]
 mod fuzz_regressions; // inputs the fuzzers found, replayed
 mod layout; // the library's floors: no import points up
 mod matching; // the matcher against a naive oracle (proptest)

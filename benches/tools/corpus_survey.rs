@@ -13,7 +13,7 @@
 //! Run with `cargo run --release --example corpus_survey`. Exits successfully, doing nothing,
 //! when the corpus is absent.
 
-#[path = "../benches/common/mod.rs"]
+#[path = "../common/mod.rs"]
 mod common;
 
 use std::collections::HashMap;

@@ -15,7 +15,7 @@
 //! `quick-xml-tokens` and `quick-xml-ns-tokens` do. The second argument is the size in MiB
 //! (default 8); divide the difference by it for instructions per MiB.
 
-#[path = "../benches/support/video_sitemap.rs"]
+#[path = "../support/video_sitemap.rs"]
 mod video_sitemap;
 
 use std::hint::black_box;

@@ -28,7 +28,7 @@
 //! robots-bench corpus (`CRAWLGATE_BENCH_CORPUS`, or `../shared/corpus/robots-bench`); exits
 //! successfully, doing nothing, without it.
 
-#[path = "../benches/common/mod.rs"]
+#[path = "../common/mod.rs"]
 mod common;
 
 use std::alloc::System;

@@ -1,5 +1,5 @@
 //! Survey of a folder of robots.txt files with the semantic lint and the usage-preference
-//! checks (issue 16): for every diagnostic code, how often it fires and in how many files, in
+//! checks: for every diagnostic code, how often it fires and in how many files, in
 //! `Mode::Rfc` and `Mode::Google`, and how fast the files parse.
 //!
 //! ```sh
@@ -7,7 +7,7 @@
 //! ```
 //!
 //! The argument is a folder of robots.txt files (every regular file in it is read, as bytes);
-//! `--all` lists every code, not only the ones issue 16 added.
+//! `--all` lists every code, not only the semantic lint's and the usage checks'.
 
 use std::collections::BTreeMap;
 use std::time::Instant;

@@ -27,7 +27,7 @@
 //! `MultiGzDecoder` in front of it when the file starts with the gzip magic bytes. Throughput is
 //! of uncompressed XML bytes.
 
-#[path = "../benches/support/video_sitemap.rs"]
+#[path = "../support/video_sitemap.rs"]
 mod video_sitemap;
 
 use std::fs::File;

@@ -13,7 +13,7 @@
 //! without the checks; `check 2` makes two passes over the URLs (minus `check` is the steady
 //! state the bench times, without the first pass's index builds). The corpus is read as the benches read it (`benches/common/mod.rs`).
 
-#[path = "../benches/common/mod.rs"]
+#[path = "../common/mod.rs"]
 mod common;
 
 use std::hint::black_box;

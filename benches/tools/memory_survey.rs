@@ -8,7 +8,7 @@
 //! Run with `cargo run --release --example memory_survey` (`-- google` for `Mode::Google`).
 //! Exits successfully, doing nothing, when the corpus is absent.
 
-#[path = "../benches/common/mod.rs"]
+#[path = "../common/mod.rs"]
 mod common;
 
 use std::alloc::System;
