@@ -26,7 +26,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crawlgate::fetch::{CacheOptions, RobotsCache, SystemClock};
+use crawlgate::engine::{CacheOptions, RobotsCache, SystemClock};
 use crawlgate::policy::{Fetch, FetchOutcome};
 use crawlgate::store::{EmbeddedStore, MemoryStore, RedisOptions, RedisStore, Store};
 use crawlgate::{request_path, Origin, ProductToken, Robots};

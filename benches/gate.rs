@@ -21,7 +21,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crawlgate::fetch::{CacheOptions, RobotsCache, SystemClock};
+use crawlgate::engine::{CacheOptions, RobotsCache, SystemClock};
 use crawlgate::policy::{Fetch, FetchOutcome};
 use crawlgate::store::{MemoryStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken, Robots};

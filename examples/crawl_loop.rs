@@ -12,8 +12,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crawlgate::fetch::{CacheOptions, RobotsCache, SystemClock};
-use crawlgate::gate::Refused;
+use crawlgate::engine::Refused;
+use crawlgate::engine::{CacheOptions, RobotsCache, SystemClock};
 use crawlgate::store::EmbeddedStore;
 use crawlgate::ProductToken;
 

@@ -12,8 +12,8 @@
 
 use std::time::{Duration, Instant};
 
-use crawlgate::fetch::{CacheOptions, RobotsCache};
-use crawlgate::gate::{refusal, GateMiddleware};
+use crawlgate::engine::{refusal, GateMiddleware};
+use crawlgate::engine::{CacheOptions, RobotsCache};
 use crawlgate::ProductToken;
 use reqwest_middleware::ClientBuilder;
 

@@ -34,7 +34,7 @@ mod common;
 use std::alloc::System;
 use std::sync::Arc;
 
-use crawlgate::fetch::{CacheOptions, RobotsCache, SystemClock};
+use crawlgate::engine::{CacheOptions, RobotsCache, SystemClock};
 use crawlgate::policy::{Change, Fetch, FetchOutcome, FetchRecord, OriginState};
 use crawlgate::store::{EmbeddedStore, MemoryStore, Store};
 use crawlgate::{Origin, Parsed, Robots};

@@ -50,7 +50,7 @@ impl AddressPolicy {
     /// Whether a connection to `ip` is allowed.
     ///
     /// ```
-    /// use crawlgate::fetch::AddressPolicy;
+    /// use crawlgate::http::AddressPolicy;
     /// use std::net::IpAddr;
     /// let ip = |s: &str| s.parse::<IpAddr>().unwrap();
     /// assert!(AddressPolicy::Any.allows(ip("127.0.0.1")));

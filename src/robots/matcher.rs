@@ -135,7 +135,7 @@ impl Slot {
     /// The prefilter: `false` when `path` (with [`pattern::byte_mask`] `mask`) lacks one of
     /// the pattern's literal bytes or is shorter than its literal bytes. The same test as
     /// `Compiled::may_match`, written out here: calling one shared function measured 9% more
-    /// instructions per check (`examples/workload.rs check`), from how the loop was compiled.
+    /// instructions per check (`benches/tools/workload.rs check`), from how the loop was compiled.
     #[inline(always)]
     fn may_match(&self, path: &[u8], mask: u64) -> bool {
         self.need & !(mask as u32) == 0 && self.min_len() as usize <= path.len()
@@ -473,7 +473,7 @@ mod sort_tests {
 
 /// Above this many rules, checks go through a [`PrefixIndex`] instead of a linear scan.
 ///
-/// Measured on the bench corpus (`examples/workload.rs`, `examples/memory_survey.rs`): the
+/// Measured on the bench corpus (`benches/tools/workload.rs`, `benches/tools/memory_survey.rs`): the
 /// index's binary search and parent walk cost more than the prefilter's scan of a few dozen
 /// rules. Per check pass, 16: 100.5 M instructions, 1.59× the bodies; 32: 97.5 M, 1.56×; 64:
 /// 98.1 M, 1.51×; 128: 101.1 M, 1.46×. 64 is also [`GLOBS_BEFORE_INDEX`], so a linear scan

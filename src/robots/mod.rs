@@ -781,7 +781,7 @@ impl Robots {
         }
     }
 
-    /// [`Robots::heap_size`] by part, for the memory survey (`examples/memory_survey.rs`):
+    /// [`Robots::heap_size`] by part, for the memory survey (`benches/tools/memory_survey.rs`):
     /// where a compiled file's bytes go. The parts add up to `heap_size`.
     #[doc(hidden)]
     pub fn heap_parts(&self) -> Vec<(&'static str, usize)> {

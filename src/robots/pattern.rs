@@ -717,13 +717,13 @@ fn literal(pattern: &[u8], anchored: bool, path: &[u8]) -> bool {
 /// The byte pairs a path holds, hashed into a 64-bit set, built on the first question.
 ///
 /// Nearly every wildcard pattern a check tries fails (on the bench corpus, one pass of
-/// `examples/workload.rs check`: 669 matches in 44,282 tries), and most hold a pair of adjacent
+/// `benches/tools/workload.rs check`: 669 matches in 44,282 tries), and most hold a pair of adjacent
 /// literal bytes that the path lacks (`*/minipip` against `/en/shop/…`): of the 40,647 tries
 /// whose prefix fit and whose pattern holds a pair, a bit test per pair turned away 33,804,
 /// where the search for their segments cost a few hundred instructions each. The set
 /// costs a few instructions per byte of the path, once per check, and only in the checks that
 /// reach such a pattern. (A 256-bit set rejected a few more and cost more than it saved: 2.2 M
-/// instructions more per check pass, `examples/workload.rs`.)
+/// instructions more per check pass, `benches/tools/workload.rs`.)
 pub(crate) struct Pairs<'p> {
     path: &'p [u8],
     set: Option<u64>,

@@ -4,7 +4,7 @@
 //! [`Walk`] is a state machine. [`Walk::next_request`] says which sitemap to fetch next; the
 //! caller fetches it however it likes and hands the bytes (or why it failed) to
 //! [`Walk::record`], which reads them with a [`Reader`] and may queue more requests;
-//! [`Walk::finish`] returns one [`SitemapReport`] per sitemap requested. `fetch::sitemaps`
+//! [`Walk::finish`] returns one [`SitemapReport`] per sitemap requested. `http::sitemaps`
 //! (features `fetch` + `sitemap`) drives it over HTTP.
 //!
 //! Rules:

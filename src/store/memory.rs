@@ -170,7 +170,7 @@ impl Store for MemoryStore {
         let bodies = || maps.origins.values().flat_map(|e| e.bodies.iter());
         let usage = StoreUsage {
             origins: maps.origins.len() as u64,
-            // Not encoded here: the states' in-memory size is what `examples/engine_memory.rs`
+            // Not encoded here: the states' in-memory size is what `benches/tools/engine_memory.rs`
             // measures.
             state_bytes: 0,
             bodies: bodies().count() as u64,
