@@ -164,3 +164,37 @@ fn the_reading_of_imports() {
     let found: Vec<String> = crate_paths(source).into_iter().map(|(_, n)| n).collect();
     assert_eq!(found, ["policy", "Robots"]);
 }
+
+/// DESIGN.md's Modules table names every file of `src/` (but `lib.rs`), and only files that
+/// exist.
+#[test]
+fn the_modules_table_is_the_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let design = std::fs::read_to_string(root.join("DESIGN.md")).expect("DESIGN.md");
+    let table = design
+        .split("\n## Modules")
+        .nth(1)
+        .and_then(|t| t.split("\n## ").next())
+        .expect("a Modules section");
+    let mut named = std::collections::BTreeSet::new();
+    for row in table.lines().filter(|l| l.starts_with("| `src/")) {
+        let first = row.split(" | ").next().unwrap_or_default();
+        for path in first.split('`').filter(|p| p.starts_with("src/")) {
+            named.insert(path.to_owned());
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let on_disk: std::collections::BTreeSet<String> = files
+        .iter()
+        .filter_map(|f| f.strip_prefix(root).ok())
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .filter(|p| p != "src/lib.rs")
+        .collect();
+    let missing: Vec<_> = on_disk.difference(&named).collect();
+    let stale: Vec<_> = named.difference(&on_disk).collect();
+    assert!(
+        missing.is_empty() && stale.is_empty(),
+        "DESIGN.md's Modules table lacks {missing:?} and names files that do not exist: {stale:?}"
+    );
+}
