@@ -11,10 +11,11 @@ use crawlgate::{
     Usage, UsageRuleRef,
 };
 
+use crate::args::CheckArgs;
 use crate::input::{Source, MAX_INPUT};
 use crate::output::{escape, plural, Out};
 use crate::schema::{self, Check, Record, Summary};
-use crate::{CheckArgs, Status};
+use crate::status::Status;
 
 /// The `reason` of a `check --robots` record: the rules are the file given, not a fetch.
 const GIVEN: &str = "given";
@@ -177,7 +178,11 @@ impl Iterator for UrlLines {
 }
 
 pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
-    let crawlers = Crawlers::new(&args.agent, &args.agents, args.mode.into())?;
+    let crawlers = Crawlers::new(
+        &args.crawlers.agent,
+        &args.crawlers.agents,
+        args.mode.into(),
+    )?;
     let robots_src = args.robots.as_deref().map(Source::new);
     let urls_src = args.urls.as_deref().map(Source::new);
     if robots_src.as_ref().is_some_and(Source::is_stdin)

@@ -19,11 +19,12 @@
 use crawlgate::policy::Verdict;
 use crawlgate::{Agent, GroupMatch, Mode, OtherKey, Parsed, ProductToken, Robots};
 
+use crate::args::ExplainArgs;
 use crate::check::{self, Crawlers, Tally};
 use crate::input::Source;
 use crate::output::{escape, Out};
 use crate::schema::{self, Record, Summary};
-use crate::{ExplainArgs, Status};
+use crate::status::Status;
 
 /// The most characters of a `user-agent` line shown as written.
 const MAX_LINE_CHARS: usize = 200;
@@ -50,7 +51,7 @@ struct Section<'a> {
 
 pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
     let mode: Mode = args.mode.into();
-    let crawlers = Crawlers::new(&args.agent, &args.agents, mode)?;
+    let crawlers = Crawlers::new(&args.crawlers.agent, &args.crawlers.agents, mode)?;
     let mut tally = Tally {
         agents: crawlers.count(),
         ..Tally::default()
@@ -588,7 +589,7 @@ mod remote {
             .http
             .user_agent
             .clone()
-            .or_else(|| Crawlers::user_agent(&args.agent, &args.agents))
+            .or_else(|| Crawlers::user_agent(&args.crawlers.agent, &args.crawlers.agents))
             .unwrap_or_else(|| FetchOptions::default().user_agent);
         let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
         runtime()?.block_on(async {

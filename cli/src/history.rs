@@ -2,8 +2,9 @@
 //! force) and `crawlgate recrawl` (fetch now, after a fix). Without the `fetch` feature they
 //! say so.
 
+use crate::args::{HistoryArgs, RecrawlArgs};
 use crate::output::Out;
-use crate::{HistoryArgs, RecrawlArgs, Status};
+use crate::status::Status;
 
 #[cfg(not(feature = "fetch"))]
 pub fn history(_: &HistoryArgs, _: &mut Out) -> anyhow::Result<Status> {

@@ -2,8 +2,9 @@
 //! `--robots`, both through the engine and its crawl state (`--state`). Without the `fetch`
 //! feature they say so.
 
+use crate::args::{CheckArgs, FetchArgs};
 use crate::output::Out;
-use crate::{CheckArgs, FetchArgs, Status};
+use crate::status::Status;
 #[cfg(not(feature = "fetch"))]
 pub fn check(
     _: &CheckArgs,
@@ -47,13 +48,13 @@ mod enabled {
     use tokio::sync::OnceCell;
 
     use super::*;
+    use crate::args::HttpArgs;
     use crate::check::{chosen, url_of, Crawlers, Rules, Stop, Tally, UrlLine, UrlLines};
     use crate::history::rfc3339;
     use crate::output::{escape, plural};
     use crate::progress::Progress;
     use crate::schema::{self, FileFacts, Record};
     use crate::state::{self, State};
-    use crate::HttpArgs;
 
     pub fn fetch_options(
         http: &HttpArgs,
@@ -258,7 +259,7 @@ mod enabled {
             .http
             .user_agent
             .clone()
-            .or_else(|| Crawlers::user_agent(&args.agent, &args.agents))
+            .or_else(|| Crawlers::user_agent(&args.crawlers.agent, &args.crawlers.agents))
             .unwrap_or_else(|| FetchOptions::default().user_agent);
         let several = crawlers.count() > 1;
         let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
@@ -657,8 +658,8 @@ mod enabled {
     /// What `fetch` and `recrawl` both take.
     pub struct FetchEach<'a> {
         pub http: &'a HttpArgs,
-        pub mode: crate::ModeArg,
-        pub state: &'a crate::StateArgs,
+        pub mode: crate::args::ModeArg,
+        pub state: &'a crate::args::StateArgs,
         pub urls: &'a [String],
         /// `--urls FILE`, read after `urls`.
         pub urls_file: Option<&'a std::path::Path>,

@@ -7,9 +7,10 @@ use anyhow::Context;
 use crawlgate::sitemap::{CrossCheck, Diagnostic, Entry, Item, Reader, Scope};
 use crawlgate::{ProductToken, Robots, Severity};
 
+use crate::args::{SitemapDiscoverArgs, SitemapLintArgs, SitemapUrlsArgs};
 use crate::output::{escape, plural, problems, Out, ProblemCap};
 use crate::schema::{self, Problem, Record, Summary};
-use crate::{SitemapDiscoverArgs, SitemapLintArgs, SitemapUrlsArgs, Status};
+use crate::status::Status;
 
 /// Counts over all sitemaps read.
 #[derive(Debug, Default)]
@@ -347,11 +348,12 @@ mod remote_sitemaps {
     use futures_util::StreamExt;
 
     use super::{problem, report_indented};
+    use crate::args::{HttpArgs, SitemapDiscoverArgs};
     use crate::output::{plural, problems, Out};
     use crate::progress::Progress;
     use crate::remote::next_flushing;
     use crate::schema::{self, Record, Summary};
-    use crate::{HttpArgs, SitemapDiscoverArgs, Status};
+    use crate::status::Status;
 
     /// A fetcher and a runtime, made on first use (file-only runs never start either).
     pub struct Net {
@@ -691,8 +693,9 @@ mod remote_sitemaps {
 mod remote_sitemaps {
     use crawlgate::{Origin, Robots};
 
+    use crate::args::{HttpArgs, SitemapDiscoverArgs};
     use crate::output::Out;
-    use crate::{HttpArgs, SitemapDiscoverArgs, Status};
+    use crate::status::Status;
 
     pub struct Net;
 

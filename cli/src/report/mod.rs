@@ -14,8 +14,9 @@ pub mod model;
 #[cfg(feature = "fetch")]
 mod terminal;
 
+use crate::args::ReportArgs;
 use crate::output::Out;
-use crate::{ReportArgs, Status};
+use crate::status::Status;
 
 #[cfg(not(feature = "fetch"))]
 pub fn report(_: &ReportArgs, _: &mut Out) -> anyhow::Result<Status> {
