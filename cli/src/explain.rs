@@ -4,7 +4,7 @@
 //! `LLM-Policy`, and for each URL the line that decides and the usage preferences in force.
 //!
 //! A crawler of `--agents` (several tokens) is explained as the token whose groups
-//! [`Robots::rules_for_any`] picks ([`check::chosen`]): `rules_for` of that token is the same
+//! [`Robots::rules_for_any`] picks ([`crawler::chosen`]): `rules_for` of that token is the same
 //! set of groups.
 //!
 //! Everything shown comes from the library's public API: [`AgentRules::group`] and
@@ -20,11 +20,14 @@ use crawlgate::policy::Verdict;
 use crawlgate::{Agent, GroupMatch, Mode, OtherKey, Parsed, ProductToken, Robots};
 
 use crate::args::ExplainArgs;
-use crate::check::{self, Crawlers, Tally};
+use crate::crawler::{self, Crawlers};
 use crate::input::Source;
 use crate::output::{escape, Out};
+use crate::records;
 use crate::schema::{self, Record, Summary};
 use crate::status::Status;
+use crate::tally::Tally;
+use crate::urls;
 
 /// The most characters of a `user-agent` line shown as written.
 const MAX_LINE_CHARS: usize = 200;
@@ -72,7 +75,7 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
             };
             let mut urls = Vec::with_capacity(args.urls.len());
             for url in &args.urls {
-                match check::local_target(url, mode) {
+                match urls::local_target(url, mode) {
                     Ok(()) => urls.push(url.as_str()),
                     Err(why) => {
                         out.error(why);
@@ -83,18 +86,18 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
             let sections = crawlers
                 .each()
                 .filter_map(|crawler| {
-                    let token = check::chosen(&parsed.robots, crawler)?;
+                    let token = crawler::chosen(&parsed.robots, crawler)?;
                     let explain = explain_agent(&view, token, crawler);
                     let rules = parsed.robots.rules_for_any(crawler);
                     let checks = urls
                         .iter()
                         .map(|url| {
-                            let why = check::Rules {
+                            let why = records::Rules {
                                 reason: view.reason,
                                 reason_text: view.reason_text.clone(),
                             };
-                            let usage = check::usage_at(&rules, url);
-                            check::record(url, token, crawler, &usage, &name, why)
+                            let usage = records::usage_at(&rules, url);
+                            records::record(url, token, crawler, &usage, &name, why)
                         })
                         .collect();
                     Some(Section { explain, checks })
@@ -140,7 +143,7 @@ fn chose(agent: Agent<'_>, how: GroupMatch, token: &ProductToken, mode: Mode) ->
 }
 
 /// What applies to `token` under the view's rules: the token of `crawler` whose groups apply
-/// ([`check::chosen`]; the first when there are no rules).
+/// ([`crawler::chosen`]; the first when there are no rules).
 fn explain_agent<'a>(
     view: &View<'a>,
     token: &'a ProductToken,
@@ -203,7 +206,7 @@ fn explain_agent<'a>(
             line: r.line,
             kind: r.kind.as_str(),
             pattern: r.pattern.to_owned(),
-            rule: check::rule_text(&r),
+            rule: records::rule_text(&r),
         })
         .collect();
     // The value is the library's; its line is that of the record it comes from: the first
@@ -229,7 +232,7 @@ fn explain_agent<'a>(
     e.content_usage = robots
         .content_usage_rules()
         .filter(|r| own.contains(&r.group))
-        .map(|r| check::usage_rule(&r))
+        .map(|r| records::usage_rule(&r))
         .collect();
     let signals = rules.content_signals();
     if !signals.lines.is_empty() {
@@ -476,8 +479,8 @@ fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<(
                 _ => escape(&c.reason_text).into_owned(),
             },
         };
-        let usage = check::usage_column(c.usage.as_ref(), true);
-        let url = check::url_column(c.url, c.judged_url.as_deref());
+        let usage = records::usage_column(c.usage.as_ref(), true);
+        let url = records::url_column(c.url, c.judged_url.as_deref());
         out.line(format_args!("  {word}\t{url}\t{why}{usage}"))?;
     }
     Ok(())
@@ -540,7 +543,8 @@ mod remote {
     use crawlgate::{request_path, Origin};
 
     use super::*;
-    use crate::remote::{answer_crawlers, engine, fetch_options, runtime, state_check_record};
+    use crate::engine::{answer_crawlers, engine, fetch_options, runtime};
+    use crate::records::state_record;
     use crate::state;
 
     pub fn explain(
@@ -621,7 +625,7 @@ mod remote {
                 let tokens: Vec<&ProductToken> = crawlers
                     .each()
                     .filter_map(|c| match rules.as_deref() {
-                        Some(parsed) => check::chosen(&parsed.robots, c),
+                        Some(parsed) => crawler::chosen(&parsed.robots, c),
                         None => c.first(),
                     })
                     .collect();
@@ -657,7 +661,7 @@ mod remote {
                         checks: each
                             .iter()
                             .map(|(given, a)| {
-                                state_check_record(
+                                state_record(
                                     given,
                                     token,
                                     crawler,

@@ -224,10 +224,10 @@ mod live {
                     .user_agent
                     .clone()
                     .unwrap_or_else(|| FetchOptions::default().user_agent);
-                let options = crate::remote::fetch_options(self.http, user_agent, self.mode)?;
+                let options = crate::engine::fetch_options(self.http, user_agent, self.mode)?;
                 let fetcher = Fetcher::new(options)
                     .map_err(|e| anyhow::anyhow!("cannot set up the HTTP client: {e}"))?;
-                self.live = Some((crate::remote::runtime()?, fetcher));
+                self.live = Some((crate::engine::runtime()?, fetcher));
             }
             self.live
                 .as_ref()

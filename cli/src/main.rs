@@ -5,23 +5,42 @@
 //! This file holds the command line (clap derive), dispatch, exit codes and error printing;
 //! each subcommand lives in its own module and uses only the library's public API.
 
+// Floors, lowest first. A module imports only from the floors below it (and `main` from all).
+//  0  leaves:     args (the clap types), status, input, clock (fetch), schema
+//  1  output:     output (stdout, JSON Lines, errors), progress
+//  2  shared:     urls (URL inputs), crawler (agents as tokens), tally, records (check records
+//                 and columns), state (fetch)
+//  3  engine:     engine, engine::fetch_now (fetch): the engine, returning results in order
+// Commands sit on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap.
+// Commands never import each other: what two commands share moves down to a floor.
 mod args;
-mod check;
 #[cfg(feature = "fetch")]
 mod clock;
-mod explain;
-mod history;
 mod input;
-mod lint;
+mod schema;
+mod status;
+
 mod output;
 mod progress;
-mod remote;
-mod report;
-mod schema;
-mod sitemap;
+
+mod crawler;
+mod records;
 #[cfg(feature = "fetch")]
 mod state;
-mod status;
+mod tally;
+mod urls;
+
+#[cfg(feature = "fetch")]
+mod engine;
+
+mod check;
+mod explain;
+mod fetch;
+mod history;
+mod lint;
+mod recrawl;
+mod report;
+mod sitemap;
 mod url;
 
 use std::process::ExitCode;
@@ -95,9 +114,9 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args, &mut out),
         Command::Explain(args) => explain::run(args, &mut out),
         Command::Url(args) => url::run(args, &mut out),
-        Command::Fetch(args) => remote::fetch(args, &mut out),
+        Command::Fetch(args) => fetch::fetch(args, &mut out),
         Command::History(args) => history::history(args, &mut out),
-        Command::Recrawl(args) => history::recrawl(args, &mut out),
+        Command::Recrawl(args) => recrawl::recrawl(args, &mut out),
         Command::Report(args) => report::report(args, &mut out),
         Command::Sitemap(SitemapCommand::Lint(args)) => sitemap::lint(args, &mut out),
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),

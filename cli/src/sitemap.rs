@@ -349,9 +349,9 @@ mod remote_sitemaps {
 
     use super::{problem, report_indented};
     use crate::args::{HttpArgs, SitemapDiscoverArgs};
+    use crate::engine::next_flushing;
     use crate::output::{plural, problems, Out};
     use crate::progress::Progress;
-    use crate::remote::next_flushing;
     use crate::schema::{self, Record, Summary};
     use crate::status::Status;
 
@@ -495,7 +495,7 @@ mod remote_sitemaps {
         let agent = ProductToken::from_user_agent(&args.agent)
             .with_context(|| format!("--agent {:?} has no product token", args.agent))?;
         let (urls, bad_lines) =
-            crate::check::read_urls(&args.urls, args.urls_file.as_deref(), "discover", out)?;
+            crate::urls::read_urls(&args.urls, args.urls_file.as_deref(), "discover", out)?;
         let mut totals = Totals {
             failed: bad_lines,
             unusable: bad_lines,

@@ -40,7 +40,8 @@ mod enabled {
 
     use super::model::{self, AgentSpec, Inputs, RobotsReport};
     use super::*;
-    use crate::remote::{engine, fetch_all, fetch_options, runtime};
+    use crate::engine::fetch_now::fetch_all;
+    use crate::engine::{engine, fetch_options, runtime};
     use crate::schema::{self, Record};
     use crate::state;
 
@@ -71,7 +72,7 @@ mod enabled {
             );
         }
         let (urls, bad_lines) = match &args.urls {
-            Some(file) => crate::check::read_urls(&[], Some(file), "check", out)?,
+            Some(file) => crate::urls::read_urls(&[], Some(file), "check", out)?,
             None => (Vec::new(), 0),
         };
         let mut failed = bad_lines;
@@ -119,7 +120,7 @@ mod enabled {
         runtime()?.block_on(async {
             let state = state::open(&args.state, !args.offline).await?;
             let now = crate::clock::now()?;
-            report.generated_at = crate::history::rfc3339(now);
+            report.generated_at = crate::clock::rfc3339(now);
             if targets.is_empty() {
                 targets = state.store.listed(now).await?;
                 if targets.is_empty() {
