@@ -164,7 +164,6 @@ pub fn check(
         .clone()
         .or_else(|| Crawlers::user_agent(&args.crawlers.agent, &args.crawlers.agents))
         .unwrap_or_else(|| FetchOptions::default().user_agent);
-    let several = crawlers.count() > 1;
     let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
     let window = args.concurrency;
     runtime()?.block_on(async {
@@ -205,59 +204,7 @@ pub fn check(
         let result = async {
             let mut status = Status::Clean;
             while let Some(done) = next_flushing(&mut results, out, &progress).await? {
-                let (url, answered) = match done {
-                    Done::Answered(url, answered) => (url, answered),
-                    Done::Stopped(stop) => {
-                        progress.error(out, stop.message());
-                        tally.failed += 1;
-                        status = Status::Failed;
-                        continue;
-                    }
-                };
-                let a = match *answered {
-                    Ok(a) => a,
-                    Err(e) => {
-                        progress.error(out, e);
-                        tally.failed += 1;
-                        status = Status::Failed;
-                        continue;
-                    }
-                };
-                if let Some(e) = &a.local {
-                    progress.error(
-                        out,
-                        format_args!(
-                            "{}: not fetched: {e}; nothing was recorded",
-                            a.answers
-                                .first()
-                                .map_or_else(|| url.clone(), |(_, x)| x.origin.robots_txt_url())
-                        ),
-                    );
-                    tally.failed += 1;
-                    status = Status::Failed;
-                }
-                let (verdict, rules) = (Some(a.detail.0.verdict), a.detail.1.as_ref());
-                for (crawler, (token, answer)) in crawlers.each().zip(&a.answers) {
-                    if a.local.is_none() && !answer.allowed && status == Status::Clean {
-                        status = Status::Findings;
-                    }
-                    tally.add(answer.allowed);
-                    let robots_txt = answer.origin.robots_txt_url();
-                    let r = records::state_record(
-                        &url,
-                        token,
-                        crawler,
-                        answer,
-                        verdict,
-                        rules,
-                        &robots_txt,
-                    );
-                    if json {
-                        out.json(&Record::Check(r))?;
-                    } else {
-                        report(out, several.then(|| token.as_str()), &url, answer, &r)?;
-                    }
-                }
+                print(out, &progress, crawlers, json, done, tally, &mut status)?;
                 if progress.is_visible() {
                     progress.flush(out)?;
                 }
@@ -270,4 +217,64 @@ pub fn check(
         state::finish(&cache, &state, out).await;
         result
     })
+}
+
+/// Writes out one input line's outcome: its answers (a line or a record per crawler), or why
+/// it has none (on standard error, counted as failed); `status` follows.
+fn print(
+    out: &mut Out,
+    progress: &Progress,
+    crawlers: &Crawlers,
+    json: bool,
+    done: Done,
+    tally: &mut Tally,
+    status: &mut Status,
+) -> std::io::Result<()> {
+    let several = crawlers.count() > 1;
+    let (url, answered) = match done {
+        Done::Answered(url, answered) => (url, answered),
+        Done::Stopped(stop) => {
+            progress.error(out, stop.message());
+            tally.failed += 1;
+            *status = Status::Failed;
+            return Ok(());
+        }
+    };
+    let a = match *answered {
+        Ok(a) => a,
+        Err(e) => {
+            progress.error(out, e);
+            tally.failed += 1;
+            *status = Status::Failed;
+            return Ok(());
+        }
+    };
+    if let Some(e) = &a.local {
+        progress.error(
+            out,
+            format_args!(
+                "{}: not fetched: {e}; nothing was recorded",
+                a.answers
+                    .first()
+                    .map_or_else(|| url.clone(), |(_, x)| x.origin.robots_txt_url())
+            ),
+        );
+        tally.failed += 1;
+        *status = Status::Failed;
+    }
+    let (verdict, rules) = (Some(a.detail.0.verdict), a.detail.1.as_ref());
+    for (crawler, (token, answer)) in crawlers.each().zip(&a.answers) {
+        if a.local.is_none() && !answer.allowed && *status == Status::Clean {
+            *status = Status::Findings;
+        }
+        tally.add(answer.allowed);
+        let robots_txt = answer.origin.robots_txt_url();
+        let r = records::state_record(&url, token, crawler, answer, verdict, rules, &robots_txt);
+        if json {
+            out.json(&Record::Check(r))?;
+        } else {
+            report(out, several.then(|| token.as_str()), &url, answer, &r)?;
+        }
+    }
+    Ok(())
 }
