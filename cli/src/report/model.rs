@@ -89,10 +89,49 @@ pub fn build(inputs: &Inputs<'_>) -> Option<RobotsReport> {
         (errors, f.problems.len() - errors)
     });
 
+    let rules = version_rules(inputs, &versions);
+    let views = version_views(inputs, &versions, in_force_index);
+
+    let verdict_changes = verdict_changes(inputs, &rules);
+    let in_force_rules = in_force_rules(inputs, &judgement);
+    let mode_differences = match &in_force_rules {
+        Some(body) => mode_differences(inputs, body),
+        None => Vec::new(),
+    };
+    let matrix = matrix(inputs, &judgement, in_force_rules.as_deref());
+
+    Some(RobotsReport {
+        origin: inputs.origin.to_string(),
+        robots_txt: inputs.origin.robots_txt_url(),
+        status,
+        status_text,
+        http_status: last.status,
+        cause: crate::engine::cause(&last.content),
+        last_fetch: Some(rfc3339(last.last_at)),
+        size: match &last.content {
+            Content::Rules(f) => Some(f.size),
+            _ => None,
+        },
+        final_url: (last.redirects > 0).then(|| last.final_url.clone()),
+        redirects: last.redirects,
+        errors,
+        warnings,
+        in_force: in_force(state, &judgement, in_force_index, &policy),
+        next_fetch: state.next_due().map(rfc3339),
+        file,
+        versions: views,
+        verdict_changes,
+        mode_differences,
+        matrix,
+    })
+}
+
+/// Each version's rules in the report's mode, for verdict changes.
+fn version_rules(inputs: &Inputs<'_>, versions: &[&Version]) -> Vec<Option<Rules>> {
     // Each version's rules in the report's mode, for verdict changes (files whose body is gone
     // and failures stand for no rules of their own: the ladder decides over them).
     let options = Options::mode(inputs.mode);
-    let rules: Vec<Option<Rules>> = versions
+    versions
         .iter()
         .map(|v| match &v.content {
             Content::Rules(f) => inputs
@@ -102,8 +141,15 @@ pub fn build(inputs: &Inputs<'_>) -> Option<RobotsReport> {
             Content::NoRobotsTxt(_) => Some(Rules::None),
             Content::Unreachable(_) => None,
         })
-        .collect();
+        .collect()
+}
 
+/// The versions as the report lists them, each with its text and its diff to the file before.
+fn version_views(
+    inputs: &Inputs<'_>,
+    versions: &[&Version],
+    in_force_index: Option<usize>,
+) -> Vec<VersionView> {
     let mut views = Vec::with_capacity(versions.len());
     let mut previous_file: Option<(usize, Vec<String>)> = None;
     for (i, v) in versions.iter().enumerate() {
@@ -138,39 +184,7 @@ pub fn build(inputs: &Inputs<'_>) -> Option<RobotsReport> {
             diff,
         });
     }
-
-    let verdict_changes = verdict_changes(inputs, &rules);
-    let in_force_rules = in_force_rules(inputs, &judgement);
-    let mode_differences = match &in_force_rules {
-        Some(body) => mode_differences(inputs, body),
-        None => Vec::new(),
-    };
-    let matrix = matrix(inputs, &judgement, in_force_rules.as_deref());
-
-    Some(RobotsReport {
-        origin: inputs.origin.to_string(),
-        robots_txt: inputs.origin.robots_txt_url(),
-        status,
-        status_text,
-        http_status: last.status,
-        cause: crate::engine::cause(&last.content),
-        last_fetch: Some(rfc3339(last.last_at)),
-        size: match &last.content {
-            Content::Rules(f) => Some(f.size),
-            _ => None,
-        },
-        final_url: (last.redirects > 0).then(|| last.final_url.clone()),
-        redirects: last.redirects,
-        errors,
-        warnings,
-        in_force: in_force(state, &judgement, in_force_index, &policy),
-        next_fetch: state.next_due().map(rfc3339),
-        file,
-        versions: views,
-        verdict_changes,
-        mode_differences,
-        matrix,
-    })
+    views
 }
 
 /// Search Console's three kinds: Fetched; Not fetched – Not found (404); Not fetched – any
