@@ -23,6 +23,7 @@ mod enabled {
     use crate::output::escape;
     use crate::schema::Record;
 
+    /// One origin's result as `fetch` prints it: a block of lines, or its record.
     fn report_fetch(out: &mut Out, json: bool, f: &Fetched) -> std::io::Result<()> {
         if json {
             return out.json(&Record::Fetch(f.record()));

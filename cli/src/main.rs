@@ -2,17 +2,20 @@
 //! robots.txt into a lasting crawl state (and show its history), and read, validate and
 //! discover sitemaps.
 //!
-//! This file holds the command line (clap derive), dispatch, exit codes and error printing;
-//! each subcommand lives in its own module and uses only the library's public API.
+//! This file holds dispatch, exit codes and error printing; the command line itself is in
+//! `args`. Each subcommand lives in its own module and uses only the library's public API.
 
-// Floors, lowest first. A module imports only from the floors below it (and `main` from all).
-//  0  leaves:     args (the clap types), status, input, clock (fetch), schema
-//  1  output:     output (stdout, JSON Lines, errors), progress
-//  2  shared:     urls (URL inputs), crawler (agents as tokens), tally, records (check records
-//                 and columns), state (fetch)
-//  3  engine:     engine, engine::fetch_now (fetch): the engine, returning results in order
-// Commands sit on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap.
-// Commands never import each other: what two commands share moves down to a floor.
+// THE RULE: commands are sibling modules that never import each other. What two commands share
+// moves down to a floor, and a module imports only from the floors below its own (`main`, at the
+// top, from all). Shared code returns its results, in order; printing is the commands' own.
+//
+// Floors, lowest first:
+//  0  leaves:  args (the clap types), status, input, clock (fetch), schema
+//  1  output:  output (stdout, JSON Lines, errors), progress
+//  2  shared:  urls (URL inputs), crawler (agents as tokens), tally, records (check records and
+//              their columns), state (fetch)
+//  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
+// Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;

@@ -20,6 +20,7 @@ mod enabled {
     use crate::output::escape;
     use crate::schema::Record;
 
+    /// One origin's result as `recrawl` prints it: a few lines, or its record.
     fn report_recrawl(out: &mut Out, json: bool, f: &Fetched) -> std::io::Result<()> {
         if json {
             return out.json(&Record::Fetch(f.record()));

@@ -16,6 +16,7 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// Counts one answer.
     pub fn add(&mut self, allowed: bool) {
         if allowed {
             self.allowed += 1;

@@ -167,6 +167,7 @@ pub enum Stop {
 }
 
 impl Stop {
+    /// The sentence to print.
     pub fn message(&self) -> &str {
         match self {
             Stop::Skip(m) | Stop::End(m) => m,

@@ -22,6 +22,8 @@ use crate::urls::{local_target, url_of, UrlLines};
 /// The `reason` of a `check --robots` record: the rules are the file given, not a fetch.
 const GIVEN: &str = "given";
 
+/// `crawlgate check`: with `--robots`, every URL against that file; without, against each
+/// origin's own robots.txt from the crawl state. A summary ends the output.
 pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
     let crawlers = Crawlers::new(
         &args.crawlers.agent,
@@ -157,6 +159,7 @@ fn check_local(
     })
 }
 
+/// One answer as a line: `[AGENT<TAB>]allowed|disallowed<TAB>URL[<TAB>line N: RULE][<TAB>usage: …]`.
 fn report(out: &mut Out, agent: Option<&str>, url: &str, c: &Check<'_>) -> std::io::Result<()> {
     // Escaped: a TAB or newline in a URL must not forge columns or lines, and nothing from a
     // file may drive the terminal.
@@ -181,6 +184,7 @@ fn report(out: &mut Out, agent: Option<&str>, url: &str, c: &Check<'_>) -> std::
 mod remote {
     use super::*;
 
+    /// Refuses: there is no engine to fetch robots.txt with.
     pub fn check(
         _: &CheckArgs,
         _: &Crawlers,

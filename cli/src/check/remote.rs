@@ -82,6 +82,7 @@ struct Answered {
     detail: (Judgement, Option<Arc<Parsed>>),
 }
 
+/// One URL's answers, once its origin is ready, with what its records need.
 async fn answer_one(
     cache: &RobotsCache,
     ready: &Ready,

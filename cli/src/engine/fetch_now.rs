@@ -37,6 +37,7 @@ pub struct Fetched {
 }
 
 impl Fetched {
+    /// The fetch ended unreachable (429, 5xx, network failure): exit status 1.
     pub fn unreachable(&self) -> bool {
         self.version
             .as_ref()
@@ -58,6 +59,7 @@ impl Fetched {
         }
     }
 
+    /// Why the result is not a file: the failure on this machine, or the recorded cause.
     pub fn cause(&self) -> Option<String> {
         if let Some(e) = &self.local {
             return Some(format!("{e}; nothing was recorded"));
@@ -191,6 +193,7 @@ pub async fn fetch_now(cache: &RobotsCache, origin: &Origin) -> Fetched {
     }
 }
 
+/// `t` to the whole millisecond below, as the state stores times.
 fn floor_ms(t: SystemTime) -> SystemTime {
     let ms = t
         .duration_since(UNIX_EPOCH)

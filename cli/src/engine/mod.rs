@@ -19,6 +19,8 @@ use crate::output::Out;
 use crate::progress::Progress;
 use crate::state::State;
 
+/// The engine's fetch options from `--timeout` (a positive number of seconds, at most an
+/// hour), the User-Agent header and the mode.
 pub fn fetch_options(
     http: &HttpArgs,
     user_agent: String,
@@ -36,6 +38,8 @@ pub fn fetch_options(
     Ok(fetch)
 }
 
+/// The single-threaded runtime the engine runs on: the commands wait on one thing at a time,
+/// and buffered streams give them concurrency.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
