@@ -1,6 +1,7 @@
 //! The time the commands take as now: the system's clock, or the fixed time in `CRAWLGATE_NOW`
 //! (RFC 3339, `2026-11-22T10:00:00Z`), so that tests and reproducible reports can run the
-//! failure rules' 12 hours and 30 days without waiting for them.
+//! failure rules' 12 hours and 30 days without waiting for them; and how times are written
+//! (RFC 3339, UTC).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -40,4 +41,68 @@ fn fixed() -> anyhow::Result<Option<SystemTime>> {
         .map(|ms| UNIX_EPOCH + Duration::from_millis(ms))
         .with_context(|| format!("{NOW_VAR}={text:?} is before 1970"))?;
     Ok(Some(t))
+}
+
+/// `2026-11-22T18:45:00Z`: UTC, whole seconds (times before 1970 count back from it).
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs: i64 = match t.duration_since(UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
+        // Floor: 0.5 s before the epoch is 1969-12-31T23:59:59Z.
+        Err(e) => {
+            let d = e.duration();
+            let whole = d.as_secs() + u64::from(d.subsec_nanos() > 0);
+            -i64::try_from(whole).unwrap_or(i64::MAX)
+        }
+    };
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s % 3600 / 60,
+        s % 60
+    )
+}
+
+/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to (year, month, day) in the
+/// proleptic Gregorian calendar.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn at(secs: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn rfc3339_dates() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(at(1_795_373_100)), "2026-11-22T18:45:00Z");
+        // A leap day, and the last second of a century year that is not a leap year.
+        assert_eq!(rfc3339(at(951_782_400)), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(at(4_107_542_399)), "2100-02-28T23:59:59Z");
+        assert_eq!(
+            rfc3339(UNIX_EPOCH - Duration::from_millis(500)),
+            "1969-12-31T23:59:59Z"
+        );
+        assert_eq!(
+            rfc3339(at(1_795_373_100) + Duration::from_millis(999)),
+            "2026-11-22T18:45:00Z"
+        );
+    }
 }

@@ -4,7 +4,7 @@
 //! `LLM-Policy`, and for each URL the line that decides and the usage preferences in force.
 //!
 //! A crawler of `--agents` (several tokens) is explained as the token whose groups
-//! [`Robots::rules_for_any`] picks ([`check::chosen`]): `rules_for` of that token is the same
+//! [`Robots::rules_for_any`] picks ([`crawler::chosen`]): `rules_for` of that token is the same
 //! set of groups.
 //!
 //! Everything shown comes from the library's public API: [`AgentRules::group`] and
@@ -17,13 +17,17 @@
 //! [`AgentRules::rules`]: crawlgate::AgentRules::rules
 
 use crawlgate::policy::Verdict;
-use crawlgate::{Agent, GroupMatch, Mode, OtherKey, Parsed, ProductToken, Robots};
+use crawlgate::{Agent, AgentRules, GroupMatch, Mode, OtherKey, Parsed, ProductToken, Robots};
 
-use crate::check::{self, Crawlers, Tally};
+use crate::args::ExplainArgs;
+use crate::crawler::{self, Crawlers};
 use crate::input::Source;
 use crate::output::{escape, Out};
+use crate::records;
 use crate::schema::{self, Record, Summary};
-use crate::{ExplainArgs, Status};
+use crate::status::Status;
+use crate::tally::Tally;
+use crate::urls;
 
 /// The most characters of a `user-agent` line shown as written.
 const MAX_LINE_CHARS: usize = 200;
@@ -50,7 +54,7 @@ struct Section<'a> {
 
 pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
     let mode: Mode = args.mode.into();
-    let crawlers = Crawlers::new(&args.agent, &args.agents, mode)?;
+    let crawlers = Crawlers::new(&args.crawlers.agent, &args.crawlers.agents, mode)?;
     let mut tally = Tally {
         agents: crawlers.count(),
         ..Tally::default()
@@ -71,7 +75,7 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
             };
             let mut urls = Vec::with_capacity(args.urls.len());
             for url in &args.urls {
-                match check::local_target(url, mode) {
+                match urls::local_target(url, mode) {
                     Ok(()) => urls.push(url.as_str()),
                     Err(why) => {
                         out.error(why);
@@ -82,18 +86,18 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
             let sections = crawlers
                 .each()
                 .filter_map(|crawler| {
-                    let token = check::chosen(&parsed.robots, crawler)?;
+                    let token = crawler::chosen(&parsed.robots, crawler)?;
                     let explain = explain_agent(&view, token, crawler);
                     let rules = parsed.robots.rules_for_any(crawler);
                     let checks = urls
                         .iter()
                         .map(|url| {
-                            let why = check::Rules {
+                            let why = records::Rules {
                                 reason: view.reason,
                                 reason_text: view.reason_text.clone(),
                             };
-                            let usage = check::usage_at(&rules, url);
-                            check::record(url, token, crawler, &usage, &name, why)
+                            let usage = records::usage_at(&rules, url);
+                            records::record(url, token, crawler, &usage, &name, why)
                         })
                         .collect();
                     Some(Section { explain, checks })
@@ -139,7 +143,7 @@ fn chose(agent: Agent<'_>, how: GroupMatch, token: &ProductToken, mode: Mode) ->
 }
 
 /// What applies to `token` under the view's rules: the token of `crawler` whose groups apply
-/// ([`check::chosen`]; the first when there are no rules).
+/// ([`crawler::chosen`]; the first when there are no rules).
 fn explain_agent<'a>(
     view: &View<'a>,
     token: &'a ProductToken,
@@ -170,12 +174,44 @@ fn explain_agent<'a>(
     let rules = robots.rules_for(token);
     e.group = Some(rules.group().as_str());
     e.matched_token = rules.matched_token();
+    let (user_agents, groups) = user_agent_lines(view, robots, rules.group(), token);
+    e.user_agents = user_agents;
+    e.rules = rules
+        .rules()
+        .map(|r| schema::ExplainRule {
+            line: r.line,
+            kind: r.kind.as_str(),
+            pattern: r.pattern.to_owned(),
+            rule: records::rule_text(&r),
+        })
+        .collect();
+    e.crawl_delay = crawl_delay(robots, token, &groups);
+    e.sitemaps = robots
+        .sitemaps()
+        .map(|s| schema::SitemapLine {
+            line: s.line,
+            url: s.url,
+        })
+        .collect();
+    usage_signals(robots, &rules, &mut e);
+    e
+}
+
+/// The `user-agent` lines that chose `group` for `token`, as written when the file is at hand,
+/// and the indexes of the groups they head, in file order.
+fn user_agent_lines(
+    view: &View<'_>,
+    robots: &Robots,
+    group: GroupMatch,
+    token: &ProductToken,
+) -> (Vec<schema::UserAgentLine>, Vec<usize>) {
+    let mut user_agents = Vec::new();
     let lines = view.body.map(line_ranges);
     let mut groups = Vec::new();
     for g in robots.groups() {
         let gi = g.index();
         for (agent, line) in g.agents() {
-            if !chose(agent, rules.group(), token, robots.mode()) {
+            if !chose(agent, group, token, robots.mode()) {
                 continue;
             }
             if groups.last() != Some(&gi) {
@@ -185,7 +221,7 @@ fn explain_agent<'a>(
                 (Some(body), Some(lines)) => line_text(body, lines, line),
                 _ => None,
             };
-            e.user_agents.push(schema::UserAgentLine {
+            user_agents.push(schema::UserAgentLine {
                 group_line: g.line(),
                 line,
                 text: text.unwrap_or_else(|| match agent {
@@ -196,18 +232,18 @@ fn explain_agent<'a>(
             });
         }
     }
-    e.rules = rules
-        .rules()
-        .map(|r| schema::ExplainRule {
-            line: r.line,
-            kind: r.kind.as_str(),
-            pattern: r.pattern.to_owned(),
-            rule: check::rule_text(&r),
-        })
-        .collect();
+    (user_agents, groups)
+}
+
+/// The crawl-delay that applies to `token`, whose `groups` are given.
+fn crawl_delay(
+    robots: &Robots,
+    token: &ProductToken,
+    groups: &[usize],
+) -> Option<schema::CrawlDelay> {
     // The value is the library's; its line is that of the record it comes from: the first
     // `crawl-delay` of the agent's groups that reads as a number.
-    e.crawl_delay = robots.crawl_delay(token).map(|seconds| schema::CrawlDelay {
+    robots.crawl_delay(token).map(|seconds| schema::CrawlDelay {
         seconds,
         line: robots
             .records()
@@ -215,20 +251,18 @@ fn explain_agent<'a>(
             .filter(|r| r.group.is_some_and(|g| groups.contains(&g)))
             .find(|r| r.value.trim().parse::<f64>().is_ok())
             .map(|r| r.line),
-    });
-    e.sitemaps = robots
-        .sitemaps()
-        .map(|s| schema::SitemapLine {
-            line: s.line,
-            url: s.url,
-        })
-        .collect();
+    })
+}
+
+/// The group's `Content-Usage` and `Content-Signal` lines and the file's `License` and
+/// `LLM-Policy` lines, into `e`.
+fn usage_signals<'a>(robots: &'a Robots, rules: &AgentRules<'a>, e: &mut schema::Explain<'a>) {
     // Signals about the use of what is crawled, never crawl permissions.
     let own: Vec<usize> = rules.group_indexes().collect();
     e.content_usage = robots
         .content_usage_rules()
         .filter(|r| own.contains(&r.group))
-        .map(|r| check::usage_rule(&r))
+        .map(|r| records::usage_rule(&r))
         .collect();
     let signals = rules.content_signals();
     if !signals.lines.is_empty() {
@@ -256,7 +290,6 @@ fn explain_agent<'a>(
     };
     e.licenses = links(robots.licenses());
     e.llm_policies = links(robots.llm_policies());
-    e
 }
 
 /// `search=yes, ai-train=no`: the signals that are not unknown, as Content-Signal writes them
@@ -369,6 +402,17 @@ fn print(
 /// One agent's section, as text.
 fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<()> {
     let e = &s.explain;
+    group_lines(out, view, e)?;
+    rules_lines(out, e)?;
+    for c in &s.checks {
+        check_line(out, c)?;
+    }
+    Ok(())
+}
+
+/// The agent (or the crawler's tokens), the group that applies and the `user-agent` lines
+/// that chose it.
+fn group_lines(out: &mut Out, view: &View<'_>, e: &schema::Explain<'_>) -> std::io::Result<()> {
     let agent = if e.agent.is_empty() {
         "\"\"".to_owned()
     } else {
@@ -432,6 +476,12 @@ fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<(
             escape(&u.text)
         ))?;
     }
+    Ok(())
+}
+
+/// The group's rules in the order they are tried, its crawl-delay, the sitemaps and the usage
+/// records (nothing when no group applies).
+fn rules_lines(out: &mut Out, e: &schema::Explain<'_>) -> std::io::Result<()> {
     if e.group.is_some_and(|g| g != "none") {
         if e.rules.is_empty() {
             out.line(format_args!("  rules:       none: everything allowed"))?;
@@ -464,22 +514,24 @@ fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<(
         }
         usage_records(out, e)?;
     }
-    for c in &s.checks {
-        let word = if c.allowed { "allowed" } else { "disallowed" };
-        let why = match (&c.rule, c.line) {
-            (Some(rule), Some(line)) => format!("line {line}: {}", escape(rule)),
-            _ => match c.decided_by {
-                "no-matching-rule" => "no rule matched".to_owned(),
-                "no-group" => "no group: everything allowed".to_owned(),
-                "robots-txt" => "/robots.txt is always allowed".to_owned(),
-                _ => escape(&c.reason_text).into_owned(),
-            },
-        };
-        let usage = check::usage_column(c.usage.as_ref(), true);
-        let url = check::url_column(c.url, c.judged_url.as_deref());
-        out.line(format_args!("  {word}\t{url}\t{why}{usage}"))?;
-    }
     Ok(())
+}
+
+/// One URL's verdict: `allowed|disallowed<TAB>URL<TAB>WHY[<TAB>usage: …]`.
+fn check_line(out: &mut Out, c: &schema::Check<'_>) -> std::io::Result<()> {
+    let word = if c.allowed { "allowed" } else { "disallowed" };
+    let why = match (&c.rule, c.line) {
+        (Some(rule), Some(line)) => format!("line {line}: {}", escape(rule)),
+        _ => match c.decided_by {
+            "no-matching-rule" => "no rule matched".to_owned(),
+            "no-group" => "no group: everything allowed".to_owned(),
+            "robots-txt" => "/robots.txt is always allowed".to_owned(),
+            _ => escape(&c.reason_text).into_owned(),
+        },
+    };
+    let usage = records::usage_column(c.usage.as_ref(), true);
+    let url = records::url_column(c.url, c.judged_url.as_deref());
+    out.line(format_args!("  {word}\t{url}\t{why}{usage}"))
 }
 
 /// The usage records of a section, each part only when the file has it (signals about the use
@@ -535,13 +587,17 @@ mod remote {
 #[cfg(feature = "fetch")]
 mod remote {
     use anyhow::anyhow;
-    use crawlgate::fetch::FetchOptions;
+    use std::sync::Arc;
+
+    use crawlgate::fetch::{Answer, FetchOptions, RobotsCache};
     use crawlgate::{request_path, Origin};
 
     use super::*;
-    use crate::remote::{answer_crawlers, engine, fetch_options, runtime, state_check_record};
+    use crate::engine::{answer_crawlers, engine, fetch_options, runtime};
+    use crate::records::state_record;
     use crate::state;
 
+    /// `explain` of the origin the first URL names, its robots.txt from the crawl state.
     pub fn explain(
         args: &ExplainArgs,
         crawlers: &Crawlers,
@@ -555,40 +611,14 @@ mod remote {
             );
         };
         let origin = Origin::from_url(first).map_err(|e| anyhow!("{e}"))?;
-        // (as given, as checked): a path is checked as a URL of the origin.
-        let mut urls: Vec<(&str, String)> = Vec::new();
-        if request_path(first) != "/" {
-            urls.push((first, first.clone()));
-        }
-        for url in &args.urls[1..] {
-            if url.starts_with('/') {
-                urls.push((url, format!("{origin}{url}")));
-                continue;
-            }
-            match Origin::from_url(url) {
-                Ok(o) if o == origin => urls.push((url, url.clone())),
-                Ok(_) => {
-                    out.error(format_args!(
-                        "{:?} is not on {origin}: the robots.txt explained is {} (explain the \
-                         other origin on its own)",
-                        escape(url),
-                        origin.robots_txt_url()
-                    ));
-                    tally.failed += 1;
-                }
-                Err(e) => {
-                    out.error(format_args!("{e}"));
-                    tally.failed += 1;
-                }
-            }
-        }
+        let urls = urls_on(&origin, first, &args.urls[1..], out, tally);
         // The first --agent (or --agents token), as given, is the User-Agent header unless
         // --user-agent says.
         let user_agent = args
             .http
             .user_agent
             .clone()
-            .or_else(|| Crawlers::user_agent(&args.agent, &args.agents))
+            .or_else(|| Crawlers::user_agent(&args.crawlers.agent, &args.crawlers.agents))
             .unwrap_or_else(|| FetchOptions::default().user_agent);
         let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
         runtime()?.block_on(async {
@@ -604,41 +634,18 @@ mod remote {
                     tally.failed += 1;
                 }
                 let rules = cache.rules(&origin).await;
-                // The file whose rules are in force, to show its `user-agent` lines as written.
-                let mut body = None;
-                if judgement.verdict == Verdict::Rules {
-                    let digest = cache
-                        .state(&origin)
-                        .await
-                        .and_then(|s| s.good_file().map(|f| f.digest));
-                    if let Some(d) = digest {
-                        body = state.store.body(&origin, &d).await.ok().flatten();
-                    }
-                }
+                let body = body_in_force(&cache, &state, &origin, judgement.verdict).await;
                 // Per crawler, the token its answers are for (the one whose groups apply, as the
                 // engine's answers pick it) and its answers.
                 let tokens: Vec<&ProductToken> = crawlers
                     .each()
                     .filter_map(|c| match rules.as_deref() {
-                        Some(parsed) => check::chosen(&parsed.robots, c),
+                        Some(parsed) => crawler::chosen(&parsed.robots, c),
                         None => c.first(),
                     })
                     .collect();
-                let mut answers: Vec<Vec<_>> = vec![Vec::new(); tokens.len()];
-                for (given, url) in &urls {
-                    match answer_crawlers(&cache, crawlers, &origin, url).await {
-                        Ok(each) => {
-                            for (slot, (_, a)) in answers.iter_mut().zip(each) {
-                                slot.push((*given, a));
-                            }
-                        }
-                        // Not expected: every URL here is of the origin just loaded.
-                        Err(e) => {
-                            out.error(e);
-                            tally.failed += 1;
-                        }
-                    }
-                }
+                let answers =
+                    answers(&cache, crawlers, &origin, &urls, tokens.len(), out, tally).await;
                 let view = View {
                     robots_txt: &robots_txt,
                     verdict: judgement.verdict,
@@ -656,7 +663,7 @@ mod remote {
                         checks: each
                             .iter()
                             .map(|(given, a)| {
-                                state_check_record(
+                                state_record(
                                     given,
                                     token,
                                     crawler,
@@ -676,5 +683,92 @@ mod remote {
             state::finish(&cache, &state, out).await;
             result
         })
+    }
+
+    /// The URLs to check, each `(as given, as checked)`: `first` when it has a path, then
+    /// `rest`, a path checked as a URL of `origin`. A URL of another origin, or that is not a
+    /// URL, is reported and counted as failed.
+    fn urls_on<'u>(
+        origin: &Origin,
+        first: &'u str,
+        rest: &'u [String],
+        out: &mut Out,
+        tally: &mut Tally,
+    ) -> Vec<(&'u str, String)> {
+        let mut urls: Vec<(&str, String)> = Vec::new();
+        if request_path(first) != "/" {
+            urls.push((first, first.to_owned()));
+        }
+        for url in rest {
+            if url.starts_with('/') {
+                urls.push((url, format!("{origin}{url}")));
+                continue;
+            }
+            match Origin::from_url(url) {
+                Ok(o) if o == *origin => urls.push((url, url.clone())),
+                Ok(_) => {
+                    out.error(format_args!(
+                        "{:?} is not on {origin}: the robots.txt explained is {} (explain the \
+                         other origin on its own)",
+                        escape(url),
+                        origin.robots_txt_url()
+                    ));
+                    tally.failed += 1;
+                }
+                Err(e) => {
+                    out.error(format_args!("{e}"));
+                    tally.failed += 1;
+                }
+            }
+        }
+        urls
+    }
+
+    /// The file whose rules are in force, to show its `user-agent` lines as written (`None`
+    /// when the verdict is not `rules`, or the store cannot give it back).
+    async fn body_in_force(
+        cache: &RobotsCache,
+        state: &state::State,
+        origin: &Origin,
+        verdict: Verdict,
+    ) -> Option<Arc<[u8]>> {
+        if verdict != Verdict::Rules {
+            return None;
+        }
+        let digest = cache
+            .state(origin)
+            .await
+            .and_then(|s| s.good_file().map(|f| f.digest))?;
+        state.store.body(origin, &digest).await.ok().flatten()
+    }
+
+    /// Per crawler (`slots` of them), its answer for each URL, `(as given, answer)`, in order.
+    /// A URL the engine
+    /// cannot answer is reported and counted as failed.
+    async fn answers<'u>(
+        cache: &RobotsCache,
+        crawlers: &Crawlers,
+        origin: &Origin,
+        urls: &[(&'u str, String)],
+        slots: usize,
+        out: &mut Out,
+        tally: &mut Tally,
+    ) -> Vec<Vec<(&'u str, Answer)>> {
+        let mut answers: Vec<Vec<_>> = vec![Vec::new(); slots];
+        for (given, url) in urls {
+            match answer_crawlers(cache, crawlers, origin, url).await {
+                Ok(each) => {
+                    for (slot, (_, a)) in answers.iter_mut().zip(each) {
+                        slot.push((*given, a));
+                    }
+                }
+                // Not expected: every URL here is of the origin just loaded.
+                Err(e) => {
+                    out.error(e);
+                    tally.failed += 1;
+                }
+            }
+        }
+        answers
     }
 }

@@ -3,10 +3,11 @@
 
 use crawlgate::{Diagnostic, Options, Robots, Severity};
 
+use crate::args::LintArgs;
 use crate::input::Source;
 use crate::output::{escape, plural, problems, Out, ProblemCap};
 use crate::schema::{Problem, Record, Summary};
-use crate::{LintArgs, Status};
+use crate::status::Status;
 
 /// Counts over all files read.
 #[derive(Debug, Default)]
@@ -149,8 +150,8 @@ fn summary(t: &Tally) -> String {
 /// `lint URL` without the `fetch` feature: every URL is an input that cannot be read.
 #[cfg(not(feature = "fetch"))]
 mod live {
+    use crate::args::HttpArgs;
     use crate::output::{escape, Out};
-    use crate::HttpArgs;
 
     pub struct Net {
         failed: bool,
@@ -189,9 +190,9 @@ mod live {
     use crawlgate::policy::FetchOutcome;
     use crawlgate::Origin;
 
+    use crate::args::HttpArgs;
     use crate::output::{escape, Out};
     use crate::schema::{LintFetch, Record};
-    use crate::HttpArgs;
 
     /// The client and its runtime, made on the first URL (a run over files starts neither).
     pub struct Net<'a> {
@@ -223,10 +224,10 @@ mod live {
                     .user_agent
                     .clone()
                     .unwrap_or_else(|| FetchOptions::default().user_agent);
-                let options = crate::remote::fetch_options(self.http, user_agent, self.mode)?;
+                let options = crate::engine::fetch_options(self.http, user_agent, self.mode)?;
                 let fetcher = Fetcher::new(options)
                     .map_err(|e| anyhow::anyhow!("cannot set up the HTTP client: {e}"))?;
-                self.live = Some((crate::remote::runtime()?, fetcher));
+                self.live = Some((crate::engine::runtime()?, fetcher));
             }
             self.live
                 .as_ref()

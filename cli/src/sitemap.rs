@@ -7,9 +7,10 @@ use anyhow::Context;
 use crawlgate::sitemap::{CrossCheck, Diagnostic, Entry, Item, Reader, Scope};
 use crawlgate::{ProductToken, Robots, Severity};
 
+use crate::args::{SitemapDiscoverArgs, SitemapLintArgs, SitemapUrlsArgs};
 use crate::output::{escape, plural, problems, Out, ProblemCap};
 use crate::schema::{self, Problem, Record, Summary};
-use crate::{SitemapDiscoverArgs, SitemapLintArgs, SitemapUrlsArgs, Status};
+use crate::status::Status;
 
 /// Counts over all sitemaps read.
 #[derive(Debug, Default)]
@@ -347,11 +348,12 @@ mod remote_sitemaps {
     use futures_util::StreamExt;
 
     use super::{problem, report_indented};
+    use crate::args::{HttpArgs, SitemapDiscoverArgs};
+    use crate::engine::next_flushing;
     use crate::output::{plural, problems, Out};
     use crate::progress::Progress;
-    use crate::remote::next_flushing;
     use crate::schema::{self, Record, Summary};
-    use crate::{HttpArgs, SitemapDiscoverArgs, Status};
+    use crate::status::Status;
 
     /// A fetcher and a runtime, made on first use (file-only runs never start either).
     pub struct Net {
@@ -493,7 +495,7 @@ mod remote_sitemaps {
         let agent = ProductToken::from_user_agent(&args.agent)
             .with_context(|| format!("--agent {:?} has no product token", args.agent))?;
         let (urls, bad_lines) =
-            crate::check::read_urls(&args.urls, args.urls_file.as_deref(), "discover", out)?;
+            crate::urls::read_urls(&args.urls, args.urls_file.as_deref(), "discover", out)?;
         let mut totals = Totals {
             failed: bad_lines,
             unusable: bad_lines,
@@ -585,9 +587,6 @@ mod remote_sitemaps {
         out: &mut Out,
     ) -> std::io::Result<()> {
         let robots = &found.robots;
-        let status = robots
-            .status
-            .map_or_else(|| "no response".to_owned(), |s| s.to_string());
         // Where robots.txt announces each sitemap: problems of an announced sitemap as a whole
         // (a failed fetch, a repeat) are shown at that line.
         let announced_at: Vec<(String, u32)> = match &robots.outcome {
@@ -598,7 +597,43 @@ mod remote_sitemaps {
                 .collect(),
             _ => Vec::new(),
         };
-        let announced = announced_at.len();
+        show_robots(args, found, announced_at.len(), out)?;
+        totals.sitemaps += found.sitemaps.len();
+        totals.skipped += found.skipped;
+        // Each index's children right after it (they were fetched after every announced one).
+        for s in found.in_tree_order() {
+            totals.errors += s.errors;
+            totals.warnings += s.warnings;
+            totals.entries += s.entries;
+            totals.failed += usize::from(s.fetch_error.is_some());
+            show_sitemap(args.json, s, &robots.url, &announced_at, out)?;
+        }
+        if found.truncated() && !args.json {
+            out.line(format_args!(
+                "{} not fetched (--max-sitemaps {})",
+                plural(found.skipped, "sitemap", "sitemaps"),
+                args.max_sitemaps
+            ))?;
+        }
+        // robots.txt itself counts among the inputs that could not be used.
+        if matches!(robots.outcome, FetchOutcome::Unreachable(_)) {
+            totals.failed += 1;
+            totals.unusable += 1;
+        }
+        Ok(())
+    }
+
+    /// The robots.txt line of an origin's walk (or its record).
+    fn show_robots(
+        args: &SitemapDiscoverArgs,
+        found: &Discovery,
+        announced: usize,
+        out: &mut Out,
+    ) -> std::io::Result<()> {
+        let robots = &found.robots;
+        let status = robots
+            .status
+            .map_or_else(|| "no response".to_owned(), |s| s.to_string());
         if args.json {
             out.json(&Record::RobotsTxt(schema::RobotsTxt {
                 robots_txt: &robots.url,
@@ -624,63 +659,54 @@ mod remote_sitemaps {
                 ))?;
             }
         }
-        totals.sitemaps += found.sitemaps.len();
-        totals.skipped += found.skipped;
-        // Each index's children right after it (they were fetched after every announced one).
-        for s in found.in_tree_order() {
-            totals.errors += s.errors;
-            totals.warnings += s.warnings;
-            totals.entries += s.entries;
-            totals.failed += usize::from(s.fetch_error.is_some());
-            let format = s.format.map_or("-", |f| f.as_str());
-            if args.json {
-                let homes: Vec<(&str, Diagnostic)> = s
-                    .diagnostics
-                    .iter()
-                    .map(|d| home(s, d, &robots.url, &announced_at))
-                    .collect();
-                out.json(&Record::Sitemap(schema::Sitemap {
-                    url: &s.url,
-                    parent: s.parent.as_deref(),
-                    depth: s.depth,
-                    format: s.format.map(|f| f.as_str()),
-                    size: s.size,
-                    entries: s.entries,
-                    errors: s.errors,
-                    warnings: s.warnings,
-                    fetch_error: s.fetch_error.as_deref(),
-                    problems: homes.iter().map(|(path, d)| problem(path, d)).collect(),
-                    omitted: s.omitted(),
-                }))?;
-            } else {
-                let indent = if s.depth > 0 { "  " } else { "" };
-                out.line(format_args!(
-                    "{indent}{}\t{format}\t{}\t{}\t{}",
-                    escape(&s.url),
-                    plural(s.entries, "entry", "entries"),
-                    plural(s.errors, "error", "errors"),
-                    plural(s.warnings, "warning", "warnings"),
-                ))?;
-                for d in &s.diagnostics {
-                    let (name, d) = home(s, d, &robots.url, &announced_at);
-                    report_indented(out, false, &format!("{indent}  "), name, &d)?;
-                }
-                if s.omitted() > 0 {
-                    out.line(format_args!("{indent}  … {} more", s.omitted()))?;
-                }
-            }
-        }
-        if found.truncated() && !args.json {
+        Ok(())
+    }
+
+    /// One sitemap's line and its problems (or its record); `announced_at`: where robots.txt
+    /// announces each sitemap, for the problems of a sitemap as a whole.
+    fn show_sitemap(
+        json: bool,
+        s: &SitemapReport,
+        robots_url: &str,
+        announced_at: &[(String, u32)],
+        out: &mut Out,
+    ) -> std::io::Result<()> {
+        let format = s.format.map_or("-", |f| f.as_str());
+        if json {
+            let homes: Vec<(&str, Diagnostic)> = s
+                .diagnostics
+                .iter()
+                .map(|d| home(s, d, robots_url, announced_at))
+                .collect();
+            out.json(&Record::Sitemap(schema::Sitemap {
+                url: &s.url,
+                parent: s.parent.as_deref(),
+                depth: s.depth,
+                format: s.format.map(|f| f.as_str()),
+                size: s.size,
+                entries: s.entries,
+                errors: s.errors,
+                warnings: s.warnings,
+                fetch_error: s.fetch_error.as_deref(),
+                problems: homes.iter().map(|(path, d)| problem(path, d)).collect(),
+                omitted: s.omitted(),
+            }))?;
+        } else {
+            let indent = if s.depth > 0 { "  " } else { "" };
             out.line(format_args!(
-                "{} not fetched (--max-sitemaps {})",
-                plural(found.skipped, "sitemap", "sitemaps"),
-                args.max_sitemaps
+                "{indent}{}\t{format}\t{}\t{}\t{}",
+                escape(&s.url),
+                plural(s.entries, "entry", "entries"),
+                plural(s.errors, "error", "errors"),
+                plural(s.warnings, "warning", "warnings"),
             ))?;
-        }
-        // robots.txt itself counts among the inputs that could not be used.
-        if matches!(robots.outcome, FetchOutcome::Unreachable(_)) {
-            totals.failed += 1;
-            totals.unusable += 1;
+            for d in &s.diagnostics {
+                let (name, d) = home(s, d, robots_url, announced_at);
+                report_indented(out, false, &format!("{indent}  "), name, &d)?;
+            }
+            if s.omitted() > 0 {
+                out.line(format_args!("{indent}  … {} more", s.omitted()))?;
+            }
         }
         Ok(())
     }
@@ -691,8 +717,9 @@ mod remote_sitemaps {
 mod remote_sitemaps {
     use crawlgate::{Origin, Robots};
 
+    use crate::args::{HttpArgs, SitemapDiscoverArgs};
     use crate::output::Out;
-    use crate::{HttpArgs, SitemapDiscoverArgs, Status};
+    use crate::status::Status;
 
     pub struct Net;
 

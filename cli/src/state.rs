@@ -7,8 +7,8 @@ use std::sync::Arc;
 use crawlgate::fetch::RobotsCache;
 use crawlgate::store::{MemoryStore, Store};
 
+use crate::args::StateArgs;
 use crate::output::Out;
-use crate::StateArgs;
 
 /// An open store and what it is called in messages.
 pub struct State {

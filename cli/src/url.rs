@@ -1,8 +1,9 @@
 //! `crawlgate url`: the robots.txt URL of each URL's origin.
 
+use crate::args::UrlArgs;
 use crate::output::Out;
 use crate::schema::{Record, RobotsTxtUrl, Summary};
-use crate::{Status, UrlArgs};
+use crate::status::Status;
 
 pub fn run(args: &UrlArgs, out: &mut Out) -> anyhow::Result<Status> {
     let mut failed = 0;

@@ -221,7 +221,14 @@ fn line_severity(on: &[&ProblemView]) -> Option<&'static str> {
     }
 }
 
+/// The last file fetched: its problems, then its text with each problem under its line.
 fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
+    problem_list(h, f, n);
+    source(h, f, n, url);
+}
+
+/// The problems of the file, each linked to its line when it has one.
+fn problem_list(h: &mut String, f: &FileView, n: usize) {
     let _ = writeln!(
         h,
         "<h3>Problems <span class=\"hint\">(version {})</span></h3>",
@@ -263,7 +270,10 @@ fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
         }
         h.push_str("</ol>\n");
     }
+}
 
+/// The text of the file, a problem's lines marked and its notes under them.
+fn source(h: &mut String, f: &FileView, n: usize, url: &str) {
     let _ = writeln!(
         h,
         "<h3>File <span class=\"hint\">(version {}, {})</span></h3>",
@@ -333,6 +343,8 @@ fn file(h: &mut String, f: &FileView, n: usize, url: &str) {
 }
 
 /// `shown`: the version whose text is the file above (not repeated).
+/// The versions of the last 30 days: a table, then each one's diff and text (`shown`: the
+/// version whose text is the file above, not repeated).
 fn versions(h: &mut String, versions: &[VersionView], n: usize, shown: Option<usize>) {
     if versions.is_empty() {
         return;
@@ -345,47 +357,7 @@ fn versions(h: &mut String, versions: &[VersionView], n: usize, shown: Option<us
          </tr></thead>\n<tbody>\n",
     );
     for v in versions {
-        let mut when = time(&v.first_fetch);
-        if v.fetches > 1 {
-            let _ = write!(when, " – {} ({} fetches)", time(&v.last_fetch), v.fetches);
-        }
-        let outcome = match &v.cause {
-            Some(c) if v.digest.is_none() => format!("{} ({})", text(v.outcome), text(c)),
-            _ => text(v.outcome).into_owned(),
-        };
-        let problems_cell = match (v.errors, v.warnings) {
-            (Some(e), Some(w)) => problems(e as usize, w as usize),
-            _ => String::new(),
-        };
-        let changes = match &v.diff {
-            Some(d) => format!(
-                "<a href=\"#r{n}-v{}\"><span class=\"plus\">+{}</span> <span class=\"minus\">\
-                 −{}</span> from {}</a>",
-                v.number, d.added, d.removed, d.from
-            ),
-            None if v.lines.is_some() => format!("<a href=\"#r{n}-v{}\">text</a>", v.number),
-            None => String::new(),
-        };
-        let _ = writeln!(
-            h,
-            "<tr class=\"version{}\" data-version=\"{}\"><td>{}</td><td class=\"num\">{}</td>\
-             <td>{when}</td><td class=\"num\">{}</td><td>{outcome}</td><td class=\"num\">{}</td>\
-             <td>{problems_cell}</td><td class=\"mono\">{}</td><td>{changes}</td></tr>",
-            if v.in_force { " in-force" } else { "" },
-            v.number,
-            if v.in_force {
-                "<span class=\"mark\" title=\"in force\">★ in force</span>"
-            } else {
-                ""
-            },
-            v.number,
-            v.http_status.map_or("–".to_owned(), |s| s.to_string()),
-            v.size.map_or(String::new(), bytes),
-            v.digest
-                .as_deref()
-                .map_or(String::new(), |d| text(d.get(..12).unwrap_or(d))
-                    .into_owned()),
-        );
+        version_row(h, v, n);
     }
     h.push_str("</tbody></table></div>\n");
 
@@ -393,55 +365,112 @@ fn versions(h: &mut String, versions: &[VersionView], n: usize, shown: Option<us
     let open = versions.iter().rposition(|v| v.diff.is_some());
     for (i, v) in versions.iter().enumerate() {
         let Some(lines) = &v.lines else { continue };
-        let summary = match &v.diff {
-            Some(d) => format!(
-                " · <span class=\"plus\">+{}</span> <span class=\"minus\">−{}</span> from \
-                 version {}",
-                d.added, d.removed, d.from
-            ),
-            None => String::new(),
-        };
+        version_details(h, v, lines, n, open == Some(i), shown);
+    }
+}
+
+/// One version's row of the table.
+fn version_row(h: &mut String, v: &VersionView, n: usize) {
+    let mut when = time(&v.first_fetch);
+    if v.fetches > 1 {
+        let _ = write!(when, " – {} ({} fetches)", time(&v.last_fetch), v.fetches);
+    }
+    let outcome = match &v.cause {
+        Some(c) if v.digest.is_none() => format!("{} ({})", text(v.outcome), text(c)),
+        _ => text(v.outcome).into_owned(),
+    };
+    let problems_cell = match (v.errors, v.warnings) {
+        (Some(e), Some(w)) => problems(e as usize, w as usize),
+        _ => String::new(),
+    };
+    let changes = match &v.diff {
+        Some(d) => format!(
+            "<a href=\"#r{n}-v{}\"><span class=\"plus\">+{}</span> <span class=\"minus\">\
+             −{}</span> from {}</a>",
+            v.number, d.added, d.removed, d.from
+        ),
+        None if v.lines.is_some() => format!("<a href=\"#r{n}-v{}\">text</a>", v.number),
+        None => String::new(),
+    };
+    let _ = writeln!(
+        h,
+        "<tr class=\"version{}\" data-version=\"{}\"><td>{}</td><td class=\"num\">{}</td>\
+         <td>{when}</td><td class=\"num\">{}</td><td>{outcome}</td><td class=\"num\">{}</td>\
+         <td>{problems_cell}</td><td class=\"mono\">{}</td><td>{changes}</td></tr>",
+        if v.in_force { " in-force" } else { "" },
+        v.number,
+        if v.in_force {
+            "<span class=\"mark\" title=\"in force\">★ in force</span>"
+        } else {
+            ""
+        },
+        v.number,
+        v.http_status.map_or("–".to_owned(), |s| s.to_string()),
+        v.size.map_or(String::new(), bytes),
+        v.digest
+            .as_deref()
+            .map_or(String::new(), |d| text(d.get(..12).unwrap_or(d))
+                .into_owned()),
+    );
+}
+
+/// One version's diff and text, folded (`open`: unfolded).
+fn version_details(
+    h: &mut String,
+    v: &VersionView,
+    lines: &[String],
+    n: usize,
+    open: bool,
+    shown: Option<usize>,
+) {
+    let summary = match &v.diff {
+        Some(d) => format!(
+            " · <span class=\"plus\">+{}</span> <span class=\"minus\">−{}</span> from \
+             version {}",
+            d.added, d.removed, d.from
+        ),
+        None => String::new(),
+    };
+    let _ = writeln!(
+        h,
+        "<details class=\"version{}\" id=\"r{n}-v{}\" data-version=\"{1}\"{}><summary>Version \
+         {1}{} · {}{summary}</summary><div class=\"body\">",
+        if v.in_force { " in-force" } else { "" },
+        v.number,
+        if open { " open" } else { "" },
+        if v.in_force { " (in force)" } else { "" },
+        time(&v.first_fetch),
+    );
+    if let Some(d) = &v.diff {
+        diff(h, d, v.number);
+    }
+    if shown == Some(v.number) {
         let _ = writeln!(
             h,
-            "<details class=\"version{}\" id=\"r{n}-v{}\" data-version=\"{1}\"{}><summary>Version \
-             {1}{} · {}{summary}</summary><div class=\"body\">",
-            if v.in_force { " in-force" } else { "" },
-            v.number,
-            if open == Some(i) { " open" } else { "" },
-            if v.in_force { " (in force)" } else { "" },
-            time(&v.first_fetch),
-        );
-        if let Some(d) = &v.diff {
-            diff(h, d, v.number);
-        }
-        if shown == Some(v.number) {
-            let _ = writeln!(
-                h,
-                "<p class=\"text\"><a href=\"#r{n}-src\">Text of version {} ({})</a>: the file \
-                 above.</p>\n</div></details>",
-                v.number,
-                plural(lines.len(), "line", "lines")
-            );
-            continue;
-        }
-        let _ = writeln!(
-            h,
-            "<details class=\"text\"><summary>Text of version {} ({})</summary><div class=\"src \
-             plain\">",
+            "<p class=\"text\"><a href=\"#r{n}-src\">Text of version {} ({})</a>: the file \
+             above.</p>\n</div></details>",
             v.number,
             plural(lines.len(), "line", "lines")
         );
-        for (i, line) in lines.iter().enumerate() {
-            let _ = writeln!(
-                h,
-                "<div class=\"line\"><span class=\"ln\" data-n=\"{}\"></span><span class=\"tx\">\
-                 {}</span></div>",
-                i + 1,
-                text(line)
-            );
-        }
-        h.push_str("</div></details>\n</div></details>\n");
+        return;
     }
+    let _ = writeln!(
+        h,
+        "<details class=\"text\"><summary>Text of version {} ({})</summary><div class=\"src \
+         plain\">",
+        v.number,
+        plural(lines.len(), "line", "lines")
+    );
+    for (i, line) in lines.iter().enumerate() {
+        let _ = writeln!(
+            h,
+            "<div class=\"line\"><span class=\"ln\" data-n=\"{}\"></span><span class=\"tx\">\
+             {}</span></div>",
+            i + 1,
+            text(line)
+        );
+    }
+    h.push_str("</div></details>\n</div></details>\n");
 }
 
 fn diff(h: &mut String, d: &Diff, to: usize) {

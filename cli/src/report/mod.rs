@@ -14,8 +14,9 @@ pub mod model;
 #[cfg(feature = "fetch")]
 mod terminal;
 
+use crate::args::ReportArgs;
 use crate::output::Out;
-use crate::{ReportArgs, Status};
+use crate::status::Status;
 
 #[cfg(not(feature = "fetch"))]
 pub fn report(_: &ReportArgs, _: &mut Out) -> anyhow::Result<Status> {
@@ -39,7 +40,8 @@ mod enabled {
 
     use super::model::{self, AgentSpec, Inputs, RobotsReport};
     use super::*;
-    use crate::remote::{engine, fetch_all, fetch_options, runtime};
+    use crate::engine::fetch_now::fetch_all;
+    use crate::engine::{engine, fetch_options, runtime};
     use crate::schema::{self, Record};
     use crate::state;
 
@@ -61,6 +63,8 @@ mod enabled {
         pub dormant: Vec<String>,
     }
 
+    /// `crawlgate report`: fetches the targets (unless `--offline`), builds each one's report
+    /// from the state, and prints them.
     pub fn report(args: &ReportArgs, out: &mut Out) -> anyhow::Result<Status> {
         let mode = Mode::from(args.mode);
         let agents = agents(&args.agent)?;
@@ -70,29 +74,11 @@ mod enabled {
             );
         }
         let (urls, bad_lines) = match &args.urls {
-            Some(file) => crate::check::read_urls(&[], Some(file), "check", out)?,
+            Some(file) => crate::urls::read_urls(&[], Some(file), "check", out)?,
             None => (Vec::new(), 0),
         };
-        let mut failed = bad_lines;
-        let mut targets = Vec::new();
-        for t in &args.targets {
-            match target_origins(t) {
-                Ok(origins) => {
-                    for o in origins {
-                        if !targets.contains(&o) {
-                            targets.push(o);
-                        }
-                    }
-                }
-                Err(e) => {
-                    out.error(e);
-                    failed += 1;
-                }
-            }
-        }
-        if targets.is_empty() && !args.targets.is_empty() {
-            anyhow::bail!("no origin to report on");
-        }
+        let (mut targets, bad_targets) = targets(&args.targets, out)?;
+        let mut failed = bad_lines + bad_targets;
         let mut report = Report {
             generated_at: String::new(),
             mode: mode.as_str(),
@@ -118,7 +104,7 @@ mod enabled {
         runtime()?.block_on(async {
             let state = state::open(&args.state, !args.offline).await?;
             let now = crate::clock::now()?;
-            report.generated_at = crate::history::rfc3339(now);
+            report.generated_at = crate::clock::rfc3339(now);
             if targets.is_empty() {
                 targets = state.store.listed(now).await?;
                 if targets.is_empty() {
@@ -128,25 +114,7 @@ mod enabled {
                     );
                 }
             }
-            // A line that is neither a path nor an http(s) URL is an input error; a URL of
-            // another site is only followed when that site is reported.
-            for u in urls.iter().filter(|u| !u.starts_with('/')) {
-                if let Err(e) = Origin::from_url(u) {
-                    out.error(format_args!("--urls: {e}"));
-                    failed += 1;
-                }
-            }
-            let mut elsewhere = urls.iter().filter(|u| {
-                !u.starts_with('/')
-                    && Origin::from_url(u).is_ok_and(|o| !targets.contains(&o))
-            });
-            if let Some(first) = elsewhere.next() {
-                out.error(format_args!(
-                    "warning: {} of --urls on none of the origins reported (the first: {})",
-                    crate::output::plural(elsewhere.count() + 1, "URL is", "URLs are"),
-                    crate::output::escape(first)
-                ));
-            }
+            failed += check_urls(&urls, &targets, out);
             if !args.offline {
                 let cache = engine(options, &state)?;
                 failed += fetch_all(
@@ -160,50 +128,19 @@ mod enabled {
                 )
                 .await?;
             }
+            let build = Build {
+                state: &state,
+                now,
+                agents: &agents,
+                urls: &urls,
+                sitemaps: sitemap_fetcher.as_ref().map(|f| (f, args.sitemap_urls)),
+                mode,
+            };
             for origin in &targets {
-                let Some(s) = state.store.load(origin).await? else {
-                    out.error(format_args!(
-                        "nothing recorded for {origin} in {} (run without --offline to fetch it)",
-                        state.name
-                    ));
-                    failed += 1;
-                    continue;
-                };
-                if s.is_dormant(now) {
-                    report.dormant.push(origin.robots_txt_url());
-                    continue;
-                }
-                let mut bodies: HashMap<Digest, Arc<[u8]>> = HashMap::new();
-                for digest in s.digests() {
-                    if let Some(body) = state.store.body(origin, &digest).await? {
-                        bodies.insert(digest, body);
-                    }
-                }
-                let mut on_origin = urls_on(&urls, origin);
-                if let (Some(fetcher), Some(file)) = (&sitemap_fetcher, s.good_file()) {
-                    if let Some(body) = bodies.get(&file.digest) {
-                        let robots = Robots::parse_with(body, &Options::mode(mode)).robots;
-                        for url in
-                            sitemap_urls(fetcher, &robots, origin, args.sitemap_urls, out).await
-                        {
-                            if !on_origin.contains(&url) {
-                                on_origin.push(url);
-                            }
-                        }
-                    }
-                }
-                let inputs = Inputs {
-                    origin,
-                    state: &s,
-                    bodies: &bodies,
-                    now,
-                    agents: &agents,
-                    urls: &on_origin,
-                    mode,
-                };
-                match model::build(&inputs) {
-                    Some(r) => report.robots_txts.push(r),
-                    None => {
+                match build.one(origin, out).await? {
+                    One::Report(r) => report.robots_txts.push(*r),
+                    One::Dormant => report.dormant.push(origin.robots_txt_url()),
+                    One::NothingRecorded => {
                         out.error(format_args!(
                             "nothing recorded for {origin} in {} (run without --offline to fetch it)",
                             state.name
@@ -215,8 +152,19 @@ mod enabled {
             anyhow::Ok(())
         })?;
 
+        print(args, out, &report, failed)
+    }
+
+    /// Writes the report out: the HTML page (`--html`), then the JSON records or the terminal
+    /// rendering; the exit status follows from what it holds and the inputs that `failed`.
+    fn print(
+        args: &ReportArgs,
+        out: &mut Out,
+        report: &Report,
+        failed: usize,
+    ) -> anyhow::Result<Status> {
         if let Some(path) = &args.html {
-            std::fs::write(path, html::render(&report))
+            std::fs::write(path, html::render(report))
                 .with_context(|| format!("cannot write {}", path.display()))?;
         }
         let unreachable = report
@@ -249,9 +197,121 @@ mod enabled {
                 ..schema::Summary::default()
             }))?;
         } else {
-            terminal::render(out, &report)?;
+            terminal::render(out, report)?;
         }
         Ok(status)
+    }
+
+    /// The origins of the targets given, each once, in order, and how many targets named none
+    /// (each reported). Targets given but no origin among them is an error.
+    fn targets(given: &[String], out: &mut Out) -> anyhow::Result<(Vec<Origin>, usize)> {
+        let mut failed = 0;
+        let mut targets = Vec::new();
+        for t in given {
+            match target_origins(t) {
+                Ok(origins) => {
+                    for o in origins {
+                        if !targets.contains(&o) {
+                            targets.push(o);
+                        }
+                    }
+                }
+                Err(e) => {
+                    out.error(e);
+                    failed += 1;
+                }
+            }
+        }
+        if targets.is_empty() && !given.is_empty() {
+            anyhow::bail!("no origin to report on");
+        }
+        Ok((targets, failed))
+    }
+
+    /// Reports the `--urls` lines that are neither a path nor an http(s) URL (input errors,
+    /// counted in the result), and warns of those on none of the `targets` (only followed when
+    /// their site is reported).
+    fn check_urls(urls: &[String], targets: &[Origin], out: &mut Out) -> usize {
+        let mut failed = 0;
+        for u in urls.iter().filter(|u| !u.starts_with('/')) {
+            if let Err(e) = Origin::from_url(u) {
+                out.error(format_args!("--urls: {e}"));
+                failed += 1;
+            }
+        }
+        let mut elsewhere = urls.iter().filter(|u| {
+            !u.starts_with('/') && Origin::from_url(u).is_ok_and(|o| !targets.contains(&o))
+        });
+        if let Some(first) = elsewhere.next() {
+            out.error(format_args!(
+                "warning: {} of --urls on none of the origins reported (the first: {})",
+                crate::output::plural(elsewhere.count() + 1, "URL is", "URLs are"),
+                crate::output::escape(first)
+            ));
+        }
+        failed
+    }
+
+    /// What every origin's report is built with.
+    struct Build<'a> {
+        state: &'a state::State,
+        now: std::time::SystemTime,
+        agents: &'a [AgentSpec],
+        /// The `--urls` lines (each origin follows its own, and the paths).
+        urls: &'a [String],
+        /// `--sitemap-urls N`: the client that reads sitemaps, and N.
+        sitemaps: Option<(&'a Fetcher, usize)>,
+        mode: Mode,
+    }
+
+    /// What became of one origin.
+    enum One {
+        // Boxed: the other cases are empty.
+        Report(Box<RobotsReport>),
+        /// Not found for over 30 days: left out (and still checked).
+        Dormant,
+        NothingRecorded,
+    }
+
+    impl Build<'_> {
+        /// The report of `origin`, from what the state holds for it (and its own sitemaps'
+        /// URLs, when asked for).
+        async fn one(&self, origin: &Origin, out: &mut Out) -> anyhow::Result<One> {
+            let state = self.state;
+            let Some(s) = state.store.load(origin).await? else {
+                return Ok(One::NothingRecorded);
+            };
+            if s.is_dormant(self.now) {
+                return Ok(One::Dormant);
+            }
+            let mut bodies: HashMap<Digest, Arc<[u8]>> = HashMap::new();
+            for digest in s.digests() {
+                if let Some(body) = state.store.body(origin, &digest).await? {
+                    bodies.insert(digest, body);
+                }
+            }
+            let mut on_origin = urls_on(self.urls, origin);
+            if let (Some((fetcher, max)), Some(file)) = (self.sitemaps, s.good_file()) {
+                if let Some(body) = bodies.get(&file.digest) {
+                    let robots = Robots::parse_with(body, &Options::mode(self.mode)).robots;
+                    for url in sitemap_urls(fetcher, &robots, origin, max, out).await {
+                        if !on_origin.contains(&url) {
+                            on_origin.push(url);
+                        }
+                    }
+                }
+            }
+            let inputs = Inputs {
+                origin,
+                state: &s,
+                bodies: &bodies,
+                now: self.now,
+                agents: self.agents,
+                urls: &on_origin,
+                mode: self.mode,
+            };
+            Ok(model::build(&inputs).map_or(One::NothingRecorded, |r| One::Report(Box::new(r))))
+        }
     }
 
     /// Up to `max` URLs on `origin` from the sitemaps `robots` announces and, one level down,

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::enabled::Report;
-use super::model::{Cell, RobotsReport};
+use super::model::{Cell, RobotsReport, VersionView};
 use crate::output::{escape, plural, problems, Out};
 
 pub fn render(out: &mut Out, report: &Report) -> std::io::Result<()> {
@@ -28,7 +28,18 @@ pub fn render(out: &mut Out, report: &Report) -> std::io::Result<()> {
     Ok(())
 }
 
+/// One robots.txt's section: its facts, its problems by line, its versions with their diffs,
+/// then the verdicts it changes and the verdicts now.
 fn robots_txt(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::Result<()> {
+    facts(out, r)?;
+    problems_by_line(out, r)?;
+    versions(out, r)?;
+    verdicts(out, r)?;
+    verdicts_now(out, r, agents)
+}
+
+/// Status, last fetch, size, problems, the rules in force, the next fetch and redirects.
+fn facts(out: &mut Out, r: &RobotsReport) -> std::io::Result<()> {
     out.line(format_args!("{}", r.robots_txt))?;
     let status = match r.http_status {
         Some(s) if r.status == "fetched" => format!("{} ({s})", r.status_text),
@@ -74,7 +85,11 @@ fn robots_txt(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::Re
             escape(to)
         ))?;
     }
+    Ok(())
+}
 
+/// The last file fetched, each of its lines that has problems followed by them.
+fn problems_by_line(out: &mut Out, r: &RobotsReport) -> std::io::Result<()> {
     if let Some(f) = &r.file {
         if !f.problems.is_empty() {
             out.line(format_args!("  problems by line (version {}):", f.version))?;
@@ -95,7 +110,11 @@ fn robots_txt(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::Re
             }
         }
     }
+    Ok(())
+}
 
+/// The versions of the last 30 days, one line each, then each one's diff to the one before.
+fn versions(out: &mut Out, r: &RobotsReport) -> std::io::Result<()> {
     if !r.versions.is_empty() {
         out.line(format_args!("  versions (last 30 days):"))?;
         for v in &r.versions {
@@ -134,37 +153,47 @@ fn robots_txt(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::Re
         if r.versions.iter().any(|v| v.in_force) {
             out.line(format_args!("    (* in force)"))?;
         }
-        for v in &r.versions {
-            let Some(d) = &v.diff else { continue };
+    }
+    for v in &r.versions {
+        diff(out, v)?;
+    }
+    Ok(())
+}
+
+/// The changes from the version before `v`, in hunks (nothing when `v` has no diff).
+fn diff(out: &mut Out, v: &VersionView) -> std::io::Result<()> {
+    let Some(d) = &v.diff else { return Ok(()) };
+    out.line(format_args!(
+        "  changes from version {} to {} (+{} −{}):",
+        d.from, v.number, d.added, d.removed
+    ))?;
+    if d.hunks.is_empty() {
+        out.line(format_args!(
+            "    (same lines; only line endings or a BOM differ)"
+        ))?;
+    }
+    for (i, hunk) in d.hunks.iter().enumerate() {
+        if i > 0 {
+            out.line(format_args!("    …"))?;
+        }
+        for l in hunk {
+            let (mark, n) = match l.op {
+                "added" => ('+', l.new_line),
+                "removed" => ('-', l.old_line),
+                _ => (' ', l.new_line),
+            };
             out.line(format_args!(
-                "  changes from version {} to {} (+{} −{}):",
-                d.from, v.number, d.added, d.removed
+                "    {mark} {:>5} | {}",
+                n.unwrap_or(0),
+                escape(&l.text)
             ))?;
-            if d.hunks.is_empty() {
-                out.line(format_args!(
-                    "    (same lines; only line endings or a BOM differ)"
-                ))?;
-            }
-            for (i, hunk) in d.hunks.iter().enumerate() {
-                if i > 0 {
-                    out.line(format_args!("    …"))?;
-                }
-                for l in hunk {
-                    let (mark, n) = match l.op {
-                        "added" => ('+', l.new_line),
-                        "removed" => ('-', l.old_line),
-                        _ => (' ', l.new_line),
-                    };
-                    out.line(format_args!(
-                        "    {mark} {:>5} | {}",
-                        n.unwrap_or(0),
-                        escape(&l.text)
-                    ))?;
-                }
-            }
         }
     }
+    Ok(())
+}
 
+/// The verdicts that change between versions, and the URLs on which the two modes disagree.
+fn verdicts(out: &mut Out, r: &RobotsReport) -> std::io::Result<()> {
     if !r.verdict_changes.is_empty() {
         out.line(format_args!("  verdict changes:"))?;
         for c in &r.verdict_changes {
@@ -195,6 +224,11 @@ fn robots_txt(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::Re
             ))?;
         }
     }
+    Ok(())
+}
+
+/// Each agent's verdict now, as a URL × agent table.
+fn verdicts_now(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::Result<()> {
     if !r.matrix.is_empty() {
         out.line(format_args!("  verdicts now:"))?;
         let names: Vec<String> = agents.iter().map(|a| escape(a).into_owned()).collect();

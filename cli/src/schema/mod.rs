@@ -12,6 +12,9 @@
 // Without the `fetch` feature the records of the fetching commands are never built.
 #![cfg_attr(not(feature = "fetch"), allow(dead_code))]
 
+#[cfg(feature = "fetch")]
+pub mod report;
+
 use crawlgate::sitemap;
 use serde::Serialize;
 
@@ -43,7 +46,7 @@ pub enum Record<'a> {
     Sitemap(Sitemap<'a>),
     /// One robots.txt's report (`report`).
     #[cfg(feature = "fetch")]
-    Report(&'a crate::report::model::RobotsReport),
+    Report(&'a report::RobotsReport),
     /// The last line of every command.
     Summary(Summary),
 }

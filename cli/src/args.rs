@@ -1,0 +1,633 @@
+//! The command line, as clap reads it: every command's arguments, their help and the
+//! argument groups several commands share (HTTP, crawl state, agents, concurrency).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use crawlgate::Mode;
+
+pub const AFTER_HELP: &str = "\
+Exit status:
+  0  success: no lint errors, every URL allowed
+  1  findings: lint errors (or warnings with --deny-warnings), or a disallowed URL
+  2  usage, input or I/O error";
+
+pub const LINT_AFTER_HELP: &str = "\
+Output: `PATH:LINE:COL: error[CODE]: message` (or `warning[CODE]`) per problem, then a summary.
+
+An http(s) URL (or an origin) is not a file: its origin's robots.txt is fetched now (nothing
+is recorded in the crawl state) and linted, named by its robots.txt URL. A 404 (any 4xx but
+429) says `URL: no robots.txt (HTTP 404): nothing to lint`. Files and URLs can be mixed.
+
+Exit status:
+  0  no errors (warnings allowed unless --deny-warnings); a URL with no robots.txt
+  1  errors, or warnings with --deny-warnings
+  2  a file could not be read or a robots.txt could not be fetched (429, 5xx, network
+     failure; the others are still linted), or a usage error";
+
+pub const EXPLAIN_AFTER_HELP: &str = "\
+Output: per --agent, a section: `agent TOKEN`, the group that applies and the `user-agent`
+line(s) that chose it (or that the `*` group applies, or that no group does: everything
+allowed), the group's rules (all its groups merged) in the order they are tried, each with its
+line (longest pattern first; on equal length allow before disallow, then file order: the first
+that matches decides), the crawl-delay, the sitemaps, then per URL
+`allowed|disallowed<TAB>URL<TAB>line N: RULE` (or `no rule matched`), then
+`<TAB>usage: …` when usage preferences apply. The group's `Content-Usage` and `Content-Signal`
+lines and the file's `License` and `LLM-Policy` are listed when present. --agents A,B explains
+one crawler that obeys several tokens (the first with a group of its own decides). --json: an
+{\"type\":\"explain\",…} record per agent, each followed by a {\"type\":\"check\",…} record
+per URL as `check` prints it; a summary last.
+
+Without --robots, the first argument names the origin (an origin, or a URL of it: a URL with a
+path is also checked), and its robots.txt comes from the crawl state (--state) as for `check`,
+fetched only when the state has none or it is due; the other URLs must be of that origin, or
+paths starting with `/`. Control characters from files and URLs are printed escaped.
+
+Exit status:
+  0  every URL allowed (or no URLs)
+  1  at least one URL disallowed
+  2  usage, input or I/O error (a URL of another origin, or that is not a URL, included)";
+
+pub const CHECK_AFTER_HELP: &str = "\
+Output: `allowed<TAB>URL<TAB>line N: RULE` or `disallowed<TAB>URL<TAB>line N: RULE` per URL, in
+the order given (nothing after the URL when no rule decided). Without --robots, each origin's
+robots.txt comes from the crawl state (--state), fetched only when the state has none or it is
+due (up to --concurrency origins at once), and a URL disallowed by the failure rules
+(robots.txt unreachable) reads `disallowed<TAB>URL<TAB>REASON`. Control characters from files
+and URLs are printed escaped (`\\t`, `\\u{1b}`), so a TAB in a URL cannot forge a column.
+
+--urls is read a line at a time and each URL answered as it comes (`tail -f urls | crawlgate
+check --urls - …` works). On a terminal, a summary line (`3 URLs: 2 allowed, 1 disallowed`)
+goes to standard error at the end, so that it never mixes with the lines a script reads.
+
+With --robots, a URL is an absolute http(s) URL or a path starting with `/` or `*`; in
+--mode google, any string, as google/robotstxt's API takes it. Anything else is an input error,
+reported while the other URLs are answered.
+
+Several --agent: one answer per agent per URL, each line starting with the agent's token
+(`googlebot<TAB>allowed<TAB>URL…`); the first --agent, as given, is the User-Agent header sent.
+--agents A,B is one crawler that obeys several tokens, most specific first: one answer per URL,
+from the group of the first token that has one of its own, else `*` (no token column).
+
+When usage preferences (`Content-Usage`) apply to an allowed URL, a last column follows:
+`usage: train-ai=n, search=y (line 5)` (after an empty rule column when no rule decided).
+--json: `usage` in the check record. They are a signal about use, never a crawl permission.
+
+Exit status:
+  0  every URL allowed
+  1  at least one URL disallowed
+  2  usage, input or I/O error (a URL that is neither a URL nor a path included)";
+
+pub const FETCH_AFTER_HELP: &str = "\
+Output: per origin, the robots.txt URL, then status, outcome, final URL, size, problems,
+version (new, or the same as the fetch before) and the verdict now in force from the crawl
+state. Every fetch is recorded in the state (--state); see `crawlgate history`. Up to
+--concurrency origins are fetched at once; they are printed in the order given. On a terminal,
+standard error shows progress, then a summary line (`2 origins: 1 fetched, 1 unreachable`).
+
+Exit status:
+  0  every robots.txt fetched, or absent (4xx: everything allowed)
+  1  at least one robots.txt unreachable (429, 5xx, network failure)
+  2  a URL is not an absolute http or https URL, the state cannot be opened, or a usage error";
+
+pub const HISTORY_AFTER_HELP: &str = "\
+Output: per origin, the robots.txt URL, then one line per version of the last 30 days, oldest
+first: `TIME[–LAST ×COUNT]  STATUS  OUTCOME  SIZE bytes  PROBLEMS  DIGEST` (times in UTC; a
+version is a run of fetches with the same result). The version the verdict comes from is
+followed by `in force: REASON`; then the verdict, the start of a failure run and the next
+fetch. With --json, JSON Lines: one {\"type\":\"version\",…} record per version, then one
+{\"type\":\"origin\",…} record; a {\"type\":\"summary\",…} record last. Nothing is fetched.
+
+Exit status:
+  0  every origin has a recorded history
+  2  an origin has nothing recorded, a URL is not an absolute http or https URL (the others are
+     still printed), the state cannot be opened, or a usage error";
+
+pub const RECRAWL_AFTER_HELP: &str = "\
+For an emergency (the rules were fixed): fetches each origin's robots.txt now, whatever the
+state says, and records it; a fetch that was running and started before is discarded.
+
+Output: per origin, the origin, then `result: STATUS OUTCOME`, `version: new (DIGEST)` or
+`same as before (N fetches since TIME)`, and the verdict now in force. --json: as `fetch`, one
+{\"type\":\"fetch\",…} record per origin, then a summary. Up to --concurrency origins are
+fetched at once, printed in the order given.
+
+Exit status:
+  0  every robots.txt fetched, or absent (4xx: everything allowed)
+  1  at least one robots.txt unreachable (429, 5xx, network failure)
+  2  a URL is not an absolute http or https URL, the state cannot be opened, or a usage error";
+
+pub const REPORT_AFTER_HELP: &str = "\
+Fetches each target's robots.txt now (up to --concurrency at once; --offline: none), records it
+in the crawl state (--state) and renders the report from the state, so that running it daily
+builds the 30-day history. Per robots.txt: the status as Search Console shows it (Fetched; Not
+fetched – Not found (404); Not fetched – the reason), the last fetch (local time), the size, the
+problems by line, the rules in force (the failure rules' ladder), the next fetch and redirects;
+the versions of the last 30 days, each with a line diff to the file before it; and, for the URLs
+of --urls and each --agent, the verdicts that change between versions, the URLs on which RFC
+9309 and Google disagree and each agent's verdict now. A robots.txt not found for over 30 days is
+left out (and still checked). --json: one {\"type\":\"report\",…} record per robots.txt, then a
+summary. --html FILE: one self-contained page (no network), site text escaped.
+
+Exit status:
+  0  every robots.txt fetched (or absent) with no errors
+  1  a robots.txt is unreachable or has errors
+  2  a target is neither a host nor an http(s) URL, nothing is recorded for it (--offline), the
+     state cannot be opened, or a usage error";
+
+pub const URL_AFTER_HELP: &str = "\
+Exit status:
+  0  every URL has a robots.txt URL
+  2  a URL is not an absolute http or https URL (the others are still printed), or a usage error";
+
+/// robots.txt as crawlers and site owners need it: RFC 9309, or exactly as Google reads it.
+///
+/// Lint robots.txt files; check URLs against one, or against each site's own robots.txt kept
+/// in a lasting crawl state (fetched once, with the failure rules: 404 allows all, 5xx and
+/// network errors stop crawling 12 hours, then the last good version for 30 days); fetch,
+/// show the history of and recrawl robots.txt files; find a URL's robots.txt; read, validate
+/// and discover sitemaps, cross-checked against robots.txt. Every command prints JSON Lines
+/// with --json.
+#[derive(Debug, Parser)]
+#[command(name = "crawlgate", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// Print nothing on standard output: only the exit status (and errors on standard
+    /// error) say what happened, as `grep -q`.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Report problems in robots.txt files (or a site's live one, given its URL), one line per
+    /// problem.
+    #[command(after_help = LINT_AFTER_HELP)]
+    Lint(LintArgs),
+    /// Decide whether crawlers may fetch URLs: under a robots.txt file, or under each site's
+    /// own (fetched once and kept in the crawl state, with the failure rules).
+    #[command(after_help = CHECK_AFTER_HELP)]
+    Check(CheckArgs),
+    /// Show which group of a robots.txt applies to an agent and why, its rules in precedence
+    /// order, its crawl-delay and sitemaps, and the line that decides each URL.
+    #[command(
+        after_help = EXPLAIN_AFTER_HELP,
+        mut_args(explain_agent_help)
+    )]
+    Explain(ExplainArgs),
+    /// Print the robots.txt URL for each URL's origin.
+    #[command(after_help = URL_AFTER_HELP)]
+    Url(UrlArgs),
+    /// Fetch each origin's robots.txt and show what it leads to.
+    #[command(after_help = FETCH_AFTER_HELP)]
+    Fetch(FetchArgs),
+    /// Show the recorded robots.txt versions of each origin and the one in force.
+    #[command(after_help = HISTORY_AFTER_HELP)]
+    History(HistoryArgs),
+    /// Fetch each origin's robots.txt now, whatever the state says (after a fix).
+    #[command(after_help = RECRAWL_AFTER_HELP)]
+    Recrawl(RecrawlArgs),
+    /// The robots.txt report: each robots.txt's status, problems by line, versions of the
+    /// last 30 days with their diffs, and the URLs whose verdict they change; on the terminal,
+    /// as JSON Lines or as an HTML page.
+    #[command(after_help = REPORT_AFTER_HELP)]
+    Report(ReportArgs),
+    /// Read, validate and list sitemaps.
+    #[command(subcommand)]
+    Sitemap(SitemapCommand),
+    /// Print a shell completion script (`crawlgate completions bash > /etc/bash_completion.d/crawlgate`).
+    Completions(CompletionsArgs),
+    /// Print the manual page, in roff (`crawlgate man | man -l -`).
+    Man,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+pub const SITEMAP_LINT_AFTER_HELP: &str = "\
+Output: `NAME:LINE:COL: error[CODE]: message` (or `warning[CODE]`) per problem, then a summary.
+Entries are cross-checked against --robots FILE for --agent; a URL input without --robots is
+cross-checked against its own origin's robots.txt (its URLs on that origin only).
+
+Exit status:
+  0  no errors (warnings allowed unless --deny-warnings)
+  1  errors, or warnings with --deny-warnings
+  2  a sitemap could not be read or fetched (the others are still linted), or a usage error";
+
+pub const SITEMAP_URLS_AFTER_HELP: &str = "\
+Output: `URL<TAB>LASTMOD` per entry (LASTMOD empty when absent); with --json one record per entry
+with everything read (images, videos, news, alternates), then a summary. Problems are counted on
+standard error.
+
+Exit status:
+  0  no errors
+  1  the sitemap has errors (the valid entries are still printed)
+  2  a sitemap could not be read or fetched, or a usage error";
+
+pub const SITEMAP_DISCOVER_AFTER_HELP: &str = "\
+Output: per origin (each once, in the order given; up to --concurrency at once), the robots.txt
+URL and status, then one line per sitemap (indexes' children indented):
+`URL<TAB>FORMAT<TAB>N entries<TAB>N errors<TAB>N warnings`, each followed by its problems. On a
+terminal, standard error shows progress, then a summary line.
+
+Exit status:
+  0  no errors in any sitemap
+  1  errors in a sitemap (including one that could not be fetched)
+  2  a robots.txt unreachable, a bad URL (the other origins are still walked), or a usage error";
+
+#[derive(Debug, Subcommand)]
+pub enum SitemapCommand {
+    /// Report problems in sitemaps, one line per problem.
+    #[command(after_help = SITEMAP_LINT_AFTER_HELP)]
+    Lint(SitemapLintArgs),
+    /// Print the entries of sitemaps.
+    #[command(after_help = SITEMAP_URLS_AFTER_HELP)]
+    Urls(SitemapUrlsArgs),
+    /// List origins' sitemaps (robots.txt `Sitemap:` lines, indexes followed one level) with
+    /// their entry counts and problems.
+    #[command(after_help = SITEMAP_DISCOVER_AFTER_HELP)]
+    Discover(SitemapDiscoverArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SitemapLintArgs {
+    /// Sitemap files (gzip or not), `-` for standard input, or http(s) URLs.
+    #[arg(value_name = "FILE|URL", required = true)]
+    pub inputs: Vec<String>,
+    /// The robots.txt file to cross-check entries against.
+    #[arg(long, value_name = "FILE")]
+    pub robots: Option<PathBuf>,
+    /// The crawler whose robots.txt rules apply.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        default_value = "Googlebot"
+    )]
+    pub agent: String,
+    /// Print JSON Lines: one record per problem, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Show at most N problems of one code per sitemap (the others are counted, in a `… more`
+    /// line and the summary); 0 shows all.
+    #[arg(long, value_name = "N")]
+    pub max_problems: Option<usize>,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SitemapUrlsArgs {
+    /// Sitemap files (gzip or not), `-` for standard input, or http(s) URLs.
+    #[arg(value_name = "FILE|URL", required = true)]
+    pub inputs: Vec<String>,
+    /// Print JSON Lines: one record per entry, with everything read, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SitemapDiscoverArgs {
+    /// Any URL of each origin (its robots.txt is fetched; each origin once).
+    #[arg(value_name = "URL", required_unless_present = "urls_file")]
+    pub urls: Vec<String>,
+    /// Read URLs from FILE, one per line (blank lines and `#` lines skipped); `-` reads
+    /// standard input.
+    #[arg(long = "urls", value_name = "FILE")]
+    pub urls_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub concurrency: ConcurrencyArg,
+    /// The crawler whose robots.txt rules the entries are checked against.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        default_value = "Googlebot"
+    )]
+    pub agent: String,
+    /// The most sitemaps fetched.
+    #[arg(long, value_name = "N", default_value_t = 1_000)]
+    pub max_sitemaps: usize,
+    /// Print JSON Lines: the robots.txt, one record per sitemap, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+/// How to read robots.txt and match URLs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// RFC 9309.
+    Rfc,
+    /// google/robotstxt's behaviour, exactly.
+    Google,
+}
+
+impl From<ModeArg> for Mode {
+    fn from(m: ModeArg) -> Mode {
+        match m {
+            ModeArg::Rfc => Mode::Rfc,
+            ModeArg::Google => Mode::Google,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// robots.txt files to lint; `-` reads standard input; an http(s) URL or origin: its
+    /// robots.txt, fetched now.
+    #[arg(value_name = "FILE|URL", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print JSON Lines: one record per problem, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Parsing mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    /// Show at most N problems of one code per file (the others are counted, in a `… more`
+    /// line and the summary); 0 shows all.
+    #[arg(long, value_name = "N")]
+    pub max_problems: Option<usize>,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+pub struct ExplainArgs {
+    #[command(flatten)]
+    pub crawlers: AgentArgs,
+    /// The robots.txt file to explain; `-` reads standard input. Without it, the robots.txt of
+    /// the first URL's origin, from the crawl state (fetched when due).
+    #[arg(long, value_name = "FILE")]
+    pub robots: Option<PathBuf>,
+    /// Matching mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    /// Print JSON Lines: an explain record per agent, each followed by a check record per
+    /// URL, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// With --robots, URLs (or paths such as `/a?b`) to check. Without it, the origin (or a
+    /// URL of it) first, then URLs of that origin or paths.
+    #[arg(value_name = "URL", required_unless_present = "robots")]
+    pub urls: Vec<String>,
+    #[command(flatten)]
+    pub http: HttpArgs,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub crawlers: AgentArgs,
+    /// The robots.txt file to check against; `-` reads standard input. Without it, each URL's
+    /// robots.txt is fetched (once per origin).
+    #[arg(long, value_name = "FILE")]
+    pub robots: Option<PathBuf>,
+    #[command(flatten)]
+    pub http: HttpArgs,
+    /// Matching mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    /// Read URLs from FILE, one per line (blank lines and `#` lines skipped); `-` reads
+    /// standard input.
+    #[arg(long, value_name = "FILE")]
+    pub urls: Option<PathBuf>,
+    /// Print JSON Lines: one record per URL, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// URLs (or paths such as `/a?b`) to check.
+    #[arg(value_name = "URL")]
+    pub url: Vec<String>,
+    /// The most origins fetched at once (without --robots); answers stay in the order given.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = DEFAULT_CONCURRENCY,
+        value_parser = concurrency_value(),
+        conflicts_with = "robots"
+    )]
+    pub concurrency: usize,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
+
+/// `--agent` and `--agents` of `check` and `explain`: declared once, so that both commands read
+/// the crawlers alike. The help is `check`'s; `explain` words it for sections (see
+/// [`explain_agent_help`]). They exclude each other: `main` enforces that, so that a
+/// `CRAWLGATE_AGENT` in the environment gives way to `--agents` instead of clashing with it.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    /// The crawler's product token (`MyBot`, `MJ12bot`) or its own User-Agent header
+    /// (`MyBot/1.0 (+https://…)`, `Mozilla/5.0 (compatible; Googlebot/2.1; …)`); a browser's
+    /// header is refused. With --mode google, any string, as google/robotstxt takes it. Repeat
+    /// it for several crawlers: one answer per agent per URL.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        required_unless_present = "agents",
+        allow_hyphen_values = true
+    )]
+    pub agent: Vec<String>,
+    /// One crawler that obeys several product tokens, most specific first
+    /// (`googlebot-image,googlebot`), each read as --agent: one answer per URL, from the group
+    /// of the first token that has one of its own, else the `*` group (Google's rule for its
+    /// crawlers). Instead of --agent; the first token, as given, is the User-Agent header sent.
+    #[arg(
+        long,
+        value_name = "TOKEN,…",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    pub agents: Vec<String>,
+}
+
+/// `explain`'s help for `--agent` (its answers are sections, not lines).
+const EXPLAIN_AGENT_HELP: &str = "The crawler's product token or its own User-Agent header, \
+read as by `check`; with --mode google, any string. Repeat it for several crawlers: one section \
+per agent";
+
+/// `explain`'s help for `--agents`.
+const EXPLAIN_AGENTS_HELP: &str = "One crawler that obeys several product tokens, most specific \
+first (`googlebot-image,googlebot`): one section, for the group of the first token that has one \
+of its own (else `*`). Instead of --agent";
+
+/// `explain`'s words for the flattened [`AgentArgs`], changed in place (`mut_arg` would move
+/// the arguments to the end, and the completion scripts list arguments in that order).
+fn explain_agent_help(arg: clap::Arg) -> clap::Arg {
+    match arg.get_id().as_str() {
+        "agent" => arg.help(EXPLAIN_AGENT_HELP),
+        "agents" => arg.help(EXPLAIN_AGENTS_HELP),
+        _ => arg,
+    }
+}
+
+/// Origins fetched at once unless `--concurrency` says otherwise: enough that a few dead hosts
+/// (each waiting out `--timeout`) do not hold the others up, few enough to be polite.
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
+/// `--concurrency`: at least 1 (1 fetches one origin after another); 0 is a usage error.
+pub fn concurrency_value() -> impl clap::builder::TypedValueParser<Value = usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1024)
+}
+
+/// `--concurrency N` of the commands that fetch origin after origin.
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+pub struct ConcurrencyArg {
+    /// The most origins fetched at once; output stays in the order given (1: one after
+    /// another).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CONCURRENCY, value_parser = concurrency_value())]
+    pub concurrency: usize,
+}
+
+/// Where the commands that fetch robots.txt through the engine keep the crawl state.
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+pub struct StateArgs {
+    /// The crawl state: a state file (created if missing) or a Redis server
+    /// (`redis://HOST[:PORT][/DB]`); also from CRAWLGATE_STATE. Default:
+    /// $XDG_STATE_HOME/crawlgate/state.redb, else ~/.local/state/crawlgate/state.redb.
+    // CRAWLGATE_STATE is read by `state::open`, not by clap, so that --no-state overrides it
+    // while still conflicting with an explicit --state.
+    #[arg(long, value_name = "PATH|URL")]
+    pub state: Option<PathBuf>,
+    /// Keep no state: nothing is read or recorded, robots.txt is fetched as if for the first
+    /// time.
+    #[arg(long, conflicts_with = "state")]
+    pub no_state: bool,
+}
+
+/// How robots.txt is fetched over HTTP.
+#[derive(Debug, Args)]
+pub struct HttpArgs {
+    /// Seconds a fetch may take, redirects and body included.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub timeout: f64,
+    /// The User-Agent header to send (default: for `check` and `explain`, the first --agent
+    /// value as given; for the other commands, `crawlgate/VERSION`).
+    #[arg(long, value_name = "HEADER")]
+    pub user_agent: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct FetchArgs {
+    /// URLs whose origins' robots.txt to fetch (each origin once).
+    #[arg(value_name = "URL", required_unless_present = "urls_file")]
+    pub urls: Vec<String>,
+    /// Read URLs from FILE, one per line (blank lines and `#` lines skipped); `-` reads
+    /// standard input.
+    #[arg(long = "urls", value_name = "FILE")]
+    pub urls_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub concurrency: ConcurrencyArg,
+    /// Print JSON Lines: one record per origin, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// Parsing mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    #[command(flatten)]
+    pub http: HttpArgs,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
+
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+pub struct HistoryArgs {
+    /// URLs whose origins' history to show (each origin once).
+    #[arg(value_name = "URL", required = true)]
+    pub urls: Vec<String>,
+    /// Print JSON Lines: one record per version and one per origin, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
+
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+pub struct ReportArgs {
+    /// Hosts (`example.com`: its http:// and https:// robots.txt, as Search Console checks a
+    /// domain), origins or URLs. None: every origin recorded in the state.
+    #[arg(value_name = "TARGET")]
+    pub targets: Vec<String>,
+    /// A crawler whose verdicts the report shows (product token or its User-Agent header);
+    /// repeat it for several. The first is the User-Agent header sent unless --user-agent.
+    #[arg(long, value_name = "TOKEN", allow_hyphen_values = true)]
+    pub agent: Vec<String>,
+    /// URLs (one per line; `/paths` apply to every origin) whose verdicts the report follows
+    /// across versions, compares between RFC 9309 and Google and shows per agent.
+    #[arg(long, value_name = "FILE")]
+    pub urls: Option<PathBuf>,
+    /// Also follow up to N URLs of each site's own sitemaps (those its robots.txt in force
+    /// announces, and one index level down; fetched now, not with --offline).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub sitemap_urls: usize,
+    /// Render from the state without fetching.
+    #[arg(long)]
+    pub offline: bool,
+    /// Also write the report as one self-contained HTML page to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Print JSON Lines: one record per robots.txt, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// Mode the verdicts and problems are worked out in (the other one is compared with it).
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    #[command(flatten)]
+    pub concurrency: ConcurrencyArg,
+    #[command(flatten)]
+    pub http: HttpArgs,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
+
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "fetch"), allow(dead_code))]
+pub struct RecrawlArgs {
+    /// URLs whose origins' robots.txt to fetch again (each origin once).
+    #[arg(value_name = "URL", required = true)]
+    pub urls: Vec<String>,
+    #[command(flatten)]
+    pub concurrency: ConcurrencyArg,
+    /// Print JSON Lines: one record per origin, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// Parsing mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    #[command(flatten)]
+    pub http: HttpArgs,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UrlArgs {
+    /// Absolute http or https URLs.
+    #[arg(value_name = "URL", required = true)]
+    pub urls: Vec<String>,
+    /// Print JSON Lines: one record per URL, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+}

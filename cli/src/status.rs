@@ -1,0 +1,31 @@
+//! How a command ended: the exit status every command returns.
+
+use std::process::ExitCode;
+
+/// How a command ended, when it did not fail outright.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Exit 0.
+    Clean,
+    /// Exit 1: lint problems or a disallowed URL.
+    Findings,
+    /// Exit 2: an input could not be used; already reported on standard error.
+    Failed,
+}
+
+impl Status {
+    /// The process's exit status, also printed in the JSON summary record.
+    pub fn code(self) -> u8 {
+        match self {
+            Status::Clean => 0,
+            Status::Findings => 1,
+            Status::Failed => 2,
+        }
+    }
+}
+
+impl From<Status> for ExitCode {
+    fn from(s: Status) -> ExitCode {
+        ExitCode::from(s.code())
+    }
+}
