@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::Context;
-use crawlgate::fetch::{Clock, ManualClock, SystemClock};
+use crawlgate::engine::{Clock, ManualClock, SystemClock};
 
 /// The variable that fixes the time.
 pub const NOW_VAR: &str = "CRAWLGATE_NOW";

@@ -55,7 +55,7 @@ impl Crawlers {
 /// lets the single-token APIs (the engine's [`check`], `crawl_delay`) answer for the crawler.
 /// `None` only for an empty crawler.
 ///
-/// [`check`]: crawlgate::fetch::RobotsCache::check
+/// [`check`]: crawlgate::engine::RobotsCache::check
 pub fn chosen<'t>(robots: &Robots, crawler: &'t [ProductToken]) -> Option<&'t ProductToken> {
     let rules = robots.rules_for_any(crawler);
     crawler

@@ -589,7 +589,9 @@ mod remote {
     use anyhow::anyhow;
     use std::sync::Arc;
 
-    use crawlgate::fetch::{Answer, FetchOptions, RobotsCache};
+    use crawlgate::engine::{Answer, RobotsCache};
+
+    use crawlgate::http::FetchOptions;
     use crawlgate::{request_path, Origin};
 
     use super::*;

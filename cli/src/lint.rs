@@ -186,7 +186,7 @@ mod live {
 /// the crawl state (linting is a look at the file, not a crawl).
 #[cfg(feature = "fetch")]
 mod live {
-    use crawlgate::fetch::{FetchOptions, Fetcher};
+    use crawlgate::http::{FetchOptions, Fetcher};
     use crawlgate::policy::FetchOutcome;
     use crawlgate::Origin;
 

@@ -7,7 +7,7 @@ use crate::output::escape;
 use crate::schema::{self, Check};
 
 #[cfg(feature = "fetch")]
-use {crawlgate::fetch::Answer, crawlgate::policy::Verdict, crawlgate::Parsed, std::sync::Arc};
+use {crawlgate::engine::Answer, crawlgate::policy::Verdict, crawlgate::Parsed, std::sync::Arc};
 
 /// Why the verdict is `rules`, for [`record`].
 pub struct Rules {

@@ -338,13 +338,13 @@ mod remote_sitemaps {
     use crate::output::escape;
 
     use anyhow::Context;
-    use crawlgate::fetch::{FetchOptions, Fetcher};
+    use crawlgate::http::{FetchOptions, Fetcher};
     use crawlgate::policy::FetchOutcome;
     use crawlgate::sitemap::discover::{SitemapReport, WalkOptions};
     use crawlgate::sitemap::{Code, Diagnostic};
     use crawlgate::{Origin, ProductToken, Robots};
 
-    use crawlgate::fetch::Discovery;
+    use crawlgate::http::Discovery;
     use futures_util::StreamExt;
 
     use super::{problem, report_indented};

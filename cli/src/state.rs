@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crawlgate::fetch::RobotsCache;
+use crawlgate::engine::RobotsCache;
 use crawlgate::store::{MemoryStore, Store};
 
 use crate::args::StateArgs;

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crawlgate::fetch::{Answer, CheckError, FetchOptions, LocalError, RobotsCache};
+use crawlgate::engine::{Answer, CheckError, RobotsCache};
+
+use crawlgate::http::{FetchOptions, LocalError};
 use crawlgate::policy::{Judgement, VerdictReason};
 use crawlgate::{Origin, Parsed, ProductToken};
 use futures_util::stream::{self, StreamExt};

@@ -3,7 +3,9 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crawlgate::fetch::{FetchOptions, LocalError, RobotsCache};
+use crawlgate::engine::RobotsCache;
+
+use crawlgate::http::{FetchOptions, LocalError};
 use crawlgate::policy::{Content, Judgement, OriginState, RobotsFile, Version};
 use crawlgate::Origin;
 use futures_util::stream::{self, StreamExt};

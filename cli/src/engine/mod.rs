@@ -7,7 +7,9 @@ pub mod fetch_now;
 use std::time::Duration;
 
 use anyhow::Context;
-use crawlgate::fetch::{Answer, CacheOptions, CheckError, FetchOptions, RobotsCache};
+use crawlgate::engine::{Answer, CacheOptions, CheckError, RobotsCache};
+
+use crawlgate::http::FetchOptions;
 use crawlgate::policy::{Content, GoodVersion, Judgement, OriginState, VerdictReason, Version};
 use crawlgate::{Origin, ProductToken};
 use futures_util::stream::{Stream, StreamExt};

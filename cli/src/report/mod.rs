@@ -32,7 +32,7 @@ mod enabled {
     use std::sync::Arc;
 
     use anyhow::Context;
-    use crawlgate::fetch::{FetchOptions, Fetcher};
+    use crawlgate::http::{FetchOptions, Fetcher};
     use crawlgate::policy::Digest;
     use crawlgate::sitemap::{Format, Item, Reader};
     use crawlgate::{Mode, Origin, ProductToken};
