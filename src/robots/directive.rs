@@ -143,9 +143,9 @@ fn fold8(bytes: &[u8]) -> u64 {
 /// Classifies a key. `None`: unknown.
 ///
 /// The common case is inlined into the parser's line code (a call per line cost about 25
-/// instructions); the rest is [`classify_other`].
+/// instructions); the rest is [`directive_of_other`].
 #[inline(always)]
-pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {
+pub(crate) fn directive_of(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {
     // The common case first: one of the four keys, spelled right, compared as one or two
     // words. The canonical keys are lowercase letters and `-`, so OR-ing 0x20 folds case; the
     // only other byte that folds to `-` is CR, which never occurs inside a line. Bytes past
@@ -161,13 +161,13 @@ pub(crate) fn classify(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> 
     };
     match exact {
         Some(dir) => Some((dir, Spelling::Exact)),
-        None => classify_other(key, mode),
+        None => directive_of_other(key, mode),
     }
 }
 
-/// [`classify`] for a key that is not one of the four common ones spelled right.
+/// [`directive_of`] for a key that is not one of the four common ones spelled right.
 #[inline(never)]
-fn classify_other(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {
+fn directive_of_other(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {
     let first = key.first()?.to_ascii_lowercase();
     for &(name, dir, spelling) in KEYS {
         if name[0] == first && key.eq_ignore_ascii_case(name) {
@@ -205,29 +205,29 @@ mod tests {
     #[test]
     fn keys_typos_and_prefixes() {
         assert_eq!(
-            classify(b"User-Agent", Mode::Rfc),
+            directive_of(b"User-Agent", Mode::Rfc),
             Some((Directive::UserAgent, Spelling::Exact))
         );
         assert_eq!(
-            classify(b"DISSALOW", Mode::Rfc),
+            directive_of(b"DISSALOW", Mode::Rfc),
             Some((Directive::Disallow, Spelling::Typo))
         );
         assert_eq!(
-            classify(b"Crawl-Delay", Mode::Rfc),
+            directive_of(b"Crawl-Delay", Mode::Rfc),
             Some((Directive::Other(OtherKey::CrawlDelay), Spelling::Exact))
         );
-        assert_eq!(classify(b"disallowed", Mode::Rfc), None);
+        assert_eq!(directive_of(b"disallowed", Mode::Rfc), None);
         assert_eq!(
-            classify(b"disallowed", Mode::Google),
+            directive_of(b"disallowed", Mode::Google),
             Some((Directive::Disallow, Spelling::Prefix))
         );
-        assert_eq!(classify(b"foo", Mode::Google), None);
+        assert_eq!(directive_of(b"foo", Mode::Google), None);
         assert_eq!(
-            classify(b"Content-Usage", Mode::Google),
+            directive_of(b"Content-Usage", Mode::Google),
             Some((Directive::ContentUsage, Spelling::Exact))
         );
         assert_eq!(
-            classify(b"LLM-Policy", Mode::Rfc),
+            directive_of(b"LLM-Policy", Mode::Rfc),
             Some((Directive::LlmPolicy, Spelling::Exact))
         );
     }

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use nom::Offset;
 
 use super::agent::leading_token;
-use super::directive::{classify, Directive, OtherKey, Spelling};
+use super::directive::{directive_of, Directive, OtherKey, Spelling};
 use super::lexer::{is_ws, lex_content, Lexed, Separator};
 use super::usage::{self, PolicyLink, SignalLine, UsageRule};
 use super::{
@@ -352,7 +352,7 @@ impl<'a> Builder<'a> {
     }
 
     fn record(&mut self, n: u32, key: &'a [u8], sep: Separator, value: &'a [u8]) {
-        let Some((directive, spelling)) = classify(key, self.mode) else {
+        let Some((directive, spelling)) = directive_of(key, self.mode) else {
             self.stray(n);
             // The message is built only to be kept (unknown keys are common).
             if !self.diagnose {

@@ -290,7 +290,7 @@ impl Namespaces {
             }
         }
         let (resolved, _) = self.resolver.resolve_element(name);
-        let ns = classify_ns(&resolved, root_ns, root_seen);
+        let ns = namespace_of(&resolved, root_ns, root_seen);
         let (unknown, bound) = match resolved {
             ResolveResult::Unknown(p) => (Some(p), None),
             ResolveResult::Bound(n) if !root_seen => (None, Some(n.as_ref().as_bytes().to_vec())),
@@ -722,7 +722,7 @@ impl<R: Read> Xml<R> {
             self.stack.push(Frame { tag: Tag::Skip, at });
             return;
         }
-        let mut tag = self.classify(sink, at, parent, ns, e);
+        let mut tag = self.tag_of(sink, at, parent, ns, e);
         if tag == Tag::Entry && !sink.start_entry(at) {
             // Past the limit: read on for well-formedness only.
             tag = Tag::Skip;
@@ -735,7 +735,7 @@ impl<R: Read> Xml<R> {
     }
 
     /// What a child element is, reporting unknown and retired ones.
-    fn classify(
+    fn tag_of(
         &mut self,
         sink: &mut Sink,
         at: Position,
@@ -1025,7 +1025,7 @@ fn trim_xml_space(s: &str) -> &str {
 }
 
 /// The namespace kind of an element.
-fn classify_ns(resolved: &ResolveResult<'_>, root_ns: Option<&[u8]>, root_seen: bool) -> Ns {
+fn namespace_of(resolved: &ResolveResult<'_>, root_ns: Option<&[u8]>, root_seen: bool) -> Ns {
     let ns: Option<&[u8]> = match resolved {
         ResolveResult::Bound(n) => Some(n.as_ref().as_bytes()),
         ResolveResult::Unbound => None,
@@ -1082,7 +1082,7 @@ mod tests {
                 Ok(Event::Start(e) | Event::Empty(e)) => {
                     let (resolved, _) = reader.resolver().resolve_element(e.name());
                     let root_seen = !out.is_empty();
-                    let ns = classify_ns(&resolved, root_ns.as_deref(), root_seen);
+                    let ns = namespace_of(&resolved, root_ns.as_deref(), root_seen);
                     match resolved {
                         ResolveResult::Unknown(p) => out.push((ns, Some(p))),
                         ResolveResult::Bound(n) if !root_seen => {
