@@ -12,8 +12,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crawlgate::engine::Refused;
-use crawlgate::engine::{CacheOptions, RobotsCache, SystemClock};
+use crawlgate::engine::{CacheOptions, Refused, RobotsCache, SystemClock};
 use crawlgate::store::EmbeddedStore;
 use crawlgate::ProductToken;
 
