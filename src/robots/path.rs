@@ -270,35 +270,16 @@ pub(crate) fn may_be_respelled(url: &[u8]) -> bool {
     false
 }
 
-/// Whether a segment of `url` may start with `.` (a `.` right after a `/`): never false when
-/// one does, rarely true when none does (a flag [`swar::zero_bytes`] raises falsely). Eight
-/// bytes a step: a check's paths are short, and `memchr` calls (one per `.` found) cost more
-/// than the rest of a check.
-#[inline(never)]
+/// Whether a segment of `url` starts with `.` (a `/.` in it). A searcher built once: building
+/// one per call (`memmem::find`) costs more than a whole check.
+#[inline]
 pub(crate) fn has_dot_segment(url: &[u8]) -> bool {
-    let mut chunks = url.chunks_exact(8);
-    // The `/` flag of the previous word's last byte, moved to the first byte's place.
-    let mut carry = 0;
-    for chunk in &mut chunks {
-        let mut word = [0; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        let dots = swar::zero_bytes(w ^ swar::splat(b'.'));
-        let slashes = swar::zero_bytes(w ^ swar::splat(b'/'));
-        // A byte's flag moved up one byte: "the byte before is a `/`".
-        if dots & ((slashes << 8) | carry) != 0 {
-            return true;
-        }
-        carry = slashes >> 56;
-    }
-    let mut after_slash = carry != 0;
-    for &b in chunks.remainder() {
-        if after_slash && b == b'.' {
-            return true;
-        }
-        after_slash = b == b'/';
-    }
-    false
+    static SLASH_DOT: std::sync::OnceLock<memchr::memmem::Finder<'static>> =
+        std::sync::OnceLock::new();
+    SLASH_DOT
+        .get_or_init(|| memchr::memmem::Finder::new(b"/."))
+        .find(url)
+        .is_some()
 }
 
 /// Is `path` (path + query) the robots.txt file itself, which is always allowed
