@@ -5,6 +5,9 @@ from typing import Literal, final
 
 # "rfc" or "google", case-insensitively.
 Mode = str
+# A ProductToken as it is; a str/bytes agent as the Robots' mode reads it: mode="google" takes
+# any string, compared whole (google/robotstxt's API), mode="rfc" a product token or a
+# User-Agent header (ValueError when it has none).
 Agent = str | bytes | ProductToken
 Url = str | bytes
 Time = float | int | datetime
@@ -143,7 +146,8 @@ class Robots:
     @property
     def heap_size(self) -> int: ...
     def check(self, agent: Agent, url: Url) -> Decision:
-        """``ValueError`` for an agent with no product token or non-UTF-8 bytes."""
+        """``ValueError`` for non-UTF-8 bytes and, in ``mode="rfc"``, an agent with no
+        product token (``mode="google"`` takes any string, as google/robotstxt does)."""
     def allowed(self, agent: Agent, url: Url) -> bool: ...
     def rules_for(self, agent: Agent) -> AgentRules: ...
     def crawl_delay(self, agent: Agent) -> float | None: ...
@@ -177,7 +181,9 @@ class Judgement:
     @property
     def robots(self) -> Robots | None:
         """The rules to obey when ``verdict == "rules"``."""
-    def check(self, agent: Agent, url: Url) -> Decision: ...
+    def check(self, agent: Agent, url: Url) -> Decision:
+        """A str/bytes ``agent`` is read in the rules' mode (without rules: the latest
+        ``record``'s)."""
     def allowed(self, agent: Agent, url: Url) -> bool: ...
 
 @final

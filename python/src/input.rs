@@ -53,14 +53,21 @@ pub(crate) fn parse_body(
     )))
 }
 
-/// A crawler's product token: a `ProductToken`, or a str/bytes product token or User-Agent
-/// header (read with `ProductToken::from_user_agent`).
-pub(crate) fn agent(ob: &Bound<'_, PyAny>) -> PyResult<ProductToken> {
+/// A crawler's product token as `mode` takes it: a `ProductToken` object as it is; a str/bytes
+/// agent in `Mode::Google` verbatim, any string (as google/robotstxt's API and the CLI take it),
+/// in `Mode::Rfc` a product token or User-Agent header (read with
+/// `ProductToken::from_user_agent`; `ValueError` when it has none).
+pub(crate) fn agent(ob: &Bound<'_, PyAny>, mode: Mode) -> PyResult<ProductToken> {
     if let Ok(t) = ob.cast::<PyProductToken>() {
         return Ok(t.get().0.clone());
     }
     let text = text(ob, "agent")?;
-    ProductToken::from_user_agent(&text).map_err(|e| PyValueError::new_err(e.to_string()))
+    match mode {
+        Mode::Google => Ok(ProductToken::verbatim(&text)),
+        Mode::Rfc => {
+            ProductToken::from_user_agent(&text).map_err(|e| PyValueError::new_err(e.to_string()))
+        }
+    }
 }
 
 /// A URL or path: str, or UTF-8 bytes.

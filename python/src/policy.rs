@@ -16,24 +16,32 @@ use crate::input;
 use crate::robots::{PyDecision, PyRobots};
 
 /// What a crawler may do on an origin at a given time, and why.
-#[pyclass(name = "Judgement", module = "crawlgate._crawlgate", frozen, get_all)]
+#[pyclass(name = "Judgement", module = "crawlgate._crawlgate", frozen)]
 pub struct PyJudgement {
     /// `"rules"`, `"allow-all"` or `"disallow-all"`.
+    #[pyo3(get)]
     verdict: &'static str,
     /// `"fetched"`, `"no-robots-txt"`, `"not-fetched"`, `"unreachable"`, `"last-good-version"`,
     /// `"no-good-version"`, `"long-unreachable-site-up"` or `"long-unreachable-site-down"`.
+    #[pyo3(get)]
     reason: &'static str,
     /// The reason in words.
+    #[pyo3(get)]
     message: String,
     /// Start of the current run of failures (seconds since the epoch), if failing.
+    #[pyo3(get)]
     since: Option<f64>,
     /// The rules to obey when `verdict == "rules"`.
+    #[pyo3(get)]
     robots: Option<PyRobots>,
+    /// How a str/bytes agent is read: the rules' mode, else the mode of the latest `record`.
+    mode: Mode,
 }
 
 #[pymethods]
 impl PyJudgement {
-    /// Whether `agent` may fetch `url` under this verdict.
+    /// Whether `agent` may fetch `url` under this verdict. A str/bytes `agent` is read as in
+    /// `Robots.check`, in the mode of the rules (or, without rules, of the latest `record`).
     fn allowed(&self, agent: &Bound<'_, PyAny>, url: &Bound<'_, PyAny>) -> PyResult<bool> {
         Ok(self.check(agent, url)?.allowed)
     }
@@ -41,7 +49,7 @@ impl PyJudgement {
     /// The decision for `agent` and `url` under this verdict (`reason` is `"allow-all"` or
     /// `"disallow-all"` when no rules apply).
     fn check(&self, agent: &Bound<'_, PyAny>, url: &Bound<'_, PyAny>) -> PyResult<PyDecision> {
-        let token = input::agent(agent)?;
+        let token = input::agent(agent, self.mode)?;
         let url = input::url(url)?;
         Ok(match (self.verdict, &self.robots) {
             ("rules", Some(r)) => r.robots.check(&token, &url).into(),
@@ -73,6 +81,8 @@ pub struct PyOriginState {
     options: PolicyOptions,
     /// The parsed rules of the last 2xx recorded, by the digest the state knows them by.
     rules: Option<(crawlgate::policy::Digest, PyRobots)>,
+    /// The `mode` of the latest `record`: how a judgement without rules reads a str agent.
+    mode: Mode,
 }
 
 #[pymethods]
@@ -100,6 +110,7 @@ impl PyOriginState {
             state: OriginState::new(),
             options,
             rules: None,
+            mode: Mode::Rfc,
         })
     }
 
@@ -211,6 +222,7 @@ impl PyOriginState {
         };
         let fetch = Fetch::new(url, status, outcome);
         let new_version = self.state.record(at, &fetch);
+        self.mode = mode;
         if let Some(rules) = robots {
             // Keep the rules only if the state now uses them as its good version.
             if self.state.good_file().map(|f| f.digest) == Some(rules.0) {
@@ -314,12 +326,14 @@ impl PyOriginState {
             (Verdict::Rules, None) => Verdict::DisallowAll,
             (v, _) => v,
         };
+        let mode = robots.as_ref().map_or(self.mode, |r| r.robots.mode());
         PyJudgement {
             verdict: verdict.as_str(),
             reason: j.reason.as_str(),
             message: j.reason.to_string(),
             since,
             robots,
+            mode,
         }
     }
 }

@@ -426,17 +426,19 @@ impl PyRobots {
     }
 
     /// Decides whether `agent` may fetch `url`. `agent` is a `ProductToken`, or a str/bytes
-    /// product token or User-Agent header; `url` an absolute URL or a path (str or bytes).
-    /// Raises `ValueError` for an agent with no product token and for non-UTF-8 bytes.
+    /// agent: in `"google"` mode any string, compared whole as google/robotstxt's API takes it;
+    /// in `"rfc"` mode a product token or User-Agent header. `url` is an absolute URL or a path
+    /// (str or bytes). Raises `ValueError` for non-UTF-8 bytes and, in `"rfc"` mode, for an
+    /// agent with no product token.
     fn check(&self, agent: &Bound<'_, PyAny>, url: &Bound<'_, PyAny>) -> PyResult<PyDecision> {
-        let token = input::agent(agent)?;
+        let token = input::agent(agent, self.robots.mode())?;
         let url = input::url(url)?;
         Ok(self.robots.check(&token, &url).into())
     }
 
     /// `check(agent, url).allowed`, without building the decision.
     fn allowed(&self, agent: &Bound<'_, PyAny>, url: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let token = input::agent(agent)?;
+        let token = input::agent(agent, self.robots.mode())?;
         let url = input::url(url)?;
         Ok(self.robots.is_allowed(&token, &url))
     }
@@ -445,18 +447,20 @@ impl PyRobots {
     fn rules_for(&self, agent: &Bound<'_, PyAny>) -> PyResult<PyAgentRules> {
         Ok(PyAgentRules {
             robots: self.robots.clone(),
-            token: input::agent(agent)?,
+            token: input::agent(agent, self.robots.mode())?,
         })
     }
 
     /// The `crawl-delay` (seconds) of the groups that apply to `agent`, if any.
     fn crawl_delay(&self, agent: &Bound<'_, PyAny>) -> PyResult<Option<f64>> {
-        Ok(self.robots.crawl_delay(&input::agent(agent)?))
+        Ok(self
+            .robots
+            .crawl_delay(&input::agent(agent, self.robots.mode())?))
     }
 
     /// The first usable `request-rate` of the groups that apply to `agent` (`1/10`, `3/1m`…).
     fn request_rate(&self, agent: &Bound<'_, PyAny>) -> PyResult<Option<PyRequestRate>> {
-        let token = input::agent(agent)?;
+        let token = input::agent(agent, self.robots.mode())?;
         let groups = self.groups_of(&token);
         Ok(self
             .robots

@@ -328,3 +328,33 @@ def test_random_input_raises_only_python_exceptions():
                 call()
             except (ValueError, TypeError, UnicodeEncodeError):
                 pass
+
+
+def test_google_mode_takes_any_str_agent_as_google_does():
+    body = b"User-agent: Foo\nDisallow: /foo\nCrawl-delay: 3\n\nUser-agent: *\nDisallow: /star\n"
+    google = Robots.parse(body, mode="google")
+    # Any string is an agent, compared whole and case-insensitively (google/robotstxt's API).
+    for agent in ["", "Foo Bar", "XYZ123bot", "Foo/1.0", b"", b"Foo Bar"]:
+        assert not google.allowed(agent, "/star"), agent
+        assert google.allowed(agent, "/foo"), agent
+        assert google.check(agent, "/star").group == "star"
+        assert google.rules_for(agent).group == "star"
+        assert google.crawl_delay(agent) is None
+        assert google.request_rate(agent) is None
+    assert not google.allowed("FOO", "/foo") and google.crawl_delay("foo") == 3.0
+    assert google.rules_for("").check("/foo").allowed
+    # A ProductToken stays as it is.
+    assert not google.allowed(ProductToken.from_user_agent("Foo/1.0"), "/foo")
+    # mode="rfc" still wants a product token or a User-Agent header.
+    rfc = Robots.parse(body)
+    assert not rfc.allowed("Foo/1.0", "/foo")
+    for agent in ["", "Foo Bar", b""]:
+        for call in (
+            lambda: rfc.allowed(agent, "/"),
+            lambda: rfc.check(agent, "/"),
+            lambda: rfc.rules_for(agent),
+            lambda: rfc.crawl_delay(agent),
+            lambda: rfc.request_rate(agent),
+        ):
+            with pytest.raises(ValueError):
+                call()

@@ -134,3 +134,24 @@ def test_large_and_non_utf8_bodies_are_recorded():
     j = s.verdict_at(T0)
     assert j.verdict == "rules" and not j.allowed("bot", "/y") and j.allowed("bot", "/z")
     assert any(d.code == "content-after-limit" for d in j.robots.diagnostics)
+
+
+def test_a_judgement_reads_str_agents_in_the_mode_recorded():
+    body = b"User-agent: *\nDisallow: /private\n"
+    google = OriginState()
+    google.record(T0, 200, body, mode="google")
+    j = google.verdict_at(T0 + 1)
+    assert j.robots is not None and j.robots.mode == "google"
+    assert not j.allowed("", "/private") and j.allowed("Foo Bar", "/public")
+    assert not google.allowed("Foo Bar", "/private", T0 + 1)
+    # Without rules (a 5xx: disallow all), the mode of the latest record.
+    google.record(T0 + 2, 503, mode="google")
+    assert google.verdict_at(T0 + 3).verdict == "disallow-all"
+    assert not google.allowed("", "/public", T0 + 3)
+    rfc = OriginState()
+    rfc.record(T0, 200, body)
+    with pytest.raises(ValueError):
+        rfc.allowed("", "/public", T0 + 1)
+    rfc.record(T0 + 2, 503)
+    with pytest.raises(ValueError):
+        rfc.verdict_at(T0 + 3).allowed("Foo Bar", "/public")
