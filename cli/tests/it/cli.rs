@@ -1,96 +1,10 @@
 //! The `crawlgate` binary, run for real: output formats, exit codes and error sentences.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
+use crate::run::{code, objects as json_lines, run, run_with, stderr, stdout, Dir, TempFile};
 use serde_json::Value;
+use std::process::Stdio;
 
 const ROBOTS_MODES: &str = "User-agent: *\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n";
-
-/// Runs the binary from the package root (so `testdata/cli/…` paths print as given), with
-/// `CRAWLGATE_AGENT` unset unless `env` sets it, feeding `stdin` if given.
-fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
-    // A state of its own, never the user's.
-    let state = tempfile::tempdir().expect("temp dir");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
-    cmd.args(args)
-        .current_dir(crate::ROOT)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("XDG_STATE_HOME", state.path())
-        .envs(env.iter().copied())
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("crawlgate runs");
-    if let Some(bytes) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        // A command that refuses its input may exit before reading it: a broken pipe is
-        // then the expected outcome, and the exit status says what happened.
-        if let Err(e) = pipe.write_all(bytes) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-        }
-    }
-    child.wait_with_output().expect("crawlgate finishes")
-}
-
-fn run(args: &[&str]) -> Output {
-    run_with(args, None, &[])
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally, not by a signal")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
-
-/// A file under the temp dir with a name no other test (or test run) uses; removed on drop.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str, contents: &[u8]) -> TempFile {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "crawlgate-cli-{}-{n}-{tag}.txt",
-            std::process::id()
-        ));
-        std::fs::write(&path, contents).expect("write temp file");
-        TempFile(path)
-    }
-
-    fn path(&self) -> &str {
-        self.0.to_str().expect("temp dir path is UTF-8")
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-fn json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
-    stdout(o)
-        .lines()
-        .map(|l| match serde_json::from_str(l) {
-            Ok(Value::Object(m)) => m,
-            other => panic!("not a JSON object line: {l:?} ({other:?})"),
-        })
-        .collect()
-}
 
 fn keys(m: &serde_json::Map<String, Value>) -> Vec<&str> {
     let mut k: Vec<&str> = m.keys().map(String::as_str).collect();
@@ -379,7 +293,7 @@ fn check_json_fields() {
 
 #[test]
 fn check_json_reasons_no_group_and_no_matching_rule() {
-    let file = TempFile::new("reasons", b"User-agent: OtherBot\nDisallow: /x\n");
+    let file = TempFile::new("reasons.txt", b"User-agent: OtherBot\nDisallow: /x\n");
     let robots = file.path();
     let o = run(&[
         "check", "--json", "--agent", "MyBot", "--robots", robots, "/x",
@@ -409,7 +323,7 @@ fn check_json_reasons_no_group_and_no_matching_rule() {
 /// `/%2e/admin` are requests for `/admin`. The line and the record say what was judged.
 #[test]
 fn check_judges_the_url_a_client_requests() {
-    let file = TempFile::new("spelling", b"User-agent: *\nDisallow: /admin\n");
+    let file = TempFile::new("spelling.txt", b"User-agent: *\nDisallow: /admin\n");
     let robots = file.path();
     let urls = [
         "https://site.test/x/../admin",
@@ -458,7 +372,7 @@ fn check_judges_the_url_a_client_requests() {
 
 #[test]
 fn check_mode_google_and_rfc_differ_on_percent_encoding() {
-    let file = TempFile::new("modes", ROBOTS_MODES.as_bytes());
+    let file = TempFile::new("modes.txt", ROBOTS_MODES.as_bytes());
     let robots = file.path();
     let url = "http://x/foo/bar/baz";
     let rfc = run(&["check", "--agent", "MyBot", "--robots", robots, url]);
@@ -481,7 +395,7 @@ fn check_mode_google_and_rfc_differ_on_percent_encoding() {
 #[test]
 fn check_google_index_html_rule_says_how_it_was_read() {
     let robots = TempFile::new(
-        "index-html",
+        "index-html.txt",
         b"User-agent: *\nDisallow: /dir/\nAllow: /dir/index.html\n",
     );
     let o = run(&[
@@ -566,7 +480,7 @@ fn check_without_urls_exits_2() {
 #[test]
 fn check_urls_file_skips_blank_and_comment_lines() {
     let urls = TempFile::new(
-        "urls",
+        "urls.txt",
         b"# to check\n\nhttps://example.com/private/a\r\n  /ok  \n",
     );
     let o = run(&[
@@ -645,14 +559,19 @@ fn check_missing_robots_file_exits_2() {
 #[test]
 fn closed_stdout_pipe_is_not_a_panic() {
     let many: String = (0..100_000).map(|i| format!("/page/{i}\n")).collect();
-    let urls = TempFile::new("many-urls", many.as_bytes());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .args(["check", "--agent", "MyBot", "--robots"])
-        .arg(format!("{}/testdata/cli/clean.txt", crate::ROOT))
-        .arg("--urls")
-        .arg(urls.path())
-        .env_remove("CRAWLGATE_AGENT")
-        .stdin(Stdio::null())
+    let urls = TempFile::new("many-urls.txt", many.as_bytes());
+    let clean = format!("{}/testdata/cli/clean.txt", crate::ROOT);
+    let home = Dir::new();
+    let mut child = home
+        .command(&[
+            "check",
+            "--agent",
+            "MyBot",
+            "--robots",
+            &clean,
+            "--urls",
+            urls.path(),
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -770,7 +689,7 @@ fn an_endless_input_is_an_error_not_a_hang() {
     );
     assert_eq!(stderr(&o), "");
     // Other inputs stop at 64 MiB.
-    let robots = TempFile::new("endless", b"User-agent: *\nDisallow: /x\n");
+    let robots = TempFile::new("endless.txt", b"User-agent: *\nDisallow: /x\n");
     let o = run(&[
         "check",
         "--agent",
@@ -792,7 +711,7 @@ fn an_endless_input_is_an_error_not_a_hang() {
 
 #[test]
 fn check_robots_refuses_what_is_neither_a_url_nor_a_path() {
-    let robots = TempFile::new("check-targets", b"User-agent: *\nDisallow: /private\n");
+    let robots = TempFile::new("check-targets.txt", b"User-agent: *\nDisallow: /private\n");
     let bad = [
         "private/report.pdf",
         "ftp://h/x",
@@ -844,7 +763,7 @@ fn check_robots_refuses_what_is_neither_a_url_nor_a_path() {
 #[test]
 fn check_output_escapes_controls_and_cannot_be_forged_by_a_url() {
     let robots = TempFile::new(
-        "check-escape",
+        "check-escape.txt",
         b"User-agent: *\nDisallow: /a\x1b]0;pwned\x07\n",
     );
     let o = run(&[
@@ -945,7 +864,7 @@ fn unreadable_inputs_are_one_sentence_in_words() {
 #[test]
 fn quiet_prints_nothing_and_keeps_the_exit_status() {
     let robots = TempFile::new(
-        "quiet",
+        "quiet.txt",
         b"User-agent: *\nDisallow: /private\nCrawl-delay: 5\n",
     );
     for (args, exit) in [
@@ -993,7 +912,7 @@ fn quiet_prints_nothing_and_keeps_the_exit_status() {
 #[test]
 fn max_problems_caps_each_code_per_file_and_counts_the_rest() {
     let robots = TempFile::new(
-        "max-problems",
+        "max-problems.txt",
         b"User-agent: *\nfoo\nbar\nbaz\nqux\nCrawl-delay: 1\n",
     );
     let o = run(&["lint", "--max-problems", "2", robots.path()]);
@@ -1032,7 +951,7 @@ fn max_problems_caps_each_code_per_file_and_counts_the_rest() {
         assert_eq!(stdout(&o).lines().count(), 6, "{args:?}");
     }
     let sitemap = TempFile::new(
-        "max-problems-sitemap",
+        "max-problems-sitemap.txt",
         b"notaurl\nalso bad\nthird bad\nhttps://e.example/ok\n",
     );
     let o = run(&["sitemap", "lint", "--max-problems", "1", sitemap.path()]);

@@ -1,39 +1,9 @@
 //! `crawlgate fetch`, and `crawlgate check` without `--robots`, against real servers on
 //! 127.0.0.1 (the binary runs while the test's runtime serves).
 use crate::support;
-use std::process::{Command, Output, Stdio};
 
+use crate::run::{lines as records, run, text};
 use crate::support::{Reply, TestServer};
-
-/// Runs the binary with a state of its own (a fresh `XDG_STATE_HOME`): no run sees another's
-/// state (the same local port may come back), and the user's real state is never touched.
-fn run(args: &[&str]) -> Output {
-    let state = tempfile::tempdir().expect("temp dir");
-    Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .args(args)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("XDG_STATE_HOME", state.path())
-        .env("HOME", state.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run crawlgate")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
-}
-
-/// The JSON Lines of a run, the last of which must be its summary (dropped).
-fn records(stdout: &[u8]) -> Vec<serde_json::Value> {
-    let mut lines: Vec<serde_json::Value> = text(stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
-    let summary = lines.pop().expect("a summary record");
-    assert_eq!(summary["type"], "summary", "{summary}");
-    lines
-}
 
 #[test]
 fn check_fetches_each_origin_once() {
@@ -80,7 +50,7 @@ fn check_says_why_an_unreachable_origin_is_disallowed() {
     let url = server.url("/a");
     let o = run(&["check", "--agent", "MyBot", "--json", &url]);
     assert_eq!(o.status.code(), Some(1));
-    let v = &records(&o.stdout)[0];
+    let v = &records(&o)[0];
     assert_eq!(v["type"], "check");
     assert_eq!(v["allowed"], false);
     assert_eq!(v["decided_by"], "policy");
@@ -110,7 +80,7 @@ fn fetch_reports_each_origin() {
     }));
     let o = run(&["fetch", "--json", &server.url("/a"), &server.url("/b")]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let lines = records(&o.stdout);
+    let lines = records(&o);
     assert_eq!(lines.len(), 1, "one origin");
     let v = &lines[0];
     assert_eq!(v["type"], "fetch");
@@ -184,7 +154,7 @@ fn fetch_says_how_big_a_cut_file_is() {
     );
     assert!(out.contains("(content-after-limit)"), "{out}");
     let o = run(&["fetch", "--json", &server.url("/")]);
-    let v = &records(&o.stdout)[0];
+    let v = &records(&o)[0];
     assert_eq!(v["size"], len);
     assert_eq!(v["bytes_read"], 512_001);
     assert_eq!(v["cut"], true);
@@ -206,7 +176,7 @@ fn fetch_says_how_big_a_cut_file_is() {
         "{out}"
     );
     let o = run(&["fetch", "--json", &server.url("/")]);
-    let v = &records(&o.stdout)[0];
+    let v = &records(&o)[0];
     assert_eq!(v["size"], serde_json::Value::Null);
     assert_eq!(v["cut"], true);
 

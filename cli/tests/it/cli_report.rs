@@ -3,41 +3,30 @@
 //! changes on a hand-made pair of versions, RFC vs Google, hosts, dormant origins, escaping.
 use crate::support;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 
+use crate::run::{self, text};
 use crate::support::{Reply, TestServer};
 use serde_json::Value;
 
 /// Runs the binary at `now` (RFC 3339) on the state file `state`, with UTC as the local zone.
 fn report_at(state: &Path, now: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .arg("report")
-        .arg("--state")
-        .arg(state)
-        .args(args)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("CRAWLGATE_NOW", now)
-        .env("TZ", "UTC")
-        .env("HOME", state.parent().expect("state dir"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run crawlgate")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
+    let home = state.parent().expect("state dir");
+    let state = state.to_str().expect("UTF-8 state path");
+    let mut all = vec!["report", "--state", state];
+    all.extend_from_slice(args);
+    run::output(
+        run::command(home, &all)
+            .env("CRAWLGATE_NOW", now)
+            .env("TZ", "UTC"),
+        None,
+    )
 }
 
 /// The `report` records of a `--json` run, and its summary.
 fn records(o: &Output) -> (Vec<Value>, Value) {
-    let mut lines: Vec<Value> = text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
-    let summary = lines.pop().expect("a summary record");
-    assert_eq!(summary["type"], "summary", "{summary}");
+    let (lines, summary) = run::records(o);
     assert!(lines.iter().all(|r| r["type"] == "report"));
     (lines, summary)
 }

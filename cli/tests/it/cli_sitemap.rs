@@ -2,8 +2,9 @@
 //! sentences, with files, standard input, and real servers on 127.0.0.1 for URL inputs.
 use crate::support;
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
+
+use crate::run::{both, code, objects, run, run_with, stderr, stdout, Dir};
 
 use crate::support::{Reply, Request, TestServer};
 use flate2::write::GzEncoder;
@@ -14,60 +15,10 @@ const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 const SEEDS: &str = "testdata/sitemap/seeds";
 const DIAG: &str = "testdata/sitemap/diagnostics";
 
-// ---- running the binary ------------------------------------------------------------------
-
-/// Runs the binary from the package root (so `testdata/…` paths print as given), with
-/// `CRAWLGATE_AGENT` unset unless `env` sets it, feeding `stdin` if given.
-fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
-    cmd.args(args)
-        .current_dir(crate::ROOT)
-        .env_remove("CRAWLGATE_AGENT")
-        .envs(env.iter().copied())
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("crawlgate runs");
-    if let Some(bytes) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin pipe");
-        // A command that refuses its input may exit before reading it: a broken pipe is
-        // then the expected outcome, and the exit status says what happened.
-        if let Err(e) = pipe.write_all(bytes) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-        }
-    }
-    child.wait_with_output().expect("crawlgate finishes")
-}
-
-fn run(args: &[&str]) -> Output {
-    run_with(args, None, &[])
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally, not by a signal")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
-
-/// Both streams, for assertion messages.
-fn both(o: &Output) -> String {
-    format!("stdout:\n{}\nstderr:\n{}", stdout(o), stderr(o))
-}
-
 /// Each stdout line parsed as a JSON object, but the last, which must be the one summary
 /// record and is left out.
 fn json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
-    let mut objs = all_json_lines(o);
+    let mut objs = objects(o);
     let summary = objs.pop().expect("a summary record");
     assert_eq!(summary["type"], "summary", "{summary:?}");
     assert!(
@@ -75,17 +26,6 @@ fn json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
         "one summary: {objs:?}"
     );
     objs
-}
-
-/// Each stdout line parsed as a JSON object, the summary included.
-fn all_json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
-    stdout(o)
-        .lines()
-        .map(|l| match serde_json::from_str(l) {
-            Ok(Value::Object(m)) => m,
-            other => panic!("not a JSON object line: {l:?} ({other:?})"),
-        })
-        .collect()
 }
 
 /// The keys of the outermost object of a raw JSON line, in the order written (`serde_json`'s
@@ -125,43 +65,6 @@ fn raw_keys(line: &str) -> Vec<String> {
         }
     }
     keys
-}
-
-/// A directory under the temp dir named after the process and the test; removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!(
-            "crawlgate-cli-sitemap-{}-{test}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    /// The path of `name` in the directory (which need not exist).
-    fn path(&self, name: &str) -> String {
-        self.0
-            .join(name)
-            .to_str()
-            .expect("temp dir path is UTF-8")
-            .to_owned()
-    }
-
-    /// Writes `name` and returns its path.
-    fn write(&self, name: &str, contents: &[u8]) -> String {
-        let path = self.path(name);
-        std::fs::write(&path, contents).expect("write temp file");
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 fn gzip(data: &[u8]) -> Vec<u8> {
@@ -414,8 +317,8 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
     assert_eq!(stdout(&o), "1 sitemap, 2 entries: no problems\n");
 
     // A robots.txt with a group for googlebot that allows everything.
-    let dir = TempDir::new("lint_cross_checks");
-    let own = dir.write(
+    let dir = Dir::new();
+    let own = dir.file(
         "robots.txt",
         b"User-agent: googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /private/\n",
     );
@@ -470,8 +373,8 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
 
 #[test]
 fn lint_robots_file_problems_exit_2() {
-    let dir = TempDir::new("lint_robots_file_problems");
-    let missing = dir.path("no-robots.txt");
+    let dir = Dir::new();
+    let missing = dir.join("no-robots.txt");
     let o = run(&[
         "sitemap",
         "lint",
@@ -504,8 +407,8 @@ fn lint_robots_file_problems_exit_2() {
 
 #[test]
 fn lint_missing_file_exits_2_and_lints_the_others() {
-    let dir = TempDir::new("lint_missing_file");
-    let missing = dir.path("missing.xml");
+    let dir = Dir::new();
+    let missing = dir.join("missing.xml");
     let retired = format!("{DIAG}/retired-tag.xml");
     let o = run(&[
         "sitemap",
@@ -591,8 +494,8 @@ fn lint_reads_gzip_from_standard_input() {
 
 #[test]
 fn urls_prints_url_tab_lastmod() {
-    let dir = TempDir::new("urls_prints");
-    let file = dir.write(
+    let dir = Dir::new();
+    let file = dir.file(
         "lastmods.xml",
         format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\">\n\
@@ -612,7 +515,7 @@ fn urls_prints_url_tab_lastmod() {
     assert_eq!(stdout(&o), want);
     assert_eq!(stderr(&o), "");
     // Gzip-compressed, through a file: the same.
-    let gz = dir.write(
+    let gz = dir.file(
         "lastmods.xml.gz",
         &gzip(&std::fs::read(&file).expect("read back")),
     );
@@ -627,7 +530,7 @@ fn urls_prints_url_tab_lastmod() {
         format!("{want}http://www.example.com/foo.html\t\n")
     );
     // A missing file: exit 2, the others printed.
-    let missing = dir.path("missing.xml");
+    let missing = dir.join("missing.xml");
     let o = run(&["sitemap", "urls", &missing, &file]);
     assert_eq!(code(&o), 2, "{}", both(&o));
     assert_eq!(stdout(&o), want);
@@ -802,8 +705,8 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
     assert_eq!(objs[1]["code"], "url-not-allowed");
 
     // --robots FILE replaces the origin's own robots.txt, which is then not fetched.
-    let dir = TempDir::new("lint_url_input");
-    let allow_all = dir.write("robots.txt", b"User-agent: *\nAllow: /\n");
+    let dir = Dir::new();
+    let allow_all = dir.file("robots.txt", b"User-agent: *\nAllow: /\n");
     let before = hits(&server, "/robots.txt");
     let o = run(&["sitemap", "lint", "--robots", &allow_all, &url]);
     assert_eq!(code(&o), 1, "{}", both(&o));

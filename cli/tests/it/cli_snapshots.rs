@@ -31,16 +31,9 @@ fn assert(servers: &[(&'static str, &TestServer)]) -> Assert {
         .normalize_paths(false)
 }
 
-/// The binary, run from the package root (so `testdata/…` paths print as given) with a state
-/// home of its own under `home`.
+/// The binary with a state home of its own under `home` (see `run::command`).
 fn crawlgate(home: &Path, args: &[&str]) -> Command {
-    Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .args(args)
-        .current_dir(crate::ROOT)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("XDG_STATE_HOME", home)
-        .env("HOME", home)
+    Command::from_std(crate::run::command(home, args))
 }
 
 /// One test's home and servers: each run expects an exit status and a stdout snapshot.

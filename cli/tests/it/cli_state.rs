@@ -6,6 +6,8 @@ use crate::support;
 use crate::support::redis_server;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+use crate::run::{self, assert_exit, text, values as json_lines};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -39,13 +41,8 @@ impl Home {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
-        c.args(args)
-            .env("HOME", self.path("home"))
-            .env("XDG_STATE_HOME", self.path("xdg"))
-            .env_remove("CRAWLGATE_STATE")
-            .env_remove("CRAWLGATE_AGENT")
-            .stdin(Stdio::null());
+        let mut c = run::command(&self.path("xdg"), args);
+        c.env("HOME", self.path("home"));
         c
     }
 
@@ -71,35 +68,12 @@ impl Home {
     }
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
-}
-
-fn json_lines(o: &Output) -> Vec<Value> {
-    text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
-}
-
 fn short(body: &str) -> String {
     Digest::of(body.as_bytes()).short()
 }
 
 fn full(body: &str) -> String {
     Digest::of(body.as_bytes()).to_string()
-}
-
-/// Asserts an exit status, showing both streams when it is not.
-#[track_caller]
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
 }
 
 /// A server whose robots.txt body can be changed between requests.

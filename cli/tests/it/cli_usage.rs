@@ -1,17 +1,11 @@
 //! `crawlgate check --agents` (one crawler that obeys several tokens) and the usage
 //! preferences (`Content-Usage`) `check` shows for each URL, with `--robots` and against real
 //! servers on 127.0.0.1 (each run with a crawl state of its own).
-use crate::run::{self, code, text, Dir};
+use crate::run::{code, lines as records, text, Dir};
 use crate::support;
-use std::process::Output;
 
 use crate::support::{Reply, TestServer};
 use serde_json::Value;
-
-/// The JSON Lines of a run without its summary.
-fn records(o: &Output) -> Vec<Value> {
-    run::records(o).0
-}
 
 /// Google's example: Googlebot-Image obeys `googlebot-image`, then `googlebot`.
 const GOOGLE: &str = "\
