@@ -39,21 +39,7 @@ fn main() {
         ("redis_scripts_follow_the_schedule_rules", redis_rules),
         ("embedded_backoff_survives_a_restart", embedded_restart),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut ran = 0;
-    for (name, test) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        eprintln!("test {name} ...");
-        test();
-        eprintln!("test {name} ... ok");
-        ran += 1;
-    }
-    eprintln!("test result: ok. {ran} passed");
+    support::process::run_tests(&tests);
 }
 
 fn bot() -> ProductToken {

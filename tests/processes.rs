@@ -36,21 +36,7 @@ fn main() {
         ("a_fleet_fetches_once_and_shares_the_ladder", fleet),
         ("redis_killed_mid_run", redis_killed),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut ran = 0;
-    for (name, test) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        eprintln!("test {name} ...");
-        test();
-        eprintln!("test {name} ... ok");
-        ran += 1;
-    }
-    eprintln!("test result: ok. {ran} passed");
+    support::process::run_tests(&tests);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,11 +4,12 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::gzip::{gzip_at, gzip_parts};
 use crate::support::{refused_addr, Reply, Request, TestServer};
 use crawlgate::fetch::{AddressPolicy, FetchError, FetchOptions, Fetcher};
 use crawlgate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable};
 use crawlgate::{Code, Origin, Parsed, ProductToken, DEFAULT_MAX_BYTES};
-use flate2::write::{GzEncoder, ZlibEncoder};
+use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -75,10 +76,9 @@ fn redirect_chain(n: usize) -> impl Fn(&Request) -> Reply + Send + Sync + 'stati
     }
 }
 
+/// Bodies here are gzipped fast.
 fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
-    enc.write_all(data).expect("gzip");
-    enc.finish().expect("gzip")
+    gzip_at(Compression::fast(), data)
 }
 
 #[tokio::test]
@@ -561,12 +561,11 @@ async fn deflate_body_is_decompressed() {
 #[tokio::test]
 async fn gzip_bomb_is_capped() {
     // 50 MB of zeros in about 50 KB.
-    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
     let zeros = vec![0u8; 1 << 20];
-    for _ in 0..50 {
-        enc.write_all(&zeros).expect("gzip");
-    }
-    let bomb = Arc::new(enc.finish().expect("gzip"));
+    let bomb = Arc::new(gzip_parts(
+        Compression::fast(),
+        std::iter::repeat_n(&zeros[..], 50),
+    ));
     assert!(bomb.len() < 512 * 1024, "{}", bomb.len());
     let served = bomb.clone();
     let server = TestServer::start(move |_| Reply::Full {
@@ -1281,12 +1280,7 @@ async fn a_compact_gzip_gzip_bomb_is_cut_at_the_cap() {
     // 64 MiB of zeros, gzip over gzip at the best level: a few hundred bytes that arrive in
     // one piece, so the cap is crossed only when the stream ends.
     let zeros = vec![0u8; 64 << 20];
-    let mut inner = GzEncoder::new(Vec::new(), Compression::best());
-    inner.write_all(&zeros).expect("gzip");
-    let inner = inner.finish().expect("gzip");
-    let mut outer = GzEncoder::new(Vec::new(), Compression::best());
-    outer.write_all(&inner).expect("gzip");
-    let bomb = outer.finish().expect("gzip");
+    let bomb = gzip_at(Compression::best(), &gzip_at(Compression::best(), &zeros));
     assert!(bomb.len() < 4096, "{}", bomb.len());
     let server = encoded("gzip, gzip", bomb).await;
     let fetch = fetcher()

@@ -1,9 +1,10 @@
 //! `Fetcher::discover_sitemaps` and `Fetcher::fetch_sitemap` against real HTTP servers on
 //! 127.0.0.1: announced sitemaps and indexes read once each, cycles, nesting, failures,
 //! compression bombs, the robots.txt cross-check and the sitemap limit.
-use std::io::Write;
 use std::time::{Duration, Instant};
 
+use crate::support::gzip::{gzip, gzip_parts, Compression};
+use crate::support::sitemap::{base, gz_file, index, urlset, xml};
 use crate::support::{Reply, Request, TestServer};
 use crawlgate::fetch::sitemaps::{Discovery, SitemapFetchError};
 use crawlgate::fetch::{AddressPolicy, FetchOptions, Fetcher};
@@ -11,10 +12,6 @@ use crawlgate::policy::{FetchOutcome, Unreachable};
 use crawlgate::sitemap::discover::{SitemapReport, WalkOptions};
 use crawlgate::sitemap::{Code, Format, MAX_BYTES};
 use crawlgate::{Origin, ProductToken};
-use flate2::write::GzEncoder;
-use flate2::Compression;
-
-const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 
 fn fetcher() -> Fetcher {
     Fetcher::new({
@@ -32,54 +29,6 @@ fn origin(server: &TestServer) -> Origin {
     Origin::from_url(&server.url("/")).expect("origin")
 }
 
-/// `http://HOST` of the request, from its `Host` header: sitemaps name absolute URLs, and the
-/// port is known only once the server runs.
-fn base(req: &Request) -> String {
-    format!("http://{}", req.header("host").unwrap_or("127.0.0.1"))
-}
-
-fn index(locs: &[String]) -> Vec<u8> {
-    let mut out =
-        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"{NS}\">\n");
-    for loc in locs {
-        out.push_str(&format!("  <sitemap><loc>{loc}</loc></sitemap>\n"));
-    }
-    out.push_str("</sitemapindex>\n");
-    out.into_bytes()
-}
-
-fn urlset(locs: &[String]) -> Vec<u8> {
-    let mut out = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\">\n");
-    for loc in locs {
-        out.push_str(&format!("  <url><loc>{loc}</loc></url>\n"));
-    }
-    out.push_str("</urlset>\n");
-    out.into_bytes()
-}
-
-fn xml(body: Vec<u8>) -> Reply {
-    Reply::Full {
-        status: 200,
-        headers: vec![("content-type".into(), "application/xml".into())],
-        body,
-    }
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::best());
-    enc.write_all(data).expect("gzip");
-    enc.finish().expect("gzip")
-}
-
-/// A `.gz` file served as it is: `application/x-gzip`, no `Content-Encoding`.
-fn gz_file(data: Vec<u8>) -> Reply {
-    Reply::Full {
-        status: 200,
-        headers: vec![("content-type".into(), "application/x-gzip".into())],
-        body: data,
-    }
-}
-
 /// `robots.txt` announcing `paths` (on the same server), with `/private` disallowed for all.
 fn robots(req: &Request, paths: &[&str]) -> Reply {
     let mut body = String::from("User-agent: *\nDisallow: /private\n\n");
@@ -87,10 +36,6 @@ fn robots(req: &Request, paths: &[&str]) -> Reply {
         body.push_str(&format!("Sitemap: {}{p}\n", base(req)));
     }
     Reply::text(200, &body)
-}
-
-fn hits(server: &TestServer, path: &str) -> usize {
-    server.requests().iter().filter(|r| r.path == path).count()
 }
 
 /// The report of the sitemap at `path`.
@@ -149,7 +94,7 @@ async fn announced_and_listed_sitemaps_are_fetched_once() {
         "/a.xml",
         "/b.xml.gz",
     ] {
-        assert_eq!(hits(&server, path), 1, "{path}");
+        assert_eq!(server.hits_on(path), 1, "{path}");
     }
     assert_eq!(server.hits(), 5);
     assert_eq!(found.robots_url(), server.url("/robots.txt"));
@@ -211,8 +156,8 @@ async fn an_index_listing_itself_is_a_cycle() {
         .discover_sitemaps(&origin(&server), None, WalkOptions::default())
         .await
         .expect("no local failure");
-    assert_eq!(hits(&server, "/index.xml"), 1);
-    assert_eq!(hits(&server, "/a.xml"), 1);
+    assert_eq!(server.hits_on("/index.xml"), 1);
+    assert_eq!(server.hits_on("/a.xml"), 1);
     assert_eq!(found.sitemaps.len(), 2);
     let idx = report(&found, &server, "/index.xml");
     assert_eq!(codes(idx), [Code::IndexCycle]);
@@ -241,9 +186,9 @@ async fn a_nested_index_is_an_error_and_not_followed() {
         .discover_sitemaps(&origin(&server), None, WalkOptions::default())
         .await
         .expect("no local failure");
-    assert_eq!(hits(&server, "/inner.xml"), 1);
-    assert_eq!(hits(&server, "/grand1.xml"), 0);
-    assert_eq!(hits(&server, "/grand2.xml"), 0);
+    assert_eq!(server.hits_on("/inner.xml"), 1);
+    assert_eq!(server.hits_on("/grand1.xml"), 0);
+    assert_eq!(server.hits_on("/grand2.xml"), 0);
     assert_eq!(found.sitemaps.len(), 3);
 
     let outer = report(&found, &server, "/index.xml");
@@ -290,7 +235,7 @@ async fn failed_fetches_are_fetch_failed() {
     // A redirect is followed; the report keeps the URL announced.
     let moved = report(&found, &server, "/moved.xml");
     assert_eq!((moved.entries, moved.errors), (1, 0));
-    assert_eq!(hits(&server, "/pages.xml"), 1);
+    assert_eq!(server.hits_on("/pages.xml"), 1);
 
     let looped = report(&found, &server, "/loop.xml");
     assert_eq!(codes(looped), [Code::FetchFailed]);
@@ -358,14 +303,11 @@ fn markup_pad() -> Vec<u8> {
 /// only the first member of a `Content-Encoding: gzip` body.
 fn single_member_bomb() -> Vec<u8> {
     let (open, close) = urlset_halves();
-    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
-    enc.write_all(&open).expect("gzip");
     let pad = markup_pad();
-    for _ in 0..52 {
-        enc.write_all(&pad).expect("gzip");
-    }
-    enc.write_all(&close).expect("gzip");
-    enc.finish().expect("gzip")
+    let parts = std::iter::once(&open[..])
+        .chain(std::iter::repeat_n(&pad[..], 52))
+        .chain([&close[..]]);
+    gzip_parts(Compression::fast(), parts)
 }
 
 /// The peak resident set of this process (Linux), in bytes.
@@ -488,7 +430,7 @@ async fn max_sitemaps_caps_the_fetches() {
     assert_eq!(found.sitemaps.len(), 3);
     assert_eq!(found.skipped, 3);
     assert!(found.truncated());
-    assert_eq!(hits(&server, "/s3.xml"), 0);
+    assert_eq!(server.hits_on("/s3.xml"), 0);
 }
 
 #[tokio::test]

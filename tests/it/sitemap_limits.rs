@@ -6,6 +6,7 @@
 use std::io::{self, Read};
 use std::path::Path;
 
+use crate::support::gzip::{gzip_at, Compression};
 use crawlgate::sitemap::{Code, Item, Reader, MAX_BYTES, MAX_ENTRIES};
 
 /// A sitemap made on the fly: a head, `count` entries from `entry(i)`, a tail.
@@ -212,9 +213,7 @@ fn truncated_file_keeps_what_came_before() {
 
 #[test]
 fn truncated_gzip_is_a_compression_error() {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    std::io::Write::write_all(&mut gz, testdata("seeds/video-full.xml").as_slice()).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip_at(Compression::default(), &testdata("seeds/video-full.xml"));
     // What comes before the cut is read (the retired price); then the stream breaks.
     let (codes, _, _) = read_all(&gz[..gz.len() - 20]);
     assert_eq!(

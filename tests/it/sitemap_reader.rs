@@ -3,6 +3,7 @@
 //! references and CDATA, then trimmed; positions point at the element.
 use std::path::Path;
 
+use crate::support::gzip::{gzip_at, Compression};
 use crawlgate::sitemap::{self, Code, Format, Item, Reader, Relationship, Severity};
 
 fn seed(name: &str) -> Vec<u8> {
@@ -198,9 +199,7 @@ fn formats_are_told_from_the_bytes() {
 
 #[test]
 fn gzip_is_told_from_the_bytes_not_the_name() {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    std::io::Write::write_all(&mut gz, &seed("mrss.xml")).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip_at(Compression::default(), &seed("mrss.xml"));
     let mut reader = Reader::new(&gz[..]);
     let items: Vec<Item> = reader.by_ref().collect();
     assert!(reader.is_gzip());

@@ -7,7 +7,11 @@
 #![allow(dead_code)] // Each test binary uses a different part.
 
 pub mod chromium;
+pub mod gzip;
+pub mod naive;
+pub mod process;
 pub mod redis_server;
+pub mod sitemap;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -150,6 +154,11 @@ impl TestServer {
     /// The requests so far.
     pub fn requests(&self) -> Vec<Request> {
         self.requests.lock().expect("requests lock").clone()
+    }
+
+    /// The requests so far for `path`.
+    pub fn hits_on(&self, path: &str) -> usize {
+        self.requests().iter().filter(|r| r.path == path).count()
     }
 }
 

@@ -3,6 +3,7 @@
 use crate::support;
 
 use crate::run::{lines as records, run, text};
+use crate::support::gzip::{gzip_at, Compression};
 use crate::support::{Reply, TestServer};
 
 #[test]
@@ -161,9 +162,7 @@ fn fetch_says_how_big_a_cut_file_is() {
     assert_eq!(v["codes"], serde_json::json!(["content-after-limit"]));
 
     // Compressed, the server did not say: "more than", never the cap as the size.
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut enc, &file).expect("gzip");
-    let gz = enc.finish().expect("gzip");
+    let gz = gzip_at(Compression::fast(), &file);
     let server = rt.block_on(TestServer::start(move |_| Reply::Full {
         status: 200,
         headers: vec![("content-encoding".into(), "gzip".into())],

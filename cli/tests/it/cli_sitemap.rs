@@ -1,17 +1,15 @@
 //! `crawlgate sitemap lint|urls|discover`, run for real: output formats, exit codes and error
 //! sentences, with files, standard input, and real servers on 127.0.0.1 for URL inputs.
 use crate::support;
-use std::io::Write;
 use std::process::Output;
 
 use crate::run::{both, code, objects, run, run_with, stderr, stdout, Dir};
 
-use crate::support::{Reply, Request, TestServer};
-use flate2::write::GzEncoder;
-use flate2::Compression;
+use crate::support::gzip::gzip;
+use crate::support::sitemap::{base, gz_file, index, urlset, xml, NS};
+use crate::support::{Reply, TestServer};
 use serde_json::Value;
 
-const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 const SEEDS: &str = "testdata/sitemap/seeds";
 const DIAG: &str = "testdata/sitemap/diagnostics";
 
@@ -67,62 +65,7 @@ fn raw_keys(line: &str) -> Vec<String> {
     keys
 }
 
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::best());
-    enc.write_all(data).expect("gzip");
-    enc.finish().expect("gzip")
-}
-
 // ---- servers -----------------------------------------------------------------------------
-
-/// `http://HOST` of the request, from its `Host` header: sitemaps name absolute URLs, and the
-/// port is known only once the server runs.
-fn base(req: &Request) -> String {
-    format!("http://{}", req.header("host").unwrap_or("127.0.0.1"))
-}
-
-/// A `<urlset>`: the XML declaration on line 1, `<urlset>` on line 2, then one `<url>` per line
-/// from line 3, each at column 3.
-fn urlset(locs: &[String]) -> Vec<u8> {
-    let mut out = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\">\n");
-    for loc in locs {
-        out.push_str(&format!("  <url><loc>{loc}</loc></url>\n"));
-    }
-    out.push_str("</urlset>\n");
-    out.into_bytes()
-}
-
-/// A `<sitemapindex>` laid out like [`urlset`]: one `<sitemap>` per line from line 3, column 3.
-fn index(locs: &[String]) -> Vec<u8> {
-    let mut out =
-        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"{NS}\">\n");
-    for loc in locs {
-        out.push_str(&format!("  <sitemap><loc>{loc}</loc></sitemap>\n"));
-    }
-    out.push_str("</sitemapindex>\n");
-    out.into_bytes()
-}
-
-fn xml(body: Vec<u8>) -> Reply {
-    Reply::Full {
-        status: 200,
-        headers: vec![("content-type".into(), "application/xml".into())],
-        body,
-    }
-}
-
-/// A `.gz` file served as it is: `application/x-gzip`, no `Content-Encoding`.
-fn gz_file(body: Vec<u8>) -> Reply {
-    Reply::Full {
-        status: 200,
-        headers: vec![("content-type".into(), "application/x-gzip".into())],
-        body,
-    }
-}
-
-fn hits(server: &TestServer, path: &str) -> usize {
-    server.requests().iter().filter(|r| r.path == path).count()
-}
 
 // ---- sitemap lint: files -----------------------------------------------------------------
 
@@ -693,8 +636,8 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
         )
     );
     assert_eq!(stderr(&o), "");
-    assert_eq!(hits(&server, "/robots.txt"), 1);
-    assert_eq!(hits(&server, "/sitemap.xml"), 1);
+    assert_eq!(server.hits_on("/robots.txt"), 1);
+    assert_eq!(server.hits_on("/sitemap.xml"), 1);
 
     // --json: the URL is the path.
     let o = run(&["sitemap", "lint", "--json", &url]);
@@ -707,14 +650,14 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
     // --robots FILE replaces the origin's own robots.txt, which is then not fetched.
     let dir = Dir::new();
     let allow_all = dir.file("robots.txt", b"User-agent: *\nAllow: /\n");
-    let before = hits(&server, "/robots.txt");
+    let before = server.hits_on("/robots.txt");
     let o = run(&["sitemap", "lint", "--robots", &allow_all, &url]);
     assert_eq!(code(&o), 1, "{}", both(&o));
     assert_eq!(
         stdout(&o),
         format!("{not_allowed}1 sitemap, 3 entries: 1 error\n")
     );
-    assert_eq!(hits(&server, "/robots.txt"), before);
+    assert_eq!(server.hits_on("/robots.txt"), before);
 }
 
 #[test]
@@ -847,7 +790,7 @@ fn discover_lists_announced_sitemaps_and_index_children() {
         "/a.xml",
         "/b.xml.gz",
     ] {
-        assert_eq!(hits(&server, path), 1, "{path}");
+        assert_eq!(server.hits_on(path), 1, "{path}");
     }
 
     // --agent: an agent with its own group that allows everything sees no blocked entry.
