@@ -13,6 +13,13 @@ use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+/// Asserts that a fetch's outcome matches a pattern, showing the fetch when it does not.
+macro_rules! assert_outcome {
+    ($fetch:expr, $pattern:pat) => {
+        assert!(matches!($fetch.outcome, $pattern), "{:?}", $fetch)
+    };
+}
+
 const RULES: &str = "User-agent: *\nDisallow: /private\nAllow: /private/ok\n";
 const UA: &str = "crawlgate-test/1.0 (+https://example.com/bot)";
 
@@ -150,12 +157,9 @@ async fn five_redirects_then_200_is_read() {
 #[tokio::test]
 async fn six_redirects_are_too_many() {
     let (server, fetch) = served(redirect_chain(6)).await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
-        ),
-        "{fetch:?}"
+    assert_outcome!(
+        fetch,
+        FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
     );
     assert_eq!(fetch.redirects, 5);
     assert_eq!(fetch.status, Some(301));
@@ -172,10 +176,10 @@ async fn max_redirects_is_configurable() {
         fetch.max_redirects = 1;
     });
     let fetch = fetch_with(&f, &server).await;
-    assert!(matches!(
-        fetch.outcome,
+    assert_outcome!(
+        fetch,
         FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
-    ));
+    );
     assert_eq!(fetch.redirects, 1);
 }
 
@@ -189,23 +193,14 @@ async fn redirect_loop_is_detected() {
     })
     .await;
     let fetch = fetch_from(&server).await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unavailable(Unavailable::RedirectLoop)
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unavailable(Unavailable::RedirectLoop));
     assert_eq!(fetch.redirects, 2);
     assert_eq!(fetch.final_url, server.url("/b"));
     assert_eq!(server.hits(), 3);
 
     // A redirect to itself: a fragment does not make the URL new.
     let (server, fetch) = served(|_| Reply::redirect(303, "/robots.txt#top")).await;
-    assert!(matches!(
-        fetch.outcome,
-        FetchOutcome::Unavailable(Unavailable::RedirectLoop)
-    ));
+    assert_outcome!(fetch, FetchOutcome::Unavailable(Unavailable::RedirectLoop));
     assert_eq!(fetch.redirects, 0);
     assert_eq!(server.hits(), 1);
 }
@@ -227,13 +222,7 @@ async fn client_errors_are_unavailable() {
 #[tokio::test]
 async fn too_many_requests_is_unreachable_with_retry_after() {
     let (_server, fetch) = served(|_| Reply::status(429).with_header("retry-after", "120")).await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Status(429))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Status(429)));
     assert_eq!(fetch.status, Some(429));
     assert_eq!(fetch.retry_after, Some(Duration::from_secs(120)));
 }
@@ -291,13 +280,7 @@ async fn silent_server_times_out() {
     let started = Instant::now();
     let fetch = fetch_with(&f, &server).await;
     let took = started.elapsed();
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Timeout)
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Timeout));
     assert_eq!(fetch.status, None);
     assert!(took >= Duration::from_millis(900), "{took:?}");
     assert!(took < Duration::from_millis(2500), "{took:?}");
@@ -316,13 +299,7 @@ async fn trickling_server_times_out() {
     });
     let started = Instant::now();
     let fetch = fetch_with(&f, &server).await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Timeout)
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Timeout));
     // The head arrived; the body did not finish in time.
     assert_eq!(fetch.status, Some(200));
     assert!(started.elapsed() < Duration::from_millis(2500));
@@ -340,13 +317,7 @@ async fn timeout_covers_all_redirect_hops() {
         fetch.timeout = Duration::from_secs(1);
     });
     let fetch = fetch_with(&f, &server).await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Timeout)
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Timeout));
     assert!(fetch.redirects >= 1 && fetch.redirects < 5, "{fetch:?}");
 }
 
@@ -358,13 +329,7 @@ async fn reset_half_way_is_body() {
     })
     .await;
     let fetch = fetch_from(&server).await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
     assert_eq!(fetch.status, Some(200));
     assert_eq!(fetch.size(), 0);
 }
@@ -377,13 +342,7 @@ async fn content_length_not_reached_is_body() {
         Reply::Raw(raw)
     })
     .await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
 }
 
 #[tokio::test]
@@ -396,13 +355,7 @@ async fn broken_chunking_is_body() {
         )
     })
     .await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
     assert_eq!(fetch.status, Some(200));
 }
 
@@ -538,13 +491,7 @@ async fn bad_gzip_is_body() {
         body: b"this is not gzip at all, just text pretending".to_vec(),
     })
     .await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
 }
 
 #[tokio::test]
@@ -596,10 +543,7 @@ async fn unusable_location_is_unavailable() {
     }
     // 300 and 304 are not followed even with a Location.
     let (server, fetch) = served(|_| Reply::redirect(300, "/other")).await;
-    assert!(matches!(
-        fetch.outcome,
-        FetchOutcome::Unavailable(Unavailable::Status(300))
-    ));
+    assert_outcome!(fetch, FetchOutcome::Unavailable(Unavailable::Status(300)));
     assert_eq!(server.hits(), 1);
 }
 
@@ -658,10 +602,7 @@ async fn userinfo_is_never_sent() {
     })
     .await;
     let fetch = fetch_from(&creds).await;
-    assert!(
-        matches!(fetch.outcome, FetchOutcome::Rules { .. }),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Rules { .. });
     assert_eq!(
         fetch.final_url,
         format!("http://127.0.0.1:{port}/final.txt")
@@ -720,7 +661,7 @@ async fn public_only_refuses_loopback_before_connecting() {
 
     // The same server is reachable under the default policy.
     let fetch = fetch_from(&server).await;
-    assert!(matches!(fetch.outcome, FetchOutcome::Rules { .. }));
+    assert_outcome!(fetch, FetchOutcome::Rules { .. });
     assert_eq!(server.hits(), 1);
 }
 
@@ -744,13 +685,7 @@ async fn tls_failure_is_tls() {
     let origin = Origin::from_url(&format!("https://{addr}/")).expect("origin");
     let fetch = fetcher().fetch(&origin).await.expect("no local failure");
     task.abort();
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Tls(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Tls(_)));
     assert_eq!(fetch.url, format!("https://{addr}/robots.txt"));
 }
 
@@ -964,13 +899,7 @@ async fn codings_it_cannot_decode_are_unreachable_never_raw_bytes() {
     // A coding it knows with a body that is not in it: broken, not raw.
     let server = encoded("gzip, gzip", gzip(disallow_all)).await;
     let fetch = fetch_from(&server).await;
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
 }
 
 /// A raw response with `Location: <location>` (bytes as given) and `Content-Length: 0`.
@@ -1036,7 +965,7 @@ async fn a_redirect_that_cannot_be_followed_is_unavailable_however_it_breaks() {
     })
     .await;
     assert_eq!(fetch.redirects, 1, "{:?}", fetch.outcome);
-    assert!(matches!(fetch.outcome, FetchOutcome::Rules { .. }));
+    assert_outcome!(fetch, FetchOutcome::Rules { .. });
 }
 
 /// A 200 with `n` extra header lines, then the rules.
