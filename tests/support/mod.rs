@@ -292,3 +292,14 @@ pub fn runtime(workers: usize) -> tokio::runtime::Runtime {
         .build()
         .expect("runtime")
 }
+
+/// A one-worker runtime and a server on it answering with `handler`, for a test that is not
+/// async (a child process fetches while the runtime serves). Keep the runtime while the server
+/// is needed.
+pub fn serve_blocking(
+    handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+) -> (tokio::runtime::Runtime, TestServer) {
+    let rt = runtime(1);
+    let server = rt.block_on(TestServer::start(handler));
+    (rt, server)
+}

@@ -1,6 +1,9 @@
 //! The `crawlgate` binary, run for real: output formats, exit codes and error sentences.
 
-use crate::run::{code, objects as json_lines, run, run_with, stderr, stdout, Dir, TempFile};
+use crate::run::{
+    assert_error_says, assert_error_starts, code, objects as json_lines, run, run_with, stderr,
+    stdout, Dir, TempFile,
+};
 use serde_json::Value;
 use std::process::Stdio;
 
@@ -184,8 +187,7 @@ fn lint_mode_changes_what_is_an_error() {
 #[test]
 fn lint_refuses_stdin_twice() {
     let o = run_with(&["lint", "-", "-"], Some(b""), &[]);
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).starts_with("crawlgate: "), "{}", stderr(&o));
+    assert_error_starts(&o, 2, "crawlgate: ");
 }
 
 // ---- check ------------------------------------------------------------------------------
@@ -436,8 +438,7 @@ fn check_reads_agent_from_env() {
 
     // Without the variable, --agent is a missing required option: a usage error.
     let o = run(&args);
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("--agent"), "{}", stderr(&o));
+    assert_error_says(&o, 2, "--agent");
 }
 
 #[test]
@@ -469,12 +470,7 @@ fn check_without_urls_exits_2() {
         "--robots",
         "testdata/cli/clean.txt",
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).starts_with("crawlgate: no URLs to check"),
-        "{}",
-        stderr(&o)
-    );
+    assert_error_starts(&o, 2, "crawlgate: no URLs to check");
 }
 
 #[test]
@@ -533,8 +529,7 @@ fn check_reads_robots_or_urls_from_stdin_but_not_both() {
         Some(b""),
         &[],
     );
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).starts_with("crawlgate: "), "{}", stderr(&o));
+    assert_error_starts(&o, 2, "crawlgate: ");
     assert_eq!(stdout(&o), "");
 }
 
@@ -548,12 +543,7 @@ fn check_missing_robots_file_exits_2() {
         "robots.txt.missing",
         "/",
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).starts_with("crawlgate: cannot read robots.txt.missing: "),
-        "{}",
-        stderr(&o)
-    );
+    assert_error_starts(&o, 2, "crawlgate: cannot read robots.txt.missing: ");
 }
 
 #[test]
@@ -699,12 +689,7 @@ fn an_endless_input_is_an_error_not_a_hang() {
         "--urls",
         "/dev/zero",
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).starts_with("crawlgate: cannot read /dev/zero: "),
-        "{}",
-        stderr(&o)
-    );
+    assert_error_starts(&o, 2, "crawlgate: cannot read /dev/zero: ");
 }
 
 // ---- inputs that make no sense, output that could hurt ---------------------------------------

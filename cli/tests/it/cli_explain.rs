@@ -1,10 +1,10 @@
 //! `crawlgate explain` (which group applies to an agent, its rules in precedence order, the
 //! line that decides each URL) and `crawlgate lint URL` (a live robots.txt linted), run for
 //! real; the servers are real ones on 127.0.0.1.
-use crate::run::{code, records, text, Dir};
+use crate::run::{assert_error_says, code, records, text, Dir};
 use crate::support;
 
-use crate::support::{Reply, TestServer};
+use crate::support::Reply;
 use serde_json::Value;
 
 /// The section of `agent` in a human explanation: from `agent NAME` to the next blank line.
@@ -416,14 +416,15 @@ fn explain_reports_bad_urls_and_usage_errors() {
 
 #[test]
 fn explain_without_robots_reads_the_crawl_state() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| {
+        match req.path.as_str() {
         "/robots.txt" => Reply::text(
             200,
             "User-agent: *\nDisallow: /private\n\nUser-agent: MyBot\nAllow: /private/mine\nDisallow: /private\n",
         ),
         _ => Reply::status(404),
-    }));
+    }
+    });
     let d = Dir::new();
     let state = d.path().join("state.redb");
     let state = state.to_str().expect("UTF-8");
@@ -495,18 +496,12 @@ fn explain_without_robots_reads_the_crawl_state() {
         &server.url("/"),
         "http://other.invalid/x",
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        text(&o.stderr).contains("is not on http://127.0.0.1:"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_error_says(&o, 2, "is not on http://127.0.0.1:");
 }
 
 #[test]
 fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(503));
     let d = Dir::new();
     let o = d.run(&[
         "explain",
@@ -547,11 +542,10 @@ fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
 
 #[test]
 fn lint_url_fetches_and_lints_the_live_robots_txt() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/robots.txt" => Reply::text(200, "User-agent: *\nDisalow: /x\nthis is not a record\n"),
         _ => Reply::status(404),
-    }));
+    });
     let d = Dir::new();
     let file = d.file("clean.txt", b"User-agent: *\nDisallow: /private\n");
     // Any URL of the origin, mixed with a file.
@@ -591,8 +585,7 @@ fn lint_url_fetches_and_lints_the_live_robots_txt() {
 
 #[test]
 fn lint_url_without_robots_txt_has_nothing_to_lint() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(404)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(404));
     let d = Dir::new();
     let o = d.run(&["lint", &server.url("/")]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
@@ -616,8 +609,7 @@ fn lint_url_without_robots_txt_has_nothing_to_lint() {
 
 #[test]
 fn lint_url_unreachable_is_exit_2_with_the_cause() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (rt, server) = support::serve_blocking(|_| Reply::status(503));
     let refused = rt.block_on(support::refused_addr());
     let d = Dir::new();
     let file = d.file("clean.txt", b"User-agent: *\nDisallow: /private\n");
@@ -643,21 +635,15 @@ fn lint_url_unreachable_is_exit_2_with_the_cause() {
     assert_eq!(summary["failed"], 1);
     // Another scheme is not a file name either.
     let o = d.run(&["lint", "ftp://example.com/robots.txt"]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        text(&o.stderr).contains("only http and https"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_error_says(&o, 2, "only http and https");
 }
 
 #[test]
 fn lint_url_says_where_a_redirected_file_was_served() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/robots.txt" => Reply::redirect(301, "/real-robots.txt"),
         _ => Reply::text(200, "User-agent: *\nDisalow: /x\n"),
-    }));
+    });
     let d = Dir::new();
     let o = d.run(&["lint", &server.url("/")]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
@@ -845,8 +831,7 @@ fn explain_escapes_usage_records() {
 
 #[test]
 fn explain_agents_against_the_crawl_state() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, AI_SITE)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, AI_SITE));
     let d = Dir::new();
     let o = d.run(&[
         "explain",

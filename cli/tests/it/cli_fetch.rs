@@ -8,10 +8,8 @@ use crate::support::{Reply, TestServer};
 
 #[test]
 fn check_fetches_each_origin_once() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| {
-        Reply::text(200, "User-agent: *\nDisallow: /private\n")
-    }));
+    let (_rt, server) =
+        support::serve_blocking(|_| Reply::text(200, "User-agent: *\nDisallow: /private\n"));
     let o = run(&[
         "check",
         "--agent",
@@ -46,8 +44,7 @@ fn check_fetches_each_origin_once() {
 
 #[test]
 fn check_says_why_an_unreachable_origin_is_disallowed() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(503));
     let url = server.url("/a");
     let o = run(&["check", "--agent", "MyBot", "--json", &url]);
     assert_eq!(o.status.code(), Some(1));
@@ -74,11 +71,10 @@ fn check_says_why_an_unreachable_origin_is_disallowed() {
 
 #[test]
 fn fetch_reports_each_origin() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/robots.txt" => Reply::redirect(301, "/real-robots.txt"),
         _ => Reply::text(200, "User-agent: *\nDisalow: /x\nFoo: bar\n"),
-    }));
+    });
     let o = run(&["fetch", "--json", &server.url("/a"), &server.url("/b")]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let lines = records(&o);
@@ -191,13 +187,12 @@ fn fetch_says_how_big_a_cut_file_is() {
 
 #[test]
 fn check_answers_each_agent_from_one_fetch() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| {
+    let (_rt, server) = support::serve_blocking(|_| {
         Reply::text(
             200,
             "User-agent: *\nDisallow: /private\n\nUser-agent: MJ12bot\nDisallow: /\n",
         )
-    }));
+    });
     let o = run(&[
         "check",
         "--agent",
@@ -252,8 +247,7 @@ fn discover_says_when_robots_txt_was_redirected() {
 
 #[test]
 fn discover_escapes_what_the_site_wrote() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let host = req.header("host").unwrap_or("127.0.0.1").to_owned();
         match req.path.as_str() {
             "/robots.txt" => Reply::text(
@@ -267,7 +261,7 @@ fn discover_escapes_what_the_site_wrote() {
                 ),
             ),
         }
-    }));
+    });
     let o = run(&["sitemap", "discover", "--agent", "bot", &server.url("/")]);
     let out = text(&o.stdout);
     assert!(out.contains("blocked-by-robots"), "{out}");

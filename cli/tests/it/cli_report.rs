@@ -415,10 +415,9 @@ fn rfc_and_google_disagreements_and_the_agent_matrix() {
 
 #[test]
 fn site_text_is_escaped_and_bad_input_is_an_error() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| {
+    let (_rt, server) = support::serve_blocking(|_| {
         Reply::text(200, "User-agent: *\nDisalow: /\x1b[2J\x1b]0;pwned\x07\n")
-    }));
+    });
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.redb");
     let o = report_at(&state, "2026-11-20T10:00:00Z", &[&server.url("/")]);

@@ -607,8 +607,7 @@ fn urls_with_errors_exit_1_and_still_print_the_valid_entries() {
 
 #[test]
 fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/robots.txt" => Reply::text(200, "User-agent: *\nDisallow: /private\n"),
         "/sitemap.xml" => xml(urlset(&[
             format!("{}/public", base(req)),
@@ -617,7 +616,7 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
             "http://other.example/private/y".to_owned(),
         ])),
         _ => Reply::status(404),
-    }));
+    });
     let url = server.url("/sitemap.xml");
     // The other origin's URL is also outside what this sitemap may list (its own site).
     let not_allowed = format!(
@@ -662,11 +661,10 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
 
 #[test]
 fn lint_url_input_with_no_robots_txt_is_not_cross_checked() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/sitemap.xml" => xml(urlset(&[format!("{}/private/x", base(req))])),
         _ => Reply::status(404),
-    }));
+    });
     let o = run(&["sitemap", "lint", &server.url("/sitemap.xml")]);
     assert_eq!(code(&o), 0, "{}", both(&o));
     assert_eq!(stdout(&o), "1 sitemap, 1 entry: no problems\n");
@@ -674,12 +672,11 @@ fn lint_url_input_with_no_robots_txt_is_not_cross_checked() {
 
 #[test]
 fn a_sitemap_url_that_cannot_be_fetched_exits_2() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/sitemap.xml" => xml(urlset(&[format!("{}/a", base(req))])),
         "/broken.xml" => Reply::text(200, "https://example.com/a\n/relative\n"),
         _ => Reply::status(404),
-    }));
+    });
     let missing = server.url("/missing.xml");
     let o = run(&["sitemap", "lint", &missing, &server.url("/sitemap.xml")]);
     assert_eq!(code(&o), 2, "{}", both(&o));
@@ -960,8 +957,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
 
 #[test]
 fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(
@@ -972,7 +968,7 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
             "/a.xml" => xml(urlset(&[format!("{b}/a1")])),
             _ => Reply::status(404),
         }
-    }));
+    });
     let u = |p: &str| server.url(p);
     let o = run(&["sitemap", "discover", &u("/")]);
     assert_eq!(code(&o), 1, "{}", both(&o));
@@ -1022,8 +1018,7 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
 
 #[test]
 fn discover_exits_2_when_robots_txt_is_unreachable() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(503));
     let o = run(&["sitemap", "discover", &server.url("/")]);
     assert_eq!(code(&o), 2, "{}", both(&o));
     assert_eq!(
@@ -1052,8 +1047,7 @@ fn discover_exits_2_when_robots_txt_is_unreachable() {
 
 #[test]
 fn discover_without_robots_txt_announces_nothing_and_exits_0() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(404)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(404));
     let o = run(&["sitemap", "discover", &server.url("/")]);
     assert_eq!(code(&o), 0, "{}", both(&o));
     assert_eq!(
@@ -1071,8 +1065,7 @@ fn discover_without_robots_txt_announces_nothing_and_exits_0() {
 
 #[test]
 fn discover_max_sitemaps_says_what_was_not_fetched() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(200, &format!("Sitemap: {b}/index.xml\n")),
@@ -1081,7 +1074,7 @@ fn discover_max_sitemaps_says_what_was_not_fetched() {
             )),
             _ => xml(urlset(&[format!("{b}/page")])),
         }
-    }));
+    });
     let o = run(&[
         "sitemap",
         "discover",
@@ -1155,8 +1148,7 @@ fn usage_errors_exit_2() {
 /// although both sit at the same line and column.
 #[test]
 fn discover_names_the_file_each_problem_is_in() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(200, &format!("Sitemap: {b}/outer.xml\n")),
@@ -1164,7 +1156,7 @@ fn discover_names_the_file_each_problem_is_in() {
             "/inner.xml" => xml(index(&[format!("{b}/outer.xml")])),
             _ => Reply::status(404),
         }
-    }));
+    });
     let u = |p: &str| server.url(p);
     let o = run(&["sitemap", "discover", &u("/")]);
     let out = stdout(&o);
@@ -1194,8 +1186,7 @@ fn discover_names_the_file_each_problem_is_in() {
 /// A sitemap URL lists URLs under its own directory; announced in robots.txt, the whole site.
 #[test]
 fn lint_url_input_lists_its_directory_or_its_site_when_announced() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(200, &format!("Sitemap: {b}/blog/announced.xml\n")),
@@ -1204,7 +1195,7 @@ fn lint_url_input_lists_its_directory_or_its_site_when_announced() {
             }
             _ => Reply::status(404),
         }
-    }));
+    });
     let o = run(&["sitemap", "lint", &server.url("/blog/announced.xml")]);
     assert_eq!(code(&o), 0, "{}", both(&o));
     assert_eq!(stdout(&o), "1 sitemap, 2 entries: no problems\n");

@@ -217,8 +217,7 @@ fn check_remote() {
 /// `fetch`, then `history`, then `recrawl`, on one state.
 #[test]
 fn fetch_history_recrawl() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, ROBOTS)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, ROBOTS));
     let home = temp();
     let servers = [("[ADDR]", &server)];
     let case = Case {
@@ -321,8 +320,7 @@ fn sitemap_discover() {
             body: body.into_bytes(),
         }
     }
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(
@@ -337,7 +335,7 @@ fn sitemap_discover() {
             "/more.xml" => xml("urlset", "url", &[format!("{b}/private/x")]),
             _ => Reply::status(404),
         }
-    }));
+    });
     let home = temp();
     let servers = [("[ADDR]", &server)];
     let case = Case {

@@ -1,7 +1,7 @@
 //! `crawlgate check --agents` (one crawler that obeys several tokens) and the usage
 //! preferences (`Content-Usage`) `check` shows for each URL, with `--robots` and against real
 //! servers on 127.0.0.1 (each run with a crawl state of its own).
-use crate::run::{code, lines as records, text, Dir};
+use crate::run::{assert_error_says, code, lines as records, text, Dir};
 use crate::support;
 
 use crate::support::{Reply, TestServer};
@@ -149,12 +149,7 @@ fn agent_and_agents_exclude_each_other_but_the_variable_gives_way() {
     let o = d.run(&[
         "check", "--agent", "x", "--agents", "a,b", "--robots", &robots, "/a",
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        text(&o.stderr).contains("--agent and --agents cannot be used together"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_error_says(&o, 2, "--agent and --agents cannot be used together");
     assert!(
         text(&o.stderr).contains("crawlgate check"),
         "{}",
@@ -264,8 +259,7 @@ fn hostile_usage_values_are_escaped() {
 
 #[test]
 fn agents_against_the_crawl_state() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, GOOGLE)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, GOOGLE));
     let d = Dir::new();
     let o = d.run(&[
         "check",
@@ -307,8 +301,7 @@ fn agents_against_the_crawl_state() {
 
 #[test]
 fn agents_follow_the_failure_rules_as_one_agent_does() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (rt, server) = support::serve_blocking(|_| Reply::status(503));
     let d = Dir::new();
     let url = server.url("/a");
     let robots_txt = server.url("/robots.txt");

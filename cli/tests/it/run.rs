@@ -147,6 +147,20 @@ pub fn assert_exit(o: &Output, code: i32) {
     assert_eq!(o.status.code(), Some(code), "{}", both(o));
 }
 
+/// Asserts exit `code` and a standard error that starts with `start`.
+#[track_caller]
+pub fn assert_error_starts(o: &Output, code: i32, start: &str) {
+    assert_exit(o, code);
+    assert!(stderr(o).starts_with(start), "{}", stderr(o));
+}
+
+/// Asserts exit `code` and a standard error that says `part`.
+#[track_caller]
+pub fn assert_error_says(o: &Output, code: i32, part: &str) {
+    assert_exit(o, code);
+    assert!(stderr(o).contains(part), "{}", stderr(o));
+}
+
 /// Every line of standard output as JSON.
 pub fn values(o: &Output) -> Vec<Value> {
     stdout(o)
