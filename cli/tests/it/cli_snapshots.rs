@@ -9,7 +9,8 @@
 use crate::support;
 use std::path::Path;
 
-use crate::support::{Reply, Request, TestServer};
+use crate::support::sitemap::{base, index, urlset, xml};
+use crate::support::{Reply, TestServer};
 use snapbox::cmd::Command;
 use snapbox::{file, Assert, Redactions};
 
@@ -50,6 +51,27 @@ impl Case<'_> {
             .code(code)
             .stdout_eq(human);
     }
+
+    /// Runs `head` then `tail`, and again with `--json` between them: one exit status, and a
+    /// snapshot for each output.
+    fn run_both(
+        &self,
+        head: &[&str],
+        tail: &[&str],
+        code: i32,
+        human: snapbox::Data,
+        json: snapbox::Data,
+    ) {
+        let args: Vec<&str> = head.iter().chain(tail).copied().collect();
+        self.run(&args, code, human);
+        let args: Vec<&str> = head
+            .iter()
+            .chain(&["--json"])
+            .chain(tail)
+            .copied()
+            .collect();
+        self.run(&args, code, json);
+    }
 }
 
 fn temp() -> tempfile::TempDir {
@@ -70,10 +92,13 @@ fn lint() {
         "testdata/cli/warnings.txt",
         "testdata/cli/clean.txt",
     ];
-    let args: Vec<&str> = ["lint"].into_iter().chain(files).collect();
-    case.run(&args, 1, file!["snapshots/lint.txt": Text]);
-    let args: Vec<&str> = ["lint", "--json"].into_iter().chain(files).collect();
-    case.run(&args, 1, file!["snapshots/lint.jsonl": Text]);
+    case.run_both(
+        &["lint"],
+        &files,
+        1,
+        file!["snapshots/lint.txt": Text],
+        file!["snapshots/lint.jsonl": Text],
+    );
 }
 
 #[test]
@@ -96,10 +121,13 @@ fn check_robots() {
         "--robots",
         "testdata/cli/clean.txt",
     ];
-    let args: Vec<&str> = head.into_iter().chain(urls).collect();
-    case.run(&args, 1, file!["snapshots/check-robots.txt": Text]);
-    let args: Vec<&str> = head.into_iter().chain(["--json"]).chain(urls).collect();
-    case.run(&args, 1, file!["snapshots/check-robots.jsonl": Text]);
+    case.run_both(
+        &head,
+        &urls,
+        1,
+        file!["snapshots/check-robots.txt": Text],
+        file!["snapshots/check-robots.jsonl": Text],
+    );
     // Another agent: a token group, and a URL that is not one (reported, exit 2).
     let args = [
         "check",
@@ -127,10 +155,13 @@ fn url() {
         servers: &[],
     };
     let urls = ["HTTPS://Example.COM:443/a?b", "http://example.com:8080/x"];
-    let args: Vec<&str> = ["url"].into_iter().chain(urls).collect();
-    case.run(&args, 0, file!["snapshots/url.txt": Text]);
-    let args: Vec<&str> = ["url", "--json"].into_iter().chain(urls).collect();
-    case.run(&args, 0, file!["snapshots/url.jsonl": Text]);
+    case.run_both(
+        &["url"],
+        &urls,
+        0,
+        file!["snapshots/url.txt": Text],
+        file!["snapshots/url.jsonl": Text],
+    );
     // A bad URL: reported on stderr, counted in the summary.
     crawlgate(home.path(), &["url", "--json", "ftp://example.com/"])
         .with_assert(assert(&[]))
@@ -151,13 +182,13 @@ fn sitemap_lint() {
         "testdata/sitemap/seeds/video-full.xml",
         "testdata/sitemap/diagnostics/invalid-url.txt",
     ];
-    let args: Vec<&str> = ["sitemap", "lint"].into_iter().chain(files).collect();
-    case.run(&args, 1, file!["snapshots/sitemap-lint.txt": Text]);
-    let args: Vec<&str> = ["sitemap", "lint", "--json"]
-        .into_iter()
-        .chain(files)
-        .collect();
-    case.run(&args, 1, file!["snapshots/sitemap-lint.jsonl": Text]);
+    case.run_both(
+        &["sitemap", "lint"],
+        &files,
+        1,
+        file!["snapshots/sitemap-lint.txt": Text],
+        file!["snapshots/sitemap-lint.jsonl": Text],
+    );
 }
 
 #[test]
@@ -171,13 +202,13 @@ fn sitemap_urls() {
         "testdata/sitemap/seeds/basic.xml",
         "testdata/sitemap/seeds/image-video.xml",
     ];
-    let args: Vec<&str> = ["sitemap", "urls"].into_iter().chain(files).collect();
-    case.run(&args, 0, file!["snapshots/sitemap-urls.txt": Text]);
-    let args: Vec<&str> = ["sitemap", "urls", "--json"]
-        .into_iter()
-        .chain(files)
-        .collect();
-    case.run(&args, 0, file!["snapshots/sitemap-urls.jsonl": Text]);
+    case.run_both(
+        &["sitemap", "urls"],
+        &files,
+        0,
+        file!["snapshots/sitemap-urls.txt": Text],
+        file!["snapshots/sitemap-urls.jsonl": Text],
+    );
 }
 
 // ---- against local servers ----------------------------------------------------------------
@@ -204,14 +235,13 @@ fn check_remote() {
     ];
     let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
     let head = ["check", "--no-state", "--agent", "MyBot"];
-    let args: Vec<&str> = head.into_iter().chain(urls.iter().copied()).collect();
-    case.run(&args, 1, file!["snapshots/check-remote.txt": Text]);
-    let args: Vec<&str> = head
-        .into_iter()
-        .chain(["--json"])
-        .chain(urls.iter().copied())
-        .collect();
-    case.run(&args, 1, file!["snapshots/check-remote.jsonl": Text]);
+    case.run_both(
+        &head,
+        &urls,
+        1,
+        file!["snapshots/check-remote.txt": Text],
+        file!["snapshots/check-remote.jsonl": Text],
+    );
 }
 
 /// `fetch`, then `history`, then `recrawl`, on one state.
@@ -231,16 +261,18 @@ fn fetch_history_recrawl() {
         file!["snapshots/fetch.jsonl": Text],
     );
     case.run(&["fetch", &url], 0, file!["snapshots/fetch.txt": Text]);
-    case.run(&["history", &url], 0, file!["snapshots/history.txt": Text]);
-    case.run(
-        &["history", "--json", &url],
+    case.run_both(
+        &["history"],
+        &[&url],
         0,
+        file!["snapshots/history.txt": Text],
         file!["snapshots/history.jsonl": Text],
     );
-    case.run(&["recrawl", &url], 0, file!["snapshots/recrawl.txt": Text]);
-    case.run(
-        &["recrawl", "--json", &url],
+    case.run_both(
+        &["recrawl"],
+        &[&url],
         0,
+        file!["snapshots/recrawl.txt": Text],
         file!["snapshots/recrawl.jsonl": Text],
     );
     assert_eq!(server.hits(), 4, "history never fetches");
@@ -302,24 +334,6 @@ fn report() {
 /// whose URL robots.txt blocks.
 #[test]
 fn sitemap_discover() {
-    fn base(req: &Request) -> String {
-        format!("http://{}", req.header("host").unwrap_or("127.0.0.1"))
-    }
-    fn xml(root: &str, child: &str, locs: &[String]) -> Reply {
-        let mut body = format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-             <{root} xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
-        );
-        for loc in locs {
-            body.push_str(&format!("  <{child}><loc>{loc}</loc></{child}>\n"));
-        }
-        body.push_str(&format!("</{root}>\n"));
-        Reply::Full {
-            status: 200,
-            headers: vec![("content-type".into(), "application/xml".into())],
-            body: body.into_bytes(),
-        }
-    }
     let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
@@ -330,9 +344,9 @@ fn sitemap_discover() {
                      Sitemap: {b}/pages.xml\n"
                 ),
             ),
-            "/index.xml" => xml("sitemapindex", "sitemap", &[format!("{b}/more.xml")]),
-            "/pages.xml" => xml("urlset", "url", &[format!("{b}/p1"), format!("{b}/p2")]),
-            "/more.xml" => xml("urlset", "url", &[format!("{b}/private/x")]),
+            "/index.xml" => xml(index(&[format!("{b}/more.xml")])),
+            "/pages.xml" => xml(urlset(&[format!("{b}/p1"), format!("{b}/p2")])),
+            "/more.xml" => xml(urlset(&[format!("{b}/private/x")])),
             _ => Reply::status(404),
         }
     });
@@ -343,14 +357,11 @@ fn sitemap_discover() {
         servers: &servers,
     };
     let url = server.url("/");
-    case.run(
-        &["sitemap", "discover", &url],
+    case.run_both(
+        &["sitemap", "discover"],
+        &[&url],
         0,
         file!["snapshots/sitemap-discover.txt": Text],
-    );
-    case.run(
-        &["sitemap", "discover", "--json", &url],
-        0,
         file!["snapshots/sitemap-discover.jsonl": Text],
     );
 }
