@@ -131,15 +131,14 @@ fn huge_file() -> Vec<u8> {
 
 #[test]
 fn fetch_says_how_big_a_cut_file_is() {
-    let rt = support::runtime(1);
     let file = huge_file();
     let len = file.len();
     let plain = file.clone();
-    let server = rt.block_on(TestServer::start(move |_| Reply::Full {
+    let (rt, server) = support::serve_blocking(move |_| Reply::Full {
         status: 200,
         headers: vec![],
         body: plain.clone(),
-    }));
+    });
     // The server said the size: it is shown, not the cap.
     let o = run(&["fetch", &server.url("/")]);
     let out = text(&o.stdout);

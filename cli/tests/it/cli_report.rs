@@ -363,14 +363,13 @@ fn a_host_is_both_its_origins_and_a_long_404_drops_out() {
 
 #[test]
 fn rfc_and_google_disagreements_and_the_agent_matrix() {
-    let rt = support::runtime(1);
     // Google reads `MJ12bot`'s group token as `mj` (letters only); RFC 9309 as `mj12bot`.
-    let server = rt.block_on(TestServer::start(|_| {
+    let (_rt, server) = support::serve_blocking(|_| {
         Reply::text(
             200,
             "User-agent: MJ12bot\nDisallow: /\n\nUser-agent: *\nDisallow: /tmp\n",
         )
-    }));
+    });
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.redb");
     let urls = dir.path().join("urls.txt");
@@ -489,10 +488,9 @@ fn site_text_is_escaped_and_bad_input_is_an_error() {
 
 #[test]
 fn the_sites_own_sitemaps_give_urls_to_follow() {
-    let rt = support::runtime(1);
     let base: Arc<Mutex<String>> = Arc::new(Mutex::new(String::new()));
     let b = base.clone();
-    let server = rt.block_on(TestServer::start(move |req| {
+    let (_rt, server) = support::serve_blocking(move |req| {
         let base = b.lock().expect("lock").clone();
         match req.path.as_str() {
             "/robots.txt" => Reply::text(
@@ -513,7 +511,7 @@ fn the_sites_own_sitemaps_give_urls_to_follow() {
             ),
             _ => Reply::status(404),
         }
-    }));
+    });
     *base.lock().expect("lock") = server.url("");
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.redb");

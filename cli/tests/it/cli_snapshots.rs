@@ -283,14 +283,12 @@ fn fetch_history_recrawl() {
 /// versions, the diff, verdict changes, RFC vs Google and the matrix.
 #[test]
 fn report() {
-    let rt = support::runtime(1);
     let body = std::sync::Arc::new(std::sync::Mutex::new(
         "User-agent: *\nDisallow: /a\nDisallow: /b/\n".to_owned(),
     ));
     let served = body.clone();
-    let server = rt.block_on(TestServer::start(move |_| {
-        Reply::text(200, &served.lock().expect("lock"))
-    }));
+    let (_rt, server) =
+        support::serve_blocking(move |_| Reply::text(200, &served.lock().expect("lock")));
     let home = temp();
     let urls = home.path().join("urls.txt");
     std::fs::write(&urls, "/a\n/b/c\n/c\n/page\n").expect("write urls");

@@ -88,9 +88,8 @@ fn changing_server(rt: &tokio::runtime::Runtime, body: &str) -> (TestServer, Arc
 
 #[test]
 fn fetch_is_recorded_and_check_answers_from_the_state() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
     let url = server.url("/");
@@ -183,17 +182,16 @@ fn fetch_is_recorded_and_check_answers_from_the_state() {
 
 #[test]
 fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
-    let rt = support::runtime(1);
     let home = Home::new();
     let served = Arc::new(AtomicUsize::new(0));
     let s = served.clone();
-    let server = rt.block_on(TestServer::start(move |_| {
+    let (_rt, server) = support::serve_blocking(move |_| {
         if s.fetch_add(1, Ordering::SeqCst) == 0 {
             Reply::text(200, BODY)
         } else {
             Reply::status(503)
         }
-    }));
+    });
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
     let url = server.url("/");
@@ -315,9 +313,8 @@ fn recrawl_fetches_once_and_records_a_changed_file() {
 
 #[test]
 fn no_state_writes_nothing_and_the_default_is_the_state_home() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let url = server.url("/");
 
     let o = home.run(&["fetch", "--no-state", &url]);
@@ -377,9 +374,8 @@ fn no_state_writes_nothing_and_the_default_is_the_state_home() {
 
 #[test]
 fn history_of_an_unknown_origin_says_so() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
 
@@ -410,12 +406,11 @@ fn history_of_an_unknown_origin_says_so() {
 
 #[test]
 fn two_processes_on_one_state_file() {
-    let rt = support::runtime(1);
     let home = Home::new();
     // Slow enough that the two runs overlap.
-    let server = rt.block_on(TestServer::start(|_| {
+    let (_rt, server) = support::serve_blocking(|_| {
         Reply::Delayed(Duration::from_millis(700), Box::new(Reply::text(200, BODY)))
-    }));
+    });
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
     let url = server.url("/");
@@ -453,9 +448,8 @@ fn two_processes_on_one_state_file() {
 
 #[test]
 fn a_state_file_held_by_another_process_is_one_sentence() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let path = home.path("state.redb");
     let state = path.to_str().expect("UTF-8 path");
     // This test process holds the file for longer than the CLI waits (5 s).
@@ -476,9 +470,8 @@ fn a_state_file_held_by_another_process_is_one_sentence() {
 
 #[test]
 fn a_state_that_cannot_be_opened_is_one_sentence() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let url = server.url("/");
 
     let o = home.run(&["fetch", "--state", "redis://127.0.0.1:1/", &url]);
@@ -519,11 +512,9 @@ fn a_state_that_cannot_be_opened_is_one_sentence() {
 
 #[test]
 fn site_text_is_escaped_in_human_output() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| {
-        Reply::text(200, "User-agent: *\nDisallow: /p\x1b[2J\n")
-    }));
+    let (_rt, server) =
+        support::serve_blocking(|_| Reply::text(200, "User-agent: *\nDisallow: /p\x1b[2J\n"));
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
     let o = home.run(&[
