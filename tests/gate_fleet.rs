@@ -29,17 +29,16 @@ const DELAY: Duration = Duration::from_millis(200);
 const PAGES: usize = 8;
 
 fn main() {
-    if std::env::var_os("CRAWLGATE_GATE_CHILD").is_some() {
-        child_main();
-        return;
-    }
-    let tests: [(&str, fn()); 4] = [
-        ("three_processes_keep_one_spacing_at_the_server", fleet),
-        ("clock_skew_between_engines_does_not_matter", skew),
-        ("redis_scripts_follow_the_schedule_rules", redis_rules),
-        ("embedded_backoff_survives_a_restart", embedded_restart),
-    ];
-    support::process::run_tests(&tests);
+    support::process::main(
+        "CRAWLGATE_GATE_CHILD",
+        child_main,
+        &[
+            ("three_processes_keep_one_spacing_at_the_server", fleet),
+            ("clock_skew_between_engines_does_not_matter", skew),
+            ("redis_scripts_follow_the_schedule_rules", redis_rules),
+            ("embedded_backoff_survives_a_restart", embedded_restart),
+        ],
+    );
 }
 
 fn bot() -> ProductToken {

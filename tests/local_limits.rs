@@ -29,7 +29,7 @@ mod support;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -179,15 +179,7 @@ impl Kid {
         let mut child = cmd.spawn().expect("spawn a child process");
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("child stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = support::process::lines(stdout);
         Kid {
             role: role.to_owned(),
             child,

@@ -1,18 +1,13 @@
 //! The sitemap reader on well-formed input: Google's own examples read with no error and with
 //! every value where it belongs; the formats are told apart; text is joined across entity
 //! references and CDATA, then trimmed; positions point at the element.
-use std::path::Path;
 
+use crate::support;
 use crate::support::gzip::{gzip_at, Compression};
 use crawlgate::sitemap::{self, Code, Format, Item, Reader, Relationship, Severity};
 
 fn seed(name: &str) -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/sitemap/seeds")
-            .join(name),
-    )
-    .unwrap()
+    support::testdata(&format!("sitemap/seeds/{name}"))
 }
 
 fn codes(parsed: &sitemap::Parsed) -> Vec<(u32, Code)> {

@@ -303,3 +303,19 @@ pub fn serve_blocking(
     let server = rt.block_on(TestServer::start(handler));
     (rt, server)
 }
+
+/// The repository's `testdata/` directory (the library's package root holds it; the CLI's
+/// tests find it one level up).
+pub fn testdata_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|dir| dir.join("testdata"))
+        .find(|dir| dir.is_dir())
+        .expect("a testdata directory")
+}
+
+/// The bytes of `testdata/<path>`.
+pub fn testdata(path: &str) -> Vec<u8> {
+    let path = testdata_dir().join(path);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}

@@ -20,3 +20,29 @@ pub fn run_tests(tests: &[(&str, fn())]) {
     }
     eprintln!("test result: ok. {ran} passed");
 }
+
+/// The `main` of a binary that is also its own child process: with `child_var` set it runs
+/// `child`, otherwise the `tests`.
+pub fn main(child_var: &str, child: fn(), tests: &[(&str, fn())]) {
+    if std::env::var_os(child_var).is_some() {
+        child();
+    } else {
+        run_tests(tests);
+    }
+}
+
+/// The lines a child writes to `out`, as they come, read on a thread of their own (so that a
+/// test can wait for one with a timeout).
+pub fn lines(out: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(out).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}

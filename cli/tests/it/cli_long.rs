@@ -5,7 +5,7 @@
 //! Nothing here is timed: concurrency shows as requests in flight at the same time on the
 //! servers' side, streaming as an answer read before the next line is written.
 use crate::support;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
@@ -176,15 +176,7 @@ impl Piped {
             .spawn()
             .expect("spawn crawlgate");
         let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = crate::support::process::lines(stdout);
         Piped {
             child,
             lines,
