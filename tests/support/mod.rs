@@ -11,6 +11,7 @@ pub mod gzip;
 pub mod naive;
 pub mod process;
 pub mod redis_server;
+pub mod rules;
 pub mod sitemap;
 
 use std::net::SocketAddr;
