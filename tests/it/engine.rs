@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use crate::support::{Reply, TestServer};
+use crate::support::{status_switch, Reply, TestServer};
 use crawlgate::fetch::{CacheOptions, CheckError, Clock, FetchOptions, ManualClock, RobotsCache};
 use crawlgate::policy::{Change, Digest, OriginState, Unavailable, VerdictReason};
 use crawlgate::store::{MemoryStore, Pruned, Store, StoreError, StoreFuture, Updated, Usage};
@@ -143,13 +143,7 @@ async fn a_thousand_checks_on_a_stale_origin_are_answered_while_one_refresh_runs
 
 #[tokio::test]
 async fn the_failure_ladder_end_to_end() {
-    let status = Arc::new(AtomicU16::new(200));
-    let st = status.clone();
-    let server = TestServer::start(move |_| match st.load(Ordering::SeqCst) {
-        200 => Reply::text(200, "User-agent: *\nDisallow: /other\n"),
-        s => Reply::status(s),
-    })
-    .await;
+    let (server, status) = status_switch("User-agent: *\nDisallow: /other\n").await;
     let (cache, clock) = engine();
     let origin = Origin::from_url(&server.url("/")).expect("origin");
     let private = server.url("/private");
@@ -259,13 +253,7 @@ async fn eviction_loses_no_state() {
     // The scenario: 20 origins in memory; a site that disallows /private starts
     // answering 503; 12 hours on, the last good version applies; 60 other origins push it out
     // of memory; it must still be the last good version, not a new failure run.
-    let status = Arc::new(AtomicU16::new(200));
-    let st = status.clone();
-    let site = TestServer::start(move |_| match st.load(Ordering::SeqCst) {
-        200 => Reply::text(200, RULES),
-        s => Reply::status(s),
-    })
-    .await;
+    let (site, status) = status_switch(RULES).await;
     let others = TestServer::start(|_| Reply::text(200, "User-agent: *\nDisallow:\n")).await;
     let (cache, clock) = engine_with({
         let mut options = CacheOptions::default();
@@ -727,13 +715,7 @@ async fn a_recrawl_while_the_store_is_down_is_written_when_it_is_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn current_waits_for_a_due_refresh_where_judgement_answers_from_the_copy() {
     use crawlgate::policy::Verdict;
-    let status = Arc::new(AtomicU16::new(200));
-    let st = status.clone();
-    let server = TestServer::start(move |_| match st.load(Ordering::SeqCst) {
-        200 => Reply::text(200, RULES),
-        s => Reply::status(s),
-    })
-    .await;
+    let (server, status) = status_switch(RULES).await;
     let (cache, clock) = engine();
     let origin = Origin::from_url(&server.url("/")).expect("origin");
     assert_eq!(cache.current(&origin).await.verdict, Verdict::Rules);

@@ -29,6 +29,23 @@ fn origin(server: &TestServer) -> Origin {
     Origin::from_url(&server.url("/")).expect("origin")
 }
 
+/// The sitemaps `server`'s robots.txt announces, walked for `agent` with `options`.
+async fn discover_with(
+    server: &TestServer,
+    agent: Option<&ProductToken>,
+    options: WalkOptions,
+) -> Discovery {
+    fetcher()
+        .discover_sitemaps(&origin(server), agent, options)
+        .await
+        .expect("no local failure")
+}
+
+/// The sitemaps `server`'s robots.txt announces, walked for no agent with the default options.
+async fn discover(server: &TestServer) -> Discovery {
+    discover_with(server, None, WalkOptions::default()).await
+}
+
 /// `robots.txt` announcing `paths` (on the same server), with `/private` disallowed for all.
 fn robots(req: &Request, paths: &[&str]) -> Reply {
     let mut body = String::from("User-agent: *\nDisallow: /private\n\n");
@@ -82,10 +99,7 @@ async fn announced_and_listed_sitemaps_are_fetched_once() {
         _ => Reply::status(404),
     })
     .await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&server).await;
 
     for path in [
         "/robots.txt",
@@ -152,10 +166,7 @@ async fn an_index_listing_itself_is_a_cycle() {
         _ => Reply::status(404),
     })
     .await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&server).await;
     assert_eq!(server.hits_on("/index.xml"), 1);
     assert_eq!(server.hits_on("/a.xml"), 1);
     assert_eq!(found.sitemaps.len(), 2);
@@ -182,10 +193,7 @@ async fn a_nested_index_is_an_error_and_not_followed() {
         _ => Reply::status(404),
     })
     .await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&server).await;
     assert_eq!(server.hits_on("/inner.xml"), 1);
     assert_eq!(server.hits_on("/grand1.xml"), 0);
     assert_eq!(server.hits_on("/grand2.xml"), 0);
@@ -216,10 +224,7 @@ async fn failed_fetches_are_fetch_failed() {
         _ => Reply::status(404),
     })
     .await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&server).await;
     assert_eq!(found.sitemaps.len(), 4);
 
     let missing = report(&found, &server, "/missing.xml");
@@ -339,10 +344,7 @@ async fn a_gzip_bomb_stops_at_the_limit() {
     })
     .await;
     let started = Instant::now();
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&server).await;
     let elapsed = started.elapsed();
 
     let raw = report(&found, &server, "/bomb.xml.gz");
@@ -382,10 +384,7 @@ async fn blocked_entries_are_reported_for_the_agent() {
     })
     .await;
     let agent = token();
-    let with_agent = fetcher()
-        .discover_sitemaps(&origin(&server), Some(&agent), WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let with_agent = discover_with(&server, Some(&agent), WalkOptions::default()).await;
     let pages = report(&with_agent, &server, "/pages.xml");
     assert_eq!(pages.entries, 3);
     // The other host's URL is not checked against this robots.txt, and it is outside what a
@@ -399,10 +398,7 @@ async fn blocked_entries_are_reported_for_the_agent() {
     );
     assert_eq!((pages.errors, pages.warnings), (1, 1));
 
-    let without = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let without = discover(&server).await;
     let pages = report(&without, &server, "/pages.xml");
     assert_eq!((pages.entries, pages.errors, pages.warnings), (3, 1, 0));
 }
@@ -421,10 +417,7 @@ async fn max_sitemaps_caps_the_fetches() {
     .await;
     let mut options = WalkOptions::default();
     options.max_sitemaps = 3;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, options)
-        .await
-        .expect("no local failure");
+    let found = discover_with(&server, None, options).await;
     // robots.txt, the index and two of its five sitemaps.
     assert_eq!(server.hits(), 4);
     assert_eq!(found.sitemaps.len(), 3);
@@ -436,10 +429,7 @@ async fn max_sitemaps_caps_the_fetches() {
 #[tokio::test]
 async fn no_robots_txt_announces_nothing() {
     let server = TestServer::start(|_| Reply::status(404)).await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), Some(&token()), WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover_with(&server, Some(&token()), WalkOptions::default()).await;
     assert!(found.sitemaps.is_empty());
     assert_eq!(found.robots.status, Some(404));
     assert_eq!(found.robots.outcome.as_str(), "unavailable");
@@ -463,10 +453,7 @@ async fn a_redirected_robots_txt_scopes_its_sitemaps_to_the_host_that_served_it(
     .await;
     let target = www.url("/robots.txt");
     let apex = TestServer::start(move |_| Reply::redirect(301, &target)).await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&apex), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&apex).await;
     assert_eq!(found.robots.final_url, www.url("/robots.txt"));
     let sitemap = report(&found, &www, "/sitemap.xml");
     assert_eq!(sitemap.entries, 3, "{sitemap:#?}");

@@ -320,3 +320,16 @@ pub fn testdata(path: &str) -> Vec<u8> {
     let path = testdata_dir().join(path);
     std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
+
+/// A server that answers `body` while the status it returns holds 200, and that status with
+/// no body otherwise (set it to make the site fail).
+pub async fn status_switch(body: &'static str) -> (TestServer, Arc<std::sync::atomic::AtomicU16>) {
+    let status = Arc::new(std::sync::atomic::AtomicU16::new(200));
+    let st = status.clone();
+    let server = TestServer::start(move |_| match st.load(Ordering::SeqCst) {
+        200 => Reply::text(200, body),
+        s => Reply::status(s),
+    })
+    .await;
+    (server, status)
+}
