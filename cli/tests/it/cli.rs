@@ -1,8 +1,8 @@
 //! The `crawlgate` binary, run for real: output formats, exit codes and error sentences.
 
 use crate::run::{
-    assert_error_says, assert_error_starts, code, objects as json_lines, run, run_with, stderr,
-    stdout, Dir, TempFile,
+    assert_error_says, assert_error_starts, check, code, objects as json_lines, run, run_with,
+    stderr, stdout, Dir, TempFile,
 };
 use serde_json::Value;
 use std::process::Stdio;
@@ -194,15 +194,14 @@ fn lint_refuses_stdin_twice() {
 
 #[test]
 fn check_prints_tab_separated_lines_and_exits_by_result() {
-    let o = run(&[
-        "check",
-        "--agent",
+    let o = check(
         "MyBot",
-        "--robots",
         "testdata/cli/clean.txt",
-        "https://example.com/private/x",
-        "https://example.com/private/public.html",
-    ]);
+        &[
+            "https://example.com/private/x",
+            "https://example.com/private/public.html",
+        ],
+    );
     assert_eq!(code(&o), 1);
     assert_eq!(
         stdout(&o),
@@ -210,15 +209,11 @@ fn check_prints_tab_separated_lines_and_exits_by_result() {
          allowed\thttps://example.com/private/public.html\tline 4: Allow: /private/public.html\n"
     );
 
-    let o = run(&[
-        "check",
-        "--agent",
+    let o = check(
         "MyBot",
-        "--robots",
         "testdata/cli/clean.txt",
-        "https://example.com/",
-        "/private/public.html",
-    ]);
+        &["https://example.com/", "/private/public.html"],
+    );
     assert_eq!(code(&o), 0);
     assert_eq!(
         stdout(&o),
@@ -377,16 +372,14 @@ fn check_mode_google_and_rfc_differ_on_percent_encoding() {
     let file = TempFile::new("modes.txt", ROBOTS_MODES.as_bytes());
     let robots = file.path();
     let url = "http://x/foo/bar/baz";
-    let rfc = run(&["check", "--agent", "MyBot", "--robots", robots, url]);
+    let rfc = check("MyBot", robots, &[url]);
     assert_eq!(code(&rfc), 0);
     assert_eq!(
         stdout(&rfc),
         format!("allowed\t{url}\tline 3: Allow: /foo/bar/%62%61%7A\n")
     );
 
-    let google = run(&[
-        "check", "--agent", "MyBot", "--robots", robots, "--mode", "google", url,
-    ]);
+    let google = check("MyBot", robots, &["--mode", "google", url]);
     assert_eq!(code(&google), 1);
     assert_eq!(
         stdout(&google),
@@ -445,14 +438,7 @@ fn check_reads_agent_from_env() {
 fn check_refuses_browser_header() {
     // A browser's own header names no crawler (a crawler's `compatible; Googlebot/2.1` header
     // is read as `googlebot`: tests/cli_agents.rs).
-    let o = run(&[
-        "check",
-        "--agent",
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
-        "--robots",
-        "testdata/cli/clean.txt",
-        "/",
-    ]);
+    let o = check("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36", "testdata/cli/clean.txt", &["/"]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -463,13 +449,7 @@ fn check_refuses_browser_header() {
 
 #[test]
 fn check_without_urls_exits_2() {
-    let o = run(&[
-        "check",
-        "--agent",
-        "MyBot",
-        "--robots",
-        "testdata/cli/clean.txt",
-    ]);
+    let o = check("MyBot", "testdata/cli/clean.txt", &[]);
     assert_error_starts(&o, 2, "crawlgate: no URLs to check");
 }
 
@@ -479,16 +459,11 @@ fn check_urls_file_skips_blank_and_comment_lines() {
         "urls.txt",
         b"# to check\n\nhttps://example.com/private/a\r\n  /ok  \n",
     );
-    let o = run(&[
-        "check",
-        "--agent",
+    let o = check(
         "MyBot",
-        "--robots",
         "testdata/cli/clean.txt",
-        "--urls",
-        urls.path(),
-        "/first",
-    ]);
+        &["--urls", urls.path(), "/first"],
+    );
     assert_eq!(code(&o), 1);
     assert_eq!(
         stdout(&o),
@@ -535,14 +510,7 @@ fn check_reads_robots_or_urls_from_stdin_but_not_both() {
 
 #[test]
 fn check_missing_robots_file_exits_2() {
-    let o = run(&[
-        "check",
-        "--agent",
-        "MyBot",
-        "--robots",
-        "robots.txt.missing",
-        "/",
-    ]);
+    let o = check("MyBot", "robots.txt.missing", &["/"]);
     assert_error_starts(&o, 2, "crawlgate: cannot read robots.txt.missing: ");
 }
 
@@ -680,15 +648,7 @@ fn an_endless_input_is_an_error_not_a_hang() {
     assert_eq!(stderr(&o), "");
     // Other inputs stop at 64 MiB.
     let robots = TempFile::new("endless.txt", b"User-agent: *\nDisallow: /x\n");
-    let o = run(&[
-        "check",
-        "--agent",
-        "bot",
-        "--robots",
-        robots.path(),
-        "--urls",
-        "/dev/zero",
-    ]);
+    let o = check("bot", robots.path(), &["--urls", "/dev/zero"]);
     assert_error_starts(&o, 2, "crawlgate: cannot read /dev/zero: ");
 }
 
@@ -829,14 +789,7 @@ fn unreadable_inputs_are_one_sentence_in_words() {
         );
     }
     // `lint URL` fetches it (tests/cli_explain.rs); `--robots` reads files only.
-    let o = run(&[
-        "check",
-        "--agent",
-        "bot",
-        "--robots",
-        "https://example.com/robots.txt",
-        "/x",
-    ]);
+    let o = check("bot", "https://example.com/robots.txt", &["/x"]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(

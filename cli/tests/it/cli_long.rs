@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-use crate::run::{run, text, values as records, Dir, TempFile};
+use crate::run::{check, run, text, values as records, Dir, TempFile};
 use crate::support::{Reply, TestServer};
 
 /// Requests being served at the same moment, across servers, and the most seen at once.
@@ -247,7 +247,7 @@ fn check_urls_stdin_answers_each_line_as_it_comes() {
     assert_eq!(server.hits(), 1);
 
     // Against a file given with --robots.
-    let robots = TempFile::new("urls.txt", b"User-agent: *\nDisallow: /private\n");
+    let robots = TempFile::new("robots.txt", b"User-agent: *\nDisallow: /private\n");
     let mut p = Piped::start(&[
         "check",
         "--agent",
@@ -277,17 +277,9 @@ impl Piped {
 
 #[test]
 fn urls_file_with_a_byte_order_mark_and_a_line_that_is_not_utf8() {
-    let robots = TempFile::new("urls.txt", b"User-agent: *\nDisallow: /private\n");
+    let robots = TempFile::new("robots.txt", b"User-agent: *\nDisallow: /private\n");
     let urls = TempFile::new("urls.txt", b"\xEF\xBB\xBF/private/a\n/b\xff\n/c\n");
-    let o = run(&[
-        "check",
-        "--agent",
-        "bot",
-        "--robots",
-        robots.path(),
-        "--urls",
-        urls.path(),
-    ]);
+    let o = check("bot", robots.path(), &["--urls", urls.path()]);
     // The bad line is reported with its number; the others are answered.
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
@@ -340,7 +332,7 @@ fn a_terminal_gets_a_summary_line() {
         has_script,
         "`script` (util-linux) is needed to run the binary on a terminal"
     );
-    let robots = TempFile::new("urls.txt", b"User-agent: *\nDisallow: /private\n");
+    let robots = TempFile::new("robots.txt", b"User-agent: *\nDisallow: /private\n");
     let home = tempfile::tempdir().expect("temp dir");
     let command = format!(
         "{} check --agent bot --robots {} /a /private/b /c 2>&1",

@@ -55,6 +55,13 @@ pub fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Ou
     Dir::new().run_with(args, stdin, env)
 }
 
+/// `crawlgate check --agent AGENT --robots ROBOTS REST…`, with a state home of its own.
+pub fn check(agent: &str, robots: &str, rest: &[&str]) -> Output {
+    let mut args = vec!["check", "--agent", agent, "--robots", robots];
+    args.extend_from_slice(rest);
+    run(&args)
+}
+
 /// A directory for a test's files and its crawl state (never the user's).
 pub struct Dir(tempfile::TempDir);
 
