@@ -1,5 +1,6 @@
 //! `Fetcher::fetch` against real HTTP servers on 127.0.0.x: every row of the status table,
 //! redirects, caps, compression, broken responses, timeouts and the address policy.
+use crate::support::assert_has;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -444,7 +445,7 @@ async fn gzip_body_is_decompressed_and_counted_decompressed() {
         .header("accept-encoding")
         .map(str::to_owned)
         .unwrap_or_default();
-    assert!(accept.contains("gzip"), "{accept}");
+    assert_has(&accept, "gzip");
 }
 
 #[tokio::test]
@@ -640,8 +641,8 @@ async fn public_only_refuses_loopback_before_connecting() {
     let fetch = fetch_with(&f, &server).await;
     match &fetch.outcome {
         FetchOutcome::Unreachable(Unreachable::Connect(msg)) => {
-            assert!(msg.contains("refused by the address policy"), "{msg}");
-            assert!(msg.contains("127.0.0.1"), "{msg}");
+            assert_has(&msg, "refused by the address policy");
+            assert_has(&msg, "127.0.0.1");
         }
         other => panic!("{other:?}"),
     }

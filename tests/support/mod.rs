@@ -333,3 +333,9 @@ pub async fn status_switch(body: &'static str) -> (TestServer, Arc<std::sync::at
     .await;
     (server, status)
 }
+
+/// Asserts that `text` contains `part`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_has(text: &str, part: &str) {
+    assert!(text.contains(part), "{text}");
+}

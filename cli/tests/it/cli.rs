@@ -4,6 +4,7 @@ use crate::run::{
     assert_error_says, assert_error_starts, check, code, objects as json_lines, run, run_with,
     stderr, stdout, Dir, TempFile,
 };
+use crate::support::assert_has;
 use serde_json::Value;
 use std::process::Stdio;
 
@@ -443,7 +444,7 @@ fn check_refuses_browser_header() {
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("crawlgate: "), "{err}");
-    assert!(err.contains("browser User-Agent header"), "{err}");
+    assert_has(&err, "browser User-Agent header");
     assert_eq!(stdout(&o), "");
 }
 
@@ -683,11 +684,8 @@ fn check_robots_refuses_what_is_neither_a_url_nor_a_path() {
     let err = stderr(&o);
     assert_eq!(err.lines().count(), bad.len(), "{err}");
     assert!(err.lines().all(|l| l.starts_with("crawlgate: ")), "{err}");
-    assert!(
-        err.contains("\"private/report.pdf\" is neither an http(s) URL nor a path starting with `/` or `*` (did you mean `https://private/report.pdf`?)"),
-        "{err}"
-    );
-    assert!(err.contains("\"ftp://h/x\""), "{err}");
+    assert_has(&err, "\"private/report.pdf\" is neither an http(s) URL nor a path starting with `/` or `*` (did you mean `https://private/report.pdf`?)");
+    assert_has(&err, "\"ftp://h/x\"");
 
     // Google mode takes every string as google/robotstxt's API does.
     let mut args = vec![
@@ -742,7 +740,7 @@ fn lint_output_escapes_what_the_file_says() {
     );
     let out = stdout(&o);
     assert!(!out.contains('\x1b'), "{out:?}");
-    assert!(out.contains("\\u{1b}[2J"), "{out}");
+    assert_has(&out, "\\u{1b}[2J");
 }
 
 #[test]
@@ -766,10 +764,7 @@ fn sitemap_urls_escapes_the_urls_it_prints() {
     let o = run(&["sitemap", "urls", "testdata/fuzz/sitemap-loc-form-feed.xml"]);
     let out = stdout(&o);
     assert!(!out.contains('\x0c'), "{out:?}");
-    assert!(
-        out.contains("https://example.com/%C3%BCmlat.htm\\u{c}\t"),
-        "{out}"
-    );
+    assert_has(&out, "https://example.com/%C3%BCmlat.htm\\u{c}\t");
 }
 
 #[test]
@@ -948,7 +943,7 @@ fn help_names_every_capability_and_completions_and_man_are_generated() {
     let o = run(&["man"]);
     assert_eq!(code(&o), 0);
     let page = stdout(&o);
-    assert!(page.contains(".TH crawlgate 1"), "{page}");
+    assert_has(&page, ".TH crawlgate 1");
     for c in commands {
         assert!(page.contains(c), "{c} in the manual page");
     }

@@ -6,6 +6,7 @@
 //! Answers are read from the exit status (0: every URL allowed, 1: one disallowed, 2: an error)
 //! and from the first column of the text output, one URL per line.
 
+use crate::support::assert_has;
 use std::process::Output;
 
 use crate::run::{code, run_with, stderr, stdout};
@@ -114,8 +115,8 @@ fn browser_header_is_refused_in_rfc_mode_with_one_sentence() {
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("crawlgate: "), "{err}");
-    assert!(err.contains("browser User-Agent header"), "{err}");
-    assert!(err.contains("product token"), "{err}");
+    assert_has(&err, "browser User-Agent header");
+    assert_has(&err, "product token");
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! real; the servers are real ones on 127.0.0.1.
 use crate::run::{assert_error_says, code, records, text, Dir};
 use crate::support;
+use crate::support::assert_has;
 
 use crate::support::Reply;
 use serde_json::Value;
@@ -736,10 +737,7 @@ fn explain_agents_shows_the_most_specific_group_and_its_usage_records() {
     );
     // A group without usage records shows none of those parts.
     assert!(!out.contains("content-usage"), "{out}");
-    assert!(
-        out.contains("  content-signal: search=yes, ai-train=no\n"),
-        "{out}"
-    );
+    assert_has(&out, "  content-signal: search=yes, ai-train=no\n");
 }
 
 #[test]
@@ -814,19 +812,10 @@ fn explain_escapes_usage_records() {
     ]);
     let out = text(&o.stdout);
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
-    assert!(
-        out.contains("    line 3: Content-Usage: /a\\u{1b}[2J train-ai=n\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("    line 1: https://example.com/\\u{1b}[31mlic.xml\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("Content-Signal: ai-train=no\\u{1b}]0;x\\u{7}\n"),
-        "{out}"
-    );
-    assert!(out.contains("\tusage: train-ai=n (line 3)\n"), "{out}");
+    assert_has(&out, "    line 3: Content-Usage: /a\\u{1b}[2J train-ai=n\n");
+    assert_has(&out, "    line 1: https://example.com/\\u{1b}[31mlic.xml\n");
+    assert_has(&out, "Content-Signal: ai-train=no\\u{1b}]0;x\\u{7}\n");
+    assert_has(&out, "\tusage: train-ai=n (line 3)\n");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `crawlgate fetch`, and `crawlgate check` without `--robots`, against real servers on
 //! 127.0.0.1 (the binary runs while the test's runtime serves).
 use crate::support;
+use crate::support::assert_has;
 
 use crate::run::{lines as records, run, text};
 use crate::support::gzip::{gzip_at, Compression};
@@ -94,9 +95,9 @@ fn fetch_reports_each_origin() {
 
     let o = run(&["fetch", &server.url("/")]);
     let out = text(&o.stdout);
-    assert!(out.contains("  outcome:   fetched"), "{out}");
-    assert!(out.contains("(1 redirect)"), "{out}");
-    assert!(out.contains("  problems:  1 error, 1 warning"), "{out}");
+    assert_has(&out, "  outcome:   fetched");
+    assert_has(&out, "(1 redirect)");
+    assert_has(&out, "  problems:  1 error, 1 warning");
 }
 
 #[test]
@@ -142,13 +143,11 @@ fn fetch_says_how_big_a_cut_file_is() {
     // The server said the size: it is shown, not the cap.
     let o = run(&["fetch", &server.url("/")]);
     let out = text(&o.stdout);
-    assert!(
-        out.contains(&format!(
-            "  size:      {len} bytes, cut: only the first 512000 are read\n"
-        )),
-        "{out}"
+    assert_has(
+        &out,
+        &format!("  size:      {len} bytes, cut: only the first 512000 are read\n"),
     );
-    assert!(out.contains("(content-after-limit)"), "{out}");
+    assert_has(&out, "(content-after-limit)");
     let o = run(&["fetch", "--json", &server.url("/")]);
     let v = &records(&o)[0];
     assert_eq!(v["size"], len);
@@ -165,10 +164,7 @@ fn fetch_says_how_big_a_cut_file_is() {
     }));
     let o = run(&["fetch", &server.url("/")]);
     let out = text(&o.stdout);
-    assert!(
-        out.contains("  size:      more than 512000 bytes, cut\n"),
-        "{out}"
-    );
+    assert_has(&out, "  size:      more than 512000 bytes, cut\n");
     let o = run(&["fetch", "--json", &server.url("/")]);
     let v = &records(&o)[0];
     assert_eq!(v["size"], serde_json::Value::Null);
@@ -180,8 +176,8 @@ fn fetch_says_how_big_a_cut_file_is() {
     }));
     let o = run(&["fetch", &small.url("/")]);
     let out = text(&o.stdout);
-    assert!(out.contains("  size:      27 bytes\n"), "{out}");
-    assert!(out.contains("  problems:  0 errors, 0 warnings\n"), "{out}");
+    assert_has(&out, "  size:      27 bytes\n");
+    assert_has(&out, "  problems:  0 errors, 0 warnings\n");
 }
 
 #[test]
@@ -233,12 +229,12 @@ fn discover_says_when_robots_txt_was_redirected() {
     let o = run(&["sitemap", "discover", &apex.url("/")]);
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
-    assert!(
-        out.contains(&format!(
+    assert_has(
+        &out,
+        &format!(
             "  served by {} after 1 redirect: its sitemaps may list URLs of both hosts\n",
             www.url("/robots.txt")
-        )),
-        "{out}"
+        ),
     );
     // The www sitemap's own URL is in scope: no url-not-allowed.
     assert!(!out.contains("url-not-allowed"), "{out}");
@@ -263,7 +259,7 @@ fn discover_escapes_what_the_site_wrote() {
     });
     let o = run(&["sitemap", "discover", "--agent", "bot", &server.url("/")]);
     let out = text(&o.stdout);
-    assert!(out.contains("blocked-by-robots"), "{out}");
+    assert_has(&out, "blocked-by-robots");
     assert!(!out.contains('\x1b'), "{out:?}");
-    assert!(out.contains("\\u{1b}[2J"), "{out}");
+    assert_has(&out, "\\u{1b}[2J");
 }

@@ -2,6 +2,7 @@
 //! (`CRAWLGATE_NOW`): the status kinds, the ladder in force, versions and their diffs, verdict
 //! changes on a hand-made pair of versions, RFC vs Google, hosts, dormant origins, escaping.
 use crate::support;
+use crate::support::assert_has;
 use std::path::Path;
 use std::process::Output;
 use std::sync::{Arc, Mutex};
@@ -129,15 +130,12 @@ fn each_status_kind_as_search_console_names_it() {
     // The terminal says the same, in local time (UTC here).
     let o = report_at(&state, "2026-11-20T11:00:00Z", &["--offline", &ok.url("/")]);
     let out = text(&o.stdout);
-    assert!(out.contains("  status:      Fetched (200)\n"), "{out}");
-    assert!(
-        out.contains("  last fetch:  2026-11-20 10:00:00 +00:00\n"),
-        "{out}"
-    );
-    assert!(out.contains("  size:        54 bytes\n"), "{out}");
-    assert!(
-        out.contains("        2 | Disalow: /x\n          warning[misspelled-key]"),
-        "{out}"
+    assert_has(&out, "  status:      Fetched (200)\n");
+    assert_has(&out, "  last fetch:  2026-11-20 10:00:00 +00:00\n");
+    assert_has(&out, "  size:        54 bytes\n");
+    assert_has(
+        &out,
+        "        2 | Disalow: /x\n          warning[misspelled-key]",
     );
     // An error in the file is a finding.
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
@@ -253,15 +251,12 @@ fn a_file_that_changes_over_three_days() {
         &["--offline", "--agent", "MyBot", "--urls", urls, &target],
     );
     let out = text(&o.stdout);
-    assert!(
-        out.contains("  changes from version 1 to 2 (+3 −2):\n"),
-        "{out}"
-    );
-    assert!(out.contains("    -     2 | Disallow: /a\n"), "{out}");
-    assert!(out.contains("    +     2 | Disallow: /a/\n"), "{out}");
-    assert!(
-        out.contains("    1 → 2  MyBot  /c  allowed (no-matching-rule) → disallowed (line 4: Disallow: /c)\n"),
-        "{out}"
+    assert_has(&out, "  changes from version 1 to 2 (+3 −2):\n");
+    assert_has(&out, "    -     2 | Disallow: /a\n");
+    assert_has(&out, "    +     2 | Disallow: /a/\n");
+    assert_has(
+        &out,
+        "    1 → 2  MyBot  /c  allowed (no-matching-rule) → disallowed (line 4: Disallow: /c)\n",
     );
 }
 
@@ -304,14 +299,8 @@ fn a_failure_run_uses_the_last_good_version_after_12_hours() {
     );
     let o = report_at(&state, "2026-11-21T23:00:00Z", &["--offline", &target]);
     let out = text(&o.stdout);
-    assert!(
-        out.contains("  in force:    rules: robots.txt unreachable for over 12 hours: using the version fetched 2026-11-20 10:00:00 +00:00 until 2026-12-21 10:00:00 +00:00 (version 1)\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("    *  1  2026-11-20 10:00:00 +00:00  200  fetched"),
-        "{out}"
-    );
+    assert_has(&out, "  in force:    rules: robots.txt unreachable for over 12 hours: using the version fetched 2026-11-20 10:00:00 +00:00 until 2026-12-21 10:00:00 +00:00 (version 1)\n");
+    assert_has(&out, "    *  1  2026-11-20 10:00:00 +00:00  200  fetched");
 }
 
 #[test]
@@ -422,10 +411,7 @@ fn site_text_is_escaped_and_bad_input_is_an_error() {
     let o = report_at(&state, "2026-11-20T10:00:00Z", &[&server.url("/")]);
     let out = text(&o.stdout);
     assert!(!out.contains('\x1b'), "{out:?}");
-    assert!(
-        out.contains("Disalow: /\\u{1b}[2J\\u{1b}]0;pwned\\u{7}"),
-        "{out}"
-    );
+    assert_has(&out, "Disalow: /\\u{1b}[2J\\u{1b}]0;pwned\\u{7}");
 
     // Nothing recorded, offline: an error, exit 2.
     let o = report_at(

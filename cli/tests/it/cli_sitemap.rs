@@ -1,9 +1,10 @@
 //! `crawlgate sitemap lint|urls|discover`, run for real: output formats, exit codes and error
 //! sentences, with files, standard input, and real servers on 127.0.0.1 for URL inputs.
 use crate::support;
+use crate::support::assert_has;
 use std::process::Output;
 
-use crate::run::{both, code, objects, run, run_with, stderr, stdout, Dir};
+use crate::run::{assert_exit, both, code, objects, run, run_with, stderr, stdout, Dir};
 
 use crate::support::gzip::gzip;
 use crate::support::sitemap::{base, gz_file, index, urlset, xml, NS};
@@ -128,7 +129,7 @@ fn lint_seeds_exit_0_with_exact_output() {
     let mut args = vec!["sitemap", "lint"];
     args.extend(all.iter().map(String::as_str));
     let o = run(&args);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 5, "{out}");
     assert_eq!(
@@ -141,7 +142,7 @@ fn lint_seeds_exit_0_with_exact_output() {
 fn lint_errors_exit_1_in_path_line_col_form() {
     let path = format!("{DIAG}/invalid-url.txt");
     let o = run(&["sitemap", "lint", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(
         stdout(&o),
         format!(
@@ -159,7 +160,7 @@ fn lint_errors_exit_1_in_path_line_col_form() {
 fn lint_json_lines_have_the_problem_fields_in_order_then_a_summary() {
     let path = format!("{DIAG}/invalid-url.txt");
     let o = run(&["sitemap", "lint", "--json", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     let out = stdout(&o);
     let raw: Vec<&str> = out.lines().collect();
     assert_eq!(raw.len(), 3, "two problems and the summary: {out}");
@@ -192,12 +193,12 @@ fn lint_json_lines_have_the_problem_fields_in_order_then_a_summary() {
     }
     // The same message as the human form.
     let human = stdout(&run(&["sitemap", "lint", &path]));
-    assert!(
-        human.contains(&format!(
+    assert_has(
+        &human,
+        &format!(
             "{path}:2:1: error[invalid-url]: {}\n",
             objs[0]["message"].as_str().unwrap_or_default()
-        )),
-        "{human}"
+        ),
     );
 }
 
@@ -209,10 +210,10 @@ fn lint_deny_warnings_turns_warnings_into_exit_1() {
          ignored\n1 sitemap, 1 entry: 1 warning\n"
     );
     let o = run(&["sitemap", "lint", &path]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), want);
     let o = run(&["sitemap", "lint", "--deny-warnings", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(stdout(&o), want, "the same output, another exit status");
     // A clean file stays 0 with --deny-warnings.
     let o = run(&[
@@ -221,10 +222,10 @@ fn lint_deny_warnings_turns_warnings_into_exit_1() {
         "--deny-warnings",
         &format!("{SEEDS}/basic.xml"),
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     // --json too.
     let o = run(&["sitemap", "lint", "--json", "--deny-warnings", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(json_lines(&o).len(), 1);
 }
 
@@ -250,13 +251,13 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
         "googlebot",
         &path,
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), blocked(2));
     assert_eq!(stderr(&o), "");
 
     // Without --robots a file is not cross-checked.
     let o = run(&["sitemap", "lint", &path]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), "1 sitemap, 2 entries: no problems\n");
 
     // A robots.txt with a group for googlebot that allows everything.
@@ -275,7 +276,7 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
         "googlebot",
         &path,
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), clean);
     // The default agent is Googlebot; CRAWLGATE_AGENT sets it too; a User-Agent header works.
     let o = run(&["sitemap", "lint", "--robots", &own, &path]);
@@ -294,7 +295,7 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
     let o = run(&[
         "sitemap", "lint", "--robots", &own, "--agent", "OtherBot", &path,
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), blocked(5));
     let o = run_with(
         &["sitemap", "lint", "--robots", &own, &path],
@@ -311,7 +312,7 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
         &robots,
         &path,
     ]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
 }
 
 #[test]
@@ -325,7 +326,7 @@ fn lint_robots_file_problems_exit_2() {
         &missing,
         &format!("{SEEDS}/basic.xml"),
     ]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert!(
         stderr(&o).starts_with(&format!("crawlgate: cannot read {missing}: ")),
         "{}",
@@ -340,7 +341,7 @@ fn lint_robots_file_problems_exit_2() {
         "/1.0",
         &format!("{SEEDS}/basic.xml"),
     ]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert!(
         stderr(&o).starts_with("crawlgate: --agent \"/1.0\" has no product token"),
         "{}",
@@ -360,7 +361,7 @@ fn lint_missing_file_exits_2_and_lints_the_others() {
         &missing,
         &retired,
     ]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
@@ -379,7 +380,7 @@ fn lint_missing_file_exits_2_and_lints_the_others() {
     // An unreadable input outranks errors in the others.
     let invalid = format!("{DIAG}/invalid-url.txt");
     let o = run(&["sitemap", "lint", &missing, &invalid]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert!(
         stdout(&o).ends_with("1 sitemap, 1 entry: 2 errors\n"),
         "{}",
@@ -387,7 +388,7 @@ fn lint_missing_file_exits_2_and_lints_the_others() {
     );
     // Nothing readable: no summary at all.
     let o = run(&["sitemap", "lint", &missing]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(stdout(&o), "");
 }
 
@@ -395,7 +396,7 @@ fn lint_missing_file_exits_2_and_lints_the_others() {
 fn lint_reads_gzip_from_standard_input() {
     let seed = std::fs::read(format!("{}/{SEEDS}/image-video.xml", crate::ROOT)).expect("seed");
     let o = run_with(&["sitemap", "lint", "-"], Some(&gzip(&seed)), &[]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(
         stdout(&o),
         "<stdin>:9:5: warning[retired-tag]: <image:caption> was retired by Google in 2022: it \
@@ -420,13 +421,13 @@ fn lint_reads_gzip_from_standard_input() {
         Some(&invalid),
         &[],
     );
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     let objs = json_lines(&o);
     assert_eq!(objs.len(), 2, "{}", both(&o));
     assert!(objs.iter().all(|m| m["path"] == "<stdin>"));
     // Standard input only once.
     let o = run_with(&["sitemap", "lint", "-", "-"], Some(b""), &[]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stderr(&o),
         "crawlgate: standard input (`-`) can be read only once\n"
@@ -454,7 +455,7 @@ fn urls_prints_url_tab_lastmod() {
                 https://example.com/b\t\n\
                 https://example.com/c\t2024-03-04T05:06:07+00:00\n";
     let o = run(&["sitemap", "urls", &file]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), want);
     assert_eq!(stderr(&o), "");
     // Gzip-compressed, through a file: the same.
@@ -463,11 +464,11 @@ fn urls_prints_url_tab_lastmod() {
         &gzip(&std::fs::read(&file).expect("read back")),
     );
     let o = run(&["sitemap", "urls", &gz]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), want);
     // Two inputs: their entries one after the other, no summary.
     let o = run(&["sitemap", "urls", &file, &format!("{SEEDS}/basic.xml")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(
         stdout(&o),
         format!("{want}http://www.example.com/foo.html\t\n")
@@ -475,7 +476,7 @@ fn urls_prints_url_tab_lastmod() {
     // A missing file: exit 2, the others printed.
     let missing = dir.join("missing.xml");
     let o = run(&["sitemap", "urls", &missing, &file]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(stdout(&o), want);
     assert!(
         stderr(&o).starts_with(&format!("crawlgate: cannot read {missing}: ")),
@@ -488,7 +489,7 @@ fn urls_prints_url_tab_lastmod() {
 fn urls_json_has_everything_read_including_mrss_videos() {
     let path = format!("{SEEDS}/mrss.xml");
     let o = run(&["sitemap", "urls", "--json", &path]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
     let raw: Vec<&str> = out.lines().collect();
@@ -554,7 +555,7 @@ fn urls_json_has_everything_read_including_mrss_videos() {
         "--json",
         &format!("{SEEDS}/video-full.xml"),
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     let m = &json_lines(&o)[0];
     let v = &m["videos"][0];
     assert_eq!(v["duration"], 600);
@@ -587,11 +588,11 @@ fn urls_with_errors_exit_1_and_still_print_the_valid_entries() {
     let note =
         format!("crawlgate: {path}: 2 errors (run `crawlgate sitemap lint` for the details)\n");
     let o = run(&["sitemap", "urls", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(stdout(&o), "https://example.com/a\t\n");
     assert_eq!(stderr(&o), note);
     let o = run(&["sitemap", "urls", "--json", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     let objs = json_lines(&o);
     assert_eq!(objs.len(), 1, "{}", both(&o));
     assert_eq!(objs[0]["loc"], "https://example.com/a");
@@ -599,7 +600,7 @@ fn urls_with_errors_exit_1_and_still_print_the_valid_entries() {
     assert_eq!(stderr(&o), note);
     // Warnings alone do not change the exit status.
     let o = run(&["sitemap", "urls", &format!("{DIAG}/retired-tag.xml")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), "https://example.com/a\t\n");
 }
 
@@ -625,7 +626,7 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
         server.url("/")
     );
     let o = run(&["sitemap", "lint", &url]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(
         stdout(&o),
         format!(
@@ -651,7 +652,7 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
     let allow_all = dir.file("robots.txt", b"User-agent: *\nAllow: /\n");
     let before = server.hits_on("/robots.txt");
     let o = run(&["sitemap", "lint", "--robots", &allow_all, &url]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(
         stdout(&o),
         format!("{not_allowed}1 sitemap, 3 entries: 1 error\n")
@@ -666,7 +667,7 @@ fn lint_url_input_with_no_robots_txt_is_not_cross_checked() {
         _ => Reply::status(404),
     });
     let o = run(&["sitemap", "lint", &server.url("/sitemap.xml")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), "1 sitemap, 1 entry: no problems\n");
 }
 
@@ -679,7 +680,7 @@ fn a_sitemap_url_that_cannot_be_fetched_exits_2() {
     });
     let missing = server.url("/missing.xml");
     let o = run(&["sitemap", "lint", &missing, &server.url("/sitemap.xml")]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stderr(&o),
         format!("crawlgate: cannot fetch {missing}: HTTP 404\n")
@@ -689,7 +690,7 @@ fn a_sitemap_url_that_cannot_be_fetched_exits_2() {
 
     // `sitemap urls` the same way.
     let o = run(&["sitemap", "urls", &missing, &server.url("/sitemap.xml")]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stderr(&o),
         format!("crawlgate: cannot fetch {missing}: HTTP 404\n")
@@ -699,7 +700,7 @@ fn a_sitemap_url_that_cannot_be_fetched_exits_2() {
     // A fetched sitemap with errors: exit 1 from `urls`, the note names the URL.
     let broken = server.url("/broken.xml");
     let o = run(&["sitemap", "urls", &broken]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(stdout(&o), "https://example.com/a\t\n");
     assert_eq!(
         stderr(&o),
@@ -807,7 +808,7 @@ fn discover_lists_announced_sitemaps_and_index_children() {
         }
     }));
     let o = run(&["sitemap", "discover", &open.url("/x/y?z")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(
         stdout(&o),
         format!(
@@ -817,7 +818,7 @@ fn discover_lists_announced_sitemaps_and_index_children() {
         )
     );
     let o = run(&["sitemap", "discover", "--agent", "OtherBot", &open.url("/")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert!(
         stdout(&o).contains(&format!(
             "{}\turlset\t1 entry\t0 errors\t1 warning\n  {}:3:3: warning[blocked-by-robots]: ",
@@ -835,7 +836,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
     let server = discover_server(&rt);
     let u = |p: &str| server.url(p);
     let o = run(&["sitemap", "discover", "--json", &u("/")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
     let raw: Vec<&str> = out.lines().collect();
@@ -971,7 +972,7 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
     });
     let u = |p: &str| server.url(p);
     let o = run(&["sitemap", "discover", &u("/")]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -1000,7 +1001,7 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
     assert_eq!(lines, want, "{out}");
 
     let o = run(&["sitemap", "discover", "--json", &u("/")]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     let objs = json_lines(&o);
     assert_eq!(objs.len(), 5, "{}", both(&o));
     assert_eq!(objs[0]["announced"], 2);
@@ -1020,7 +1021,7 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
 fn discover_exits_2_when_robots_txt_is_unreachable() {
     let (_rt, server) = support::serve_blocking(|_| Reply::status(503));
     let o = run(&["sitemap", "discover", &server.url("/")]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stdout(&o),
         format!(
@@ -1029,7 +1030,7 @@ fn discover_exits_2_when_robots_txt_is_unreachable() {
         )
     );
     let o = run(&["sitemap", "discover", "--json", &server.url("/")]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stdout(&o),
         format!(
@@ -1049,7 +1050,7 @@ fn discover_exits_2_when_robots_txt_is_unreachable() {
 fn discover_without_robots_txt_announces_nothing_and_exits_0() {
     let (_rt, server) = support::serve_blocking(|_| Reply::status(404));
     let o = run(&["sitemap", "discover", &server.url("/")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(
         stdout(&o),
         format!(
@@ -1058,7 +1059,7 @@ fn discover_without_robots_txt_announces_nothing_and_exits_0() {
         )
     );
     let o = run(&["sitemap", "discover", "--json", &server.url("/")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(json_lines(&o)[0]["outcome"], "unavailable");
     assert_eq!(server.hits(), 2);
 }
@@ -1082,7 +1083,7 @@ fn discover_max_sitemaps_says_what_was_not_fetched() {
         "2",
         &server.url("/"),
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 4, "{out}");
     assert_eq!(
@@ -1180,7 +1181,7 @@ fn discover_names_the_file_each_problem_is_in() {
             .starts_with(&format!("{}:3:3:", u("/inner.xml"))),
         "{cycle}"
     );
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
 }
 
 /// A sitemap URL lists URLs under its own directory; announced in robots.txt, the whole site.
@@ -1197,11 +1198,11 @@ fn lint_url_input_lists_its_directory_or_its_site_when_announced() {
         }
     });
     let o = run(&["sitemap", "lint", &server.url("/blog/announced.xml")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), "1 sitemap, 2 entries: no problems\n");
     let plain = server.url("/blog/plain.xml");
     let o = run(&["sitemap", "lint", &plain]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(
         stdout(&o),
         format!(

@@ -3,6 +3,7 @@
 //! HOME and XDG_STATE_HOME at its own temporary directory, so the user's state is never touched.
 #[cfg(feature = "redis")]
 use crate::support;
+use crate::support::assert_has;
 use crate::support::redis_server;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -98,15 +99,9 @@ fn fetch_is_recorded_and_check_answers_from_the_state() {
     assert_exit(&o, 0);
     assert_eq!(server.hits(), 1);
     let out = text(&o.stdout);
-    assert!(out.contains("  status:    200\n"), "{out}");
-    assert!(
-        out.contains(&format!("  version:   new ({})\n", short(BODY))),
-        "{out}"
-    );
-    assert!(
-        out.contains("  verdict:   rules (robots.txt fetched)\n"),
-        "{out}"
-    );
+    assert_has(&out, "  status:    200\n");
+    assert_has(&out, &format!("  version:   new ({})\n", short(BODY)));
+    assert_has(&out, "  verdict:   rules (robots.txt fetched)\n");
 
     let o = home.run(&["history", "--state", state, &url]);
     assert_exit(&o, 0);
@@ -200,11 +195,8 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
     let o = home.run(&["fetch", "--state", state, &url]);
     assert_exit(&o, 1);
     let out = text(&o.stdout);
-    assert!(
-        out.contains("  outcome:   unreachable (HTTP 503)\n"),
-        "{out}"
-    );
-    assert!(out.contains("  version:   new\n"), "{out}");
+    assert_has(&out, "  outcome:   unreachable (HTTP 503)\n");
+    assert_has(&out, "  version:   new\n");
     // The verdict comes from the state's ladder: the first 12 hours of a failure stop crawling
     // (after them the good version before it would be in force).
     // The cause is on the outcome line; the verdict says until when crawling stops.
@@ -218,7 +210,7 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
         .unwrap_or_else(|| panic!("{out}"));
     assert_eq!(since.len(), "2026-01-01T00:00:00Z".len(), "{out}");
     assert!(until > since, "{out}");
-    assert!(out.contains("  next:      "), "{out}");
+    assert_has(&out, "  next:      ");
 
     let o = home.run(&["history", "--state", state, &url]);
     assert_exit(&o, 0);
@@ -500,7 +492,7 @@ fn a_state_that_cannot_be_opened_is_one_sentence() {
             )),
             "{err}"
         );
-        assert!(err.contains("not a crawlgate state file"), "{err}");
+        assert_has(&err, "not a crawlgate state file");
         assert_eq!(err.lines().count(), 1, "{err}");
     }
     assert_eq!(
