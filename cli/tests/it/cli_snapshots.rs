@@ -39,13 +39,25 @@ fn crawlgate(home: &Path, args: &[&str]) -> Command {
 
 /// One test's home and servers: each run expects an exit status and a stdout snapshot.
 struct Case<'a> {
-    home: &'a Path,
+    home: tempfile::TempDir,
     servers: &'a [(&'static str, &'a TestServer)],
 }
 
-impl Case<'_> {
+impl<'a> Case<'a> {
+    /// A case with a home of its own, its output redacted for `servers`.
+    fn new(servers: &'a [(&'static str, &'a TestServer)]) -> Case<'a> {
+        Case {
+            home: temp(),
+            servers,
+        }
+    }
+
+    fn home(&self) -> &Path {
+        self.home.path()
+    }
+
     fn run(&self, args: &[&str], code: i32, human: snapbox::Data) {
-        crawlgate(self.home, args)
+        crawlgate(self.home(), args)
             .with_assert(assert(self.servers))
             .assert()
             .code(code)
@@ -82,11 +94,7 @@ fn temp() -> tempfile::TempDir {
 
 #[test]
 fn lint() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let files = [
         "testdata/cli/errors.txt",
         "testdata/cli/warnings.txt",
@@ -103,11 +111,7 @@ fn lint() {
 
 #[test]
 fn check_robots() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let urls = [
         "https://example.com/private/report.pdf",
         "https://example.com/private/public.html",
@@ -139,7 +143,7 @@ fn check_robots() {
         "https://example.com/",
         "private/x",
     ];
-    crawlgate(home.path(), &args)
+    crawlgate(case.home(), &args)
         .with_assert(assert(&[]))
         .assert()
         .code(2)
@@ -149,11 +153,7 @@ fn check_robots() {
 
 #[test]
 fn url() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let urls = ["HTTPS://Example.COM:443/a?b", "http://example.com:8080/x"];
     case.run_both(
         &["url"],
@@ -163,7 +163,7 @@ fn url() {
         file!["snapshots/url.jsonl": Text],
     );
     // A bad URL: reported on stderr, counted in the summary.
-    crawlgate(home.path(), &["url", "--json", "ftp://example.com/"])
+    crawlgate(case.home(), &["url", "--json", "ftp://example.com/"])
         .with_assert(assert(&[]))
         .assert()
         .code(2)
@@ -173,11 +173,7 @@ fn url() {
 
 #[test]
 fn sitemap_lint() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let files = [
         "testdata/sitemap/seeds/video-full.xml",
         "testdata/sitemap/diagnostics/invalid-url.txt",
@@ -193,11 +189,7 @@ fn sitemap_lint() {
 
 #[test]
 fn sitemap_urls() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let files = [
         "testdata/sitemap/seeds/basic.xml",
         "testdata/sitemap/seeds/image-video.xml",
@@ -221,12 +213,8 @@ fn check_remote() {
     let rt = support::runtime(1);
     let up = rt.block_on(TestServer::start(|_| Reply::text(200, ROBOTS)));
     let down = rt.block_on(TestServer::start_on("127.0.0.2", |_| Reply::status(503)));
-    let home = temp();
     let servers = [("[ADDR]", &up), ("[DOWN]", &down)];
-    let case = Case {
-        home: home.path(),
-        servers: &servers,
-    };
+    let case = Case::new(&servers);
     let urls = [
         up.url("/private/a"),
         up.url("/public"),
@@ -248,12 +236,8 @@ fn check_remote() {
 #[test]
 fn fetch_history_recrawl() {
     let (_rt, server) = support::serve_blocking(|_| Reply::text(200, ROBOTS));
-    let home = temp();
     let servers = [("[ADDR]", &server)];
-    let case = Case {
-        home: home.path(),
-        servers: &servers,
-    };
+    let case = Case::new(&servers);
     let url = server.url("/");
     case.run(
         &["fetch", "--json", &url],
@@ -348,12 +332,8 @@ fn sitemap_discover() {
             _ => Reply::status(404),
         }
     });
-    let home = temp();
     let servers = [("[ADDR]", &server)];
-    let case = Case {
-        home: home.path(),
-        servers: &servers,
-    };
+    let case = Case::new(&servers);
     let url = server.url("/");
     case.run_both(
         &["sitemap", "discover"],
