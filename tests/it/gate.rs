@@ -50,6 +50,13 @@ fn bot() -> ProductToken {
     ProductToken::new("testbot").expect("token")
 }
 
+/// The gate's options with no default delay: only what a site asks for spaces requests.
+fn no_default_delay() -> GateOptions {
+    let mut gate = GateOptions::default();
+    gate.default_delay = Duration::ZERO;
+    gate
+}
+
 /// A permit for `url`, which must be allowed.
 async fn acquired(cache: &RobotsCache, url: &str) -> Permit {
     cache.acquire(&bot(), url).await.expect("allowed")
@@ -195,11 +202,7 @@ async fn retry_after_120_pushes_the_next_permit_120_s_out() {
 
 #[tokio::test]
 async fn without_retry_after_the_backoff_doubles_and_a_success_resets_it() {
-    let (cache, clock) = engine({
-        let mut gate = GateOptions::default();
-        gate.default_delay = Duration::ZERO;
-        gate
-    });
+    let (cache, clock) = engine(no_default_delay());
     rules(&cache, "http://flaky.test", "User-agent: *\n").await;
     let mut waits = Vec::new();
     for status in [503, 503, 429, 200, 503] {
@@ -223,11 +226,7 @@ async fn without_retry_after_the_backoff_doubles_and_a_success_resets_it() {
 
 #[tokio::test]
 async fn request_rate_3_per_10s_gives_3_permits_per_10_s() {
-    let (cache, clock) = engine({
-        let mut gate = GateOptions::default();
-        gate.default_delay = Duration::ZERO;
-        gate
-    });
+    let (cache, clock) = engine(no_default_delay());
     rules(
         &cache,
         "http://rate.test",
@@ -263,11 +262,7 @@ async fn request_rate_3_per_10s_gives_3_permits_per_10_s() {
 
 #[tokio::test]
 async fn request_rate_outside_its_window_does_not_apply() {
-    let (cache, _clock) = engine({
-        let mut gate = GateOptions::default();
-        gate.default_delay = Duration::ZERO;
-        gate
-    });
+    let (cache, _clock) = engine(no_default_delay());
     // T0 is 08:00 UTC.
     rules(
         &cache,
@@ -528,11 +523,7 @@ async fn without_a_schedule_in_the_store_the_process_keeps_spacing_and_backoff()
 
 #[tokio::test]
 async fn permits_feed_the_site_availability_report_without_a_write_per_page() {
-    let (cache, clock) = engine({
-        let mut gate = GateOptions::default();
-        gate.default_delay = Duration::ZERO;
-        gate
-    });
+    let (cache, clock) = engine(no_default_delay());
     rules(&cache, "http://up.test", "User-agent: *\n").await;
     let origin = Origin::from_url("http://up.test/").expect("origin");
     let report = |cache: RobotsCache| {
