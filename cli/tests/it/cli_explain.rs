@@ -156,17 +156,11 @@ fn explain_lists_rules_in_the_order_the_matcher_tries_them() {
         ]
     );
     // The same answers as `check`.
-    let check = d.run(&[
-        "check",
-        "--agent",
+    let check = d.check(
         "MyBot",
-        "--robots",
         &robots,
-        "/page",
-        "/page/x.gif",
-        "/page/long/x.gif",
-        "/b",
-    ]);
+        &["/page", "/page/x.gif", "/page/long/x.gif", "/b"],
+    );
     assert_eq!(
         text(&check.stdout),
         "allowed\t/page\tline 3: Allow: /page\n\

@@ -196,16 +196,7 @@ fn usage_only_for_allowed_urls_and_after_the_rule_column() {
           User-agent: nousage\n\
           Disallow: /closed\n",
     );
-    let o = d.run(&[
-        "check",
-        "--agent",
-        "MyBot",
-        "--robots",
-        &robots,
-        "/open/x",
-        "/open/ai/x",
-        "/closed",
-    ]);
+    let o = d.check("MyBot", &robots, &["/open/x", "/open/ai/x", "/closed"]);
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     // Two rules of the longest path combine (vocab §5.1); the rule column stays third.
     assert_eq!(
@@ -215,9 +206,7 @@ fn usage_only_for_allowed_urls_and_after_the_rule_column() {
          disallowed\t/closed\tline 3: Disallow: /\n"
     );
     // No Content-Usage for the group: nothing added.
-    let o = d.run(&[
-        "check", "--agent", "nousage", "--robots", &robots, "/open/x",
-    ]);
+    let o = d.check("nousage", &robots, &["/open/x"]);
     assert_eq!(text(&o.stdout), "allowed\t/open/x\n");
 }
 

@@ -57,9 +57,7 @@ pub fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Ou
 
 /// `crawlgate check --agent AGENT --robots ROBOTS REST…`, with a state home of its own.
 pub fn check(agent: &str, robots: &str, rest: &[&str]) -> Output {
-    let mut args = vec!["check", "--agent", agent, "--robots", robots];
-    args.extend_from_slice(rest);
-    run(&args)
+    Dir::new().check(agent, robots, rest)
 }
 
 /// A directory for a test's files and its crawl state (never the user's).
@@ -95,6 +93,14 @@ impl Dir {
     /// Runs the binary with this directory as its state home.
     pub fn run(&self, args: &[&str]) -> Output {
         self.run_with(args, None, &[])
+    }
+
+    /// `crawlgate check --agent AGENT --robots ROBOTS REST…` with this directory as its state
+    /// home.
+    pub fn check(&self, agent: &str, robots: &str, rest: &[&str]) -> Output {
+        let mut args = vec!["check", "--agent", agent, "--robots", robots];
+        args.extend_from_slice(rest);
+        self.run(&args)
     }
 
     /// Runs the binary with this directory as its state home, and `env` set.
