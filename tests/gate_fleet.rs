@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crawlgate::fetch::{CacheOptions, Clock, ManualClock, RobotsCache, SystemClock};
-use crawlgate::gate::GateOptions;
+use crawlgate::gate::{BackoffRules, GateOptions};
 use crawlgate::policy::{Fetch, FetchOutcome};
 use crawlgate::store::{EmbeddedStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken, Robots};
@@ -29,31 +29,36 @@ const DELAY: Duration = Duration::from_millis(200);
 const PAGES: usize = 8;
 
 fn main() {
-    if std::env::var_os("CRAWLGATE_GATE_CHILD").is_some() {
-        child_main();
-        return;
-    }
-    let tests: [(&str, fn()); 4] = [
-        ("three_processes_keep_one_spacing_at_the_server", fleet),
-        ("clock_skew_between_engines_does_not_matter", skew),
-        ("redis_scripts_follow_the_schedule_rules", redis_rules),
-        ("embedded_backoff_survives_a_restart", embedded_restart),
-    ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut ran = 0;
-    for (name, test) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        eprintln!("test {name} ...");
-        test();
-        eprintln!("test {name} ... ok");
-        ran += 1;
-    }
-    eprintln!("test result: ok. {ran} passed");
+    support::process::main(
+        "CRAWLGATE_GATE_CHILD",
+        child_main,
+        &[
+            ("three_processes_keep_one_spacing_at_the_server", fleet),
+            ("clock_skew_between_engines_does_not_matter", skew),
+            ("redis_scripts_follow_the_schedule_rules", redis_rules),
+            ("embedded_backoff_survives_a_restart", embedded_restart),
+        ],
+    );
+}
+
+/// A backoff for `o` that the store must record, and the wait it sets.
+async fn back_off(
+    store: &dyn Store,
+    o: &Origin,
+    now: SystemTime,
+    retry_after: Option<Duration>,
+    rules: BackoffRules,
+) -> Duration {
+    store
+        .back_off(o, now, retry_after, rules)
+        .await
+        .expect("back off")
+}
+
+/// Asserts `lo < d <= hi`.
+#[track_caller]
+fn assert_within(d: Duration, lo: Duration, hi: Duration) {
+    assert!(d > lo && d <= hi, "{d:?}");
 }
 
 fn bot() -> ProductToken {
@@ -270,49 +275,25 @@ fn redis_rules() {
             r.wait > Duration::from_millis(1500) && r.wait <= spacing,
             "{r:?}"
         );
-        let w = store
-            .back_off(&o, now, Some(Duration::from_secs(120)), rules)
-            .await
-            .expect("back off");
-        assert!(
-            w > Duration::from_secs(119) && w <= Duration::from_secs(120),
-            "{w:?}"
-        );
+        let w = back_off(&store, &o, now, Some(Duration::from_secs(120)), rules).await;
+        assert_within(w, Duration::from_secs(119), Duration::from_secs(120));
         let r = store.reserve(&o, now, spacing).await.expect("reserve");
         assert!(r.wait > Duration::from_secs(119), "{r:?}");
         assert_eq!(r.strikes, 1);
         // Without Retry-After: 5 s × 2^1 = 10 s, but the 120 s backoff stands.
-        let w = store
-            .back_off(&o, now, None, rules)
-            .await
-            .expect("back off");
+        let w = back_off(&store, &o, now, None, rules).await;
         assert!(w > Duration::from_secs(119), "{w:?}");
         let o2 = Origin::from_url("http://rules2.test/").expect("origin");
-        let w = store
-            .back_off(&o2, now, None, rules)
-            .await
-            .expect("back off");
-        assert!(
-            w > Duration::from_millis(4900) && w <= Duration::from_secs(5),
-            "{w:?}"
-        );
-        let w = store
-            .back_off(&o2, now, None, rules)
-            .await
-            .expect("back off");
-        assert!(
-            w > Duration::from_millis(9900) && w <= Duration::from_secs(10),
-            "{w:?}"
-        );
+        let w = back_off(&store, &o2, now, None, rules).await;
+        assert_within(w, Duration::from_millis(4900), Duration::from_secs(5));
+        let w = back_off(&store, &o2, now, None, rules).await;
+        assert_within(w, Duration::from_millis(9900), Duration::from_secs(10));
         store.recovered(&o2).await.expect("recovered");
         let r = store.reserve(&o2, now, spacing).await.expect("reserve");
         assert_eq!(r.strikes, 0);
         // Retry-After above the cap is capped (1 hour).
         let o3 = Origin::from_url("http://rules3.test/").expect("origin");
-        let w = store
-            .back_off(&o3, now, Some(Duration::from_secs(86_400)), rules)
-            .await
-            .expect("back off");
+        let w = back_off(&store, &o3, now, Some(Duration::from_secs(86_400)), rules).await;
         assert!(
             w <= Duration::from_secs(3600) && w > Duration::from_secs(3599),
             "{w:?}"

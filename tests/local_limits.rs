@@ -29,7 +29,7 @@ mod support;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -46,6 +46,7 @@ use flate2::write::{GzDecoder, GzEncoder, ZlibDecoder, ZlibEncoder};
 use flate2::Compression;
 use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
 use serde_json::{json, Value};
+use support::gzip::gzip_at;
 use support::{Reply, TestServer};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -84,21 +85,7 @@ fn main() {
         ("two_thousand_origins_under_ulimit_256", many_origins),
         ("memory_per_fetch_is_bounded", memory_per_fetch),
     ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut ran = 0;
-    for (name, test) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        eprintln!("test {name} ...");
-        test();
-        eprintln!("test {name} ... ok");
-        ran += 1;
-    }
-    eprintln!("test result: ok. {ran} passed");
+    support::process::run_tests(&tests);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -192,15 +179,7 @@ impl Kid {
         let mut child = cmd.spawn().expect("spawn a child process");
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("child stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = support::process::lines(stdout);
         Kid {
             role: role.to_owned(),
             child,
@@ -789,13 +768,6 @@ fn zeros_into<W: Write>(mut encoder: W, size: usize) -> W {
     encoder
 }
 
-/// `data` gzipped without compression (stored blocks).
-fn gzip_stored(data: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::none());
-    enc.write_all(data).expect("gzip");
-    enc.finish().expect("gzip")
-}
-
 /// How many bytes the first bytes of a `kind` body (`prefix`) decode to in decoders that
 /// write, as the fetcher's do, when the prefix arrives in two reads: all but its last byte,
 /// then that byte. (A write decoder keeps the output of its last write until the next; two
@@ -942,7 +914,7 @@ fn memory_per_fetch() {
         .expect("zlib");
     // The outer layer stored: a compressed one turns a single byte into some 800 bytes of the
     // inner stream (650 KB of zeros), so no cut of it would hold a body just under the cap.
-    let gz_gz = gzip_stored(&gz);
+    let gz_gz = gzip_at(Compression::none(), &gz);
     eprintln!(
         "    bombs: br {} B, gzip {} B, deflate {} B, gzip-gzip {} B ({} MiB of zeros each)",
         br.len(),

@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::mpsc;
@@ -27,30 +27,15 @@ const T0: u64 = 1_800_000_000;
 const HOUR: u64 = 3600;
 
 fn main() {
-    if std::env::var_os("CRAWLGATE_CHILD").is_some() {
-        child_main();
-        return;
-    }
-    let tests: [(&str, fn()); 3] = [
-        ("restart_after_sigkill_answers_from_the_store", restart),
-        ("a_fleet_fetches_once_and_shares_the_ladder", fleet),
-        ("redis_killed_mid_run", redis_killed),
-    ];
-    let filter: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with('-'))
-        .collect();
-    let mut ran = 0;
-    for (name, test) in tests {
-        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
-            continue;
-        }
-        eprintln!("test {name} ...");
-        test();
-        eprintln!("test {name} ... ok");
-        ran += 1;
-    }
-    eprintln!("test result: ok. {ran} passed");
+    support::process::main(
+        "CRAWLGATE_CHILD",
+        child_main,
+        &[
+            ("restart_after_sigkill_answers_from_the_store", restart),
+            ("a_fleet_fetches_once_and_shares_the_ladder", fleet),
+            ("redis_killed_mid_run", redis_killed),
+        ],
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,15 +158,7 @@ impl Crawler {
         let mut child = cmd.spawn().expect("spawn a crawler process");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = support::process::lines(stdout);
         Crawler {
             child,
             stdin,

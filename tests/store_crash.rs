@@ -7,6 +7,8 @@
 //! it is the test, which runs the writer as a child process and kills it. Set
 //! `CRAWLGATE_CRASH_SEED` to replay the kill timings of a failed run.
 
+mod support;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -22,14 +24,25 @@ const ROUNDS: usize = 100;
 const ORIGIN: &str = "https://crash.example";
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    support::process::main(
+        WRITER,
+        || {
+            let path = std::env::var_os(WRITER).expect("the writer's path");
+            block_on(writer(Path::new(&path)));
+        },
+        &[(
+            "a_killed_writer_leaves_the_last_commit",
+            || block_on(test()),
+        )],
+    );
+}
+
+fn block_on(f: impl std::future::Future<Output = ()>) {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .expect("runtime");
-    match std::env::var_os(WRITER) {
-        Some(path) => runtime.block_on(writer(Path::new(&path))),
-        None => runtime.block_on(test()),
-    }
+        .expect("runtime")
+        .block_on(f);
 }
 
 fn body_of(n: u64) -> Vec<u8> {

@@ -12,6 +12,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::support::rules::{many_anchored_rules, star_rules};
 use crawlgate::{Mode, Options, ProductToken, Robots};
 
 fn token() -> ProductToken {
@@ -34,15 +35,6 @@ fn within<T>(what: &str, limit: Duration, f: impl FnOnce() -> T) -> T {
     println!("{what}: {took:?} (bound {limit:?})");
     assert!(took < limit, "{what}: {took:?}, bound {limit:?}");
     out
-}
-
-/// 40,000 `Disallow: /pN$` lines (about 720 KB).
-fn many_anchored_rules() -> Vec<u8> {
-    let mut body = b"User-agent: *\n".to_vec();
-    for i in 0..40_000 {
-        body.extend_from_slice(format!("Disallow: /p{i}$\n").as_bytes());
-    }
-    body
 }
 
 /// A 2,000-character URL path of `unit` repeated.
@@ -247,10 +239,7 @@ fn near_miss_segments_against_long_urls() {
 /// URL, then a binary search per rule segment, so the cost no longer grows as rules × URL.
 #[test]
 fn leading_wildcard_rules_against_a_long_url() {
-    let mut body = b"User-agent: *\n".to_vec();
-    for i in 0..20_000 {
-        body.extend_from_slice(format!("Disallow: *a{i}b\n").as_bytes());
-    }
+    let body = star_rules();
     let bot = token();
     let url = long_path("a0123456789b");
     for mode in [Mode::Rfc, Mode::Google] {

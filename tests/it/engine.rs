@@ -4,8 +4,10 @@ use std::sync::atomic::{AtomicU16, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use crate::support::{Reply, TestServer};
-use crawlgate::fetch::{CacheOptions, CheckError, Clock, FetchOptions, ManualClock, RobotsCache};
+use crate::support::{status_switch, Reply, TestServer};
+use crawlgate::fetch::{
+    Answer, CacheOptions, CheckError, Clock, FetchOptions, ManualClock, RobotsCache,
+};
 use crawlgate::policy::{Change, Digest, OriginState, Unavailable, VerdictReason};
 use crawlgate::store::{MemoryStore, Pruned, Store, StoreError, StoreFuture, StoreUsage, Updated};
 use crawlgate::{Origin, ProductToken};
@@ -16,6 +18,11 @@ const RULES: &str = "User-agent: *\nDisallow: /private\n";
 
 fn bot() -> ProductToken {
     ProductToken::new("testbot").expect("token")
+}
+
+/// The answer for `url`, which must be given.
+async fn check(cache: &RobotsCache, url: &str) -> Answer {
+    cache.check(&bot(), url).await.expect("check")
 }
 
 /// An engine with the default options (a 5 s fetch timeout) on a manual clock.
@@ -38,10 +45,7 @@ async fn wait_for_hits(server: &TestServer, n: usize) {
 async fn rules_are_fetched_once_and_shared_by_all_agents() {
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
     let (cache, _) = engine();
-    let a = cache
-        .check(&bot(), &server.url("/private/x"))
-        .await
-        .expect("check");
+    let a = check(&cache, &server.url("/private/x")).await;
     assert!(!a.allowed);
     assert_eq!(a.reason, VerdictReason::Fetched);
     assert_eq!(a.rule.as_ref().map(|r| r.line), Some(2));
@@ -61,10 +65,7 @@ async fn rules_are_fetched_once_and_shared_by_all_agents() {
 async fn not_found_allows_everything() {
     let server = TestServer::start(|_| Reply::status(404)).await;
     let (cache, _) = engine();
-    let a = cache
-        .check(&bot(), &server.url("/private"))
-        .await
-        .expect("check");
+    let a = check(&cache, &server.url("/private")).await;
     assert!(a.allowed);
     assert_eq!(
         a.reason,
@@ -120,13 +121,7 @@ async fn a_thousand_checks_on_a_stale_origin_are_answered_while_one_refresh_runs
     })
     .await;
     let (cache, clock) = engine();
-    assert!(
-        !cache
-            .check(&bot(), &server.url("/private"))
-            .await
-            .expect("check")
-            .allowed
-    );
+    assert!(!check(&cache, &server.url("/private")).await.allowed);
     clock.advance(25 * HOUR);
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..1000 {
@@ -143,52 +138,34 @@ async fn a_thousand_checks_on_a_stale_origin_are_answered_while_one_refresh_runs
 
 #[tokio::test]
 async fn the_failure_ladder_end_to_end() {
-    let status = Arc::new(AtomicU16::new(200));
-    let st = status.clone();
-    let server = TestServer::start(move |_| match st.load(Ordering::SeqCst) {
-        200 => Reply::text(200, "User-agent: *\nDisallow: /other\n"),
-        s => Reply::status(s),
-    })
-    .await;
+    let (server, status) = status_switch("User-agent: *\nDisallow: /other\n").await;
     let (cache, clock) = engine();
     let origin = Origin::from_url(&server.url("/")).expect("origin");
     let private = server.url("/private");
-    assert!(cache.check(&bot(), &private).await.expect("check").allowed);
+    assert!(check(&cache, &private).await.allowed);
 
     // The server starts failing.
     status.store(503, Ordering::SeqCst);
     clock.advance(DAY);
     cache.request_recrawl(&origin).await;
-    let a = cache.check(&bot(), &private).await.expect("check");
+    let a = check(&cache, &private).await;
     assert!(!a.allowed, "first 12 hours: stop");
     assert!(matches!(a.reason, VerdictReason::Unreachable { .. }));
-    assert!(
-        cache
-            .check(&bot(), &server.url("/robots.txt"))
-            .await
-            .expect("check")
-            .allowed
-    );
+    assert!(check(&cache, &server.url("/robots.txt")).await.allowed);
 
     clock.advance(13 * HOUR);
     cache.request_recrawl(&origin).await;
-    let a = cache.check(&bot(), &private).await.expect("check");
+    let a = check(&cache, &private).await;
     assert!(a.allowed, "12 hours to 30 days: the last good version");
     assert!(matches!(a.reason, VerdictReason::LastGoodVersion { .. }));
-    assert!(
-        !cache
-            .check(&bot(), &server.url("/other"))
-            .await
-            .expect("check")
-            .allowed
-    );
+    assert!(!check(&cache, &server.url("/other")).await.allowed);
 
     clock.advance(30 * DAY);
     cache.request_recrawl(&origin).await;
-    let a = cache.check(&bot(), &private).await.expect("check");
+    let a = check(&cache, &private).await;
     assert!(!a.allowed, "after 30 days, site not known to be up: stop");
     cache.record_page_fetch(&origin, true).await;
-    let a = cache.check(&bot(), &private).await.expect("check");
+    let a = check(&cache, &private).await;
     assert!(a.allowed, "after 30 days, site up: no robots.txt");
     assert!(matches!(
         a.reason,
@@ -198,10 +175,7 @@ async fn the_failure_ladder_end_to_end() {
     // Recovery.
     status.store(200, Ordering::SeqCst);
     cache.request_recrawl(&origin).await;
-    let a = cache
-        .check(&bot(), &server.url("/other"))
-        .await
-        .expect("check");
+    let a = check(&cache, &server.url("/other")).await;
     assert!(!a.allowed);
     assert_eq!(a.reason, VerdictReason::Fetched);
     // History: the first file's last fetch is over 30 days old and gone; the 503 run is one
@@ -220,22 +194,22 @@ async fn max_age_and_retry_after_set_the_next_fetch() {
     .await;
     let (cache, clock) = engine();
     let url = server.url("/x");
-    cache.check(&bot(), &url).await.expect("check");
+    check(&cache, &url).await;
     clock.advance(30 * 60 * Duration::from_secs(1));
-    cache.check(&bot(), &url).await.expect("check");
+    check(&cache, &url).await;
     assert_eq!(server.hits(), 1, "fresh for max-age");
     clock.advance(31 * 60 * Duration::from_secs(1));
-    cache.check(&bot(), &url).await.expect("check");
+    check(&cache, &url).await;
     wait_for_hits(&server, 2).await;
 
     let down = TestServer::start(|_| Reply::status(503).with_header("retry-after", "7200")).await;
     let url = down.url("/x");
-    assert!(!cache.check(&bot(), &url).await.expect("check").allowed);
+    assert!(!check(&cache, &url).await.allowed);
     clock.advance(HOUR);
-    cache.check(&bot(), &url).await.expect("check");
+    check(&cache, &url).await;
     assert_eq!(down.hits(), 1, "Retry-After: 2 hours not yet passed");
     clock.advance(HOUR + Duration::from_secs(1));
-    cache.check(&bot(), &url).await.expect("check");
+    check(&cache, &url).await;
     wait_for_hits(&down, 2).await;
 }
 
@@ -259,13 +233,7 @@ async fn eviction_loses_no_state() {
     // The scenario: 20 origins in memory; a site that disallows /private starts
     // answering 503; 12 hours on, the last good version applies; 60 other origins push it out
     // of memory; it must still be the last good version, not a new failure run.
-    let status = Arc::new(AtomicU16::new(200));
-    let st = status.clone();
-    let site = TestServer::start(move |_| match st.load(Ordering::SeqCst) {
-        200 => Reply::text(200, RULES),
-        s => Reply::status(s),
-    })
-    .await;
+    let (site, status) = status_switch(RULES).await;
     let others = TestServer::start(|_| Reply::text(200, "User-agent: *\nDisallow:\n")).await;
     let (cache, clock) = engine_with({
         let mut options = CacheOptions::default();
@@ -273,14 +241,14 @@ async fn eviction_loses_no_state() {
         options
     });
     let private = site.url("/private");
-    assert!(!cache.check(&bot(), &private).await.expect("check").allowed);
+    assert!(!check(&cache, &private).await.allowed);
     status.store(503, Ordering::SeqCst);
     clock.advance(DAY);
-    cache.check(&bot(), &private).await.expect("check"); // due: the refresh gets a 503
+    check(&cache, &private).await; // due: the refresh gets a 503
     cache.flush().await.expect("flush");
     assert_eq!(site.hits(), 2);
     clock.advance(13 * HOUR);
-    let a = cache.check(&bot(), &private).await.expect("check");
+    let a = check(&cache, &private).await;
     assert!(!a.allowed);
     assert!(matches!(a.reason, VerdictReason::LastGoodVersion { .. }));
     cache.flush().await.expect("flush");
@@ -292,7 +260,7 @@ async fn eviction_loses_no_state() {
         servers.push(TestServer::start(|_| Reply::status(404)).await);
     }
     for s in &servers {
-        cache.check(&bot(), &s.url("/")).await.expect("check");
+        check(&cache, &s.url("/")).await;
     }
     drop(others);
     cache.flush().await.expect("flush");
@@ -301,7 +269,7 @@ async fn eviction_loses_no_state() {
         !cache.in_memory(&site_origin).await,
         "the site was evicted from memory"
     );
-    let a = cache.check(&bot(), &private).await.expect("check");
+    let a = check(&cache, &private).await;
     assert!(!a.allowed, "still the last good version: {:?}", a.reason);
     assert!(matches!(a.reason, VerdictReason::LastGoodVersion { .. }));
     cache.flush().await.expect("flush");
@@ -326,7 +294,7 @@ async fn a_full_cache_fetches_each_new_origin_once() {
     // Make the five old origins frequent, so that a frequency-based cache would keep them.
     for _ in 0..10 {
         for s in &old {
-            cache.check(&bot(), &s.url("/")).await.expect("check");
+            check(&cache, &s.url("/")).await;
         }
     }
     let mut new = Vec::new();
@@ -336,10 +304,7 @@ async fn a_full_cache_fetches_each_new_origin_once() {
     for s in &new {
         // Checked twice in a row: the second is answered from memory.
         for _ in 0..2 {
-            let a = cache
-                .check(&bot(), &s.url("/private"))
-                .await
-                .expect("check");
+            let a = check(&cache, &s.url("/private")).await;
             assert!(!a.allowed);
         }
         // Admitted: its compiled rules are in memory, not read back from the store per check.
@@ -373,16 +338,16 @@ async fn a_recrawl_is_not_undone_by_an_older_refresh() {
     let (cache, clock) = engine();
     let origin = Origin::from_url(&server.url("/")).expect("origin");
     let private = server.url("/private");
-    assert!(!cache.check(&bot(), &private).await.expect("check").allowed);
+    assert!(!check(&cache, &private).await.allowed);
     clock.advance(25 * HOUR);
-    cache.check(&bot(), &private).await.expect("check"); // starts the slow refresh
+    check(&cache, &private).await; // starts the slow refresh
     wait_for_hits(&server, 2).await;
     cache.request_recrawl(&origin).await;
-    assert!(cache.check(&bot(), &private).await.expect("check").allowed);
+    assert!(check(&cache, &private).await.allowed);
     // The old refresh lands after the recrawl: dropped.
     cache.flush().await.expect("flush");
     assert_eq!(server.hits(), 3);
-    let a = cache.check(&bot(), &private).await.expect("check");
+    let a = check(&cache, &private).await;
     assert!(a.allowed, "the recrawl's rules stay: {a:?}");
     let state = cache.state(&origin).await.expect("state");
     assert_eq!(state.epoch(), 1);
@@ -400,13 +365,7 @@ async fn a_recrawl_of_an_unknown_origin_makes_one_request() {
     let origin = Origin::from_url(&server.url("/")).expect("origin");
     let j = cache.request_recrawl(&origin).await;
     assert_eq!(j.reason, VerdictReason::Fetched);
-    assert!(
-        !cache
-            .check(&bot(), &server.url("/private"))
-            .await
-            .expect("check")
-            .allowed
-    );
+    assert!(!check(&cache, &server.url("/private")).await.allowed);
     cache.flush().await.expect("flush");
     assert_eq!(server.hits(), 1);
 }
@@ -432,7 +391,7 @@ async fn callers_that_give_up_do_not_cancel_the_fetch() {
         assert!(timed_out.expect("task"), "the robots.txt takes a second");
     }
     // The next caller joins the fetch that is still running, or finds its result.
-    let a = cache.check(&bot(), &url).await.expect("check");
+    let a = check(&cache, &url).await;
     assert!(!a.allowed);
     assert_eq!(a.reason, VerdictReason::Fetched);
     assert_eq!(
@@ -457,10 +416,10 @@ async fn conditional_requests_and_a_304_re_confirm_the_version() {
     let (cache, clock) = engine();
     let origin = Origin::from_url(&server.url("/")).expect("origin");
     let private = server.url("/private");
-    assert!(!cache.check(&bot(), &private).await.expect("check").allowed);
+    assert!(!check(&cache, &private).await.allowed);
     assert_eq!(server.requests()[0].header("if-none-match"), None);
     clock.advance(25 * HOUR);
-    cache.check(&bot(), &private).await.expect("check");
+    check(&cache, &private).await;
     cache.flush().await.expect("flush");
     let second = &server.requests()[1];
     assert_eq!(second.header("if-none-match"), Some("\"v1\""));
@@ -468,7 +427,7 @@ async fn conditional_requests_and_a_304_re_confirm_the_version() {
         second.header("if-modified-since"),
         Some("Sun, 06 Nov 1994 08:49:37 GMT")
     );
-    let a = cache.check(&bot(), &private).await.expect("check");
+    let a = check(&cache, &private).await;
     assert!(!a.allowed, "the re-confirmed rules apply");
     assert_eq!(a.reason, VerdictReason::Fetched);
     let state = cache.state(&origin).await.expect("state");
@@ -485,7 +444,7 @@ async fn conditional_requests_and_a_304_re_confirm_the_version() {
     );
     // Fresh again for a day: no request.
     clock.advance(HOUR);
-    cache.check(&bot(), &private).await.expect("check");
+    check(&cache, &private).await;
     cache.flush().await.expect("flush");
     assert_eq!(server.hits(), 2);
 }
@@ -494,10 +453,7 @@ async fn conditional_requests_and_a_304_re_confirm_the_version() {
 async fn an_unsolicited_304_is_unreachable_not_a_missing_file() {
     let server = TestServer::start(|_| Reply::status(304)).await;
     let (cache, _) = engine();
-    let a = cache
-        .check(&bot(), &server.url("/private"))
-        .await
-        .expect("check");
+    let a = check(&cache, &server.url("/private")).await;
     assert!(!a.allowed);
     assert!(
         matches!(a.reason, VerdictReason::Unreachable { .. }),
@@ -531,7 +487,7 @@ async fn a_site_flapping_with_retry_after_0_for_30_days_stays_bounded() {
     for day in 1..=30u32 {
         for _ in 0..(DAY.as_secs() / step.as_secs()) {
             clock.advance(step);
-            cache.check(&bot(), &url).await.expect("check");
+            check(&cache, &url).await;
             cache.flush().await.expect("flush");
         }
         if day % 10 == 0 {
@@ -630,7 +586,7 @@ async fn changes_made_while_the_store_is_down_are_written_once_when_it_is_back()
     let (cache, store, clock) = engine_on_switchable();
     let origin = Origin::from_url(&server.url("/")).expect("origin");
     let private = server.url("/private");
-    assert!(!cache.check(&bot(), &private).await.expect("check").allowed);
+    assert!(!check(&cache, &private).await.allowed);
 
     store.down.store(true, Ordering::SeqCst);
     // Refreshes (due every day) and site reports race each other while the store is down.
@@ -640,7 +596,7 @@ async fn changes_made_while_the_store_is_down_are_written_once_when_it_is_back()
         for i in 0..5 {
             let (cache, url, origin) = (cache.clone(), private.clone(), origin.clone());
             tasks.spawn(async move {
-                let a = cache.check(&bot(), &url).await.expect("check");
+                let a = check(&cache, &url).await;
                 assert!(!a.allowed, "answered from memory during the outage");
                 if i == 0 {
                     cache.record_page_fetch(&origin, round % 2 == 0).await;
@@ -658,7 +614,7 @@ async fn changes_made_while_the_store_is_down_are_written_once_when_it_is_back()
     // Within a sync interval, checks do not retry the dead store: no call per check.
     let refused = store.refused.load(Ordering::SeqCst);
     for _ in 0..200 {
-        cache.check(&bot(), &private).await.expect("check");
+        check(&cache, &private).await;
     }
     cache.flush().await.expect_err("the store is down");
     let calls = store.refused.load(Ordering::SeqCst) - refused;
@@ -697,13 +653,13 @@ async fn a_recrawl_while_the_store_is_down_is_written_when_it_is_back() {
     let (cache, store, clock) = engine_on_switchable();
     let origin = Origin::from_url(&server.url("/")).expect("origin");
     let private = server.url("/private");
-    assert!(!cache.check(&bot(), &private).await.expect("check").allowed);
+    assert!(!check(&cache, &private).await.allowed);
 
     store.down.store(true, Ordering::SeqCst);
     fixed.store(true, Ordering::SeqCst);
     clock.advance(HOUR);
     cache.request_recrawl(&origin).await;
-    assert!(cache.check(&bot(), &private).await.expect("check").allowed);
+    assert!(check(&cache, &private).await.allowed);
 
     store.down.store(false, Ordering::SeqCst);
     cache.flush().await.expect("written");
@@ -727,13 +683,7 @@ async fn a_recrawl_while_the_store_is_down_is_written_when_it_is_back() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn current_waits_for_a_due_refresh_where_judgement_answers_from_the_copy() {
     use crawlgate::policy::Verdict;
-    let status = Arc::new(AtomicU16::new(200));
-    let st = status.clone();
-    let server = TestServer::start(move |_| match st.load(Ordering::SeqCst) {
-        200 => Reply::text(200, RULES),
-        s => Reply::status(s),
-    })
-    .await;
+    let (server, status) = status_switch(RULES).await;
     let (cache, clock) = engine();
     let origin = Origin::from_url(&server.url("/")).expect("origin");
     assert_eq!(cache.current(&origin).await.verdict, Verdict::Rules);
@@ -778,10 +728,7 @@ async fn diagnostics_are_kept_in_memory_only_when_asked() {
         };
         let cache = make();
         let fetched = Origin::from_url(&server.url("/")).expect("origin");
-        cache
-            .check(&bot(), &server.url("/private"))
-            .await
-            .expect("check");
+        check(&cache, &server.url("/private")).await;
         let inserted = Origin::from_url("https://inserted.example").expect("origin");
         let fetch = crawlgate::policy::Fetch::new(
             inserted.robots_txt_url(),

@@ -1,16 +1,25 @@
 //! `Fetcher::fetch` against real HTTP servers on 127.0.0.x: every row of the status table,
 //! redirects, caps, compression, broken responses, timeouts and the address policy.
+use crate::support::assert_has;
 use std::io::Write;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::gzip::{gzip_at, gzip_parts};
 use crate::support::{refused_addr, Reply, Request, TestServer};
 use crawlgate::fetch::{AddressPolicy, FetchError, FetchOptions, Fetcher};
 use crawlgate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable};
 use crawlgate::{Code, Origin, Parsed, ProductToken, DEFAULT_MAX_BYTES};
-use flate2::write::{GzEncoder, ZlibEncoder};
+use flate2::write::ZlibEncoder;
 use flate2::Compression;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Asserts that a fetch's outcome matches a pattern, showing the fetch when it does not.
+macro_rules! assert_outcome {
+    ($fetch:expr, $pattern:pat) => {
+        assert!(matches!($fetch.outcome, $pattern), "{:?}", $fetch)
+    };
+}
 
 const RULES: &str = "User-agent: *\nDisallow: /private\nAllow: /private/ok\n";
 const UA: &str = "crawlgate-test/1.0 (+https://example.com/bot)";
@@ -27,6 +36,35 @@ fn options() -> FetchOptions {
 
 fn fetcher() -> Fetcher {
     Fetcher::new(options()).expect("fetcher")
+}
+
+/// A fetcher with `options()` changed by `change`.
+fn fetcher_with(change: impl FnOnce(&mut FetchOptions)) -> Fetcher {
+    let mut fetch = options();
+    change(&mut fetch);
+    Fetcher::new(fetch).expect("fetcher")
+}
+
+/// `server`'s robots.txt through `fetcher`, which must not fail locally.
+async fn fetch_with(fetcher: &Fetcher, server: &TestServer) -> Fetch {
+    fetcher
+        .fetch(&origin(server))
+        .await
+        .expect("no local failure")
+}
+
+/// `server`'s robots.txt through the default fetcher.
+async fn fetch_from(server: &TestServer) -> Fetch {
+    fetch_with(&fetcher(), server).await
+}
+
+/// A server answering with `handler`, and its robots.txt through the default fetcher.
+async fn served(
+    handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+) -> (TestServer, Fetch) {
+    let server = TestServer::start(handler).await;
+    let fetch = fetch_from(&server).await;
+    (server, fetch)
 }
 
 fn origin(server: &TestServer) -> Origin {
@@ -75,19 +113,14 @@ fn redirect_chain(n: usize) -> impl Fn(&Request) -> Reply + Send + Sync + 'stati
     }
 }
 
+/// Bodies here are gzipped fast.
 fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
-    enc.write_all(data).expect("gzip");
-    enc.finish().expect("gzip")
+    gzip_at(Compression::fast(), data)
 }
 
 #[tokio::test]
 async fn ok_200_rules_are_obeyed() {
-    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let (server, fetch) = served(|_| Reply::text(200, RULES)).await;
     assert_eq!(fetch.status, Some(200));
     assert_eq!(fetch.url, server.url("/robots.txt"));
     assert_eq!(fetch.final_url, server.url("/robots.txt"));
@@ -104,11 +137,7 @@ async fn ok_200_rules_are_obeyed() {
 
 #[tokio::test]
 async fn no_content_204_allows_all() {
-    let server = TestServer::start(|_| Reply::status(204)).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let (_server, fetch) = served(|_| Reply::status(204)).await;
     assert_eq!(fetch.status, Some(204));
     assert_eq!(fetch.size(), 0);
     assert_eq!(rules(&fetch).1.robots.rule_count(), 0);
@@ -117,11 +146,7 @@ async fn no_content_204_allows_all() {
 
 #[tokio::test]
 async fn five_redirects_then_200_is_read() {
-    let server = TestServer::start(redirect_chain(5)).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let (server, fetch) = served(redirect_chain(5)).await;
     assert_eq!(fetch.redirects, 5);
     assert_eq!(fetch.status, Some(200));
     assert_eq!(fetch.url, server.url("/robots.txt"));
@@ -132,17 +157,10 @@ async fn five_redirects_then_200_is_read() {
 
 #[tokio::test]
 async fn six_redirects_are_too_many() {
-    let server = TestServer::start(redirect_chain(6)).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
-        ),
-        "{fetch:?}"
+    let (server, fetch) = served(redirect_chain(6)).await;
+    assert_outcome!(
+        fetch,
+        FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
     );
     assert_eq!(fetch.redirects, 5);
     assert_eq!(fetch.status, Some(301));
@@ -155,17 +173,14 @@ async fn six_redirects_are_too_many() {
 #[tokio::test]
 async fn max_redirects_is_configurable() {
     let server = TestServer::start(redirect_chain(2)).await;
-    let f = Fetcher::new({
-        let mut fetch = options();
+    let f = fetcher_with(|fetch| {
         fetch.max_redirects = 1;
-        fetch
-    })
-    .expect("fetcher");
-    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
-    assert!(matches!(
-        fetch.outcome,
+    });
+    let fetch = fetch_with(&f, &server).await;
+    assert_outcome!(
+        fetch,
         FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
-    ));
+    );
     assert_eq!(fetch.redirects, 1);
 }
 
@@ -178,31 +193,15 @@ async fn redirect_loop_is_detected() {
         _ => Reply::redirect(308, "/robots.txt"),
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unavailable(Unavailable::RedirectLoop)
-        ),
-        "{fetch:?}"
-    );
+    let fetch = fetch_from(&server).await;
+    assert_outcome!(fetch, FetchOutcome::Unavailable(Unavailable::RedirectLoop));
     assert_eq!(fetch.redirects, 2);
     assert_eq!(fetch.final_url, server.url("/b"));
     assert_eq!(server.hits(), 3);
 
     // A redirect to itself: a fragment does not make the URL new.
-    let server = TestServer::start(|_| Reply::redirect(303, "/robots.txt#top")).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(matches!(
-        fetch.outcome,
-        FetchOutcome::Unavailable(Unavailable::RedirectLoop)
-    ));
+    let (server, fetch) = served(|_| Reply::redirect(303, "/robots.txt#top")).await;
+    assert_outcome!(fetch, FetchOutcome::Unavailable(Unavailable::RedirectLoop));
     assert_eq!(fetch.redirects, 0);
     assert_eq!(server.hits(), 1);
 }
@@ -210,11 +209,7 @@ async fn redirect_loop_is_detected() {
 #[tokio::test]
 async fn client_errors_are_unavailable() {
     for code in [400, 401, 403, 404, 410, 451] {
-        let server = TestServer::start(move |_| Reply::text(code, "<h1>nope</h1>")).await;
-        let fetch = fetcher()
-            .fetch(&origin(&server))
-            .await
-            .expect("no local failure");
+        let (_server, fetch) = served(move |_| Reply::text(code, "<h1>nope</h1>")).await;
         assert!(
             matches!(fetch.outcome, FetchOutcome::Unavailable(Unavailable::Status(c)) if c == code),
             "{code}: {fetch:?}"
@@ -227,18 +222,8 @@ async fn client_errors_are_unavailable() {
 
 #[tokio::test]
 async fn too_many_requests_is_unreachable_with_retry_after() {
-    let server = TestServer::start(|_| Reply::status(429).with_header("retry-after", "120")).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Status(429))
-        ),
-        "{fetch:?}"
-    );
+    let (_server, fetch) = served(|_| Reply::status(429).with_header("retry-after", "120")).await;
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Status(429)));
     assert_eq!(fetch.status, Some(429));
     assert_eq!(fetch.retry_after, Some(Duration::from_secs(120)));
 }
@@ -246,16 +231,12 @@ async fn too_many_requests_is_unreachable_with_retry_after() {
 #[tokio::test]
 async fn server_errors_are_unreachable() {
     for code in [500, 502, 503] {
-        let server = TestServer::start(move |_| {
+        let (_server, fetch) = served(move |_| {
             Reply::status(code)
                 .with_header("retry-after", "30")
                 .with_header("cache-control", "max-age=60")
         })
         .await;
-        let fetch = fetcher()
-            .fetch(&origin(&server))
-            .await
-            .expect("no local failure");
         assert!(
             matches!(fetch.outcome, FetchOutcome::Unreachable(Unreachable::Status(c)) if c == code),
             "{code}: {fetch:?}"
@@ -270,14 +251,9 @@ async fn server_errors_are_unreachable() {
 #[tokio::test]
 async fn retry_after_as_http_date() {
     // A date long past: retry at once.
-    let server = TestServer::start(|_| {
-        Reply::status(503).with_header("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT")
-    })
-    .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let (_server, fetch) =
+        served(|_| Reply::status(503).with_header("retry-after", "Sun, 06 Nov 1994 08:49:37 GMT"))
+            .await;
     assert_eq!(fetch.retry_after, Some(Duration::ZERO));
 }
 
@@ -299,22 +275,13 @@ async fn connection_refused_is_connect() {
 #[tokio::test]
 async fn silent_server_times_out() {
     let server = TestServer::start(|_| Reply::Hang).await;
-    let f = Fetcher::new({
-        let mut fetch = options();
+    let f = fetcher_with(|fetch| {
         fetch.timeout = Duration::from_secs(1);
-        fetch
-    })
-    .expect("fetcher");
+    });
     let started = Instant::now();
-    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
+    let fetch = fetch_with(&f, &server).await;
     let took = started.elapsed();
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Timeout)
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Timeout));
     assert_eq!(fetch.status, None);
     assert!(took >= Duration::from_millis(900), "{took:?}");
     assert!(took < Duration::from_millis(2500), "{took:?}");
@@ -328,21 +295,12 @@ async fn trickling_server_times_out() {
         every: Duration::from_millis(200),
     })
     .await;
-    let f = Fetcher::new({
-        let mut fetch = options();
+    let f = fetcher_with(|fetch| {
         fetch.timeout = Duration::from_secs(1);
-        fetch
-    })
-    .expect("fetcher");
+    });
     let started = Instant::now();
-    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Timeout)
-        ),
-        "{fetch:?}"
-    );
+    let fetch = fetch_with(&f, &server).await;
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Timeout));
     // The head arrived; the body did not finish in time.
     assert_eq!(fetch.status, Some(200));
     assert!(started.elapsed() < Duration::from_millis(2500));
@@ -356,20 +314,11 @@ async fn timeout_covers_all_redirect_hops() {
         Reply::Delayed(Duration::from_millis(400), Box::new(inner))
     })
     .await;
-    let f = Fetcher::new({
-        let mut fetch = options();
+    let f = fetcher_with(|fetch| {
         fetch.timeout = Duration::from_secs(1);
-        fetch
-    })
-    .expect("fetcher");
-    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Timeout)
-        ),
-        "{fetch:?}"
-    );
+    });
+    let fetch = fetch_with(&f, &server).await;
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Timeout));
     assert!(fetch.redirects >= 1 && fetch.redirects < 5, "{fetch:?}");
 }
 
@@ -380,45 +329,26 @@ async fn reset_half_way_is_body() {
         body: RULES.as_bytes().to_vec(),
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    let fetch = fetch_from(&server).await;
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
     assert_eq!(fetch.status, Some(200));
     assert_eq!(fetch.size(), 0);
 }
 
 #[tokio::test]
 async fn content_length_not_reached_is_body() {
-    let server = TestServer::start(|_| {
+    let (_server, fetch) = served(|_| {
         let mut raw = b"HTTP/1.1 200 OK\r\ncontent-length: 500\r\n\r\n".to_vec();
         raw.extend_from_slice(RULES.as_bytes());
         Reply::Raw(raw)
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
 }
 
 #[tokio::test]
 async fn broken_chunking_is_body() {
-    let server = TestServer::start(|_| {
+    let (_server, fetch) = served(|_| {
         Reply::Raw(
             b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n\
               e\r\nUser-agent: *\n\r\nzz-not-a-size\r\nDisallow: /\r\n0\r\n\r\n"
@@ -426,23 +356,13 @@ async fn broken_chunking_is_body() {
         )
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
     assert_eq!(fetch.status, Some(200));
 }
 
 #[tokio::test]
 async fn chunked_body_is_read() {
-    let server = TestServer::start(|_| {
+    let (_server, fetch) = served(|_| {
         Reply::Raw(
             b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n\
               e\r\nUser-agent: *\n\r\nc\r\nDisallow: /\n\r\n0\r\n\r\n"
@@ -450,10 +370,6 @@ async fn chunked_body_is_read() {
         )
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
     assert_eq!(rules(&fetch).0, b"User-agent: *\nDisallow: /\n");
     assert!(!allowed(&fetch, "/x"));
 }
@@ -487,16 +403,12 @@ fn big_file() -> Vec<u8> {
 async fn large_body_is_capped_one_byte_past_the_limit() {
     let file = big_file();
     assert!(file.len() > 690 * 1024);
-    let server = TestServer::start(move |_| Reply::Full {
+    let (_server, fetch) = served(move |_| Reply::Full {
         status: 200,
         headers: vec![],
         body: file.clone(),
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
     let (body, parsed) = rules(&fetch);
     assert_eq!(body.len(), DEFAULT_MAX_BYTES + 1);
     assert_eq!(fetch.size(), DEFAULT_MAX_BYTES + 1);
@@ -519,16 +431,12 @@ async fn gzip_body_is_decompressed_and_counted_decompressed() {
     plain.extend(std::iter::repeat_n(b"# comment line\n", 7000).flatten());
     let compressed = gzip(&plain);
     assert!(compressed.len() < plain.len() / 10);
-    let server = TestServer::start(move |_| Reply::Full {
+    let (server, fetch) = served(move |_| Reply::Full {
         status: 200,
         headers: vec![("content-encoding".into(), "gzip".into())],
         body: compressed.clone(),
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
     assert_eq!(fetch.size(), plain.len());
     assert_eq!(rules(&fetch).0, &plain[..]);
     assert!(!allowed(&fetch, "/private/x"));
@@ -537,7 +445,7 @@ async fn gzip_body_is_decompressed_and_counted_decompressed() {
         .header("accept-encoding")
         .map(str::to_owned)
         .unwrap_or_default();
-    assert!(accept.contains("gzip"), "{accept}");
+    assert_has(&accept, "gzip");
 }
 
 #[tokio::test]
@@ -545,40 +453,31 @@ async fn deflate_body_is_decompressed() {
     let mut enc = ZlibEncoder::new(Vec::new(), Compression::fast());
     enc.write_all(RULES.as_bytes()).expect("zlib");
     let compressed = enc.finish().expect("zlib");
-    let server = TestServer::start(move |_| Reply::Full {
+    let (_server, fetch) = served(move |_| Reply::Full {
         status: 200,
         headers: vec![("content-encoding".into(), "deflate".into())],
         body: compressed.clone(),
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
     assert_eq!(rules(&fetch).0, RULES.as_bytes());
 }
 
 #[tokio::test]
 async fn gzip_bomb_is_capped() {
     // 50 MB of zeros in about 50 KB.
-    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
     let zeros = vec![0u8; 1 << 20];
-    for _ in 0..50 {
-        enc.write_all(&zeros).expect("gzip");
-    }
-    let bomb = Arc::new(enc.finish().expect("gzip"));
+    let bomb = Arc::new(gzip_parts(
+        Compression::fast(),
+        std::iter::repeat_n(&zeros[..], 50),
+    ));
     assert!(bomb.len() < 512 * 1024, "{}", bomb.len());
-    let served = bomb.clone();
-    let server = TestServer::start(move |_| Reply::Full {
+    let shared = bomb.clone();
+    let (_server, fetch) = served(move |_| Reply::Full {
         status: 200,
         headers: vec![("content-encoding".into(), "gzip".into())],
-        body: served.to_vec(),
+        body: shared.to_vec(),
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
     let (body, parsed) = rules(&fetch);
     assert_eq!(body.len(), DEFAULT_MAX_BYTES + 1);
     assert!(body.iter().all(|&b| b == 0));
@@ -587,23 +486,13 @@ async fn gzip_bomb_is_capped() {
 
 #[tokio::test]
 async fn bad_gzip_is_body() {
-    let server = TestServer::start(|_| Reply::Full {
+    let (_server, fetch) = served(|_| Reply::Full {
         status: 200,
         headers: vec![("content-encoding".into(), "gzip".into())],
         body: b"this is not gzip at all, just text pretending".to_vec(),
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
 }
 
 #[tokio::test]
@@ -613,10 +502,7 @@ async fn html_body_is_parsed_with_a_diagnostic() {
     let server =
         TestServer::start(move |_| Reply::text(200, html).with_header("content-type", "text/html"))
             .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let fetch = fetch_from(&server).await;
     let (_, parsed) = rules(&fetch);
     assert!(has_code(parsed, Code::HtmlBody), "{:?}", parsed.diagnostics);
     assert!(allowed(&fetch, "/anything"));
@@ -627,10 +513,7 @@ async fn cross_host_redirect_keeps_the_original_url() {
     let other = TestServer::start_on("127.0.0.2", |_| Reply::text(200, RULES)).await;
     let target = other.url("/robots.txt");
     let first = TestServer::start(move |_| Reply::redirect(301, &target)).await;
-    let fetch = fetcher()
-        .fetch(&origin(&first))
-        .await
-        .expect("no local failure");
+    let fetch = fetch_from(&first).await;
     assert_eq!(fetch.url, first.url("/robots.txt"));
     assert_eq!(fetch.final_url, other.url("/robots.txt"));
     assert!(fetch.final_url.starts_with("http://127.0.0.2:"));
@@ -647,15 +530,11 @@ async fn unusable_location_is_unavailable() {
         (307, Some("http://")),
         (308, Some("")),
     ] {
-        let server = TestServer::start(move |_| match location {
+        let (server, fetch) = served(move |_| match location {
             Some(l) => Reply::redirect(code, l),
             None => Reply::status(code),
         })
         .await;
-        let fetch = fetcher()
-            .fetch(&origin(&server))
-            .await
-            .expect("no local failure");
         assert!(
             matches!(fetch.outcome, FetchOutcome::Unavailable(Unavailable::Status(c)) if c == code),
             "{code} {location:?}: {fetch:?}"
@@ -664,21 +543,14 @@ async fn unusable_location_is_unavailable() {
         assert_eq!(server.hits(), 1);
     }
     // 300 and 304 are not followed even with a Location.
-    let server = TestServer::start(|_| Reply::redirect(300, "/other")).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(matches!(
-        fetch.outcome,
-        FetchOutcome::Unavailable(Unavailable::Status(300))
-    ));
+    let (server, fetch) = served(|_| Reply::redirect(300, "/other")).await;
+    assert_outcome!(fetch, FetchOutcome::Unavailable(Unavailable::Status(300)));
     assert_eq!(server.hits(), 1);
 }
 
 #[tokio::test]
 async fn headers_sent_are_user_agent_and_nothing_private() {
-    let server = TestServer::start(|req| {
+    let (server, fetch) = served(|req| {
         if req.path == "/robots.txt" {
             Reply::redirect(302, "/next").with_header("set-cookie", "session=secret; Path=/")
         } else {
@@ -686,10 +558,6 @@ async fn headers_sent_are_user_agent_and_nothing_private() {
         }
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
     assert_eq!(fetch.redirects, 1);
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
@@ -704,13 +572,10 @@ async fn headers_sent_are_user_agent_and_nothing_private() {
 #[tokio::test]
 async fn default_user_agent_names_the_crate() {
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let f = Fetcher::new({
-        let mut fetch = options();
+    let f = fetcher_with(|fetch| {
         fetch.user_agent = FetchOptions::default().user_agent;
-        fetch
-    })
-    .expect("fetcher");
-    f.fetch(&origin(&server)).await.expect("no local failure");
+    });
+    fetch_with(&f, &server).await;
     let ua = server.requests()[0]
         .header("user-agent")
         .map(str::to_owned)
@@ -737,14 +602,8 @@ async fn userinfo_is_never_sent() {
         )
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&creds))
-        .await
-        .expect("no local failure");
-    assert!(
-        matches!(fetch.outcome, FetchOutcome::Rules { .. }),
-        "{fetch:?}"
-    );
+    let fetch = fetch_from(&creds).await;
+    assert_outcome!(fetch, FetchOutcome::Rules { .. });
     assert_eq!(
         fetch.final_url,
         format!("http://127.0.0.1:{port}/final.txt")
@@ -762,38 +621,28 @@ async fn max_age_is_captured_on_2xx() {
         Reply::text(200, RULES).with_header("cache-control", "public, no-cache, max-age=86400")
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let fetch = fetch_from(&server).await;
     assert_eq!(fetch.max_age, Some(Duration::from_secs(86_400)));
     assert_eq!(fetch.retry_after, None);
 
-    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let (_server, fetch) = served(|_| Reply::text(200, RULES)).await;
     assert_eq!(fetch.max_age, None);
 }
 
 #[tokio::test]
 async fn public_only_refuses_loopback_before_connecting() {
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let f = Fetcher::new({
-        let mut fetch = options();
+    let f = fetcher_with(|fetch| {
         fetch.addresses = AddressPolicy::PublicOnly;
-        fetch
-    })
-    .expect("fetcher");
+    });
     assert_eq!(f.options().addresses, AddressPolicy::PublicOnly);
 
     // An IP literal.
-    let fetch = f.fetch(&origin(&server)).await.expect("no local failure");
+    let fetch = fetch_with(&f, &server).await;
     match &fetch.outcome {
         FetchOutcome::Unreachable(Unreachable::Connect(msg)) => {
-            assert!(msg.contains("refused by the address policy"), "{msg}");
-            assert!(msg.contains("127.0.0.1"), "{msg}");
+            assert_has(msg, "refused by the address policy");
+            assert_has(msg, "127.0.0.1");
         }
         other => panic!("{other:?}"),
     }
@@ -812,11 +661,8 @@ async fn public_only_refuses_loopback_before_connecting() {
     assert_eq!(server.hits(), 0);
 
     // The same server is reachable under the default policy.
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(matches!(fetch.outcome, FetchOutcome::Rules { .. }));
+    let fetch = fetch_from(&server).await;
+    assert_outcome!(fetch, FetchOutcome::Rules { .. });
     assert_eq!(server.hits(), 1);
 }
 
@@ -840,13 +686,7 @@ async fn tls_failure_is_tls() {
     let origin = Origin::from_url(&format!("https://{addr}/")).expect("origin");
     let fetch = fetcher().fetch(&origin).await.expect("no local failure");
     task.abort();
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Tls(_))
-        ),
-        "{fetch:?}"
-    );
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Tls(_)));
     assert_eq!(fetch.url, format!("https://{addr}/robots.txt"));
 }
 
@@ -937,10 +777,7 @@ async fn tracing_one_debug_event_per_hop_and_one_info_per_fetch() {
     let recorder = recorder();
     let server = TestServer::start(redirect_chain(1)).await;
     // The current-thread runtime polls the fetch on this thread.
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let fetch = fetch_from(&server).await;
     assert_eq!(fetch.redirects, 1);
     let me = std::thread::current().id();
     let events: Vec<_> = recorder
@@ -1001,10 +838,7 @@ fn raw_deflate(data: &[u8]) -> Vec<u8> {
 #[tokio::test]
 async fn only_gzip_and_deflate_are_asked_for() {
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    fetch_from(&server).await;
     assert_eq!(
         server.requests()[0].header("accept-encoding"),
         Some("gzip, deflate")
@@ -1028,10 +862,7 @@ async fn stacked_multi_member_and_raw_codings_are_decoded() {
     ];
     for (coding, body) in cases {
         let server = encoded(coding, body).await;
-        let fetch = fetcher()
-            .fetch(&origin(&server))
-            .await
-            .expect("no local failure");
+        let fetch = fetch_from(&server).await;
         assert_eq!(rules(&fetch).0, RULES.as_bytes(), "{coding}");
         assert!(!allowed(&fetch, "/private/x"), "{coding}");
     }
@@ -1054,10 +885,7 @@ async fn codings_it_cannot_decode_are_unreachable_never_raw_bytes() {
     ];
     for (coding, body) in cases {
         let server = encoded(coding, body).await;
-        let fetch = fetcher()
-            .fetch(&origin(&server))
-            .await
-            .expect("no local failure");
+        let fetch = fetch_from(&server).await;
         match &fetch.outcome {
             FetchOutcome::Unreachable(Unreachable::Encoding(why)) => {
                 assert!(
@@ -1071,17 +899,8 @@ async fn codings_it_cannot_decode_are_unreachable_never_raw_bytes() {
     }
     // A coding it knows with a body that is not in it: broken, not raw.
     let server = encoded("gzip, gzip", gzip(disallow_all)).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
-    assert!(
-        matches!(
-            fetch.outcome,
-            FetchOutcome::Unreachable(Unreachable::Body(_))
-        ),
-        "{fetch:?}"
-    );
+    let fetch = fetch_from(&server).await;
+    assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Body(_)));
 }
 
 /// A raw response with `Location: <location>` (bytes as given) and `Content-Length: 0`.
@@ -1115,11 +934,7 @@ async fn a_redirect_that_cannot_be_followed_is_unavailable_however_it_breaks() {
             Some(l) => raw_redirect(l),
             None => b"HTTP/1.1 301 Moved\r\ncontent-length: 0\r\n\r\n".to_vec(),
         };
-        let server = TestServer::start(move |_| Reply::Raw(head.clone())).await;
-        let fetch = fetcher()
-            .fetch(&origin(&server))
-            .await
-            .expect("no local failure");
+        let (server, fetch) = served(move |_| Reply::Raw(head.clone())).await;
         assert!(
             matches!(
                 fetch.outcome,
@@ -1133,11 +948,7 @@ async fn a_redirect_that_cannot_be_followed_is_unavailable_however_it_breaks() {
     }
     // A NUL byte anywhere in the head makes it no HTTP response at all (browsers refuse it
     // too): unreachable, with no status, whatever the status line said.
-    let server = TestServer::start(|_| Reply::Raw(raw_redirect(b"/robots\x00.txt"))).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let (_server, fetch) = served(|_| Reply::Raw(raw_redirect(b"/robots\x00.txt"))).await;
     assert!(
         matches!(fetch.outcome, FetchOutcome::Unreachable(_)),
         "{:?}",
@@ -1146,7 +957,7 @@ async fn a_redirect_that_cannot_be_followed_is_unavailable_however_it_breaks() {
     assert_eq!(fetch.status, None);
     // 8,000 bytes is still followed.
     let path = format!("/{}", "c".repeat(7_999 - "http://127.0.0.1:00000".len()));
-    let server = TestServer::start(move |req| {
+    let (_server, fetch) = served(move |req| {
         if req.path == "/robots.txt" {
             Reply::redirect(301, &path)
         } else {
@@ -1154,12 +965,8 @@ async fn a_redirect_that_cannot_be_followed_is_unavailable_however_it_breaks() {
         }
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
     assert_eq!(fetch.redirects, 1, "{:?}", fetch.outcome);
-    assert!(matches!(fetch.outcome, FetchOutcome::Rules { .. }));
+    assert_outcome!(fetch, FetchOutcome::Rules { .. });
 }
 
 /// A 200 with `n` extra header lines, then the rules.
@@ -1179,20 +986,13 @@ async fn many_response_headers_are_read_and_too_many_is_always_unreachable() {
     // 150 is over hyper's default of 100; the limit counts the Content-Length line too.
     for n in [150, MAX_RESPONSE_HEADERS - 1] {
         let response = with_headers(n);
-        let server = TestServer::start(move |_| Reply::Raw(response.clone())).await;
-        let fetch = fetcher()
-            .fetch(&origin(&server))
-            .await
-            .expect("no local failure");
+        let (_server, fetch) = served(move |_| Reply::Raw(response.clone())).await;
         assert!(!allowed(&fetch, "/private/x"), "{n} headers");
     }
     let response = with_headers(MAX_RESPONSE_HEADERS);
     let server = TestServer::start(move |_| Reply::Raw(response.clone())).await;
     for _ in 0..3 {
-        let fetch = fetcher()
-            .fetch(&origin(&server))
-            .await
-            .expect("no local failure");
+        let fetch = fetch_from(&server).await;
         assert!(
             matches!(fetch.outcome, FetchOutcome::Unreachable(_)),
             "{:?}",
@@ -1209,22 +1009,16 @@ async fn a_malformed_header_line_is_dropped_not_the_response() {
         RULES.len()
     );
     let server = TestServer::start(move |_| Reply::Raw(response.clone().into_bytes())).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let fetch = fetch_from(&server).await;
     assert!(!allowed(&fetch, "/private/x"), "{:?}", fetch.outcome);
 }
 
 #[tokio::test]
 async fn public_only_refuses_ipv4_translated_and_isatap_literals() {
     let server = TestServer::start(|_| Reply::text(200, RULES)).await;
-    let f = Fetcher::new({
-        let mut fetch = options();
+    let f = fetcher_with(|fetch| {
         fetch.addresses = AddressPolicy::PublicOnly;
-        fetch
-    })
-    .expect("fetcher");
+    });
     let port = server.addr.port();
     for host in [
         "[::ffff:0:7f00:1]",
@@ -1260,18 +1054,12 @@ async fn the_declared_size_of_a_cut_file_is_kept() {
         body: plain.clone(),
     })
     .await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let fetch = fetch_from(&server).await;
     assert_eq!(fetch.size(), DEFAULT_MAX_BYTES + 1);
     assert_eq!(fetch.declared_size, Some(len));
     // Compressed, the server's Content-Length is not the file's size: none is kept.
     let server = encoded("gzip", gzip(&file)).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let fetch = fetch_from(&server).await;
     assert_eq!(fetch.size(), DEFAULT_MAX_BYTES + 1);
     assert_eq!(fetch.declared_size, None);
 }
@@ -1281,18 +1069,10 @@ async fn a_compact_gzip_gzip_bomb_is_cut_at_the_cap() {
     // 64 MiB of zeros, gzip over gzip at the best level: a few hundred bytes that arrive in
     // one piece, so the cap is crossed only when the stream ends.
     let zeros = vec![0u8; 64 << 20];
-    let mut inner = GzEncoder::new(Vec::new(), Compression::best());
-    inner.write_all(&zeros).expect("gzip");
-    let inner = inner.finish().expect("gzip");
-    let mut outer = GzEncoder::new(Vec::new(), Compression::best());
-    outer.write_all(&inner).expect("gzip");
-    let bomb = outer.finish().expect("gzip");
+    let bomb = gzip_at(Compression::best(), &gzip_at(Compression::best(), &zeros));
     assert!(bomb.len() < 4096, "{}", bomb.len());
     let server = encoded("gzip, gzip", bomb).await;
-    let fetch = fetcher()
-        .fetch(&origin(&server))
-        .await
-        .expect("no local failure");
+    let fetch = fetch_from(&server).await;
     let (body, parsed) = rules(&fetch);
     assert_eq!(body.len(), DEFAULT_MAX_BYTES + 1);
     assert!(has_code(parsed, Code::ContentAfterLimit));

@@ -9,8 +9,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crawlgate::fetch::{CacheOptions, Clock, ManualClock, RobotsCache};
-use crawlgate::gate::{BackoffRules, DelaySource, GateOptions, Recorded, Refused};
+use crawlgate::fetch::{Answer, CacheOptions, Clock, ManualClock, RobotsCache};
+use crawlgate::gate::{BackoffRules, DelaySource, GateOptions, Permit, Recorded, Refused};
 use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, OriginState};
 use crawlgate::store::{Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated};
 use crawlgate::{Origin, ProductToken, Robots};
@@ -48,6 +48,23 @@ async fn fetched(cache: &RobotsCache, origin: &str, status: u16, outcome: FetchO
 
 fn bot() -> ProductToken {
     ProductToken::new("testbot").expect("token")
+}
+
+/// The gate's options with no default delay: only what a site asks for spaces requests.
+fn no_default_delay() -> GateOptions {
+    let mut gate = GateOptions::default();
+    gate.default_delay = Duration::ZERO;
+    gate
+}
+
+/// A permit for `url`, which must be allowed.
+async fn acquired(cache: &RobotsCache, url: &str) -> Permit {
+    cache.acquire(&bot(), url).await.expect("allowed")
+}
+
+/// The answer for `url`, which must be given.
+async fn check(cache: &RobotsCache, url: &str) -> Answer {
+    cache.check(&bot(), url).await.expect("check")
 }
 
 /// Runs the schedule: lets the tasks run, then moves the clock to the next sleeper's deadline,
@@ -94,7 +111,7 @@ fn spawn_waiters(
         let (arrived, granted) = (arrived.clone(), granted.clone());
         tokio::spawn(async move {
             arrived.lock().unwrap().push(i);
-            let permit = cache.acquire(&bot(), &url).await.expect("allowed");
+            let permit = acquired(&cache, &url).await;
             granted.lock().unwrap().push((i, clock.now()));
             drop(permit);
         });
@@ -162,10 +179,7 @@ async fn fifty_waiters_are_spaced_by_crawl_delay_in_arrival_order_while_others_p
 async fn retry_after_120_pushes_the_next_permit_120_s_out() {
     let (cache, clock) = engine(GateOptions::default());
     rules(&cache, "http://busy.test", "User-agent: *\n").await;
-    let permit = cache
-        .acquire(&bot(), "http://busy.test/a")
-        .await
-        .expect("allowed");
+    let permit = acquired(&cache, "http://busy.test/a").await;
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("retry-after", "120".parse().expect("header"));
     let recorded = permit.record_response(429, &headers).await;
@@ -182,20 +196,13 @@ async fn retry_after_120_pushes_the_next_permit_120_s_out() {
 
     // Other origins are not held back.
     rules(&cache, "http://calm.test", "User-agent: *\n").await;
-    let permit = cache
-        .acquire(&bot(), "http://calm.test/")
-        .await
-        .expect("allowed");
+    let permit = acquired(&cache, "http://calm.test/").await;
     assert_eq!(permit.waited(), Duration::ZERO);
 }
 
 #[tokio::test]
 async fn without_retry_after_the_backoff_doubles_and_a_success_resets_it() {
-    let (cache, clock) = engine({
-        let mut gate = GateOptions::default();
-        gate.default_delay = Duration::ZERO;
-        gate
-    });
+    let (cache, clock) = engine(no_default_delay());
     rules(&cache, "http://flaky.test", "User-agent: *\n").await;
     let mut waits = Vec::new();
     for status in [503, 503, 429, 200, 503] {
@@ -219,11 +226,7 @@ async fn without_retry_after_the_backoff_doubles_and_a_success_resets_it() {
 
 #[tokio::test]
 async fn request_rate_3_per_10s_gives_3_permits_per_10_s() {
-    let (cache, clock) = engine({
-        let mut gate = GateOptions::default();
-        gate.default_delay = Duration::ZERO;
-        gate
-    });
+    let (cache, clock) = engine(no_default_delay());
     rules(
         &cache,
         "http://rate.test",
@@ -259,11 +262,7 @@ async fn request_rate_3_per_10s_gives_3_permits_per_10_s() {
 
 #[tokio::test]
 async fn request_rate_outside_its_window_does_not_apply() {
-    let (cache, _clock) = engine({
-        let mut gate = GateOptions::default();
-        gate.default_delay = Duration::ZERO;
-        gate
-    });
+    let (cache, _clock) = engine(no_default_delay());
     // T0 is 08:00 UTC.
     rules(
         &cache,
@@ -277,15 +276,9 @@ async fn request_rate_outside_its_window_does_not_apply() {
         "User-agent: *\nRequest-rate: 1/60s 0700-0900\n",
     )
     .await;
-    let p = cache
-        .acquire(&bot(), "http://night.test/")
-        .await
-        .expect("allowed");
+    let p = acquired(&cache, "http://night.test/").await;
     assert_eq!(p.spacing().delay, Duration::ZERO);
-    let p = cache
-        .acquire(&bot(), "http://day.test/")
-        .await
-        .expect("allowed");
+    let p = acquired(&cache, "http://day.test/").await;
     assert_eq!(
         (p.spacing().delay, p.spacing().source),
         (Duration::from_secs(60), DelaySource::RequestRate)
@@ -301,10 +294,7 @@ async fn a_huge_crawl_delay_is_honoured_as_the_cap() {
         "User-agent: *\nCrawl-delay: 86400\n",
     )
     .await;
-    let p = cache
-        .acquire(&bot(), "http://sloth.test/")
-        .await
-        .expect("allowed");
+    let p = acquired(&cache, "http://sloth.test/").await;
     let s = p.spacing();
     assert!(s.capped);
     assert_eq!(
@@ -336,10 +326,7 @@ async fn disallowed_urls_are_refused_at_once_with_the_rule() {
     )
     .await;
     // A permit just taken does not delay the refusal.
-    let _held = cache
-        .acquire(&bot(), "http://strict.test/public")
-        .await
-        .expect("allowed");
+    let _held = acquired(&cache, "http://strict.test/public").await;
     let refused = cache
         .acquire(&bot(), "http://strict.test/private/x")
         .await
@@ -373,14 +360,8 @@ async fn concurrency_is_limited_per_origin_and_freed_on_drop() {
         gate
     });
     rules(&cache, "http://pair.test", "User-agent: *\n").await;
-    let a = cache
-        .acquire(&bot(), "http://pair.test/a")
-        .await
-        .expect("allowed");
-    let b = cache
-        .acquire(&bot(), "http://pair.test/b")
-        .await
-        .expect("allowed");
+    let a = acquired(&cache, "http://pair.test/a").await;
+    let b = acquired(&cache, "http://pair.test/b").await;
     let (_, granted) = spawn_waiters(&cache, &clock, "http://pair.test/c", 1);
     for _ in 0..200 {
         tokio::task::yield_now().await;
@@ -408,10 +389,7 @@ async fn answers_carry_crawl_delay_request_rate_and_sitemaps() {
                 Visit-time: 0600-0845\nDisallow: /x\n\nUser-agent: *\nCrawl-delay: 9\n\n\
                 Sitemap: http://meta.test/sitemap.xml\nSitemap: http://meta.test/news.xml\n";
     rules(&cache, "http://meta.test", body).await;
-    let a = cache
-        .check(&bot(), "http://meta.test/page")
-        .await
-        .expect("check");
+    let a = check(&cache, "http://meta.test/page").await;
     assert_eq!(a.crawl_delay, Some(Duration::from_millis(2500)));
     let rate = a.request_rate.expect("request-rate");
     assert_eq!((rate.requests, rate.per), (1, Duration::from_secs(5)));
@@ -440,10 +418,7 @@ async fn answers_carry_crawl_delay_request_rate_and_sitemaps() {
         FetchOutcome::Unreachable(unreachable),
     )
     .await;
-    let c = cache
-        .check(&bot(), "http://meta.test/page")
-        .await
-        .expect("check");
+    let c = check(&cache, "http://meta.test/page").await;
     assert!(!c.allowed && c.sitemaps.is_empty(), "{c:?}");
     assert_ne!(c.sitemaps, a.sitemaps);
     // An answer given before keeps its list.
@@ -457,10 +432,7 @@ async fn answers_carry_crawl_delay_request_rate_and_sitemaps() {
         FetchOutcome::Unavailable(unavailable),
     )
     .await;
-    let a = cache
-        .check(&bot(), "http://none.test/")
-        .await
-        .expect("check");
+    let a = check(&cache, "http://none.test/").await;
     assert!(a.allowed && a.crawl_delay.is_none() && a.sitemaps.is_empty());
 }
 
@@ -530,10 +502,7 @@ async fn without_a_schedule_in_the_store_the_process_keeps_spacing_and_backoff()
         let cache =
             RobotsCache::with_store(CacheOptions::default(), store, clock.clone()).expect("engine");
         rules(&cache, "http://own.test", "User-agent: *\nCrawl-delay: 2\n").await;
-        let permit = cache
-            .acquire(&bot(), "http://own.test/")
-            .await
-            .expect("allowed");
+        let permit = acquired(&cache, "http://own.test/").await;
         assert_eq!(
             permit.record(503, Some(Duration::from_secs(30))).await,
             Recorded::BackedOff(Duration::from_secs(30))
@@ -554,11 +523,7 @@ async fn without_a_schedule_in_the_store_the_process_keeps_spacing_and_backoff()
 
 #[tokio::test]
 async fn permits_feed_the_site_availability_report_without_a_write_per_page() {
-    let (cache, clock) = engine({
-        let mut gate = GateOptions::default();
-        gate.default_delay = Duration::ZERO;
-        gate
-    });
+    let (cache, clock) = engine(no_default_delay());
     rules(&cache, "http://up.test", "User-agent: *\n").await;
     let origin = Origin::from_url("http://up.test/").expect("origin");
     let report = |cache: RobotsCache| {
@@ -566,43 +531,26 @@ async fn permits_feed_the_site_availability_report_without_a_write_per_page() {
         async move { cache.state(&origin).await.and_then(|s| s.site_report()) }
     };
     // Dropped unrecorded: nothing.
-    drop(
-        cache
-            .acquire(&bot(), "http://up.test/")
-            .await
-            .expect("allowed"),
-    );
+    drop(acquired(&cache, "http://up.test/").await);
     assert_eq!(report(cache.clone()).await, None);
-    let p = cache
-        .acquire(&bot(), "http://up.test/")
-        .await
-        .expect("allowed");
+    let p = acquired(&cache, "http://up.test/").await;
     assert_eq!(p.record(200, None).await, Recorded::Served);
     let first = report(cache.clone()).await.expect("a report");
     assert!(first.up);
     assert_eq!(first.at, clock.now());
     // The same news a minute later is not written again…
     clock.advance(Duration::from_secs(60));
-    let p = cache
-        .acquire(&bot(), "http://up.test/")
-        .await
-        .expect("allowed");
+    let p = acquired(&cache, "http://up.test/").await;
     p.record(404, None).await;
     assert_eq!(report(cache.clone()).await, Some(first));
     // …a change is, at once…
-    let p = cache
-        .acquire(&bot(), "http://up.test/")
-        .await
-        .expect("allowed");
+    let p = acquired(&cache, "http://up.test/").await;
     assert_eq!(p.record(500, None).await, Recorded::Failed);
     let down = report(cache.clone()).await.expect("a report");
     assert!(!down.up);
     // …and the same news after the interval (10 minutes) is written to keep the report fresh.
     clock.advance(Duration::from_secs(601));
-    let p = cache
-        .acquire(&bot(), "http://up.test/")
-        .await
-        .expect("allowed");
+    let p = acquired(&cache, "http://up.test/").await;
     p.record_unreachable().await;
     let later = report(cache.clone()).await.expect("a report");
     assert!(!later.up && later.at == clock.now());

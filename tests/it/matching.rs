@@ -2,6 +2,7 @@
 //! percent-encoding; RFC 9309 §5 examples;
 //! and a property test of the compiled matcher against a naive reference matcher.
 
+use crate::support::naive::naive_allowed;
 use crawlgate::{GroupMatch, Mode, Options, ProductToken, Reason, Robots, RuleKind};
 use proptest::prelude::*;
 
@@ -234,46 +235,6 @@ fn index_html_is_its_directory_in_google_mode_only() {
     assert!(!google.is_allowed(&t, "http://foo.com/allowed-slash/x"));
     let rfc = Robots::parse(body).robots;
     assert!(!rfc.is_allowed(&t, "http://foo.com/allowed-slash/"));
-}
-
-/// The reference: google/robotstxt's position-set algorithm, straight from its description,
-/// on raw bytes. A final `$` anchors; any other `$` is literal; `*` matches any run.
-fn naive_matches(pattern: &[u8], path: &[u8]) -> bool {
-    let mut pos = vec![0usize];
-    for (i, &c) in pattern.iter().enumerate() {
-        if c == b'$' && i + 1 == pattern.len() {
-            return pos.contains(&path.len());
-        }
-        if c == b'*' {
-            let first = pos[0];
-            pos = (first..=path.len()).collect();
-        } else {
-            pos = pos
-                .into_iter()
-                .filter(|&p| p < path.len() && path[p] == c)
-                .map(|p| p + 1)
-                .collect();
-            if pos.is_empty() {
-                return false;
-            }
-        }
-    }
-    true
-}
-
-/// Longest match, allow on ties, no match → allowed.
-fn naive_allowed(rules: &[(bool, String)], path: &str) -> bool {
-    let mut best: Option<(usize, bool)> = None;
-    for (allow, pattern) in rules {
-        if !pattern.is_empty() && naive_matches(pattern.as_bytes(), path.as_bytes()) {
-            let cand = (pattern.len(), *allow);
-            best = Some(match best {
-                Some(b) if b.0 > cand.0 || (b.0 == cand.0 && b.1) => b,
-                _ => cand,
-            });
-        }
-    }
-    best.is_none_or(|b| b.1)
 }
 
 fn pattern_strategy() -> impl Strategy<Value = String> {

@@ -1,9 +1,10 @@
 //! `Fetcher::discover_sitemaps` and `Fetcher::fetch_sitemap` against real HTTP servers on
 //! 127.0.0.1: announced sitemaps and indexes read once each, cycles, nesting, failures,
 //! compression bombs, the robots.txt cross-check and the sitemap limit.
-use std::io::Write;
 use std::time::{Duration, Instant};
 
+use crate::support::gzip::{gzip, gzip_parts, Compression};
+use crate::support::sitemap::{base, gz_file, index, urlset, xml};
 use crate::support::{Reply, Request, TestServer};
 use crawlgate::fetch::sitemaps::{Discovery, SitemapFetchError};
 use crawlgate::fetch::{AddressPolicy, FetchOptions, Fetcher};
@@ -11,10 +12,6 @@ use crawlgate::policy::{FetchOutcome, Unreachable};
 use crawlgate::sitemap::discover::{SitemapReport, WalkOptions};
 use crawlgate::sitemap::{Code, Format, MAX_BYTES};
 use crawlgate::{Origin, ProductToken};
-use flate2::write::GzEncoder;
-use flate2::Compression;
-
-const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 
 fn fetcher() -> Fetcher {
     Fetcher::new({
@@ -32,52 +29,21 @@ fn origin(server: &TestServer) -> Origin {
     Origin::from_url(&server.url("/")).expect("origin")
 }
 
-/// `http://HOST` of the request, from its `Host` header: sitemaps name absolute URLs, and the
-/// port is known only once the server runs.
-fn base(req: &Request) -> String {
-    format!("http://{}", req.header("host").unwrap_or("127.0.0.1"))
+/// The sitemaps `server`'s robots.txt announces, walked for `agent` with `options`.
+async fn discover_with(
+    server: &TestServer,
+    agent: Option<&ProductToken>,
+    options: WalkOptions,
+) -> Discovery {
+    fetcher()
+        .discover_sitemaps(&origin(server), agent, options)
+        .await
+        .expect("no local failure")
 }
 
-fn index(locs: &[String]) -> Vec<u8> {
-    let mut out =
-        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"{NS}\">\n");
-    for loc in locs {
-        out.push_str(&format!("  <sitemap><loc>{loc}</loc></sitemap>\n"));
-    }
-    out.push_str("</sitemapindex>\n");
-    out.into_bytes()
-}
-
-fn urlset(locs: &[String]) -> Vec<u8> {
-    let mut out = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\">\n");
-    for loc in locs {
-        out.push_str(&format!("  <url><loc>{loc}</loc></url>\n"));
-    }
-    out.push_str("</urlset>\n");
-    out.into_bytes()
-}
-
-fn xml(body: Vec<u8>) -> Reply {
-    Reply::Full {
-        status: 200,
-        headers: vec![("content-type".into(), "application/xml".into())],
-        body,
-    }
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::best());
-    enc.write_all(data).expect("gzip");
-    enc.finish().expect("gzip")
-}
-
-/// A `.gz` file served as it is: `application/x-gzip`, no `Content-Encoding`.
-fn gz_file(data: Vec<u8>) -> Reply {
-    Reply::Full {
-        status: 200,
-        headers: vec![("content-type".into(), "application/x-gzip".into())],
-        body: data,
-    }
+/// The sitemaps `server`'s robots.txt announces, walked for no agent with the default options.
+async fn discover(server: &TestServer) -> Discovery {
+    discover_with(server, None, WalkOptions::default()).await
 }
 
 /// `robots.txt` announcing `paths` (on the same server), with `/private` disallowed for all.
@@ -87,10 +53,6 @@ fn robots(req: &Request, paths: &[&str]) -> Reply {
         body.push_str(&format!("Sitemap: {}{p}\n", base(req)));
     }
     Reply::text(200, &body)
-}
-
-fn hits(server: &TestServer, path: &str) -> usize {
-    server.requests().iter().filter(|r| r.path == path).count()
 }
 
 /// The report of the sitemap at `path`.
@@ -137,10 +99,7 @@ async fn announced_and_listed_sitemaps_are_fetched_once() {
         _ => Reply::status(404),
     })
     .await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&server).await;
 
     for path in [
         "/robots.txt",
@@ -149,7 +108,7 @@ async fn announced_and_listed_sitemaps_are_fetched_once() {
         "/a.xml",
         "/b.xml.gz",
     ] {
-        assert_eq!(hits(&server, path), 1, "{path}");
+        assert_eq!(server.hits_on(path), 1, "{path}");
     }
     assert_eq!(server.hits(), 5);
     assert_eq!(found.robots_url(), server.url("/robots.txt"));
@@ -207,12 +166,9 @@ async fn an_index_listing_itself_is_a_cycle() {
         _ => Reply::status(404),
     })
     .await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
-    assert_eq!(hits(&server, "/index.xml"), 1);
-    assert_eq!(hits(&server, "/a.xml"), 1);
+    let found = discover(&server).await;
+    assert_eq!(server.hits_on("/index.xml"), 1);
+    assert_eq!(server.hits_on("/a.xml"), 1);
     assert_eq!(found.sitemaps.len(), 2);
     let idx = report(&found, &server, "/index.xml");
     assert_eq!(codes(idx), [Code::IndexCycle]);
@@ -237,13 +193,10 @@ async fn a_nested_index_is_an_error_and_not_followed() {
         _ => Reply::status(404),
     })
     .await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
-    assert_eq!(hits(&server, "/inner.xml"), 1);
-    assert_eq!(hits(&server, "/grand1.xml"), 0);
-    assert_eq!(hits(&server, "/grand2.xml"), 0);
+    let found = discover(&server).await;
+    assert_eq!(server.hits_on("/inner.xml"), 1);
+    assert_eq!(server.hits_on("/grand1.xml"), 0);
+    assert_eq!(server.hits_on("/grand2.xml"), 0);
     assert_eq!(found.sitemaps.len(), 3);
 
     let outer = report(&found, &server, "/index.xml");
@@ -271,10 +224,7 @@ async fn failed_fetches_are_fetch_failed() {
         _ => Reply::status(404),
     })
     .await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&server).await;
     assert_eq!(found.sitemaps.len(), 4);
 
     let missing = report(&found, &server, "/missing.xml");
@@ -290,7 +240,7 @@ async fn failed_fetches_are_fetch_failed() {
     // A redirect is followed; the report keeps the URL announced.
     let moved = report(&found, &server, "/moved.xml");
     assert_eq!((moved.entries, moved.errors), (1, 0));
-    assert_eq!(hits(&server, "/pages.xml"), 1);
+    assert_eq!(server.hits_on("/pages.xml"), 1);
 
     let looped = report(&found, &server, "/loop.xml");
     assert_eq!(codes(looped), [Code::FetchFailed]);
@@ -358,14 +308,11 @@ fn markup_pad() -> Vec<u8> {
 /// only the first member of a `Content-Encoding: gzip` body.
 fn single_member_bomb() -> Vec<u8> {
     let (open, close) = urlset_halves();
-    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
-    enc.write_all(&open).expect("gzip");
     let pad = markup_pad();
-    for _ in 0..52 {
-        enc.write_all(&pad).expect("gzip");
-    }
-    enc.write_all(&close).expect("gzip");
-    enc.finish().expect("gzip")
+    let parts = std::iter::once(&open[..])
+        .chain(std::iter::repeat_n(&pad[..], 52))
+        .chain([&close[..]]);
+    gzip_parts(Compression::fast(), parts)
 }
 
 /// The peak resident set of this process (Linux), in bytes.
@@ -397,10 +344,7 @@ async fn a_gzip_bomb_stops_at_the_limit() {
     })
     .await;
     let started = Instant::now();
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&server).await;
     let elapsed = started.elapsed();
 
     let raw = report(&found, &server, "/bomb.xml.gz");
@@ -440,10 +384,7 @@ async fn blocked_entries_are_reported_for_the_agent() {
     })
     .await;
     let agent = token();
-    let with_agent = fetcher()
-        .discover_sitemaps(&origin(&server), Some(&agent), WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let with_agent = discover_with(&server, Some(&agent), WalkOptions::default()).await;
     let pages = report(&with_agent, &server, "/pages.xml");
     assert_eq!(pages.entries, 3);
     // The other host's URL is not checked against this robots.txt, and it is outside what a
@@ -457,10 +398,7 @@ async fn blocked_entries_are_reported_for_the_agent() {
     );
     assert_eq!((pages.errors, pages.warnings), (1, 1));
 
-    let without = fetcher()
-        .discover_sitemaps(&origin(&server), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let without = discover(&server).await;
     let pages = report(&without, &server, "/pages.xml");
     assert_eq!((pages.entries, pages.errors, pages.warnings), (3, 1, 0));
 }
@@ -479,25 +417,19 @@ async fn max_sitemaps_caps_the_fetches() {
     .await;
     let mut options = WalkOptions::default();
     options.max_sitemaps = 3;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), None, options)
-        .await
-        .expect("no local failure");
+    let found = discover_with(&server, None, options).await;
     // robots.txt, the index and two of its five sitemaps.
     assert_eq!(server.hits(), 4);
     assert_eq!(found.sitemaps.len(), 3);
     assert_eq!(found.skipped, 3);
     assert!(found.truncated());
-    assert_eq!(hits(&server, "/s3.xml"), 0);
+    assert_eq!(server.hits_on("/s3.xml"), 0);
 }
 
 #[tokio::test]
 async fn no_robots_txt_announces_nothing() {
     let server = TestServer::start(|_| Reply::status(404)).await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&server), Some(&token()), WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover_with(&server, Some(&token()), WalkOptions::default()).await;
     assert!(found.sitemaps.is_empty());
     assert_eq!(found.robots.status, Some(404));
     assert_eq!(found.robots.outcome.as_str(), "unavailable");
@@ -521,10 +453,7 @@ async fn a_redirected_robots_txt_scopes_its_sitemaps_to_the_host_that_served_it(
     .await;
     let target = www.url("/robots.txt");
     let apex = TestServer::start(move |_| Reply::redirect(301, &target)).await;
-    let found = fetcher()
-        .discover_sitemaps(&origin(&apex), None, WalkOptions::default())
-        .await
-        .expect("no local failure");
+    let found = discover(&apex).await;
     assert_eq!(found.robots.final_url, www.url("/robots.txt"));
     let sitemap = report(&found, &www, "/sitemap.xml");
     assert_eq!(sitemap.entries, 3, "{sitemap:#?}");

@@ -1,17 +1,13 @@
 //! The sitemap reader on well-formed input: Google's own examples read with no error and with
 //! every value where it belongs; the formats are told apart; text is joined across entity
 //! references and CDATA, then trimmed; positions point at the element.
-use std::path::Path;
 
+use crate::support;
+use crate::support::gzip::{gzip_at, Compression};
 use crawlgate::sitemap::{self, Code, Format, Item, Reader, Relationship, Severity};
 
 fn seed(name: &str) -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("testdata/sitemap/seeds")
-            .join(name),
-    )
-    .unwrap()
+    support::testdata(&format!("sitemap/seeds/{name}"))
 }
 
 fn codes(parsed: &sitemap::Parsed) -> Vec<(u32, Code)> {
@@ -198,9 +194,7 @@ fn formats_are_told_from_the_bytes() {
 
 #[test]
 fn gzip_is_told_from_the_bytes_not_the_name() {
-    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    std::io::Write::write_all(&mut gz, &seed("mrss.xml")).unwrap();
-    let gz = gz.finish().unwrap();
+    let gz = gzip_at(Compression::default(), &seed("mrss.xml"));
     let mut reader = Reader::new(&gz[..]);
     let items: Vec<Item> = reader.by_ref().collect();
     assert!(reader.is_gzip());

@@ -1,6 +1,7 @@
 //! The `Store` contract, checked on the in-memory store and on the embedded (redb) store alike,
 //! and what only the embedded store promises: the data outlives the process, one process at a
 //! time, a clear error for a file that is not a store.
+use crate::support::assert_has;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -314,7 +315,7 @@ fn a_second_open_is_refused_while_the_first_lives() {
     let message = EmbeddedStore::open_with(&path, Duration::ZERO)
         .expect_err("still locked")
         .to_string();
-    assert!(message.contains("in use by another process"), "{message}");
+    assert_has(&message, "in use by another process");
     // A clone keeps the file open; the last one closes it.
     let clone = first.clone();
     drop(first);
@@ -358,7 +359,7 @@ fn a_file_of_garbage_is_a_clear_open_error() {
         Err(e @ StoreError::Open { .. }) => {
             let message = e.to_string();
             assert!(message.contains(&path.display().to_string()), "{message}");
-            assert!(message.contains("not a crawlgate state file"), "{message}");
+            assert_has(&message, "not a crawlgate state file");
         }
         other => panic!("expected Open, got {other:?}"),
     }

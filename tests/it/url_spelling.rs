@@ -189,11 +189,9 @@ mod engine {
         RobotsCache::new(options).expect("engine")
     }
 
-    /// `acquire` refuses every spelling, in both modes, and names the URL it judged; reqwest,
-    /// sent what `acquire` allowed, never reaches `/private`. A control: the server does log
-    /// the allowed pages that reqwest sends after the same kind of respelling.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn acquire_then_reqwest_never_requests_a_disallowed_path() {
+    /// A server whose robots.txt disallows `/private/`, and the paths of the other requests it
+    /// was sent, in order.
+    async fn logging_server() -> (TestServer, Arc<Mutex<Vec<String>>>) {
         let seen: Arc<Mutex<Vec<String>>> = Arc::default();
         let log = seen.clone();
         let server = TestServer::start(move |r| {
@@ -204,6 +202,15 @@ mod engine {
             Reply::text(200, "ok")
         })
         .await;
+        (server, seen)
+    }
+
+    /// `acquire` refuses every spelling, in both modes, and names the URL it judged; reqwest,
+    /// sent what `acquire` allowed, never reaches `/private`. A control: the server does log
+    /// the allowed pages that reqwest sends after the same kind of respelling.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn acquire_then_reqwest_never_requests_a_disallowed_path() {
+        let (server, seen) = logging_server().await;
         let base = server.url("");
         let base = base.trim_end_matches('/');
         let client = reqwest::Client::new();
@@ -247,16 +254,7 @@ mod engine {
         use crawlgate::gate::{refusal, GateMiddleware};
         use reqwest_middleware::ClientBuilder;
 
-        let seen: Arc<Mutex<Vec<String>>> = Arc::default();
-        let log = seen.clone();
-        let server = TestServer::start(move |r| {
-            if r.path == "/robots.txt" {
-                return Reply::text(200, "User-agent: *\nDisallow: /private/\n");
-            }
-            log.lock().expect("log").push(r.path.clone());
-            Reply::text(200, "ok")
-        })
-        .await;
+        let (server, seen) = logging_server().await;
         let base = server.url("");
         let base = base.trim_end_matches('/');
         let client = ClientBuilder::new(reqwest::Client::new())

@@ -2,51 +2,12 @@
 //! (`src/robots/segments.rs`: all wildcard segments found in one pass over the path), against
 //! a naive reference; and that such a check does take that path.
 
+use crate::support::naive::naive_allowed;
 use crawlgate::{Mode, Options, ProductToken, Robots};
 use proptest::prelude::*;
 
 fn tok() -> ProductToken {
     ProductToken::new("x").expect("token")
-}
-
-/// google/robotstxt's position-set algorithm on raw bytes: a final `$` anchors, any other `$`
-/// is literal, `*` matches any run.
-fn naive_matches(pattern: &[u8], path: &[u8]) -> bool {
-    let mut pos = vec![0usize];
-    for (i, &c) in pattern.iter().enumerate() {
-        if c == b'$' && i + 1 == pattern.len() {
-            return pos.contains(&path.len());
-        }
-        if c == b'*' {
-            let first = pos[0];
-            pos = (first..=path.len()).collect();
-        } else {
-            pos = pos
-                .into_iter()
-                .filter(|&p| p < path.len() && path[p] == c)
-                .map(|p| p + 1)
-                .collect();
-            if pos.is_empty() {
-                return false;
-            }
-        }
-    }
-    true
-}
-
-/// Longest match, allow on ties, no match → allowed.
-fn naive_allowed(rules: &[(bool, String)], path: &str) -> bool {
-    let mut best: Option<(usize, bool)> = None;
-    for (allow, pattern) in rules {
-        if naive_matches(pattern.as_bytes(), path.as_bytes()) {
-            let cand = (pattern.len(), *allow);
-            best = Some(match best {
-                Some(b) if b.0 > cand.0 || (b.0 == cand.0 && b.1) => b,
-                _ => cand,
-            });
-        }
-    }
-    best.is_none_or(|b| b.1)
 }
 
 fn file(rules: &[(bool, String)]) -> String {

@@ -7,7 +7,12 @@
 #![allow(dead_code)] // Each test binary uses a different part.
 
 pub mod chromium;
+pub mod gzip;
+pub mod naive;
+pub mod process;
 pub mod redis_server;
+pub mod rules;
+pub mod sitemap;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -151,6 +156,11 @@ impl TestServer {
     pub fn requests(&self) -> Vec<Request> {
         self.requests.lock().expect("requests lock").clone()
     }
+
+    /// The requests so far for `path`.
+    pub fn hits_on(&self, path: &str) -> usize {
+        self.requests().iter().filter(|r| r.path == path).count()
+    }
 }
 
 impl Drop for TestServer {
@@ -282,4 +292,50 @@ pub fn runtime(workers: usize) -> tokio::runtime::Runtime {
         .enable_all()
         .build()
         .expect("runtime")
+}
+
+/// A one-worker runtime and a server on it answering with `handler`, for a test that is not
+/// async (a child process fetches while the runtime serves). Keep the runtime while the server
+/// is needed.
+pub fn serve_blocking(
+    handler: impl Fn(&Request) -> Reply + Send + Sync + 'static,
+) -> (tokio::runtime::Runtime, TestServer) {
+    let rt = runtime(1);
+    let server = rt.block_on(TestServer::start(handler));
+    (rt, server)
+}
+
+/// The repository's `testdata/` directory (the library's package root holds it; the CLI's
+/// tests find it one level up).
+pub fn testdata_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .map(|dir| dir.join("testdata"))
+        .find(|dir| dir.is_dir())
+        .expect("a testdata directory")
+}
+
+/// The bytes of `testdata/<path>`.
+pub fn testdata(path: &str) -> Vec<u8> {
+    let path = testdata_dir().join(path);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// A server that answers `body` while the status it returns holds 200, and that status with
+/// no body otherwise (set it to make the site fail).
+pub async fn status_switch(body: &'static str) -> (TestServer, Arc<std::sync::atomic::AtomicU16>) {
+    let status = Arc::new(std::sync::atomic::AtomicU16::new(200));
+    let st = status.clone();
+    let server = TestServer::start(move |_| match st.load(Ordering::SeqCst) {
+        200 => Reply::text(200, body),
+        s => Reply::status(s),
+    })
+    .await;
+    (server, status)
+}
+
+/// Asserts that `text` contains `part`, showing `text` when it does not.
+#[track_caller]
+pub fn assert_has(text: &str, part: &str) {
+    assert!(text.contains(part), "{text}");
 }

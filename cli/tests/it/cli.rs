@@ -1,96 +1,14 @@
 //! The `crawlgate` binary, run for real: output formats, exit codes and error sentences.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
+use crate::run::{
+    assert_error_says, assert_error_starts, check, code, objects as json_lines, run, run_with,
+    stderr, stdout, Dir, TempFile,
+};
+use crate::support::assert_has;
 use serde_json::Value;
+use std::process::Stdio;
 
 const ROBOTS_MODES: &str = "User-agent: *\nDisallow: /\nAllow: /foo/bar/%62%61%7A\n";
-
-/// Runs the binary from the package root (so `testdata/cli/…` paths print as given), with
-/// `CRAWLGATE_AGENT` unset unless `env` sets it, feeding `stdin` if given.
-fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
-    // A state of its own, never the user's.
-    let state = tempfile::tempdir().expect("temp dir");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
-    cmd.args(args)
-        .current_dir(crate::ROOT)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("XDG_STATE_HOME", state.path())
-        .envs(env.iter().copied())
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("crawlgate runs");
-    if let Some(bytes) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        // A command that refuses its input may exit before reading it: a broken pipe is
-        // then the expected outcome, and the exit status says what happened.
-        if let Err(e) = pipe.write_all(bytes) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-        }
-    }
-    child.wait_with_output().expect("crawlgate finishes")
-}
-
-fn run(args: &[&str]) -> Output {
-    run_with(args, None, &[])
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally, not by a signal")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
-
-/// A file under the temp dir with a name no other test (or test run) uses; removed on drop.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    fn new(tag: &str, contents: &[u8]) -> TempFile {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!(
-            "crawlgate-cli-{}-{n}-{tag}.txt",
-            std::process::id()
-        ));
-        std::fs::write(&path, contents).expect("write temp file");
-        TempFile(path)
-    }
-
-    fn path(&self) -> &str {
-        self.0.to_str().expect("temp dir path is UTF-8")
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-fn json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
-    stdout(o)
-        .lines()
-        .map(|l| match serde_json::from_str(l) {
-            Ok(Value::Object(m)) => m,
-            other => panic!("not a JSON object line: {l:?} ({other:?})"),
-        })
-        .collect()
-}
 
 fn keys(m: &serde_json::Map<String, Value>) -> Vec<&str> {
     let mut k: Vec<&str> = m.keys().map(String::as_str).collect();
@@ -270,23 +188,21 @@ fn lint_mode_changes_what_is_an_error() {
 #[test]
 fn lint_refuses_stdin_twice() {
     let o = run_with(&["lint", "-", "-"], Some(b""), &[]);
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).starts_with("crawlgate: "), "{}", stderr(&o));
+    assert_error_starts(&o, 2, "crawlgate: ");
 }
 
 // ---- check ------------------------------------------------------------------------------
 
 #[test]
 fn check_prints_tab_separated_lines_and_exits_by_result() {
-    let o = run(&[
-        "check",
-        "--agent",
+    let o = check(
         "MyBot",
-        "--robots",
         "testdata/cli/clean.txt",
-        "https://example.com/private/x",
-        "https://example.com/private/public.html",
-    ]);
+        &[
+            "https://example.com/private/x",
+            "https://example.com/private/public.html",
+        ],
+    );
     assert_eq!(code(&o), 1);
     assert_eq!(
         stdout(&o),
@@ -294,15 +210,11 @@ fn check_prints_tab_separated_lines_and_exits_by_result() {
          allowed\thttps://example.com/private/public.html\tline 4: Allow: /private/public.html\n"
     );
 
-    let o = run(&[
-        "check",
-        "--agent",
+    let o = check(
         "MyBot",
-        "--robots",
         "testdata/cli/clean.txt",
-        "https://example.com/",
-        "/private/public.html",
-    ]);
+        &["https://example.com/", "/private/public.html"],
+    );
     assert_eq!(code(&o), 0);
     assert_eq!(
         stdout(&o),
@@ -379,7 +291,7 @@ fn check_json_fields() {
 
 #[test]
 fn check_json_reasons_no_group_and_no_matching_rule() {
-    let file = TempFile::new("reasons", b"User-agent: OtherBot\nDisallow: /x\n");
+    let file = TempFile::new("reasons.txt", b"User-agent: OtherBot\nDisallow: /x\n");
     let robots = file.path();
     let o = run(&[
         "check", "--json", "--agent", "MyBot", "--robots", robots, "/x",
@@ -409,7 +321,7 @@ fn check_json_reasons_no_group_and_no_matching_rule() {
 /// `/%2e/admin` are requests for `/admin`. The line and the record say what was judged.
 #[test]
 fn check_judges_the_url_a_client_requests() {
-    let file = TempFile::new("spelling", b"User-agent: *\nDisallow: /admin\n");
+    let file = TempFile::new("spelling.txt", b"User-agent: *\nDisallow: /admin\n");
     let robots = file.path();
     let urls = [
         "https://site.test/x/../admin",
@@ -458,19 +370,17 @@ fn check_judges_the_url_a_client_requests() {
 
 #[test]
 fn check_mode_google_and_rfc_differ_on_percent_encoding() {
-    let file = TempFile::new("modes", ROBOTS_MODES.as_bytes());
+    let file = TempFile::new("modes.txt", ROBOTS_MODES.as_bytes());
     let robots = file.path();
     let url = "http://x/foo/bar/baz";
-    let rfc = run(&["check", "--agent", "MyBot", "--robots", robots, url]);
+    let rfc = check("MyBot", robots, &[url]);
     assert_eq!(code(&rfc), 0);
     assert_eq!(
         stdout(&rfc),
         format!("allowed\t{url}\tline 3: Allow: /foo/bar/%62%61%7A\n")
     );
 
-    let google = run(&[
-        "check", "--agent", "MyBot", "--robots", robots, "--mode", "google", url,
-    ]);
+    let google = check("MyBot", robots, &["--mode", "google", url]);
     assert_eq!(code(&google), 1);
     assert_eq!(
         stdout(&google),
@@ -481,7 +391,7 @@ fn check_mode_google_and_rfc_differ_on_percent_encoding() {
 #[test]
 fn check_google_index_html_rule_says_how_it_was_read() {
     let robots = TempFile::new(
-        "index-html",
+        "index-html.txt",
         b"User-agent: *\nDisallow: /dir/\nAllow: /dir/index.html\n",
     );
     let o = run(&[
@@ -522,63 +432,39 @@ fn check_reads_agent_from_env() {
 
     // Without the variable, --agent is a missing required option: a usage error.
     let o = run(&args);
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).contains("--agent"), "{}", stderr(&o));
+    assert_error_says(&o, 2, "--agent");
 }
 
 #[test]
 fn check_refuses_browser_header() {
     // A browser's own header names no crawler (a crawler's `compatible; Googlebot/2.1` header
     // is read as `googlebot`: tests/cli_agents.rs).
-    let o = run(&[
-        "check",
-        "--agent",
-        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36",
-        "--robots",
-        "testdata/cli/clean.txt",
-        "/",
-    ]);
+    let o = check("Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36", "testdata/cli/clean.txt", &["/"]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("crawlgate: "), "{err}");
-    assert!(err.contains("browser User-Agent header"), "{err}");
+    assert_has(&err, "browser User-Agent header");
     assert_eq!(stdout(&o), "");
 }
 
 #[test]
 fn check_without_urls_exits_2() {
-    let o = run(&[
-        "check",
-        "--agent",
-        "MyBot",
-        "--robots",
-        "testdata/cli/clean.txt",
-    ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).starts_with("crawlgate: no URLs to check"),
-        "{}",
-        stderr(&o)
-    );
+    let o = check("MyBot", "testdata/cli/clean.txt", &[]);
+    assert_error_starts(&o, 2, "crawlgate: no URLs to check");
 }
 
 #[test]
 fn check_urls_file_skips_blank_and_comment_lines() {
     let urls = TempFile::new(
-        "urls",
+        "urls.txt",
         b"# to check\n\nhttps://example.com/private/a\r\n  /ok  \n",
     );
-    let o = run(&[
-        "check",
-        "--agent",
+    let o = check(
         "MyBot",
-        "--robots",
         "testdata/cli/clean.txt",
-        "--urls",
-        urls.path(),
-        "/first",
-    ]);
+        &["--urls", urls.path(), "/first"],
+    );
     assert_eq!(code(&o), 1);
     assert_eq!(
         stdout(&o),
@@ -619,40 +505,32 @@ fn check_reads_robots_or_urls_from_stdin_but_not_both() {
         Some(b""),
         &[],
     );
-    assert_eq!(code(&o), 2);
-    assert!(stderr(&o).starts_with("crawlgate: "), "{}", stderr(&o));
+    assert_error_starts(&o, 2, "crawlgate: ");
     assert_eq!(stdout(&o), "");
 }
 
 #[test]
 fn check_missing_robots_file_exits_2() {
-    let o = run(&[
-        "check",
-        "--agent",
-        "MyBot",
-        "--robots",
-        "robots.txt.missing",
-        "/",
-    ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).starts_with("crawlgate: cannot read robots.txt.missing: "),
-        "{}",
-        stderr(&o)
-    );
+    let o = check("MyBot", "robots.txt.missing", &["/"]);
+    assert_error_starts(&o, 2, "crawlgate: cannot read robots.txt.missing: ");
 }
 
 #[test]
 fn closed_stdout_pipe_is_not_a_panic() {
     let many: String = (0..100_000).map(|i| format!("/page/{i}\n")).collect();
-    let urls = TempFile::new("many-urls", many.as_bytes());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .args(["check", "--agent", "MyBot", "--robots"])
-        .arg(format!("{}/testdata/cli/clean.txt", crate::ROOT))
-        .arg("--urls")
-        .arg(urls.path())
-        .env_remove("CRAWLGATE_AGENT")
-        .stdin(Stdio::null())
+    let urls = TempFile::new("many-urls.txt", many.as_bytes());
+    let clean = format!("{}/testdata/cli/clean.txt", crate::ROOT);
+    let home = Dir::new();
+    let mut child = home
+        .command(&[
+            "check",
+            "--agent",
+            "MyBot",
+            "--robots",
+            &clean,
+            "--urls",
+            urls.path(),
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -770,29 +648,16 @@ fn an_endless_input_is_an_error_not_a_hang() {
     );
     assert_eq!(stderr(&o), "");
     // Other inputs stop at 64 MiB.
-    let robots = TempFile::new("endless", b"User-agent: *\nDisallow: /x\n");
-    let o = run(&[
-        "check",
-        "--agent",
-        "bot",
-        "--robots",
-        robots.path(),
-        "--urls",
-        "/dev/zero",
-    ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).starts_with("crawlgate: cannot read /dev/zero: "),
-        "{}",
-        stderr(&o)
-    );
+    let robots = TempFile::new("endless.txt", b"User-agent: *\nDisallow: /x\n");
+    let o = check("bot", robots.path(), &["--urls", "/dev/zero"]);
+    assert_error_starts(&o, 2, "crawlgate: cannot read /dev/zero: ");
 }
 
 // ---- inputs that make no sense, output that could hurt ---------------------------------------
 
 #[test]
 fn check_robots_refuses_what_is_neither_a_url_nor_a_path() {
-    let robots = TempFile::new("check-targets", b"User-agent: *\nDisallow: /private\n");
+    let robots = TempFile::new("check-targets.txt", b"User-agent: *\nDisallow: /private\n");
     let bad = [
         "private/report.pdf",
         "ftp://h/x",
@@ -819,11 +684,8 @@ fn check_robots_refuses_what_is_neither_a_url_nor_a_path() {
     let err = stderr(&o);
     assert_eq!(err.lines().count(), bad.len(), "{err}");
     assert!(err.lines().all(|l| l.starts_with("crawlgate: ")), "{err}");
-    assert!(
-        err.contains("\"private/report.pdf\" is neither an http(s) URL nor a path starting with `/` or `*` (did you mean `https://private/report.pdf`?)"),
-        "{err}"
-    );
-    assert!(err.contains("\"ftp://h/x\""), "{err}");
+    assert_has(&err, "\"private/report.pdf\" is neither an http(s) URL nor a path starting with `/` or `*` (did you mean `https://private/report.pdf`?)");
+    assert_has(&err, "\"ftp://h/x\"");
 
     // Google mode takes every string as google/robotstxt's API does.
     let mut args = vec![
@@ -844,7 +706,7 @@ fn check_robots_refuses_what_is_neither_a_url_nor_a_path() {
 #[test]
 fn check_output_escapes_controls_and_cannot_be_forged_by_a_url() {
     let robots = TempFile::new(
-        "check-escape",
+        "check-escape.txt",
         b"User-agent: *\nDisallow: /a\x1b]0;pwned\x07\n",
     );
     let o = run(&[
@@ -878,7 +740,7 @@ fn lint_output_escapes_what_the_file_says() {
     );
     let out = stdout(&o);
     assert!(!out.contains('\x1b'), "{out:?}");
-    assert!(out.contains("\\u{1b}[2J"), "{out}");
+    assert_has(&out, "\\u{1b}[2J");
 }
 
 #[test]
@@ -902,10 +764,7 @@ fn sitemap_urls_escapes_the_urls_it_prints() {
     let o = run(&["sitemap", "urls", "testdata/fuzz/sitemap-loc-form-feed.xml"]);
     let out = stdout(&o);
     assert!(!out.contains('\x0c'), "{out:?}");
-    assert!(
-        out.contains("https://example.com/%C3%BCmlat.htm\\u{c}\t"),
-        "{out}"
-    );
+    assert_has(&out, "https://example.com/%C3%BCmlat.htm\\u{c}\t");
 }
 
 #[test]
@@ -925,14 +784,7 @@ fn unreadable_inputs_are_one_sentence_in_words() {
         );
     }
     // `lint URL` fetches it (tests/cli_explain.rs); `--robots` reads files only.
-    let o = run(&[
-        "check",
-        "--agent",
-        "bot",
-        "--robots",
-        "https://example.com/robots.txt",
-        "/x",
-    ]);
+    let o = check("bot", "https://example.com/robots.txt", &["/x"]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);
     assert!(
@@ -945,7 +797,7 @@ fn unreadable_inputs_are_one_sentence_in_words() {
 #[test]
 fn quiet_prints_nothing_and_keeps_the_exit_status() {
     let robots = TempFile::new(
-        "quiet",
+        "quiet.txt",
         b"User-agent: *\nDisallow: /private\nCrawl-delay: 5\n",
     );
     for (args, exit) in [
@@ -993,7 +845,7 @@ fn quiet_prints_nothing_and_keeps_the_exit_status() {
 #[test]
 fn max_problems_caps_each_code_per_file_and_counts_the_rest() {
     let robots = TempFile::new(
-        "max-problems",
+        "max-problems.txt",
         b"User-agent: *\nfoo\nbar\nbaz\nqux\nCrawl-delay: 1\n",
     );
     let o = run(&["lint", "--max-problems", "2", robots.path()]);
@@ -1032,7 +884,7 @@ fn max_problems_caps_each_code_per_file_and_counts_the_rest() {
         assert_eq!(stdout(&o).lines().count(), 6, "{args:?}");
     }
     let sitemap = TempFile::new(
-        "max-problems-sitemap",
+        "max-problems-sitemap.txt",
         b"notaurl\nalso bad\nthird bad\nhttps://e.example/ok\n",
     );
     let o = run(&["sitemap", "lint", "--max-problems", "1", sitemap.path()]);
@@ -1091,7 +943,7 @@ fn help_names_every_capability_and_completions_and_man_are_generated() {
     let o = run(&["man"]);
     assert_eq!(code(&o), 0);
     let page = stdout(&o);
-    assert!(page.contains(".TH crawlgate 1"), "{page}");
+    assert_has(&page, ".TH crawlgate 1");
     for c in commands {
         assert!(page.contains(c), "{c} in the manual page");
     }

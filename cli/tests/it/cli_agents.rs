@@ -6,32 +6,15 @@
 //! Answers are read from the exit status (0: every URL allowed, 1: one disallowed, 2: an error)
 //! and from the first column of the text output, one URL per line.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use crate::support::assert_has;
+use std::process::Output;
 
+use crate::run::{code, run_with, stderr, stdout};
 use serde_json::Value;
 
-/// Runs the binary with a state of its own, `CRAWLGATE_AGENT` and `CRAWLGATE_STATE` unset,
-/// feeding `stdin`.
+/// Runs the binary (see `run::command`), feeding `stdin`.
 fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let state = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .args(args)
-        .current_dir(crate::ROOT)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("XDG_STATE_HOME", state.path())
-        .env("HOME", state.path())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("crawlgate runs");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    // The binary may stop reading early (a usage error); a broken pipe is not the test's failure.
-    let _ = pipe.write_all(stdin);
-    drop(pipe);
-    child.wait_with_output().expect("crawlgate finishes")
+    run_with(args, Some(stdin), &[])
 }
 
 /// `crawlgate check --mode MODE --agent=AGENT --robots - -- URL...` with `robots` on stdin. The
@@ -41,18 +24,6 @@ fn check(mode: &str, agent: &str, robots: &[u8], urls: &[&str]) -> Output {
     let mut args = vec!["check", "--mode", mode, &agent, "--robots", "-", "--"];
     args.extend_from_slice(urls);
     run(&args, robots)
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally, not by a signal")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
 }
 
 /// The answer per URL line, `allowed` or `disallowed`, in order.
@@ -144,8 +115,8 @@ fn browser_header_is_refused_in_rfc_mode_with_one_sentence() {
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("crawlgate: "), "{err}");
-    assert!(err.contains("browser User-Agent header"), "{err}");
-    assert!(err.contains("product token"), "{err}");
+    assert_has(&err, "browser User-Agent header");
+    assert_has(&err, "product token");
 }
 
 #[test]

@@ -1,10 +1,11 @@
 //! `crawlgate explain` (which group applies to an agent, its rules in precedence order, the
 //! line that decides each URL) and `crawlgate lint URL` (a live robots.txt linted), run for
 //! real; the servers are real ones on 127.0.0.1.
-use crate::run::{code, records, text, Dir};
+use crate::run::{assert_error_says, code, records, text, Dir};
 use crate::support;
+use crate::support::assert_has;
 
-use crate::support::{Reply, TestServer};
+use crate::support::Reply;
 use serde_json::Value;
 
 /// The section of `agent` in a human explanation: from `agent NAME` to the next blank line.
@@ -155,17 +156,11 @@ fn explain_lists_rules_in_the_order_the_matcher_tries_them() {
         ]
     );
     // The same answers as `check`.
-    let check = d.run(&[
-        "check",
-        "--agent",
+    let check = d.check(
         "MyBot",
-        "--robots",
         &robots,
-        "/page",
-        "/page/x.gif",
-        "/page/long/x.gif",
-        "/b",
-    ]);
+        &["/page", "/page/x.gif", "/page/long/x.gif", "/b"],
+    );
     assert_eq!(
         text(&check.stdout),
         "allowed\t/page\tline 3: Allow: /page\n\
@@ -416,14 +411,15 @@ fn explain_reports_bad_urls_and_usage_errors() {
 
 #[test]
 fn explain_without_robots_reads_the_crawl_state() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| {
+        match req.path.as_str() {
         "/robots.txt" => Reply::text(
             200,
             "User-agent: *\nDisallow: /private\n\nUser-agent: MyBot\nAllow: /private/mine\nDisallow: /private\n",
         ),
         _ => Reply::status(404),
-    }));
+    }
+    });
     let d = Dir::new();
     let state = d.path().join("state.redb");
     let state = state.to_str().expect("UTF-8");
@@ -495,18 +491,12 @@ fn explain_without_robots_reads_the_crawl_state() {
         &server.url("/"),
         "http://other.invalid/x",
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        text(&o.stderr).contains("is not on http://127.0.0.1:"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_error_says(&o, 2, "is not on http://127.0.0.1:");
 }
 
 #[test]
 fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(503));
     let d = Dir::new();
     let o = d.run(&[
         "explain",
@@ -547,11 +537,10 @@ fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
 
 #[test]
 fn lint_url_fetches_and_lints_the_live_robots_txt() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/robots.txt" => Reply::text(200, "User-agent: *\nDisalow: /x\nthis is not a record\n"),
         _ => Reply::status(404),
-    }));
+    });
     let d = Dir::new();
     let file = d.file("clean.txt", b"User-agent: *\nDisallow: /private\n");
     // Any URL of the origin, mixed with a file.
@@ -591,8 +580,7 @@ fn lint_url_fetches_and_lints_the_live_robots_txt() {
 
 #[test]
 fn lint_url_without_robots_txt_has_nothing_to_lint() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(404)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(404));
     let d = Dir::new();
     let o = d.run(&["lint", &server.url("/")]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
@@ -616,8 +604,7 @@ fn lint_url_without_robots_txt_has_nothing_to_lint() {
 
 #[test]
 fn lint_url_unreachable_is_exit_2_with_the_cause() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (rt, server) = support::serve_blocking(|_| Reply::status(503));
     let refused = rt.block_on(support::refused_addr());
     let d = Dir::new();
     let file = d.file("clean.txt", b"User-agent: *\nDisallow: /private\n");
@@ -643,21 +630,15 @@ fn lint_url_unreachable_is_exit_2_with_the_cause() {
     assert_eq!(summary["failed"], 1);
     // Another scheme is not a file name either.
     let o = d.run(&["lint", "ftp://example.com/robots.txt"]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        text(&o.stderr).contains("only http and https"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_error_says(&o, 2, "only http and https");
 }
 
 #[test]
 fn lint_url_says_where_a_redirected_file_was_served() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/robots.txt" => Reply::redirect(301, "/real-robots.txt"),
         _ => Reply::text(200, "User-agent: *\nDisalow: /x\n"),
-    }));
+    });
     let d = Dir::new();
     let o = d.run(&["lint", &server.url("/")]);
     assert_eq!(code(&o), 0, "{}", text(&o.stderr));
@@ -750,10 +731,7 @@ fn explain_agents_shows_the_most_specific_group_and_its_usage_records() {
     );
     // A group without usage records shows none of those parts.
     assert!(!out.contains("content-usage"), "{out}");
-    assert!(
-        out.contains("  content-signal: search=yes, ai-train=no\n"),
-        "{out}"
-    );
+    assert_has(&out, "  content-signal: search=yes, ai-train=no\n");
 }
 
 #[test]
@@ -828,25 +806,15 @@ fn explain_escapes_usage_records() {
     ]);
     let out = text(&o.stdout);
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
-    assert!(
-        out.contains("    line 3: Content-Usage: /a\\u{1b}[2J train-ai=n\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("    line 1: https://example.com/\\u{1b}[31mlic.xml\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("Content-Signal: ai-train=no\\u{1b}]0;x\\u{7}\n"),
-        "{out}"
-    );
-    assert!(out.contains("\tusage: train-ai=n (line 3)\n"), "{out}");
+    assert_has(&out, "    line 3: Content-Usage: /a\\u{1b}[2J train-ai=n\n");
+    assert_has(&out, "    line 1: https://example.com/\\u{1b}[31mlic.xml\n");
+    assert_has(&out, "Content-Signal: ai-train=no\\u{1b}]0;x\\u{7}\n");
+    assert_has(&out, "\tusage: train-ai=n (line 3)\n");
 }
 
 #[test]
 fn explain_agents_against_the_crawl_state() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, AI_SITE)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, AI_SITE));
     let d = Dir::new();
     let o = d.run(&[
         "explain",

@@ -1,46 +1,16 @@
 //! `crawlgate fetch`, and `crawlgate check` without `--robots`, against real servers on
 //! 127.0.0.1 (the binary runs while the test's runtime serves).
 use crate::support;
-use std::process::{Command, Output, Stdio};
+use crate::support::assert_has;
 
+use crate::run::{lines as records, run, text};
+use crate::support::gzip::{gzip_at, Compression};
 use crate::support::{Reply, TestServer};
-
-/// Runs the binary with a state of its own (a fresh `XDG_STATE_HOME`): no run sees another's
-/// state (the same local port may come back), and the user's real state is never touched.
-fn run(args: &[&str]) -> Output {
-    let state = tempfile::tempdir().expect("temp dir");
-    Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .args(args)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("XDG_STATE_HOME", state.path())
-        .env("HOME", state.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run crawlgate")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
-}
-
-/// The JSON Lines of a run, the last of which must be its summary (dropped).
-fn records(stdout: &[u8]) -> Vec<serde_json::Value> {
-    let mut lines: Vec<serde_json::Value> = text(stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
-    let summary = lines.pop().expect("a summary record");
-    assert_eq!(summary["type"], "summary", "{summary}");
-    lines
-}
 
 #[test]
 fn check_fetches_each_origin_once() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| {
-        Reply::text(200, "User-agent: *\nDisallow: /private\n")
-    }));
+    let (_rt, server) =
+        support::serve_blocking(|_| Reply::text(200, "User-agent: *\nDisallow: /private\n"));
     let o = run(&[
         "check",
         "--agent",
@@ -75,12 +45,11 @@ fn check_fetches_each_origin_once() {
 
 #[test]
 fn check_says_why_an_unreachable_origin_is_disallowed() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(503));
     let url = server.url("/a");
     let o = run(&["check", "--agent", "MyBot", "--json", &url]);
     assert_eq!(o.status.code(), Some(1));
-    let v = &records(&o.stdout)[0];
+    let v = &records(&o)[0];
     assert_eq!(v["type"], "check");
     assert_eq!(v["allowed"], false);
     assert_eq!(v["decided_by"], "policy");
@@ -103,14 +72,13 @@ fn check_says_why_an_unreachable_origin_is_disallowed() {
 
 #[test]
 fn fetch_reports_each_origin() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/robots.txt" => Reply::redirect(301, "/real-robots.txt"),
         _ => Reply::text(200, "User-agent: *\nDisalow: /x\nFoo: bar\n"),
-    }));
+    });
     let o = run(&["fetch", "--json", &server.url("/a"), &server.url("/b")]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let lines = records(&o.stdout);
+    let lines = records(&o);
     assert_eq!(lines.len(), 1, "one origin");
     let v = &lines[0];
     assert_eq!(v["type"], "fetch");
@@ -127,9 +95,9 @@ fn fetch_reports_each_origin() {
 
     let o = run(&["fetch", &server.url("/")]);
     let out = text(&o.stdout);
-    assert!(out.contains("  outcome:   fetched"), "{out}");
-    assert!(out.contains("(1 redirect)"), "{out}");
-    assert!(out.contains("  problems:  1 error, 1 warning"), "{out}");
+    assert_has(&out, "  outcome:   fetched");
+    assert_has(&out, "(1 redirect)");
+    assert_has(&out, "  problems:  1 error, 1 warning");
 }
 
 #[test]
@@ -164,36 +132,31 @@ fn huge_file() -> Vec<u8> {
 
 #[test]
 fn fetch_says_how_big_a_cut_file_is() {
-    let rt = support::runtime(1);
     let file = huge_file();
     let len = file.len();
     let plain = file.clone();
-    let server = rt.block_on(TestServer::start(move |_| Reply::Full {
+    let (rt, server) = support::serve_blocking(move |_| Reply::Full {
         status: 200,
         headers: vec![],
         body: plain.clone(),
-    }));
+    });
     // The server said the size: it is shown, not the cap.
     let o = run(&["fetch", &server.url("/")]);
     let out = text(&o.stdout);
-    assert!(
-        out.contains(&format!(
-            "  size:      {len} bytes, cut: only the first 512000 are read\n"
-        )),
-        "{out}"
+    assert_has(
+        &out,
+        &format!("  size:      {len} bytes, cut: only the first 512000 are read\n"),
     );
-    assert!(out.contains("(content-after-limit)"), "{out}");
+    assert_has(&out, "(content-after-limit)");
     let o = run(&["fetch", "--json", &server.url("/")]);
-    let v = &records(&o.stdout)[0];
+    let v = &records(&o)[0];
     assert_eq!(v["size"], len);
     assert_eq!(v["bytes_read"], 512_001);
     assert_eq!(v["cut"], true);
     assert_eq!(v["codes"], serde_json::json!(["content-after-limit"]));
 
     // Compressed, the server did not say: "more than", never the cap as the size.
-    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut enc, &file).expect("gzip");
-    let gz = enc.finish().expect("gzip");
+    let gz = gzip_at(Compression::fast(), &file);
     let server = rt.block_on(TestServer::start(move |_| Reply::Full {
         status: 200,
         headers: vec![("content-encoding".into(), "gzip".into())],
@@ -201,12 +164,9 @@ fn fetch_says_how_big_a_cut_file_is() {
     }));
     let o = run(&["fetch", &server.url("/")]);
     let out = text(&o.stdout);
-    assert!(
-        out.contains("  size:      more than 512000 bytes, cut\n"),
-        "{out}"
-    );
+    assert_has(&out, "  size:      more than 512000 bytes, cut\n");
     let o = run(&["fetch", "--json", &server.url("/")]);
-    let v = &records(&o.stdout)[0];
+    let v = &records(&o)[0];
     assert_eq!(v["size"], serde_json::Value::Null);
     assert_eq!(v["cut"], true);
 
@@ -216,19 +176,18 @@ fn fetch_says_how_big_a_cut_file_is() {
     }));
     let o = run(&["fetch", &small.url("/")]);
     let out = text(&o.stdout);
-    assert!(out.contains("  size:      27 bytes\n"), "{out}");
-    assert!(out.contains("  problems:  0 errors, 0 warnings\n"), "{out}");
+    assert_has(&out, "  size:      27 bytes\n");
+    assert_has(&out, "  problems:  0 errors, 0 warnings\n");
 }
 
 #[test]
 fn check_answers_each_agent_from_one_fetch() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| {
+    let (_rt, server) = support::serve_blocking(|_| {
         Reply::text(
             200,
             "User-agent: *\nDisallow: /private\n\nUser-agent: MJ12bot\nDisallow: /\n",
         )
-    }));
+    });
     let o = run(&[
         "check",
         "--agent",
@@ -270,12 +229,12 @@ fn discover_says_when_robots_txt_was_redirected() {
     let o = run(&["sitemap", "discover", &apex.url("/")]);
     let out = text(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{out}{}", text(&o.stderr));
-    assert!(
-        out.contains(&format!(
+    assert_has(
+        &out,
+        &format!(
             "  served by {} after 1 redirect: its sitemaps may list URLs of both hosts\n",
             www.url("/robots.txt")
-        )),
-        "{out}"
+        ),
     );
     // The www sitemap's own URL is in scope: no url-not-allowed.
     assert!(!out.contains("url-not-allowed"), "{out}");
@@ -283,8 +242,7 @@ fn discover_says_when_robots_txt_was_redirected() {
 
 #[test]
 fn discover_escapes_what_the_site_wrote() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let host = req.header("host").unwrap_or("127.0.0.1").to_owned();
         match req.path.as_str() {
             "/robots.txt" => Reply::text(
@@ -298,10 +256,10 @@ fn discover_escapes_what_the_site_wrote() {
                 ),
             ),
         }
-    }));
+    });
     let o = run(&["sitemap", "discover", "--agent", "bot", &server.url("/")]);
     let out = text(&o.stdout);
-    assert!(out.contains("blocked-by-robots"), "{out}");
+    assert_has(&out, "blocked-by-robots");
     assert!(!out.contains('\x1b'), "{out:?}");
-    assert!(out.contains("\\u{1b}[2J"), "{out}");
+    assert_has(&out, "\\u{1b}[2J");
 }

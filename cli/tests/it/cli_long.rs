@@ -5,43 +5,14 @@
 //! Nothing here is timed: concurrency shows as requests in flight at the same time on the
 //! servers' side, streaming as an answer read before the next line is written.
 use crate::support;
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
+use crate::run::{check, run, text, values as records, Dir, TempFile};
 use crate::support::{Reply, TestServer};
-
-/// The binary with a state home of its own under `home` (no run sees another's state).
-fn crawlgate(home: &std::path::Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
-    c.args(args)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("XDG_STATE_HOME", home)
-        .env("HOME", home);
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    let home = tempfile::tempdir().expect("temp dir");
-    crawlgate(home.path(), args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run crawlgate")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
-}
-
-fn records(o: &Output) -> Vec<serde_json::Value> {
-    text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
-}
 
 /// Requests being served at the same moment, across servers, and the most seen at once.
 #[derive(Default)]
@@ -85,19 +56,6 @@ fn slow_servers(
     (servers, flight)
 }
 
-/// A file in a directory of its own (removed when dropped), and its path.
-struct TempFile(#[allow(dead_code)] tempfile::TempDir, String);
-
-impl TempFile {
-    fn new(bytes: &[u8]) -> TempFile {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("urls.txt");
-        std::fs::write(&path, bytes).expect("write");
-        let path = path.to_str().expect("UTF-8 path").to_owned();
-        TempFile(dir, path)
-    }
-}
-
 #[test]
 fn fetch_runs_origins_at_once_and_prints_them_in_input_order() {
     let rt = support::runtime(2);
@@ -110,7 +68,7 @@ fn fetch_runs_origins_at_once_and_prints_them_in_input_order() {
     for s in &servers {
         file.extend_from_slice(format!("{}\n", s.url("/page")).as_bytes());
     }
-    let urls = TempFile::new(&file);
+    let urls = TempFile::new("urls.txt", &file);
     let o = run(&[
         "fetch",
         "--no-state",
@@ -118,7 +76,7 @@ fn fetch_runs_origins_at_once_and_prints_them_in_input_order() {
         "--concurrency",
         "10",
         "--urls",
-        &urls.1,
+        urls.path(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     assert_eq!(text(&o.stderr), "");
@@ -204,28 +162,21 @@ fn check_without_robots_answers_in_input_order_with_origins_at_once() {
 struct Piped {
     child: std::process::Child,
     lines: mpsc::Receiver<String>,
-    _home: tempfile::TempDir,
+    _home: Dir,
 }
 
 impl Piped {
     fn start(args: &[&str]) -> Piped {
-        let home = tempfile::tempdir().expect("temp dir");
-        let mut child = crawlgate(home.path(), args)
+        let home = Dir::new();
+        let mut child = home
+            .command(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn crawlgate");
         let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = crate::support::process::lines(stdout);
         Piped {
             child,
             lines,
@@ -296,9 +247,15 @@ fn check_urls_stdin_answers_each_line_as_it_comes() {
     assert_eq!(server.hits(), 1);
 
     // Against a file given with --robots.
-    let robots = TempFile::new(b"User-agent: *\nDisallow: /private\n");
+    let robots = TempFile::new("robots.txt", b"User-agent: *\nDisallow: /private\n");
     let mut p = Piped::start(&[
-        "check", "--agent", "bot", "--robots", &robots.1, "--urls", "-",
+        "check",
+        "--agent",
+        "bot",
+        "--robots",
+        robots.path(),
+        "--urls",
+        "-",
     ]);
     assert_eq!(p.ask("/a"), "allowed\t/a");
     assert_eq!(
@@ -320,11 +277,9 @@ impl Piped {
 
 #[test]
 fn urls_file_with_a_byte_order_mark_and_a_line_that_is_not_utf8() {
-    let robots = TempFile::new(b"User-agent: *\nDisallow: /private\n");
-    let urls = TempFile::new(b"\xEF\xBB\xBF/private/a\n/b\xff\n/c\n");
-    let o = run(&[
-        "check", "--agent", "bot", "--robots", &robots.1, "--urls", &urls.1,
-    ]);
+    let robots = TempFile::new("robots.txt", b"User-agent: *\nDisallow: /private\n");
+    let urls = TempFile::new("urls.txt", b"\xEF\xBB\xBF/private/a\n/b\xff\n/c\n");
+    let o = check("bot", robots.path(), &["--urls", urls.path()]);
     // The bad line is reported with its number; the others are answered.
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(
@@ -334,7 +289,7 @@ fn urls_file_with_a_byte_order_mark_and_a_line_that_is_not_utf8() {
     let err = text(&o.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.starts_with(&format!("crawlgate: {} line 2: not UTF-8", urls.1)),
+        err.starts_with(&format!("crawlgate: {} line 2: not UTF-8", urls.path())),
         "{err}"
     );
 }
@@ -377,12 +332,12 @@ fn a_terminal_gets_a_summary_line() {
         has_script,
         "`script` (util-linux) is needed to run the binary on a terminal"
     );
-    let robots = TempFile::new(b"User-agent: *\nDisallow: /private\n");
+    let robots = TempFile::new("robots.txt", b"User-agent: *\nDisallow: /private\n");
     let home = tempfile::tempdir().expect("temp dir");
     let command = format!(
         "{} check --agent bot --robots {} /a /private/b /c 2>&1",
         env!("CARGO_BIN_EXE_crawlgate"),
-        robots.1
+        robots.path()
     );
     let o = Command::new("script")
         .args(["-qec", &command, "/dev/null"])

@@ -2,42 +2,32 @@
 //! (`CRAWLGATE_NOW`): the status kinds, the ladder in force, versions and their diffs, verdict
 //! changes on a hand-made pair of versions, RFC vs Google, hosts, dormant origins, escaping.
 use crate::support;
+use crate::support::assert_has;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::{Arc, Mutex};
 
+use crate::run::{self, text};
 use crate::support::{Reply, TestServer};
 use serde_json::Value;
 
 /// Runs the binary at `now` (RFC 3339) on the state file `state`, with UTC as the local zone.
 fn report_at(state: &Path, now: &str, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .arg("report")
-        .arg("--state")
-        .arg(state)
-        .args(args)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("CRAWLGATE_NOW", now)
-        .env("TZ", "UTC")
-        .env("HOME", state.parent().expect("state dir"))
-        .stdin(Stdio::null())
-        .output()
-        .expect("run crawlgate")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
+    let home = state.parent().expect("state dir");
+    let state = state.to_str().expect("UTF-8 state path");
+    let mut all = vec!["report", "--state", state];
+    all.extend_from_slice(args);
+    run::output(
+        run::command(home, &all)
+            .env("CRAWLGATE_NOW", now)
+            .env("TZ", "UTC"),
+        None,
+    )
 }
 
 /// The `report` records of a `--json` run, and its summary.
 fn records(o: &Output) -> (Vec<Value>, Value) {
-    let mut lines: Vec<Value> = text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
-    let summary = lines.pop().expect("a summary record");
-    assert_eq!(summary["type"], "summary", "{summary}");
+    let (lines, summary) = run::records(o);
     assert!(lines.iter().all(|r| r["type"] == "report"));
     (lines, summary)
 }
@@ -140,15 +130,12 @@ fn each_status_kind_as_search_console_names_it() {
     // The terminal says the same, in local time (UTC here).
     let o = report_at(&state, "2026-11-20T11:00:00Z", &["--offline", &ok.url("/")]);
     let out = text(&o.stdout);
-    assert!(out.contains("  status:      Fetched (200)\n"), "{out}");
-    assert!(
-        out.contains("  last fetch:  2026-11-20 10:00:00 +00:00\n"),
-        "{out}"
-    );
-    assert!(out.contains("  size:        54 bytes\n"), "{out}");
-    assert!(
-        out.contains("        2 | Disalow: /x\n          warning[misspelled-key]"),
-        "{out}"
+    assert_has(&out, "  status:      Fetched (200)\n");
+    assert_has(&out, "  last fetch:  2026-11-20 10:00:00 +00:00\n");
+    assert_has(&out, "  size:        54 bytes\n");
+    assert_has(
+        &out,
+        "        2 | Disalow: /x\n          warning[misspelled-key]",
     );
     // An error in the file is a finding.
     assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
@@ -264,15 +251,12 @@ fn a_file_that_changes_over_three_days() {
         &["--offline", "--agent", "MyBot", "--urls", urls, &target],
     );
     let out = text(&o.stdout);
-    assert!(
-        out.contains("  changes from version 1 to 2 (+3 −2):\n"),
-        "{out}"
-    );
-    assert!(out.contains("    -     2 | Disallow: /a\n"), "{out}");
-    assert!(out.contains("    +     2 | Disallow: /a/\n"), "{out}");
-    assert!(
-        out.contains("    1 → 2  MyBot  /c  allowed (no-matching-rule) → disallowed (line 4: Disallow: /c)\n"),
-        "{out}"
+    assert_has(&out, "  changes from version 1 to 2 (+3 −2):\n");
+    assert_has(&out, "    -     2 | Disallow: /a\n");
+    assert_has(&out, "    +     2 | Disallow: /a/\n");
+    assert_has(
+        &out,
+        "    1 → 2  MyBot  /c  allowed (no-matching-rule) → disallowed (line 4: Disallow: /c)\n",
     );
 }
 
@@ -315,14 +299,8 @@ fn a_failure_run_uses_the_last_good_version_after_12_hours() {
     );
     let o = report_at(&state, "2026-11-21T23:00:00Z", &["--offline", &target]);
     let out = text(&o.stdout);
-    assert!(
-        out.contains("  in force:    rules: robots.txt unreachable for over 12 hours: using the version fetched 2026-11-20 10:00:00 +00:00 until 2026-12-21 10:00:00 +00:00 (version 1)\n"),
-        "{out}"
-    );
-    assert!(
-        out.contains("    *  1  2026-11-20 10:00:00 +00:00  200  fetched"),
-        "{out}"
-    );
+    assert_has(&out, "  in force:    rules: robots.txt unreachable for over 12 hours: using the version fetched 2026-11-20 10:00:00 +00:00 until 2026-12-21 10:00:00 +00:00 (version 1)\n");
+    assert_has(&out, "    *  1  2026-11-20 10:00:00 +00:00  200  fetched");
 }
 
 #[test]
@@ -374,14 +352,13 @@ fn a_host_is_both_its_origins_and_a_long_404_drops_out() {
 
 #[test]
 fn rfc_and_google_disagreements_and_the_agent_matrix() {
-    let rt = support::runtime(1);
     // Google reads `MJ12bot`'s group token as `mj` (letters only); RFC 9309 as `mj12bot`.
-    let server = rt.block_on(TestServer::start(|_| {
+    let (_rt, server) = support::serve_blocking(|_| {
         Reply::text(
             200,
             "User-agent: MJ12bot\nDisallow: /\n\nUser-agent: *\nDisallow: /tmp\n",
         )
-    }));
+    });
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.redb");
     let urls = dir.path().join("urls.txt");
@@ -426,19 +403,15 @@ fn rfc_and_google_disagreements_and_the_agent_matrix() {
 
 #[test]
 fn site_text_is_escaped_and_bad_input_is_an_error() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| {
+    let (_rt, server) = support::serve_blocking(|_| {
         Reply::text(200, "User-agent: *\nDisalow: /\x1b[2J\x1b]0;pwned\x07\n")
-    }));
+    });
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.redb");
     let o = report_at(&state, "2026-11-20T10:00:00Z", &[&server.url("/")]);
     let out = text(&o.stdout);
     assert!(!out.contains('\x1b'), "{out:?}");
-    assert!(
-        out.contains("Disalow: /\\u{1b}[2J\\u{1b}]0;pwned\\u{7}"),
-        "{out}"
-    );
+    assert_has(&out, "Disalow: /\\u{1b}[2J\\u{1b}]0;pwned\\u{7}");
 
     // Nothing recorded, offline: an error, exit 2.
     let o = report_at(
@@ -501,10 +474,9 @@ fn site_text_is_escaped_and_bad_input_is_an_error() {
 
 #[test]
 fn the_sites_own_sitemaps_give_urls_to_follow() {
-    let rt = support::runtime(1);
     let base: Arc<Mutex<String>> = Arc::new(Mutex::new(String::new()));
     let b = base.clone();
-    let server = rt.block_on(TestServer::start(move |req| {
+    let (_rt, server) = support::serve_blocking(move |req| {
         let base = b.lock().expect("lock").clone();
         match req.path.as_str() {
             "/robots.txt" => Reply::text(
@@ -525,7 +497,7 @@ fn the_sites_own_sitemaps_give_urls_to_follow() {
             ),
             _ => Reply::status(404),
         }
-    }));
+    });
     *base.lock().expect("lock") = server.url("");
     let dir = tempfile::tempdir().expect("temp dir");
     let state = dir.path().join("state.redb");

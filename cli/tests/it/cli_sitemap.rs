@@ -1,73 +1,23 @@
 //! `crawlgate sitemap lint|urls|discover`, run for real: output formats, exit codes and error
 //! sentences, with files, standard input, and real servers on 127.0.0.1 for URL inputs.
 use crate::support;
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use crate::support::assert_has;
+use std::process::Output;
 
-use crate::support::{Reply, Request, TestServer};
-use flate2::write::GzEncoder;
-use flate2::Compression;
+use crate::run::{assert_exit, both, code, objects, run, run_with, stderr, stdout, Dir};
+
+use crate::support::gzip::gzip;
+use crate::support::sitemap::{base, gz_file, index, urlset, xml, NS};
+use crate::support::{Reply, TestServer};
 use serde_json::Value;
 
-const NS: &str = "http://www.sitemaps.org/schemas/sitemap/0.9";
 const SEEDS: &str = "testdata/sitemap/seeds";
 const DIAG: &str = "testdata/sitemap/diagnostics";
-
-// ---- running the binary ------------------------------------------------------------------
-
-/// Runs the binary from the package root (so `testdata/…` paths print as given), with
-/// `CRAWLGATE_AGENT` unset unless `env` sets it, feeding `stdin` if given.
-fn run_with(args: &[&str], stdin: Option<&[u8]>, env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
-    cmd.args(args)
-        .current_dir(crate::ROOT)
-        .env_remove("CRAWLGATE_AGENT")
-        .envs(env.iter().copied())
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().expect("crawlgate runs");
-    if let Some(bytes) = stdin {
-        let mut pipe = child.stdin.take().expect("stdin pipe");
-        // A command that refuses its input may exit before reading it: a broken pipe is
-        // then the expected outcome, and the exit status says what happened.
-        if let Err(e) = pipe.write_all(bytes) {
-            assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
-        }
-    }
-    child.wait_with_output().expect("crawlgate finishes")
-}
-
-fn run(args: &[&str]) -> Output {
-    run_with(args, None, &[])
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally, not by a signal")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("stdout is UTF-8")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("stderr is UTF-8")
-}
-
-/// Both streams, for assertion messages.
-fn both(o: &Output) -> String {
-    format!("stdout:\n{}\nstderr:\n{}", stdout(o), stderr(o))
-}
 
 /// Each stdout line parsed as a JSON object, but the last, which must be the one summary
 /// record and is left out.
 fn json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
-    let mut objs = all_json_lines(o);
+    let mut objs = objects(o);
     let summary = objs.pop().expect("a summary record");
     assert_eq!(summary["type"], "summary", "{summary:?}");
     assert!(
@@ -75,17 +25,6 @@ fn json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
         "one summary: {objs:?}"
     );
     objs
-}
-
-/// Each stdout line parsed as a JSON object, the summary included.
-fn all_json_lines(o: &Output) -> Vec<serde_json::Map<String, Value>> {
-    stdout(o)
-        .lines()
-        .map(|l| match serde_json::from_str(l) {
-            Ok(Value::Object(m)) => m,
-            other => panic!("not a JSON object line: {l:?} ({other:?})"),
-        })
-        .collect()
 }
 
 /// The keys of the outermost object of a raw JSON line, in the order written (`serde_json`'s
@@ -127,99 +66,7 @@ fn raw_keys(line: &str) -> Vec<String> {
     keys
 }
 
-/// A directory under the temp dir named after the process and the test; removed on drop.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!(
-            "crawlgate-cli-sitemap-{}-{test}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        TempDir(dir)
-    }
-
-    /// The path of `name` in the directory (which need not exist).
-    fn path(&self, name: &str) -> String {
-        self.0
-            .join(name)
-            .to_str()
-            .expect("temp dir path is UTF-8")
-            .to_owned()
-    }
-
-    /// Writes `name` and returns its path.
-    fn write(&self, name: &str, contents: &[u8]) -> String {
-        let path = self.path(name);
-        std::fs::write(&path, contents).expect("write temp file");
-        path
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::best());
-    enc.write_all(data).expect("gzip");
-    enc.finish().expect("gzip")
-}
-
 // ---- servers -----------------------------------------------------------------------------
-
-/// `http://HOST` of the request, from its `Host` header: sitemaps name absolute URLs, and the
-/// port is known only once the server runs.
-fn base(req: &Request) -> String {
-    format!("http://{}", req.header("host").unwrap_or("127.0.0.1"))
-}
-
-/// A `<urlset>`: the XML declaration on line 1, `<urlset>` on line 2, then one `<url>` per line
-/// from line 3, each at column 3.
-fn urlset(locs: &[String]) -> Vec<u8> {
-    let mut out = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\">\n");
-    for loc in locs {
-        out.push_str(&format!("  <url><loc>{loc}</loc></url>\n"));
-    }
-    out.push_str("</urlset>\n");
-    out.into_bytes()
-}
-
-/// A `<sitemapindex>` laid out like [`urlset`]: one `<sitemap>` per line from line 3, column 3.
-fn index(locs: &[String]) -> Vec<u8> {
-    let mut out =
-        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"{NS}\">\n");
-    for loc in locs {
-        out.push_str(&format!("  <sitemap><loc>{loc}</loc></sitemap>\n"));
-    }
-    out.push_str("</sitemapindex>\n");
-    out.into_bytes()
-}
-
-fn xml(body: Vec<u8>) -> Reply {
-    Reply::Full {
-        status: 200,
-        headers: vec![("content-type".into(), "application/xml".into())],
-        body,
-    }
-}
-
-/// A `.gz` file served as it is: `application/x-gzip`, no `Content-Encoding`.
-fn gz_file(body: Vec<u8>) -> Reply {
-    Reply::Full {
-        status: 200,
-        headers: vec![("content-type".into(), "application/x-gzip".into())],
-        body,
-    }
-}
-
-fn hits(server: &TestServer, path: &str) -> usize {
-    server.requests().iter().filter(|r| r.path == path).count()
-}
 
 // ---- sitemap lint: files -----------------------------------------------------------------
 
@@ -282,7 +129,7 @@ fn lint_seeds_exit_0_with_exact_output() {
     let mut args = vec!["sitemap", "lint"];
     args.extend(all.iter().map(String::as_str));
     let o = run(&args);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 5, "{out}");
     assert_eq!(
@@ -295,7 +142,7 @@ fn lint_seeds_exit_0_with_exact_output() {
 fn lint_errors_exit_1_in_path_line_col_form() {
     let path = format!("{DIAG}/invalid-url.txt");
     let o = run(&["sitemap", "lint", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(
         stdout(&o),
         format!(
@@ -313,7 +160,7 @@ fn lint_errors_exit_1_in_path_line_col_form() {
 fn lint_json_lines_have_the_problem_fields_in_order_then_a_summary() {
     let path = format!("{DIAG}/invalid-url.txt");
     let o = run(&["sitemap", "lint", "--json", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     let out = stdout(&o);
     let raw: Vec<&str> = out.lines().collect();
     assert_eq!(raw.len(), 3, "two problems and the summary: {out}");
@@ -346,12 +193,12 @@ fn lint_json_lines_have_the_problem_fields_in_order_then_a_summary() {
     }
     // The same message as the human form.
     let human = stdout(&run(&["sitemap", "lint", &path]));
-    assert!(
-        human.contains(&format!(
+    assert_has(
+        &human,
+        &format!(
             "{path}:2:1: error[invalid-url]: {}\n",
             objs[0]["message"].as_str().unwrap_or_default()
-        )),
-        "{human}"
+        ),
     );
 }
 
@@ -363,10 +210,10 @@ fn lint_deny_warnings_turns_warnings_into_exit_1() {
          ignored\n1 sitemap, 1 entry: 1 warning\n"
     );
     let o = run(&["sitemap", "lint", &path]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), want);
     let o = run(&["sitemap", "lint", "--deny-warnings", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(stdout(&o), want, "the same output, another exit status");
     // A clean file stays 0 with --deny-warnings.
     let o = run(&[
@@ -375,10 +222,10 @@ fn lint_deny_warnings_turns_warnings_into_exit_1() {
         "--deny-warnings",
         &format!("{SEEDS}/basic.xml"),
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     // --json too.
     let o = run(&["sitemap", "lint", "--json", "--deny-warnings", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(json_lines(&o).len(), 1);
 }
 
@@ -404,18 +251,18 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
         "googlebot",
         &path,
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), blocked(2));
     assert_eq!(stderr(&o), "");
 
     // Without --robots a file is not cross-checked.
     let o = run(&["sitemap", "lint", &path]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), "1 sitemap, 2 entries: no problems\n");
 
     // A robots.txt with a group for googlebot that allows everything.
-    let dir = TempDir::new("lint_cross_checks");
-    let own = dir.write(
+    let dir = Dir::new();
+    let own = dir.file(
         "robots.txt",
         b"User-agent: googlebot\nAllow: /\n\nUser-agent: *\nDisallow: /private/\n",
     );
@@ -429,7 +276,7 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
         "googlebot",
         &path,
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), clean);
     // The default agent is Googlebot; CRAWLGATE_AGENT sets it too; a User-Agent header works.
     let o = run(&["sitemap", "lint", "--robots", &own, &path]);
@@ -448,7 +295,7 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
     let o = run(&[
         "sitemap", "lint", "--robots", &own, "--agent", "OtherBot", &path,
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), blocked(5));
     let o = run_with(
         &["sitemap", "lint", "--robots", &own, &path],
@@ -465,13 +312,13 @@ fn lint_cross_checks_entries_against_a_robots_file_for_the_agent() {
         &robots,
         &path,
     ]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
 }
 
 #[test]
 fn lint_robots_file_problems_exit_2() {
-    let dir = TempDir::new("lint_robots_file_problems");
-    let missing = dir.path("no-robots.txt");
+    let dir = Dir::new();
+    let missing = dir.join("no-robots.txt");
     let o = run(&[
         "sitemap",
         "lint",
@@ -479,7 +326,7 @@ fn lint_robots_file_problems_exit_2() {
         &missing,
         &format!("{SEEDS}/basic.xml"),
     ]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert!(
         stderr(&o).starts_with(&format!("crawlgate: cannot read {missing}: ")),
         "{}",
@@ -494,7 +341,7 @@ fn lint_robots_file_problems_exit_2() {
         "/1.0",
         &format!("{SEEDS}/basic.xml"),
     ]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert!(
         stderr(&o).starts_with("crawlgate: --agent \"/1.0\" has no product token"),
         "{}",
@@ -504,8 +351,8 @@ fn lint_robots_file_problems_exit_2() {
 
 #[test]
 fn lint_missing_file_exits_2_and_lints_the_others() {
-    let dir = TempDir::new("lint_missing_file");
-    let missing = dir.path("missing.xml");
+    let dir = Dir::new();
+    let missing = dir.join("missing.xml");
     let retired = format!("{DIAG}/retired-tag.xml");
     let o = run(&[
         "sitemap",
@@ -514,7 +361,7 @@ fn lint_missing_file_exits_2_and_lints_the_others() {
         &missing,
         &retired,
     ]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     let err = stderr(&o);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
@@ -533,7 +380,7 @@ fn lint_missing_file_exits_2_and_lints_the_others() {
     // An unreadable input outranks errors in the others.
     let invalid = format!("{DIAG}/invalid-url.txt");
     let o = run(&["sitemap", "lint", &missing, &invalid]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert!(
         stdout(&o).ends_with("1 sitemap, 1 entry: 2 errors\n"),
         "{}",
@@ -541,7 +388,7 @@ fn lint_missing_file_exits_2_and_lints_the_others() {
     );
     // Nothing readable: no summary at all.
     let o = run(&["sitemap", "lint", &missing]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(stdout(&o), "");
 }
 
@@ -549,7 +396,7 @@ fn lint_missing_file_exits_2_and_lints_the_others() {
 fn lint_reads_gzip_from_standard_input() {
     let seed = std::fs::read(format!("{}/{SEEDS}/image-video.xml", crate::ROOT)).expect("seed");
     let o = run_with(&["sitemap", "lint", "-"], Some(&gzip(&seed)), &[]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(
         stdout(&o),
         "<stdin>:9:5: warning[retired-tag]: <image:caption> was retired by Google in 2022: it \
@@ -574,13 +421,13 @@ fn lint_reads_gzip_from_standard_input() {
         Some(&invalid),
         &[],
     );
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     let objs = json_lines(&o);
     assert_eq!(objs.len(), 2, "{}", both(&o));
     assert!(objs.iter().all(|m| m["path"] == "<stdin>"));
     // Standard input only once.
     let o = run_with(&["sitemap", "lint", "-", "-"], Some(b""), &[]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stderr(&o),
         "crawlgate: standard input (`-`) can be read only once\n"
@@ -591,8 +438,8 @@ fn lint_reads_gzip_from_standard_input() {
 
 #[test]
 fn urls_prints_url_tab_lastmod() {
-    let dir = TempDir::new("urls_prints");
-    let file = dir.write(
+    let dir = Dir::new();
+    let file = dir.file(
         "lastmods.xml",
         format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"{NS}\">\n\
@@ -608,28 +455,28 @@ fn urls_prints_url_tab_lastmod() {
                 https://example.com/b\t\n\
                 https://example.com/c\t2024-03-04T05:06:07+00:00\n";
     let o = run(&["sitemap", "urls", &file]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), want);
     assert_eq!(stderr(&o), "");
     // Gzip-compressed, through a file: the same.
-    let gz = dir.write(
+    let gz = dir.file(
         "lastmods.xml.gz",
         &gzip(&std::fs::read(&file).expect("read back")),
     );
     let o = run(&["sitemap", "urls", &gz]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), want);
     // Two inputs: their entries one after the other, no summary.
     let o = run(&["sitemap", "urls", &file, &format!("{SEEDS}/basic.xml")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(
         stdout(&o),
         format!("{want}http://www.example.com/foo.html\t\n")
     );
     // A missing file: exit 2, the others printed.
-    let missing = dir.path("missing.xml");
+    let missing = dir.join("missing.xml");
     let o = run(&["sitemap", "urls", &missing, &file]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(stdout(&o), want);
     assert!(
         stderr(&o).starts_with(&format!("crawlgate: cannot read {missing}: ")),
@@ -642,7 +489,7 @@ fn urls_prints_url_tab_lastmod() {
 fn urls_json_has_everything_read_including_mrss_videos() {
     let path = format!("{SEEDS}/mrss.xml");
     let o = run(&["sitemap", "urls", "--json", &path]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
     let raw: Vec<&str> = out.lines().collect();
@@ -708,7 +555,7 @@ fn urls_json_has_everything_read_including_mrss_videos() {
         "--json",
         &format!("{SEEDS}/video-full.xml"),
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     let m = &json_lines(&o)[0];
     let v = &m["videos"][0];
     assert_eq!(v["duration"], 600);
@@ -741,11 +588,11 @@ fn urls_with_errors_exit_1_and_still_print_the_valid_entries() {
     let note =
         format!("crawlgate: {path}: 2 errors (run `crawlgate sitemap lint` for the details)\n");
     let o = run(&["sitemap", "urls", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(stdout(&o), "https://example.com/a\t\n");
     assert_eq!(stderr(&o), note);
     let o = run(&["sitemap", "urls", "--json", &path]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     let objs = json_lines(&o);
     assert_eq!(objs.len(), 1, "{}", both(&o));
     assert_eq!(objs[0]["loc"], "https://example.com/a");
@@ -753,7 +600,7 @@ fn urls_with_errors_exit_1_and_still_print_the_valid_entries() {
     assert_eq!(stderr(&o), note);
     // Warnings alone do not change the exit status.
     let o = run(&["sitemap", "urls", &format!("{DIAG}/retired-tag.xml")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), "https://example.com/a\t\n");
 }
 
@@ -761,8 +608,7 @@ fn urls_with_errors_exit_1_and_still_print_the_valid_entries() {
 
 #[test]
 fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/robots.txt" => Reply::text(200, "User-agent: *\nDisallow: /private\n"),
         "/sitemap.xml" => xml(urlset(&[
             format!("{}/public", base(req)),
@@ -771,7 +617,7 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
             "http://other.example/private/y".to_owned(),
         ])),
         _ => Reply::status(404),
-    }));
+    });
     let url = server.url("/sitemap.xml");
     // The other origin's URL is also outside what this sitemap may list (its own site).
     let not_allowed = format!(
@@ -780,7 +626,7 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
         server.url("/")
     );
     let o = run(&["sitemap", "lint", &url]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(
         stdout(&o),
         format!(
@@ -790,8 +636,8 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
         )
     );
     assert_eq!(stderr(&o), "");
-    assert_eq!(hits(&server, "/robots.txt"), 1);
-    assert_eq!(hits(&server, "/sitemap.xml"), 1);
+    assert_eq!(server.hits_on("/robots.txt"), 1);
+    assert_eq!(server.hits_on("/sitemap.xml"), 1);
 
     // --json: the URL is the path.
     let o = run(&["sitemap", "lint", "--json", &url]);
@@ -802,41 +648,39 @@ fn lint_url_input_is_cross_checked_against_its_own_robots_txt() {
     assert_eq!(objs[1]["code"], "url-not-allowed");
 
     // --robots FILE replaces the origin's own robots.txt, which is then not fetched.
-    let dir = TempDir::new("lint_url_input");
-    let allow_all = dir.write("robots.txt", b"User-agent: *\nAllow: /\n");
-    let before = hits(&server, "/robots.txt");
+    let dir = Dir::new();
+    let allow_all = dir.file("robots.txt", b"User-agent: *\nAllow: /\n");
+    let before = server.hits_on("/robots.txt");
     let o = run(&["sitemap", "lint", "--robots", &allow_all, &url]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(
         stdout(&o),
         format!("{not_allowed}1 sitemap, 3 entries: 1 error\n")
     );
-    assert_eq!(hits(&server, "/robots.txt"), before);
+    assert_eq!(server.hits_on("/robots.txt"), before);
 }
 
 #[test]
 fn lint_url_input_with_no_robots_txt_is_not_cross_checked() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/sitemap.xml" => xml(urlset(&[format!("{}/private/x", base(req))])),
         _ => Reply::status(404),
-    }));
+    });
     let o = run(&["sitemap", "lint", &server.url("/sitemap.xml")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), "1 sitemap, 1 entry: no problems\n");
 }
 
 #[test]
 fn a_sitemap_url_that_cannot_be_fetched_exits_2() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| match req.path.as_str() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
         "/sitemap.xml" => xml(urlset(&[format!("{}/a", base(req))])),
         "/broken.xml" => Reply::text(200, "https://example.com/a\n/relative\n"),
         _ => Reply::status(404),
-    }));
+    });
     let missing = server.url("/missing.xml");
     let o = run(&["sitemap", "lint", &missing, &server.url("/sitemap.xml")]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stderr(&o),
         format!("crawlgate: cannot fetch {missing}: HTTP 404\n")
@@ -846,7 +690,7 @@ fn a_sitemap_url_that_cannot_be_fetched_exits_2() {
 
     // `sitemap urls` the same way.
     let o = run(&["sitemap", "urls", &missing, &server.url("/sitemap.xml")]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stderr(&o),
         format!("crawlgate: cannot fetch {missing}: HTTP 404\n")
@@ -856,7 +700,7 @@ fn a_sitemap_url_that_cannot_be_fetched_exits_2() {
     // A fetched sitemap with errors: exit 1 from `urls`, the note names the URL.
     let broken = server.url("/broken.xml");
     let o = run(&["sitemap", "urls", &broken]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(stdout(&o), "https://example.com/a\t\n");
     assert_eq!(
         stderr(&o),
@@ -944,7 +788,7 @@ fn discover_lists_announced_sitemaps_and_index_children() {
         "/a.xml",
         "/b.xml.gz",
     ] {
-        assert_eq!(hits(&server, path), 1, "{path}");
+        assert_eq!(server.hits_on(path), 1, "{path}");
     }
 
     // --agent: an agent with its own group that allows everything sees no blocked entry.
@@ -964,7 +808,7 @@ fn discover_lists_announced_sitemaps_and_index_children() {
         }
     }));
     let o = run(&["sitemap", "discover", &open.url("/x/y?z")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(
         stdout(&o),
         format!(
@@ -974,7 +818,7 @@ fn discover_lists_announced_sitemaps_and_index_children() {
         )
     );
     let o = run(&["sitemap", "discover", "--agent", "OtherBot", &open.url("/")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert!(
         stdout(&o).contains(&format!(
             "{}\turlset\t1 entry\t0 errors\t1 warning\n  {}:3:3: warning[blocked-by-robots]: ",
@@ -992,7 +836,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
     let server = discover_server(&rt);
     let u = |p: &str| server.url(p);
     let o = run(&["sitemap", "discover", "--json", &u("/")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
     let raw: Vec<&str> = out.lines().collect();
@@ -1114,8 +958,7 @@ fn discover_json_has_the_robots_txt_then_one_object_per_sitemap() {
 
 #[test]
 fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(
@@ -1126,10 +969,10 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
             "/a.xml" => xml(urlset(&[format!("{b}/a1")])),
             _ => Reply::status(404),
         }
-    }));
+    });
     let u = |p: &str| server.url(p);
     let o = run(&["sitemap", "discover", &u("/")]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(stderr(&o), "");
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
@@ -1158,7 +1001,7 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
     assert_eq!(lines, want, "{out}");
 
     let o = run(&["sitemap", "discover", "--json", &u("/")]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     let objs = json_lines(&o);
     assert_eq!(objs.len(), 5, "{}", both(&o));
     assert_eq!(objs[0]["announced"], 2);
@@ -1176,10 +1019,9 @@ fn discover_exits_1_when_a_sitemap_cannot_be_fetched() {
 
 #[test]
 fn discover_exits_2_when_robots_txt_is_unreachable() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(503));
     let o = run(&["sitemap", "discover", &server.url("/")]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stdout(&o),
         format!(
@@ -1188,7 +1030,7 @@ fn discover_exits_2_when_robots_txt_is_unreachable() {
         )
     );
     let o = run(&["sitemap", "discover", "--json", &server.url("/")]);
-    assert_eq!(code(&o), 2, "{}", both(&o));
+    assert_exit(&o, 2);
     assert_eq!(
         stdout(&o),
         format!(
@@ -1206,10 +1048,9 @@ fn discover_exits_2_when_robots_txt_is_unreachable() {
 
 #[test]
 fn discover_without_robots_txt_announces_nothing_and_exits_0() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(404)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::status(404));
     let o = run(&["sitemap", "discover", &server.url("/")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(
         stdout(&o),
         format!(
@@ -1218,15 +1059,14 @@ fn discover_without_robots_txt_announces_nothing_and_exits_0() {
         )
     );
     let o = run(&["sitemap", "discover", "--json", &server.url("/")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(json_lines(&o)[0]["outcome"], "unavailable");
     assert_eq!(server.hits(), 2);
 }
 
 #[test]
 fn discover_max_sitemaps_says_what_was_not_fetched() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(200, &format!("Sitemap: {b}/index.xml\n")),
@@ -1235,7 +1075,7 @@ fn discover_max_sitemaps_says_what_was_not_fetched() {
             )),
             _ => xml(urlset(&[format!("{b}/page")])),
         }
-    }));
+    });
     let o = run(&[
         "sitemap",
         "discover",
@@ -1243,7 +1083,7 @@ fn discover_max_sitemaps_says_what_was_not_fetched() {
         "2",
         &server.url("/"),
     ]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     let out = stdout(&o);
     assert_eq!(out.lines().count(), 4, "{out}");
     assert_eq!(
@@ -1309,8 +1149,7 @@ fn usage_errors_exit_2() {
 /// although both sit at the same line and column.
 #[test]
 fn discover_names_the_file_each_problem_is_in() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(200, &format!("Sitemap: {b}/outer.xml\n")),
@@ -1318,7 +1157,7 @@ fn discover_names_the_file_each_problem_is_in() {
             "/inner.xml" => xml(index(&[format!("{b}/outer.xml")])),
             _ => Reply::status(404),
         }
-    }));
+    });
     let u = |p: &str| server.url(p);
     let o = run(&["sitemap", "discover", &u("/")]);
     let out = stdout(&o);
@@ -1342,14 +1181,13 @@ fn discover_names_the_file_each_problem_is_in() {
             .starts_with(&format!("{}:3:3:", u("/inner.xml"))),
         "{cycle}"
     );
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
 }
 
 /// A sitemap URL lists URLs under its own directory; announced in robots.txt, the whole site.
 #[test]
 fn lint_url_input_lists_its_directory_or_its_site_when_announced() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(200, &format!("Sitemap: {b}/blog/announced.xml\n")),
@@ -1358,13 +1196,13 @@ fn lint_url_input_lists_its_directory_or_its_site_when_announced() {
             }
             _ => Reply::status(404),
         }
-    }));
+    });
     let o = run(&["sitemap", "lint", &server.url("/blog/announced.xml")]);
-    assert_eq!(code(&o), 0, "{}", both(&o));
+    assert_exit(&o, 0);
     assert_eq!(stdout(&o), "1 sitemap, 2 entries: no problems\n");
     let plain = server.url("/blog/plain.xml");
     let o = run(&["sitemap", "lint", &plain]);
-    assert_eq!(code(&o), 1, "{}", both(&o));
+    assert_exit(&o, 1);
     assert_eq!(
         stdout(&o),
         format!(

@@ -9,7 +9,8 @@
 use crate::support;
 use std::path::Path;
 
-use crate::support::{Reply, Request, TestServer};
+use crate::support::sitemap::{base, index, urlset, xml};
+use crate::support::{Reply, TestServer};
 use snapbox::cmd::Command;
 use snapbox::{file, Assert, Redactions};
 
@@ -31,31 +32,57 @@ fn assert(servers: &[(&'static str, &TestServer)]) -> Assert {
         .normalize_paths(false)
 }
 
-/// The binary, run from the package root (so `testdata/…` paths print as given) with a state
-/// home of its own under `home`.
+/// The binary with a state home of its own under `home` (see `run::command`).
 fn crawlgate(home: &Path, args: &[&str]) -> Command {
-    Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .args(args)
-        .current_dir(crate::ROOT)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("XDG_STATE_HOME", home)
-        .env("HOME", home)
+    Command::from_std(crate::run::command(home, args))
 }
 
 /// One test's home and servers: each run expects an exit status and a stdout snapshot.
 struct Case<'a> {
-    home: &'a Path,
+    home: tempfile::TempDir,
     servers: &'a [(&'static str, &'a TestServer)],
 }
 
-impl Case<'_> {
+impl<'a> Case<'a> {
+    /// A case with a home of its own, its output redacted for `servers`.
+    fn new(servers: &'a [(&'static str, &'a TestServer)]) -> Case<'a> {
+        Case {
+            home: temp(),
+            servers,
+        }
+    }
+
+    fn home(&self) -> &Path {
+        self.home.path()
+    }
+
     fn run(&self, args: &[&str], code: i32, human: snapbox::Data) {
-        crawlgate(self.home, args)
+        crawlgate(self.home(), args)
             .with_assert(assert(self.servers))
             .assert()
             .code(code)
             .stdout_eq(human);
+    }
+
+    /// Runs `head` then `tail`, and again with `--json` between them: one exit status, and a
+    /// snapshot for each output.
+    fn run_both(
+        &self,
+        head: &[&str],
+        tail: &[&str],
+        code: i32,
+        human: snapbox::Data,
+        json: snapbox::Data,
+    ) {
+        let args: Vec<&str> = head.iter().chain(tail).copied().collect();
+        self.run(&args, code, human);
+        let args: Vec<&str> = head
+            .iter()
+            .chain(&["--json"])
+            .chain(tail)
+            .copied()
+            .collect();
+        self.run(&args, code, json);
     }
 }
 
@@ -67,29 +94,24 @@ fn temp() -> tempfile::TempDir {
 
 #[test]
 fn lint() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let files = [
         "testdata/cli/errors.txt",
         "testdata/cli/warnings.txt",
         "testdata/cli/clean.txt",
     ];
-    let args: Vec<&str> = ["lint"].into_iter().chain(files).collect();
-    case.run(&args, 1, file!["snapshots/lint.txt": Text]);
-    let args: Vec<&str> = ["lint", "--json"].into_iter().chain(files).collect();
-    case.run(&args, 1, file!["snapshots/lint.jsonl": Text]);
+    case.run_both(
+        &["lint"],
+        &files,
+        1,
+        file!["snapshots/lint.txt": Text],
+        file!["snapshots/lint.jsonl": Text],
+    );
 }
 
 #[test]
 fn check_robots() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let urls = [
         "https://example.com/private/report.pdf",
         "https://example.com/private/public.html",
@@ -103,10 +125,13 @@ fn check_robots() {
         "--robots",
         "testdata/cli/clean.txt",
     ];
-    let args: Vec<&str> = head.into_iter().chain(urls).collect();
-    case.run(&args, 1, file!["snapshots/check-robots.txt": Text]);
-    let args: Vec<&str> = head.into_iter().chain(["--json"]).chain(urls).collect();
-    case.run(&args, 1, file!["snapshots/check-robots.jsonl": Text]);
+    case.run_both(
+        &head,
+        &urls,
+        1,
+        file!["snapshots/check-robots.txt": Text],
+        file!["snapshots/check-robots.jsonl": Text],
+    );
     // Another agent: a token group, and a URL that is not one (reported, exit 2).
     let args = [
         "check",
@@ -118,7 +143,7 @@ fn check_robots() {
         "https://example.com/",
         "private/x",
     ];
-    crawlgate(home.path(), &args)
+    crawlgate(case.home(), &args)
         .with_assert(assert(&[]))
         .assert()
         .code(2)
@@ -128,18 +153,17 @@ fn check_robots() {
 
 #[test]
 fn url() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let urls = ["HTTPS://Example.COM:443/a?b", "http://example.com:8080/x"];
-    let args: Vec<&str> = ["url"].into_iter().chain(urls).collect();
-    case.run(&args, 0, file!["snapshots/url.txt": Text]);
-    let args: Vec<&str> = ["url", "--json"].into_iter().chain(urls).collect();
-    case.run(&args, 0, file!["snapshots/url.jsonl": Text]);
+    case.run_both(
+        &["url"],
+        &urls,
+        0,
+        file!["snapshots/url.txt": Text],
+        file!["snapshots/url.jsonl": Text],
+    );
     // A bad URL: reported on stderr, counted in the summary.
-    crawlgate(home.path(), &["url", "--json", "ftp://example.com/"])
+    crawlgate(case.home(), &["url", "--json", "ftp://example.com/"])
         .with_assert(assert(&[]))
         .assert()
         .code(2)
@@ -149,42 +173,34 @@ fn url() {
 
 #[test]
 fn sitemap_lint() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let files = [
         "testdata/sitemap/seeds/video-full.xml",
         "testdata/sitemap/diagnostics/invalid-url.txt",
     ];
-    let args: Vec<&str> = ["sitemap", "lint"].into_iter().chain(files).collect();
-    case.run(&args, 1, file!["snapshots/sitemap-lint.txt": Text]);
-    let args: Vec<&str> = ["sitemap", "lint", "--json"]
-        .into_iter()
-        .chain(files)
-        .collect();
-    case.run(&args, 1, file!["snapshots/sitemap-lint.jsonl": Text]);
+    case.run_both(
+        &["sitemap", "lint"],
+        &files,
+        1,
+        file!["snapshots/sitemap-lint.txt": Text],
+        file!["snapshots/sitemap-lint.jsonl": Text],
+    );
 }
 
 #[test]
 fn sitemap_urls() {
-    let home = temp();
-    let case = Case {
-        home: home.path(),
-        servers: &[],
-    };
+    let case = Case::new(&[]);
     let files = [
         "testdata/sitemap/seeds/basic.xml",
         "testdata/sitemap/seeds/image-video.xml",
     ];
-    let args: Vec<&str> = ["sitemap", "urls"].into_iter().chain(files).collect();
-    case.run(&args, 0, file!["snapshots/sitemap-urls.txt": Text]);
-    let args: Vec<&str> = ["sitemap", "urls", "--json"]
-        .into_iter()
-        .chain(files)
-        .collect();
-    case.run(&args, 0, file!["snapshots/sitemap-urls.jsonl": Text]);
+    case.run_both(
+        &["sitemap", "urls"],
+        &files,
+        0,
+        file!["snapshots/sitemap-urls.txt": Text],
+        file!["snapshots/sitemap-urls.jsonl": Text],
+    );
 }
 
 // ---- against local servers ----------------------------------------------------------------
@@ -197,12 +213,8 @@ fn check_remote() {
     let rt = support::runtime(1);
     let up = rt.block_on(TestServer::start(|_| Reply::text(200, ROBOTS)));
     let down = rt.block_on(TestServer::start_on("127.0.0.2", |_| Reply::status(503)));
-    let home = temp();
     let servers = [("[ADDR]", &up), ("[DOWN]", &down)];
-    let case = Case {
-        home: home.path(),
-        servers: &servers,
-    };
+    let case = Case::new(&servers);
     let urls = [
         up.url("/private/a"),
         up.url("/public"),
@@ -211,27 +223,21 @@ fn check_remote() {
     ];
     let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
     let head = ["check", "--no-state", "--agent", "MyBot"];
-    let args: Vec<&str> = head.into_iter().chain(urls.iter().copied()).collect();
-    case.run(&args, 1, file!["snapshots/check-remote.txt": Text]);
-    let args: Vec<&str> = head
-        .into_iter()
-        .chain(["--json"])
-        .chain(urls.iter().copied())
-        .collect();
-    case.run(&args, 1, file!["snapshots/check-remote.jsonl": Text]);
+    case.run_both(
+        &head,
+        &urls,
+        1,
+        file!["snapshots/check-remote.txt": Text],
+        file!["snapshots/check-remote.jsonl": Text],
+    );
 }
 
 /// `fetch`, then `history`, then `recrawl`, on one state.
 #[test]
 fn fetch_history_recrawl() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, ROBOTS)));
-    let home = temp();
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, ROBOTS));
     let servers = [("[ADDR]", &server)];
-    let case = Case {
-        home: home.path(),
-        servers: &servers,
-    };
+    let case = Case::new(&servers);
     let url = server.url("/");
     case.run(
         &["fetch", "--json", &url],
@@ -239,16 +245,18 @@ fn fetch_history_recrawl() {
         file!["snapshots/fetch.jsonl": Text],
     );
     case.run(&["fetch", &url], 0, file!["snapshots/fetch.txt": Text]);
-    case.run(&["history", &url], 0, file!["snapshots/history.txt": Text]);
-    case.run(
-        &["history", "--json", &url],
+    case.run_both(
+        &["history"],
+        &[&url],
         0,
+        file!["snapshots/history.txt": Text],
         file!["snapshots/history.jsonl": Text],
     );
-    case.run(&["recrawl", &url], 0, file!["snapshots/recrawl.txt": Text]);
-    case.run(
-        &["recrawl", "--json", &url],
+    case.run_both(
+        &["recrawl"],
+        &[&url],
         0,
+        file!["snapshots/recrawl.txt": Text],
         file!["snapshots/recrawl.jsonl": Text],
     );
     assert_eq!(server.hits(), 4, "history never fetches");
@@ -259,14 +267,12 @@ fn fetch_history_recrawl() {
 /// versions, the diff, verdict changes, RFC vs Google and the matrix.
 #[test]
 fn report() {
-    let rt = support::runtime(1);
     let body = std::sync::Arc::new(std::sync::Mutex::new(
         "User-agent: *\nDisallow: /a\nDisallow: /b/\n".to_owned(),
     ));
     let served = body.clone();
-    let server = rt.block_on(TestServer::start(move |_| {
-        Reply::text(200, &served.lock().expect("lock"))
-    }));
+    let (_rt, server) =
+        support::serve_blocking(move |_| Reply::text(200, &served.lock().expect("lock")));
     let home = temp();
     let urls = home.path().join("urls.txt");
     std::fs::write(&urls, "/a\n/b/c\n/c\n/page\n").expect("write urls");
@@ -310,26 +316,7 @@ fn report() {
 /// whose URL robots.txt blocks.
 #[test]
 fn sitemap_discover() {
-    fn base(req: &Request) -> String {
-        format!("http://{}", req.header("host").unwrap_or("127.0.0.1"))
-    }
-    fn xml(root: &str, child: &str, locs: &[String]) -> Reply {
-        let mut body = format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
-             <{root} xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n"
-        );
-        for loc in locs {
-            body.push_str(&format!("  <{child}><loc>{loc}</loc></{child}>\n"));
-        }
-        body.push_str(&format!("</{root}>\n"));
-        Reply::Full {
-            status: 200,
-            headers: vec![("content-type".into(), "application/xml".into())],
-            body: body.into_bytes(),
-        }
-    }
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|req| {
+    let (_rt, server) = support::serve_blocking(|req| {
         let b = base(req);
         match req.path.as_str() {
             "/robots.txt" => Reply::text(
@@ -339,27 +326,20 @@ fn sitemap_discover() {
                      Sitemap: {b}/pages.xml\n"
                 ),
             ),
-            "/index.xml" => xml("sitemapindex", "sitemap", &[format!("{b}/more.xml")]),
-            "/pages.xml" => xml("urlset", "url", &[format!("{b}/p1"), format!("{b}/p2")]),
-            "/more.xml" => xml("urlset", "url", &[format!("{b}/private/x")]),
+            "/index.xml" => xml(index(&[format!("{b}/more.xml")])),
+            "/pages.xml" => xml(urlset(&[format!("{b}/p1"), format!("{b}/p2")])),
+            "/more.xml" => xml(urlset(&[format!("{b}/private/x")])),
             _ => Reply::status(404),
         }
-    }));
-    let home = temp();
+    });
     let servers = [("[ADDR]", &server)];
-    let case = Case {
-        home: home.path(),
-        servers: &servers,
-    };
+    let case = Case::new(&servers);
     let url = server.url("/");
-    case.run(
-        &["sitemap", "discover", &url],
+    case.run_both(
+        &["sitemap", "discover"],
+        &[&url],
         0,
         file!["snapshots/sitemap-discover.txt": Text],
-    );
-    case.run(
-        &["sitemap", "discover", "--json", &url],
-        0,
         file!["snapshots/sitemap-discover.jsonl": Text],
     );
 }

@@ -3,9 +3,12 @@
 //! HOME and XDG_STATE_HOME at its own temporary directory, so the user's state is never touched.
 #[cfg(feature = "redis")]
 use crate::support;
+use crate::support::assert_has;
 use crate::support::redis_server;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+
+use crate::run::{self, assert_exit, text, values as json_lines};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -39,13 +42,8 @@ impl Home {
     }
 
     fn command(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_crawlgate"));
-        c.args(args)
-            .env("HOME", self.path("home"))
-            .env("XDG_STATE_HOME", self.path("xdg"))
-            .env_remove("CRAWLGATE_STATE")
-            .env_remove("CRAWLGATE_AGENT")
-            .stdin(Stdio::null());
+        let mut c = run::command(&self.path("xdg"), args);
+        c.env("HOME", self.path("home"));
         c
     }
 
@@ -71,35 +69,12 @@ impl Home {
     }
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
-}
-
-fn json_lines(o: &Output) -> Vec<Value> {
-    text(&o.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
-}
-
 fn short(body: &str) -> String {
     Digest::of(body.as_bytes()).short()
 }
 
 fn full(body: &str) -> String {
     Digest::of(body.as_bytes()).to_string()
-}
-
-/// Asserts an exit status, showing both streams when it is not.
-#[track_caller]
-fn assert_exit(o: &Output, code: i32) {
-    assert_eq!(
-        o.status.code(),
-        Some(code),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
 }
 
 /// A server whose robots.txt body can be changed between requests.
@@ -114,9 +89,8 @@ fn changing_server(rt: &tokio::runtime::Runtime, body: &str) -> (TestServer, Arc
 
 #[test]
 fn fetch_is_recorded_and_check_answers_from_the_state() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
     let url = server.url("/");
@@ -125,15 +99,9 @@ fn fetch_is_recorded_and_check_answers_from_the_state() {
     assert_exit(&o, 0);
     assert_eq!(server.hits(), 1);
     let out = text(&o.stdout);
-    assert!(out.contains("  status:    200\n"), "{out}");
-    assert!(
-        out.contains(&format!("  version:   new ({})\n", short(BODY))),
-        "{out}"
-    );
-    assert!(
-        out.contains("  verdict:   rules (robots.txt fetched)\n"),
-        "{out}"
-    );
+    assert_has(&out, "  status:    200\n");
+    assert_has(&out, &format!("  version:   new ({})\n", short(BODY)));
+    assert_has(&out, "  verdict:   rules (robots.txt fetched)\n");
 
     let o = home.run(&["history", "--state", state, &url]);
     assert_exit(&o, 0);
@@ -209,17 +177,16 @@ fn fetch_is_recorded_and_check_answers_from_the_state() {
 
 #[test]
 fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
-    let rt = support::runtime(1);
     let home = Home::new();
     let served = Arc::new(AtomicUsize::new(0));
     let s = served.clone();
-    let server = rt.block_on(TestServer::start(move |_| {
+    let (_rt, server) = support::serve_blocking(move |_| {
         if s.fetch_add(1, Ordering::SeqCst) == 0 {
             Reply::text(200, BODY)
         } else {
             Reply::status(503)
         }
-    }));
+    });
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
     let url = server.url("/");
@@ -228,11 +195,8 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
     let o = home.run(&["fetch", "--state", state, &url]);
     assert_exit(&o, 1);
     let out = text(&o.stdout);
-    assert!(
-        out.contains("  outcome:   unreachable (HTTP 503)\n"),
-        "{out}"
-    );
-    assert!(out.contains("  version:   new\n"), "{out}");
+    assert_has(&out, "  outcome:   unreachable (HTTP 503)\n");
+    assert_has(&out, "  version:   new\n");
     // The verdict comes from the state's ladder: the first 12 hours of a failure stop crawling
     // (after them the good version before it would be in force).
     // The cause is on the outcome line; the verdict says until when crawling stops.
@@ -246,7 +210,7 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
         .unwrap_or_else(|| panic!("{out}"));
     assert_eq!(since.len(), "2026-01-01T00:00:00Z".len(), "{out}");
     assert!(until > since, "{out}");
-    assert!(out.contains("  next:      "), "{out}");
+    assert_has(&out, "  next:      ");
 
     let o = home.run(&["history", "--state", state, &url]);
     assert_exit(&o, 0);
@@ -341,9 +305,8 @@ fn recrawl_fetches_once_and_records_a_changed_file() {
 
 #[test]
 fn no_state_writes_nothing_and_the_default_is_the_state_home() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let url = server.url("/");
 
     let o = home.run(&["fetch", "--no-state", &url]);
@@ -403,9 +366,8 @@ fn no_state_writes_nothing_and_the_default_is_the_state_home() {
 
 #[test]
 fn history_of_an_unknown_origin_says_so() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
 
@@ -436,12 +398,11 @@ fn history_of_an_unknown_origin_says_so() {
 
 #[test]
 fn two_processes_on_one_state_file() {
-    let rt = support::runtime(1);
     let home = Home::new();
     // Slow enough that the two runs overlap.
-    let server = rt.block_on(TestServer::start(|_| {
+    let (_rt, server) = support::serve_blocking(|_| {
         Reply::Delayed(Duration::from_millis(700), Box::new(Reply::text(200, BODY)))
-    }));
+    });
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
     let url = server.url("/");
@@ -479,9 +440,8 @@ fn two_processes_on_one_state_file() {
 
 #[test]
 fn a_state_file_held_by_another_process_is_one_sentence() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let path = home.path("state.redb");
     let state = path.to_str().expect("UTF-8 path");
     // This test process holds the file for longer than the CLI waits (5 s).
@@ -502,9 +462,8 @@ fn a_state_file_held_by_another_process_is_one_sentence() {
 
 #[test]
 fn a_state_that_cannot_be_opened_is_one_sentence() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, BODY)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, BODY));
     let url = server.url("/");
 
     let o = home.run(&["fetch", "--state", "redis://127.0.0.1:1/", &url]);
@@ -533,7 +492,7 @@ fn a_state_that_cannot_be_opened_is_one_sentence() {
             )),
             "{err}"
         );
-        assert!(err.contains("not a crawlgate state file"), "{err}");
+        assert_has(&err, "not a crawlgate state file");
         assert_eq!(err.lines().count(), 1, "{err}");
     }
     assert_eq!(
@@ -545,11 +504,9 @@ fn a_state_that_cannot_be_opened_is_one_sentence() {
 
 #[test]
 fn site_text_is_escaped_in_human_output() {
-    let rt = support::runtime(1);
     let home = Home::new();
-    let server = rt.block_on(TestServer::start(|_| {
-        Reply::text(200, "User-agent: *\nDisallow: /p\x1b[2J\n")
-    }));
+    let (_rt, server) =
+        support::serve_blocking(|_| Reply::text(200, "User-agent: *\nDisallow: /p\x1b[2J\n"));
     let state = home.path("state.redb");
     let state = state.to_str().expect("UTF-8 path");
     let o = home.run(&[

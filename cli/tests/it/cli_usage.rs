@@ -1,17 +1,11 @@
 //! `crawlgate check --agents` (one crawler that obeys several tokens) and the usage
 //! preferences (`Content-Usage`) `check` shows for each URL, with `--robots` and against real
 //! servers on 127.0.0.1 (each run with a crawl state of its own).
-use crate::run::{self, code, text, Dir};
+use crate::run::{assert_error_says, code, lines as records, text, Dir};
 use crate::support;
-use std::process::Output;
 
 use crate::support::{Reply, TestServer};
 use serde_json::Value;
-
-/// The JSON Lines of a run without its summary.
-fn records(o: &Output) -> Vec<Value> {
-    run::records(o).0
-}
 
 /// Google's example: Googlebot-Image obeys `googlebot-image`, then `googlebot`.
 const GOOGLE: &str = "\
@@ -155,12 +149,7 @@ fn agent_and_agents_exclude_each_other_but_the_variable_gives_way() {
     let o = d.run(&[
         "check", "--agent", "x", "--agents", "a,b", "--robots", &robots, "/a",
     ]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        text(&o.stderr).contains("--agent and --agents cannot be used together"),
-        "{}",
-        text(&o.stderr)
-    );
+    assert_error_says(&o, 2, "--agent and --agents cannot be used together");
     assert!(
         text(&o.stderr).contains("crawlgate check"),
         "{}",
@@ -207,16 +196,7 @@ fn usage_only_for_allowed_urls_and_after_the_rule_column() {
           User-agent: nousage\n\
           Disallow: /closed\n",
     );
-    let o = d.run(&[
-        "check",
-        "--agent",
-        "MyBot",
-        "--robots",
-        &robots,
-        "/open/x",
-        "/open/ai/x",
-        "/closed",
-    ]);
+    let o = d.check("MyBot", &robots, &["/open/x", "/open/ai/x", "/closed"]);
     assert_eq!(code(&o), 1, "{}", text(&o.stderr));
     // Two rules of the longest path combine (vocab §5.1); the rule column stays third.
     assert_eq!(
@@ -226,9 +206,7 @@ fn usage_only_for_allowed_urls_and_after_the_rule_column() {
          disallowed\t/closed\tline 3: Disallow: /\n"
     );
     // No Content-Usage for the group: nothing added.
-    let o = d.run(&[
-        "check", "--agent", "nousage", "--robots", &robots, "/open/x",
-    ]);
+    let o = d.check("nousage", &robots, &["/open/x"]);
     assert_eq!(text(&o.stdout), "allowed\t/open/x\n");
 }
 
@@ -270,8 +248,7 @@ fn hostile_usage_values_are_escaped() {
 
 #[test]
 fn agents_against_the_crawl_state() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::text(200, GOOGLE)));
+    let (_rt, server) = support::serve_blocking(|_| Reply::text(200, GOOGLE));
     let d = Dir::new();
     let o = d.run(&[
         "check",
@@ -313,8 +290,7 @@ fn agents_against_the_crawl_state() {
 
 #[test]
 fn agents_follow_the_failure_rules_as_one_agent_does() {
-    let rt = support::runtime(1);
-    let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let (rt, server) = support::serve_blocking(|_| Reply::status(503));
     let d = Dir::new();
     let url = server.url("/a");
     let robots_txt = server.url("/robots.txt");

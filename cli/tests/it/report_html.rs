@@ -9,11 +9,12 @@ use crate::support;
 use crate::support::chromium;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
+use crate::run::{self, text};
 use crate::support::{Reply, TestServer};
 use serde_json::Value;
 
@@ -43,21 +44,12 @@ const CHANGING: [&str; 3] = [
 /// One run of `crawlgate report` on day `day` (2026-11-`day`, 10:00 UTC), with a private state
 /// home and the given state file.
 fn report(home: &Path, day: u32, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_crawlgate"))
-        .arg("report")
-        .args(args)
-        .env_remove("CRAWLGATE_AGENT")
-        .env_remove("CRAWLGATE_STATE")
-        .env("CRAWLGATE_NOW", format!("2026-11-{day:02}T10:00:00Z"))
-        .env("XDG_STATE_HOME", home)
-        .env("HOME", home)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run crawlgate")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8(b.to_vec()).expect("UTF-8")
+    let mut all = vec!["report"];
+    all.extend_from_slice(args);
+    run::output(
+        run::command(home, &all).env("CRAWLGATE_NOW", format!("2026-11-{day:02}T10:00:00Z")),
+        None,
+    )
 }
 
 /// `target/`, from where the binary is (`target/debug/crawlgate`).
