@@ -15,8 +15,8 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crawlgate::fetch::{CacheOptions, Clock, ManualClock, RobotsCache, SystemClock};
-use crawlgate::gate::{BackoffRules, GateOptions};
+use crawlgate::engine::{CacheOptions, Clock, ManualClock, RobotsCache, SystemClock};
+use crawlgate::policy::{BackoffRules, GateOptions};
 use crawlgate::policy::{Fetch, FetchOutcome};
 use crawlgate::store::{EmbeddedStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken, Robots};

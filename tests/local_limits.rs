@@ -36,9 +36,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use crawlgate::fetch::{
-    CacheOptions, FetchOptions, Fetcher, LocalError, ManualClock, RobotsCache, SystemClock,
-};
+use crawlgate::engine::{CacheOptions, ManualClock, RobotsCache, SystemClock};
+
+use crawlgate::http::{FetchOptions, Fetcher, LocalError};
 use crawlgate::policy::{Content, Fetch, FetchOutcome, OriginState, Unreachable};
 use crawlgate::store::MemoryStore;
 use crawlgate::{Code, Origin, ProductToken};

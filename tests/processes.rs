@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, UNIX_EPOCH};
 
-use crawlgate::fetch::{CacheOptions, Clock, ManualClock, RobotsCache, SystemClock};
+use crawlgate::engine::{CacheOptions, Clock, ManualClock, RobotsCache, SystemClock};
 use crawlgate::store::{EmbeddedStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken};
 use serde_json::{json, Value};

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crate::support::{status_switch, Reply, TestServer};
-use crawlgate::fetch::{
-    Answer, CacheOptions, CheckError, Clock, FetchOptions, ManualClock, RobotsCache,
-};
+use crawlgate::engine::{Answer, CacheOptions, CheckError, Clock, ManualClock, RobotsCache};
+
+use crawlgate::http::FetchOptions;
 use crawlgate::policy::{Change, Digest, OriginState, Unavailable, VerdictReason};
 use crawlgate::store::{MemoryStore, Pruned, Store, StoreError, StoreFuture, StoreUsage, Updated};
 use crawlgate::{Origin, ProductToken};

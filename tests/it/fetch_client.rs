@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::gzip::{gzip_at, gzip_parts};
 use crate::support::{refused_addr, Reply, Request, TestServer};
-use crawlgate::fetch::{AddressPolicy, FetchError, FetchOptions, Fetcher};
+use crawlgate::http::{AddressPolicy, FetchError, FetchOptions, Fetcher};
 use crawlgate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable};
 use crawlgate::{Code, Origin, Parsed, ProductToken, DEFAULT_MAX_BYTES};
 use flate2::write::ZlibEncoder;
@@ -982,7 +982,7 @@ fn with_headers(n: usize) -> Vec<u8> {
 
 #[tokio::test]
 async fn many_response_headers_are_read_and_too_many_is_always_unreachable() {
-    use crawlgate::fetch::MAX_RESPONSE_HEADERS;
+    use crawlgate::http::MAX_RESPONSE_HEADERS;
     // 150 is over hyper's default of 100; the limit counts the Content-Length line too.
     for n in [150, MAX_RESPONSE_HEADERS - 1] {
         let response = with_headers(n);

@@ -9,8 +9,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crawlgate::fetch::{Answer, CacheOptions, Clock, ManualClock, RobotsCache};
-use crawlgate::gate::{BackoffRules, DelaySource, GateOptions, Permit, Recorded, Refused};
+use crawlgate::engine::{Answer, CacheOptions, Clock, ManualClock, RobotsCache};
+use crawlgate::engine::{Permit, Recorded, Refused};
+
+use crawlgate::policy::{BackoffRules, DelaySource, GateOptions};
 use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, OriginState};
 use crawlgate::store::{Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated};
 use crawlgate::{Origin, ProductToken, Robots};

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::support::{Reply, TestServer};
-use crawlgate::fetch::{CacheOptions, RobotsCache};
-use crawlgate::gate::{refusal, GateMiddleware, Refused};
+use crawlgate::engine::{refusal, GateMiddleware, Refused};
+use crawlgate::engine::{CacheOptions, RobotsCache};
 use crawlgate::ProductToken;
 use reqwest_middleware::{ClientBuilder, ClientWithMiddleware};
 

@@ -161,8 +161,8 @@ mod engine {
     use std::sync::{Arc, Mutex};
 
     use crate::support::{Reply, TestServer};
-    use crawlgate::fetch::{CacheOptions, RobotsCache};
-    use crawlgate::gate::Refused;
+    use crawlgate::engine::Refused;
+    use crawlgate::engine::{CacheOptions, RobotsCache};
     use crawlgate::{Mode, ProductToken};
 
     /// The spellings of `/private/x` on `base` (`http://127.0.0.1:PORT`), and a
@@ -251,7 +251,7 @@ mod engine {
     #[cfg(feature = "middleware")]
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_middleware_never_sends_a_disallowed_path() {
-        use crawlgate::gate::{refusal, GateMiddleware};
+        use crawlgate::engine::{refusal, GateMiddleware};
         use reqwest_middleware::ClientBuilder;
 
         let (server, seen) = logging_server().await;
