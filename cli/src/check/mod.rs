@@ -46,7 +46,7 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
         agents: crawlers.count(),
         ..Tally::default()
     };
-    let status = match robots_src {
+    match robots_src {
         Some(src) => check_local(
             args,
             &crawlers,
@@ -57,7 +57,8 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
             &mut tally,
         )?,
         None => remote::check(args, &crawlers, lines, out, &mut tally)?,
-    };
+    }
+    let status = tally.status();
     if tally.allowed + tally.disallowed + tally.failed == 0 {
         bail!(
             "no URLs to check: {} has no URL lines",
@@ -89,7 +90,7 @@ fn check_local(
     mut lines: Option<UrlLines>,
     out: &mut Out,
     tally: &mut Tally,
-) -> anyhow::Result<Status> {
+) -> anyhow::Result<()> {
     let mode: Mode = args.mode.into();
     let parsed = Robots::parse_with(body, &Options::mode(mode));
     let robots = &parsed.robots;
@@ -100,7 +101,6 @@ fn check_local(
         .collect();
     let several = rules.len() > 1;
     let name = src.name();
-    let mut status = Status::Clean;
     let mut given = args.url.iter().cloned();
     loop {
         let url = match given.next() {
@@ -130,10 +130,6 @@ fn check_local(
         }
         for (crawler, token, rules) in &rules {
             let usage = usage_at(rules, url);
-            tally.add(usage.decision.allowed);
-            if !usage.decision.allowed {
-                status = Status::Findings;
-            }
             let r = record(
                 url,
                 token,
@@ -145,6 +141,7 @@ fn check_local(
                     reason_text: "the robots.txt given with --robots".to_owned(),
                 },
             );
+            tally.add(&r);
             if args.json {
                 out.json(&Record::Check(r))?;
             } else {
@@ -152,20 +149,16 @@ fn check_local(
             }
         }
     }
-    Ok(if tally.failed > 0 {
-        Status::Failed
-    } else {
-        status
-    })
+    Ok(())
 }
 
-/// One answer as a line: `[AGENT<TAB>]allowed|disallowed<TAB>URL[<TAB>line N: RULE][<TAB>usage: …]`.
+/// One answer as a line: `[AGENT<TAB>]allowed|disallowed|unreachable<TAB>URL[<TAB>line N: RULE][<TAB>usage: …]`.
 fn report(out: &mut Out, agent: Option<&str>, url: &str, c: &Check<'_>) -> std::io::Result<()> {
     // Escaped: a TAB or newline in a URL must not forge columns or lines, and nothing from a
     // file may drive the terminal.
     let url = url_column(url, c.judged_url.as_deref());
     let agent = agent_column(agent);
-    let word = if c.allowed { "allowed" } else { "disallowed" };
+    let word = c.word();
     // The deciding rule for an allowed URL too: an `Allow:` that overrides a `Disallow:` is
     // what a reader wants to see. Nothing after the URL when no rule decided (and no usage
     // preferences are in force).
@@ -191,7 +184,7 @@ mod remote {
         _: Option<UrlLines>,
         _: &mut Out,
         _: &mut Tally,
-    ) -> anyhow::Result<Status> {
+    ) -> anyhow::Result<()> {
         bail!("--robots FILE is required: this build cannot fetch robots.txt (feature `fetch`)")
     }
 }

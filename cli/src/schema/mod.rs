@@ -98,6 +98,26 @@ pub struct Check<'a> {
     pub usage: Option<UsageRecord>,
 }
 
+impl Check<'_> {
+    /// Disallowed because the robots.txt could not be read: the failure rules decided (the
+    /// verdict is `disallow-all`), not the site's rules or its 4xx.
+    pub fn unreachable(&self) -> bool {
+        !self.allowed && self.decided_by == "policy"
+    }
+
+    /// The answer's first word on a human line: `allowed`, `disallowed` (by the site's rules),
+    /// or `unreachable` (disallowed because the robots.txt could not be read).
+    pub fn word(&self) -> &'static str {
+        if self.allowed {
+            "allowed"
+        } else if self.unreachable() {
+            "unreachable"
+        } else {
+            "disallowed"
+        }
+    }
+}
+
 /// The usage preferences in force at a URL, and the `Content-Usage` rules they come from.
 #[derive(Debug, Serialize)]
 pub struct UsageRecord {

@@ -79,7 +79,7 @@ fn check_says_why_an_unreachable_origin_is_disallowed() {
     let server = rt.block_on(TestServer::start(|_| Reply::status(503)));
     let url = server.url("/a");
     let o = run(&["check", "--agent", "MyBot", "--json", &url]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(3));
     let v = &records(&o.stdout)[0];
     assert_eq!(v["type"], "check");
     assert_eq!(v["allowed"], false);
@@ -96,7 +96,7 @@ fn check_says_why_an_unreachable_origin_is_disallowed() {
     assert_eq!(
         text(&o.stdout),
         format!(
-            "disallowed\t{url}\trobots.txt unreachable (HTTP 503): crawling stopped for 12 hours\n"
+            "unreachable\t{url}\trobots.txt unreachable (HTTP 503): crawling stopped for 12 hours\n"
         )
     );
 }
