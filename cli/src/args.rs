@@ -66,7 +66,8 @@ goes to standard error at the end, so that it never mixes with the lines a scrip
 
 With --robots, a URL is an absolute http(s) URL or a path starting with `/` or `*`; in
 --mode google, any string, as google/robotstxt's API takes it. Anything else is an input error,
-reported while the other URLs are answered.
+reported while the other URLs are answered. A --robots file cut at the 512,000-byte limit, not
+text, or empty gets a `crawlgate: warning: …` line on standard error (--json: a warning record).
 
 Several --agent: one answer per agent per URL, each line starting with the agent's token
 (`googlebot<TAB>allowed<TAB>URL…`); the first --agent, as given, is the User-Agent header sent.

@@ -65,6 +65,9 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
             let body = src.read_robots()?;
             let name = src.name();
             let parsed = Robots::parse_with(&body, &crawlgate::Options::mode(mode));
+            // Before the sections: a cut, binary or empty file answers, but maybe not as meant.
+            let warnings = crate::input::read_warnings(&body, src.size(), &parsed.diagnostics);
+            out.read_warnings(args.json, &name, &warnings)?;
             let view = View {
                 robots_txt: &name,
                 verdict: Verdict::Rules,

@@ -93,6 +93,10 @@ fn check_local(
 ) -> anyhow::Result<()> {
     let mode: Mode = args.mode.into();
     let parsed = Robots::parse_with(body, &Options::mode(mode));
+    let name = src.name();
+    // Before the answers: a cut, binary or empty file answers, but maybe not as meant.
+    let warnings = crate::input::read_warnings(body, src.size(), &parsed.diagnostics);
+    out.read_warnings(args.json, &name, &warnings)?;
     let robots = &parsed.robots;
     // Per crawler: its tokens, the one whose groups apply, and those groups' rules.
     let rules: Vec<_> = crawlers
@@ -100,7 +104,6 @@ fn check_local(
         .filter_map(|c| Some((c, chosen(robots, c)?, robots.rules_for_any(c))))
         .collect();
     let several = rules.len() > 1;
-    let name = src.name();
     let mut given = args.url.iter().cloned();
     loop {
         let url = match given.next() {

@@ -24,6 +24,9 @@ use serde::Serialize;
 pub enum Record<'a> {
     /// A diagnostic of a robots.txt (`lint`) or a sitemap (`sitemap lint`).
     Problem(Problem<'a>),
+    /// Why the answers from a `--robots` file may not mean what its author meant: cut, not
+    /// text, or empty (`check`, `explain`), before the answers.
+    Warning(Warning<'a>),
     /// One URL answered (`check`, `explain`).
     Check(Check<'a>),
     /// What applies to one agent under a robots.txt (`explain`).
@@ -270,6 +273,19 @@ pub struct CrawlDelay {
 pub struct SitemapLine<'a> {
     pub line: u32,
     pub url: &'a str,
+}
+
+/// `check --robots`, `explain --robots`: the file was cut at the parser's limit, is not text,
+/// or is empty. Also on standard error.
+#[derive(Debug, Serialize)]
+pub struct Warning<'a> {
+    pub robots_txt: &'a str,
+    /// The parser's diagnostic code (`content-after-limit`, `nul-byte`, `invalid-utf8`), or
+    /// `empty`.
+    pub code: &'static str,
+    /// The diagnostic's line; `null` for an empty file.
+    pub line: Option<u32>,
+    pub message: &'a str,
 }
 
 /// `lint URL`: the robots.txt fetched, before its problems.

@@ -53,10 +53,15 @@ fn blocked_and_site_down_are_different_statuses() {
     let (code, out) = harness(&blocked);
     assert_eq!(code, Some(0), "{out}");
     assert!(
-        out.starts_with(&format!("disallowed\t{blocked}\tline 2: Disallow: /admin\n")),
+        out.starts_with(&format!(
+            "disallowed\t{blocked}\tline 2: Disallow: /admin\n"
+        )),
         "{out}"
     );
-    assert!(out.ends_with(&format!("ok: {blocked} is blocked\n")), "{out}");
+    assert!(
+        out.ends_with(&format!("ok: {blocked} is blocked\n")),
+        "{out}"
+    );
 
     let closed = rt.block_on(support::refused_addr());
     let down = format!("http://{closed}/admin");
@@ -103,5 +108,10 @@ fn a_disallow_by_the_failure_rules_is_status_3_in_json_too() {
         .expect("run crawlgate");
     assert_eq!(o.status.code(), Some(3));
     let out = String::from_utf8_lossy(&o.stdout);
-    assert!(out.contains(&format!("  unreachable\t{url}\trobots.txt unreachable (HTTP 503)")), "{out}");
+    assert!(
+        out.contains(&format!(
+            "  unreachable\t{url}\trobots.txt unreachable (HTTP 503)"
+        )),
+        "{out}"
+    );
 }
