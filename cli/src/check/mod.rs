@@ -14,7 +14,7 @@ use crate::crawler::{chosen, Crawlers};
 use crate::input::Source;
 use crate::output::{escape, Out};
 use crate::records::{agent_column, record, url_column, usage_at, usage_column, Rules};
-use crate::schema::{Check, Record, Summary};
+use crate::schema::{Check, InputError, Record, Summary};
 use crate::status::Status;
 use crate::tally::Tally;
 use crate::urls::{local_target, url_of, UrlLines};
@@ -119,6 +119,12 @@ fn check_local(
                     Ok(url) => url,
                     Err(stop) => {
                         out.error(stop.message());
+                        if args.json {
+                            out.json(&Record::Error(InputError {
+                                url: None,
+                                message: stop.message(),
+                            }))?;
+                        }
                         tally.failed += 1;
                         continue;
                     }
@@ -128,6 +134,12 @@ fn check_local(
         let url = url.as_str();
         if let Err(why) = local_target(url, mode) {
             out.error(format_args!("{why}"));
+            if args.json {
+                out.json(&Record::Error(InputError {
+                    url: Some(url),
+                    message: &why,
+                }))?;
+            }
             tally.failed += 1;
             continue;
         }

@@ -237,6 +237,12 @@ fn print(
         Done::Answered(url, answered) => (url, answered),
         Done::Stopped(stop) => {
             progress.error(out, stop.message());
+            if json {
+                out.json(&Record::Error(schema::InputError {
+                    url: None,
+                    message: stop.message(),
+                }))?;
+            }
             tally.failed += 1;
             return Ok(());
         }
@@ -244,7 +250,13 @@ fn print(
     let a = match *answered {
         Ok(a) => a,
         Err(e) => {
-            progress.error(out, e);
+            progress.error(out, &e);
+            if json {
+                out.json(&Record::Error(schema::InputError {
+                    url: Some(&url),
+                    message: &e.to_string(),
+                }))?;
+            }
             tally.failed += 1;
             return Ok(());
         }

@@ -29,6 +29,8 @@ pub enum Record<'a> {
     Warning(Warning<'a>),
     /// One URL answered (`check`, `explain`).
     Check(Check<'a>),
+    /// One input URL that could not be checked, in its place among the answers (`check`).
+    Error(InputError<'a>),
     /// What applies to one agent under a robots.txt (`explain`).
     Explain(Explain<'a>),
     /// A robots.txt fetched to be linted (`lint URL`).
@@ -285,6 +287,16 @@ pub struct Warning<'a> {
     pub code: &'static str,
     /// The diagnostic's line; `null` for an empty file.
     pub line: Option<u32>,
+    pub message: &'a str,
+}
+
+/// `check`: an input that could not be checked (not a URL, no robots.txt origin, a `--urls`
+/// line that is not UTF-8), in input order. Also on standard error.
+#[derive(Debug, Serialize)]
+pub struct InputError<'a> {
+    /// The input as given; `null` when it could not be read (a line that is not UTF-8).
+    pub url: Option<&'a str>,
+    /// The sentence printed on standard error.
     pub message: &'a str,
 }
 

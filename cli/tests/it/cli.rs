@@ -1249,3 +1249,68 @@ fn lint_says_the_real_size_of_a_big_file() {
         stdout(&o)
     );
 }
+
+#[test]
+fn check_json_has_an_error_record_for_a_bad_url_in_input_order() {
+    let o = run(&[
+        "check",
+        "--json",
+        "--agent",
+        "BadBot",
+        "--robots",
+        "testdata/cli/clean.txt",
+        "https://example.com/",
+        "private/x",
+        "/a",
+    ]);
+    assert_eq!(code(&o), 2);
+    let lines = json_lines(&o);
+    let types: Vec<&str> = lines
+        .iter()
+        .map(|l| l["type"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(types, ["check", "error", "check", "summary"]);
+    assert_eq!(
+        keys(&lines[1]),
+        ["message", "type", "url"],
+        "{:?}",
+        lines[1]
+    );
+    assert_eq!(lines[1]["url"], "private/x");
+    assert_eq!(
+        lines[1]["message"],
+        "\"private/x\" is neither an http(s) URL nor a path starting with `/` or `*`"
+    );
+    assert_eq!(lines[3]["failed"], 1);
+    // Still on standard error too.
+    assert!(
+        stderr(&o).contains("\"private/x\" is neither"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[cfg(feature = "fetch")]
+#[test]
+fn check_json_without_robots_has_an_error_record_for_a_bad_url() {
+    let o = run(&[
+        "check",
+        "--json",
+        "--no-state",
+        "--agent",
+        "MyBot",
+        "ftp://example.com/x",
+    ]);
+    assert_eq!(code(&o), 2);
+    let lines = json_lines(&o);
+    assert_eq!(lines[0]["type"], "error", "{:?}", lines[0]);
+    assert_eq!(lines[0]["url"], "ftp://example.com/x");
+    assert!(
+        lines[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("ftp")),
+        "{:?}",
+        lines[0]
+    );
+    assert_eq!(lines[1]["type"], "summary");
+}
