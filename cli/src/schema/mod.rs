@@ -107,7 +107,7 @@ impl Check<'_> {
     /// Disallowed because the robots.txt could not be read: the failure rules decided (the
     /// verdict is `disallow-all`), not the site's rules or its 4xx.
     pub fn unreachable(&self) -> bool {
-        !self.allowed && self.decided_by == "policy"
+        !self.allowed && self.decided_by == "policy" && self.verdict == "disallow-all"
     }
 
     /// The answer's first word on a human line: `allowed`, `disallowed` (by the site's rules),
