@@ -9,8 +9,11 @@ use crawlgate::Mode;
 pub const AFTER_HELP: &str = "\
 Exit status:
   0  success: no lint errors, every URL allowed
-  1  findings: lint errors (or warnings with --deny-warnings), or a disallowed URL
-  2  usage, input or I/O error";
+  1  findings: lint errors (or warnings with --deny-warnings), or a URL the site's robots.txt
+     disallows
+  2  usage, input or I/O error
+  3  check, explain: a URL disallowed only because its robots.txt could not be read (the
+     site is unreachable): not an answer about the site's rules";
 
 pub const LINT_AFTER_HELP: &str = "\
 Output: `PATH:LINE:COL: error[CODE]: message` (or `warning[CODE]`) per problem, then a summary.
@@ -45,15 +48,16 @@ paths starting with `/`. Control characters from files and URLs are printed esca
 
 Exit status:
   0  every URL allowed (or no URLs)
-  1  at least one URL disallowed
-  2  usage, input or I/O error (a URL of another origin, or that is not a URL, included)";
+  1  at least one URL disallowed by the robots.txt
+  2  usage, input or I/O error (a URL of another origin, or that is not a URL, included)
+  3  no 2, but a URL disallowed because the robots.txt could not be read (`unreachable`)";
 
 pub const CHECK_AFTER_HELP: &str = "\
 Output: `allowed<TAB>URL<TAB>line N: RULE` or `disallowed<TAB>URL<TAB>line N: RULE` per URL, in
 the order given (nothing after the URL when no rule decided). Without --robots, each origin's
 robots.txt comes from the crawl state (--state), fetched only when the state has none or it is
 due (up to --concurrency origins at once), and a URL disallowed by the failure rules
-(robots.txt unreachable) reads `disallowed<TAB>URL<TAB>REASON`. Control characters from files
+(robots.txt unreachable, no good version) reads `unreachable<TAB>URL<TAB>REASON`. Control characters from files
 and URLs are printed escaped (`\\t`, `\\u{1b}`), so a TAB in a URL cannot forge a column.
 
 --urls is read a line at a time and each URL answered as it comes (`tail -f urls | crawlgate
@@ -62,7 +66,8 @@ goes to standard error at the end, so that it never mixes with the lines a scrip
 
 With --robots, a URL is an absolute http(s) URL or a path starting with `/` or `*`; in
 --mode google, any string, as google/robotstxt's API takes it. Anything else is an input error,
-reported while the other URLs are answered.
+reported while the other URLs are answered. A --robots file cut at the 512,000-byte limit, not
+text, or empty gets a `crawlgate: warning: …` line on standard error (--json: a warning record).
 
 Several --agent: one answer per agent per URL, each line starting with the agent's token
 (`googlebot<TAB>allowed<TAB>URL…`); the first --agent, as given, is the User-Agent header sent.
@@ -75,8 +80,11 @@ When usage preferences (`Content-Usage`) apply to an allowed URL, a last column 
 
 Exit status:
   0  every URL allowed
-  1  at least one URL disallowed
-  2  usage, input or I/O error (a URL that is neither a URL nor a path included)";
+  1  at least one URL disallowed by a rule of the site's robots.txt
+  2  usage, input or I/O error (a URL that is neither a URL nor a path included)
+  3  no 2, but a URL disallowed because its robots.txt could not be read (`unreachable`:
+     the site is down or failing, its rules unknown); 3 wins over 1, so a job asserting
+     that a URL is blocked (`[ $? -eq 1 ]`) fails while the site is down";
 
 pub const FETCH_AFTER_HELP: &str = "\
 Output: per origin, the robots.txt URL, then status, outcome, final URL, size, problems,

@@ -65,6 +65,9 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
             let body = src.read_robots()?;
             let name = src.name();
             let parsed = Robots::parse_with(&body, &crawlgate::Options::mode(mode));
+            // Before the sections: a cut, binary or empty file answers, but maybe not as meant.
+            let warnings = crate::input::read_warnings(&body, src.size(), &parsed.diagnostics);
+            out.read_warnings(args.json, &name, &warnings)?;
             let view = View {
                 robots_txt: &name,
                 verdict: Verdict::Rules,
@@ -107,13 +110,7 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
         }
         None => remote::explain(args, &crawlers, out, &mut tally)?,
     }
-    let status = if tally.failed > 0 {
-        Status::Failed
-    } else if tally.disallowed > 0 {
-        Status::Findings
-    } else {
-        Status::Clean
-    };
+    let status = tally.status();
     if args.json {
         out.json(&Record::Summary(Summary {
             command: "explain",
@@ -372,7 +369,7 @@ fn print(
 ) -> std::io::Result<()> {
     for s in &sections {
         for c in &s.checks {
-            tally.add(c.allowed);
+            tally.add(c);
         }
     }
     if args.json {
@@ -517,9 +514,9 @@ fn rules_lines(out: &mut Out, e: &schema::Explain<'_>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// One URL's verdict: `allowed|disallowed<TAB>URL<TAB>WHY[<TAB>usage: …]`.
+/// One URL's verdict: `allowed|disallowed|unreachable<TAB>URL<TAB>WHY[<TAB>usage: …]`.
 fn check_line(out: &mut Out, c: &schema::Check<'_>) -> std::io::Result<()> {
-    let word = if c.allowed { "allowed" } else { "disallowed" };
+    let word = c.word();
     let why = match (&c.rule, c.line) {
         (Some(rule), Some(line)) => format!("line {line}: {}", escape(rule)),
         _ => match c.decided_by {

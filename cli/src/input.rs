@@ -45,6 +45,18 @@ impl Source {
         self.read_at_most(limit)
     }
 
+    /// The input's real size, when it is known: a regular file's length. Standard input's (a
+    /// pipe) is not.
+    pub fn size(&self) -> Option<u64> {
+        match self {
+            Source::Stdin => None,
+            Source::File(p) => std::fs::metadata(p)
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .map(|m| m.len()),
+        }
+    }
+
     /// All the bytes, up to [`MAX_INPUT`]. The error reads `cannot read NAME: <why>`, in words
     /// ("it is a directory", "no such file"), not an OS error number.
     pub fn read(&self) -> anyhow::Result<Vec<u8>> {
@@ -86,4 +98,79 @@ impl Source {
         }
         Ok(buf)
     }
+}
+
+/// The size of a robots.txt cut at the parser's limit, in words: `the file is N bytes` when its
+/// real size is known ([`Source::size`]), else `the file is more than LIMIT bytes` (standard
+/// input, a fetch: only the limit and one more byte were read).
+pub fn cut_size(size: Option<u64>) -> String {
+    match size {
+        Some(n) if n > crawlgate::DEFAULT_MAX_BYTES as u64 => format!("the file is {n} bytes"),
+        _ => format!(
+            "the file is more than {} bytes",
+            crawlgate::DEFAULT_MAX_BYTES
+        ),
+    }
+}
+
+/// Why the answers from a robots.txt may not be what its author meant, though the file was read:
+/// it was cut at the parser's limit, it is not text, or it is empty.
+pub struct ReadWarning {
+    /// The parser's diagnostic code (`content-after-limit`, `nul-byte`, `invalid-utf8`), or
+    /// `empty`.
+    pub code: &'static str,
+    /// The line the parser's diagnostic is on; `None` for an empty file.
+    pub line: Option<u32>,
+    /// A sentence, nothing from the file in it.
+    pub message: String,
+}
+
+/// The warnings of a robots.txt read with [`Source::read_robots`] (`body`, of real size
+/// `size` when known) and parsed: what the parser's diagnostics already say of a cut file
+/// (`content-after-limit`) and of one that is not text (`nul-byte`, `invalid-utf8`: the first
+/// such), and an empty file.
+pub fn read_warnings(
+    body: &[u8],
+    size: Option<u64>,
+    diagnostics: &[crawlgate::Diagnostic],
+) -> Vec<ReadWarning> {
+    use crawlgate::Code;
+    if body.is_empty() {
+        return vec![ReadWarning {
+            code: "empty",
+            line: None,
+            message: "the file is empty: everything is allowed".to_owned(),
+        }];
+    }
+    let mut warnings = Vec::new();
+    if let Some(d) = diagnostics
+        .iter()
+        .find(|d| d.code == Code::ContentAfterLimit)
+    {
+        warnings.push(ReadWarning {
+            code: d.code.as_str(),
+            line: Some(d.line),
+            message: format!(
+                "cut at the {}-byte limit: {}, and what follows the limit is ignored",
+                crawlgate::DEFAULT_MAX_BYTES,
+                cut_size(size)
+            ),
+        });
+    }
+    if let Some(d) = diagnostics
+        .iter()
+        .find(|d| matches!(d.code, Code::NulByte | Code::InvalidUtf8))
+    {
+        let what = if d.code == Code::NulByte {
+            "a NUL byte"
+        } else {
+            "bytes that are not UTF-8"
+        };
+        warnings.push(ReadWarning {
+            code: d.code.as_str(),
+            line: Some(d.line),
+            message: format!("not a text file: {what} on line {}", d.line),
+        });
+    }
+    warnings
 }

@@ -1,7 +1,9 @@
 //! `crawlgate lint`: every diagnostic of every file (or robots.txt fetched from a URL), then a
 //! summary.
 
-use crawlgate::{Diagnostic, Options, Robots, Severity};
+use std::borrow::Cow;
+
+use crawlgate::{Code, Diagnostic, Options, Robots, Severity};
 
 use crate::args::LintArgs;
 use crate::input::Source;
@@ -56,6 +58,11 @@ pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
     let mut cap = ProblemCap::new(args.max_problems);
     let mut net = live::Net::new(&args.http, args.mode.into());
     for input in &inputs {
+        // The real size, where it is known: only the limit and one more byte are read.
+        let size = match input {
+            Input::File(source) => source.size(),
+            Input::Url(_) => None,
+        };
         let (name, bytes) = match input {
             Input::File(source) => match source.read_robots() {
                 Ok(bytes) => (source.name().into_owned(), bytes),
@@ -83,7 +90,7 @@ pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
                 Severity::Warning => tally.warnings += 1,
             }
             if cap.admit(d.code.as_str()) {
-                report(out, args.json, &name, &bytes, d)?;
+                report(out, args.json, &name, &bytes, size, d)?;
             }
         }
         for (code, n) in cap.end_file() {
@@ -125,15 +132,24 @@ fn report(
     json: bool,
     name: &str,
     bytes: &[u8],
+    size: Option<u64>,
     d: &Diagnostic,
 ) -> std::io::Result<()> {
+    // The parser saw only what was read (the limit and one more byte): the size it gives is
+    // that of the buffer. Say the real one, or that it is more than the limit.
+    let message = match d.message.split_once("; ") {
+        Some((_, rest)) if d.code == Code::ContentAfterLimit => {
+            Cow::Owned(format!("{}; {rest}", crate::input::cut_size(size)))
+        }
+        _ => Cow::Borrowed(&*d.message),
+    };
     let problem = Problem {
         path: name,
         line: d.line,
         column: d.column(bytes) as u64,
         severity: d.severity.as_str(),
         code: d.code.as_str(),
-        message: &d.message,
+        message: &message,
     };
     out.problem(json, "", &problem)
 }

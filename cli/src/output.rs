@@ -51,6 +51,34 @@ impl Out {
         self.w.write_all(&line).map_err(write_error)
     }
 
+    /// Says why the answers from a robots.txt (named `robots_txt`) may not mean what its
+    /// author meant ([`crate::input::read_warnings`]): a `crawlgate: warning: NAME: MESSAGE
+    /// (CODE)` line on standard error each, and with `--json` a `warning` record each.
+    pub fn read_warnings(
+        &mut self,
+        json: bool,
+        robots_txt: &str,
+        warnings: &[crate::input::ReadWarning],
+    ) -> io::Result<()> {
+        for w in warnings {
+            self.error(format_args!(
+                "warning: {}: {} ({})",
+                escape(robots_txt),
+                w.message,
+                w.code
+            ));
+            if json {
+                self.json(&Record::Warning(crate::schema::Warning {
+                    robots_txt,
+                    code: w.code,
+                    line: w.line,
+                    message: &w.message,
+                }))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Writes one problem, robots.txt's or a sitemap's: a `problem` record, or
     /// `{indent}PATH:LINE:COLUMN: SEVERITY[CODE]: MESSAGE`. Paths and messages may quote a
     /// site (rules, sitemap URLs), so they are escaped: a file cannot drive the terminal.

@@ -11,6 +11,9 @@ pub enum Status {
     Findings,
     /// Exit 2: an input could not be used; already reported on standard error.
     Failed,
+    /// Exit 3 (`check`, `explain`): a URL disallowed because its robots.txt could not be read
+    /// (the failure rules decided: unreachable, no good version), not because of a rule.
+    Unreachable,
 }
 
 impl Status {
@@ -20,6 +23,7 @@ impl Status {
             Status::Clean => 0,
             Status::Findings => 1,
             Status::Failed => 2,
+            Status::Unreachable => 3,
         }
     }
 }

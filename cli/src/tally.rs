@@ -1,6 +1,8 @@
-//! What `check` and `explain` answered, counted for their summaries.
+//! What `check` and `explain` answered, counted for their summaries and exit status.
 
 use crate::output::plural;
+use crate::schema::Check;
+use crate::status::Status;
 
 /// What `check` answered, for the JSON summary.
 #[derive(Debug, Default)]
@@ -11,17 +13,37 @@ pub struct Tally {
     /// Answers (a URL for one agent).
     pub allowed: usize,
     pub disallowed: usize,
+    /// Of the disallowed answers, those the failure rules decided (robots.txt unreadable).
+    pub unreachable: usize,
     /// URLs reported on standard error: not answered, or answered without a fetch.
     pub failed: usize,
 }
 
 impl Tally {
     /// Counts one answer.
-    pub fn add(&mut self, allowed: bool) {
-        if allowed {
+    pub fn add(&mut self, c: &Check<'_>) {
+        if c.allowed {
             self.allowed += 1;
         } else {
             self.disallowed += 1;
+            if c.unreachable() {
+                self.unreachable += 1;
+            }
+        }
+    }
+
+    /// The exit status of what was answered: 2 if an input was reported on standard error,
+    /// else 3 if a robots.txt could not be read (those answers say nothing of the site's
+    /// rules), else 1 if a URL was disallowed, else 0.
+    pub fn status(&self) -> Status {
+        if self.failed > 0 {
+            Status::Failed
+        } else if self.unreachable > 0 {
+            Status::Unreachable
+        } else if self.disallowed > 0 {
+            Status::Findings
+        } else {
+            Status::Clean
         }
     }
 
@@ -44,6 +66,12 @@ impl Tally {
             self.allowed,
             self.disallowed
         );
+        if self.unreachable > 0 {
+            line.push_str(&format!(
+                " ({} because a robots.txt could not be read)",
+                self.unreachable
+            ));
+        }
         if self.failed > 0 {
             line.push_str(&format!(", {} not answered", self.failed));
         }

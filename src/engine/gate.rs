@@ -21,7 +21,10 @@ const TARGET: &str = "crawlgate::gate";
 #[non_exhaustive]
 pub enum Refused {
     /// robots.txt does not allow the URL (or the origin's robots.txt cannot be read yet and the
-    /// rules say to wait): the answer says why and which rule decided.
+    /// rules say to wait): the answer says why and which rule decided. Shown as
+    /// `robots.txt disallows URL (line N: RULE; REASON)` when a rule decided, and as
+    /// `not fetching URL: REASON` when the failure rules did (`answer.rule` is `None`: the
+    /// robots.txt could not be read, so the site did not disallow anything).
     #[error("{}", disallowed(.url, .answer))]
     Disallowed {
         /// The URL asked for.
@@ -40,7 +43,9 @@ fn disallowed(url: &str, answer: &Answer) -> String {
             "robots.txt disallows {url} (line {}: {}; {})",
             rule.line, rule.text, answer.reason
         ),
-        None => format!("robots.txt disallows {url} ({})", answer.reason),
+        // No rule decided: the failure rules did (robots.txt unreachable, no good version),
+        // which is not the site disallowing the URL.
+        None => format!("not fetching {url}: {}", answer.reason),
     }
 }
 

@@ -353,6 +353,48 @@ async fn disallowed_urls_are_refused_at_once_with_the_rule() {
     assert!(matches!(bad, Refused::Check(_)), "{bad:?}");
 }
 
+/// A refusal names its real cause: a rule ("robots.txt disallows URL (line N: …)"), or the
+/// failure rules when the robots.txt could not be read ("not fetching URL: robots.txt
+/// unreachable …"), never "disallows" for a site that is down.
+#[tokio::test]
+async fn a_refusal_by_the_failure_rules_does_not_say_the_site_disallows() {
+    let (cache, _clock) = engine(GateOptions::default());
+    fetched(
+        &cache,
+        "http://down.test",
+        503,
+        FetchOutcome::Unreachable(crawlgate::policy::Unreachable::Status(503)),
+    )
+    .await;
+    let refused = cache
+        .acquire(&bot(), "http://down.test/a")
+        .await
+        .expect_err("disallowed while unreachable");
+    let text = refused.to_string();
+    assert!(
+        text.starts_with("not fetching http://down.test/a: robots.txt unreachable (HTTP 503)"),
+        "{text}"
+    );
+    assert!(!text.contains("disallows"), "{text}");
+    // A rule still reads as the site's own answer.
+    rules(
+        &cache,
+        "http://strict.test",
+        "User-agent: *\nDisallow: /private\n",
+    )
+    .await;
+    let refused = cache
+        .acquire(&bot(), "http://strict.test/private/x")
+        .await
+        .expect_err("disallowed");
+    assert!(
+        refused.to_string().starts_with(
+            "robots.txt disallows http://strict.test/private/x (line 2: Disallow: /private; "
+        ),
+        "{refused}"
+    );
+}
+
 #[tokio::test]
 async fn concurrency_is_limited_per_origin_and_freed_on_drop() {
     let (cache, clock) = engine({

@@ -14,7 +14,7 @@ use crate::crawler::{chosen, Crawlers};
 use crate::input::Source;
 use crate::output::{escape, Out};
 use crate::records::{agent_column, record, url_column, usage_at, usage_column, Rules};
-use crate::schema::{Check, Record, Summary};
+use crate::schema::{Check, InputError, Record, Summary};
 use crate::status::Status;
 use crate::tally::Tally;
 use crate::urls::{local_target, url_of, UrlLines};
@@ -46,7 +46,7 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
         agents: crawlers.count(),
         ..Tally::default()
     };
-    let status = match robots_src {
+    match robots_src {
         Some(src) => check_local(
             args,
             &crawlers,
@@ -57,7 +57,8 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
             &mut tally,
         )?,
         None => remote::check(args, &crawlers, lines, out, &mut tally)?,
-    };
+    }
+    let status = tally.status();
     if tally.allowed + tally.disallowed + tally.failed == 0 {
         bail!(
             "no URLs to check: {} has no URL lines",
@@ -89,9 +90,13 @@ fn check_local(
     mut lines: Option<UrlLines>,
     out: &mut Out,
     tally: &mut Tally,
-) -> anyhow::Result<Status> {
+) -> anyhow::Result<()> {
     let mode: Mode = args.mode.into();
     let parsed = Robots::parse_with(body, &Options::mode(mode));
+    let name = src.name();
+    // Before the answers: a cut, binary or empty file answers, but maybe not as meant.
+    let warnings = crate::input::read_warnings(body, src.size(), &parsed.diagnostics);
+    out.read_warnings(args.json, &name, &warnings)?;
     let robots = &parsed.robots;
     // Per crawler: its tokens, the one whose groups apply, and those groups' rules.
     let rules: Vec<_> = crawlers
@@ -99,8 +104,6 @@ fn check_local(
         .filter_map(|c| Some((c, chosen(robots, c)?, robots.rules_for_any(c))))
         .collect();
     let several = rules.len() > 1;
-    let name = src.name();
-    let mut status = Status::Clean;
     let mut given = args.url.iter().cloned();
     loop {
         let url = match given.next() {
@@ -116,6 +119,12 @@ fn check_local(
                     Ok(url) => url,
                     Err(stop) => {
                         out.error(stop.message());
+                        if args.json {
+                            out.json(&Record::Error(InputError {
+                                url: None,
+                                message: stop.message(),
+                            }))?;
+                        }
                         tally.failed += 1;
                         continue;
                     }
@@ -125,15 +134,17 @@ fn check_local(
         let url = url.as_str();
         if let Err(why) = local_target(url, mode) {
             out.error(format_args!("{why}"));
+            if args.json {
+                out.json(&Record::Error(InputError {
+                    url: Some(url),
+                    message: &why,
+                }))?;
+            }
             tally.failed += 1;
             continue;
         }
         for (crawler, token, rules) in &rules {
             let usage = usage_at(rules, url);
-            tally.add(usage.decision.allowed);
-            if !usage.decision.allowed {
-                status = Status::Findings;
-            }
             let r = record(
                 url,
                 token,
@@ -145,6 +156,7 @@ fn check_local(
                     reason_text: "the robots.txt given with --robots".to_owned(),
                 },
             );
+            tally.add(&r);
             if args.json {
                 out.json(&Record::Check(r))?;
             } else {
@@ -152,20 +164,16 @@ fn check_local(
             }
         }
     }
-    Ok(if tally.failed > 0 {
-        Status::Failed
-    } else {
-        status
-    })
+    Ok(())
 }
 
-/// One answer as a line: `[AGENT<TAB>]allowed|disallowed<TAB>URL[<TAB>line N: RULE][<TAB>usage: …]`.
+/// One answer as a line: `[AGENT<TAB>]allowed|disallowed|unreachable<TAB>URL[<TAB>line N: RULE][<TAB>usage: …]`.
 fn report(out: &mut Out, agent: Option<&str>, url: &str, c: &Check<'_>) -> std::io::Result<()> {
     // Escaped: a TAB or newline in a URL must not forge columns or lines, and nothing from a
     // file may drive the terminal.
     let url = url_column(url, c.judged_url.as_deref());
     let agent = agent_column(agent);
-    let word = if c.allowed { "allowed" } else { "disallowed" };
+    let word = c.word();
     // The deciding rule for an allowed URL too: an `Allow:` that overrides a `Disallow:` is
     // what a reader wants to see. Nothing after the URL when no rule decided (and no usage
     // preferences are in force).
@@ -191,7 +199,7 @@ mod remote {
         _: Option<UrlLines>,
         _: &mut Out,
         _: &mut Tally,
-    ) -> anyhow::Result<Status> {
+    ) -> anyhow::Result<()> {
         bail!("--robots FILE is required: this build cannot fetch robots.txt (feature `fetch`)")
     }
 }

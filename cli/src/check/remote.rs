@@ -22,7 +22,6 @@ use crate::progress::Progress;
 use crate::records::{self, agent_column, url_column, usage_column};
 use crate::schema::{self, Record};
 use crate::state;
-use crate::status::Status;
 use crate::tally::Tally;
 use crate::urls::{url_of, Stop, UrlLine, UrlLines};
 
@@ -130,7 +129,9 @@ fn report(
 ) -> std::io::Result<()> {
     let url = url_column(url, a.judged_url.as_deref());
     let agent = agent_column(agent);
-    let word = if a.allowed { "allowed" } else { "disallowed" };
+    // `unreachable` rather than `disallowed` when the failure rules decided: the site's rules
+    // were not read.
+    let word = c.word();
     let usage = usage_column(c.usage.as_ref(), a.rule.is_some());
     match (a.allowed, &a.rule) {
         // The deciding rule, for an allowed URL too (as with --robots).
@@ -158,7 +159,7 @@ pub fn check(
     lines: Option<UrlLines>,
     out: &mut Out,
     tally: &mut Tally,
-) -> anyhow::Result<Status> {
+) -> anyhow::Result<()> {
     // The first --agent (or --agents token), as given, is the User-Agent header unless
     // --user-agent says.
     let user_agent = args
@@ -205,14 +206,13 @@ pub fn check(
         });
         let mut results = Box::pin(results.buffered(window));
         let result = async {
-            let mut status = Status::Clean;
             while let Some(done) = next_flushing(&mut results, out, &progress).await? {
-                print(out, &progress, crawlers, json, done, tally, &mut status)?;
+                print(out, &progress, crawlers, json, done, tally)?;
                 if progress.is_visible() {
                     progress.flush(out)?;
                 }
             }
-            anyhow::Ok(status)
+            anyhow::Ok(())
         }
         .await;
         drop(results);
@@ -223,7 +223,7 @@ pub fn check(
 }
 
 /// Writes out one input line's outcome: its answers (a line or a record per crawler), or why
-/// it has none (on standard error, counted as failed); `status` follows.
+/// it has none (on standard error, counted as failed): the exit status follows the tally.
 fn print(
     out: &mut Out,
     progress: &Progress,
@@ -231,24 +231,33 @@ fn print(
     json: bool,
     done: Done,
     tally: &mut Tally,
-    status: &mut Status,
 ) -> std::io::Result<()> {
     let several = crawlers.count() > 1;
     let (url, answered) = match done {
         Done::Answered(url, answered) => (url, answered),
         Done::Stopped(stop) => {
             progress.error(out, stop.message());
+            if json {
+                out.json(&Record::Error(schema::InputError {
+                    url: None,
+                    message: stop.message(),
+                }))?;
+            }
             tally.failed += 1;
-            *status = Status::Failed;
             return Ok(());
         }
     };
     let a = match *answered {
         Ok(a) => a,
         Err(e) => {
-            progress.error(out, e);
+            progress.error(out, &e);
+            if json {
+                out.json(&Record::Error(schema::InputError {
+                    url: Some(&url),
+                    message: &e.to_string(),
+                }))?;
+            }
             tally.failed += 1;
-            *status = Status::Failed;
             return Ok(());
         }
     };
@@ -263,16 +272,12 @@ fn print(
             ),
         );
         tally.failed += 1;
-        *status = Status::Failed;
     }
     let (verdict, rules) = (Some(a.detail.0.verdict), a.detail.1.as_ref());
     for (crawler, (token, answer)) in crawlers.each().zip(&a.answers) {
-        if a.local.is_none() && !answer.allowed && *status == Status::Clean {
-            *status = Status::Findings;
-        }
-        tally.add(answer.allowed);
         let robots_txt = answer.origin.robots_txt_url();
         let r = records::state_record(&url, token, crawler, answer, verdict, rules, &robots_txt);
+        tally.add(&r);
         if json {
             out.json(&Record::Check(r))?;
         } else {

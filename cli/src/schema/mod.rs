@@ -24,8 +24,13 @@ use serde::Serialize;
 pub enum Record<'a> {
     /// A diagnostic of a robots.txt (`lint`) or a sitemap (`sitemap lint`).
     Problem(Problem<'a>),
+    /// Why the answers from a `--robots` file may not mean what its author meant: cut, not
+    /// text, or empty (`check`, `explain`), before the answers.
+    Warning(Warning<'a>),
     /// One URL answered (`check`, `explain`).
     Check(Check<'a>),
+    /// One input URL that could not be checked, in its place among the answers (`check`).
+    Error(InputError<'a>),
     /// What applies to one agent under a robots.txt (`explain`).
     Explain(Explain<'a>),
     /// A robots.txt fetched to be linted (`lint URL`).
@@ -96,6 +101,26 @@ pub struct Check<'a> {
     /// The usage preferences in force (`Content-Usage`); `null` when the URL is disallowed
     /// (they apply only to crawlable URLs), the verdict is not `rules`, or no rule matches.
     pub usage: Option<UsageRecord>,
+}
+
+impl Check<'_> {
+    /// Disallowed because the robots.txt could not be read: the failure rules decided (the
+    /// verdict is `disallow-all`), not the site's rules or its 4xx.
+    pub fn unreachable(&self) -> bool {
+        !self.allowed && self.decided_by == "policy" && self.verdict == "disallow-all"
+    }
+
+    /// The answer's first word on a human line: `allowed`, `disallowed` (by the site's rules),
+    /// or `unreachable` (disallowed because the robots.txt could not be read).
+    pub fn word(&self) -> &'static str {
+        if self.allowed {
+            "allowed"
+        } else if self.unreachable() {
+            "unreachable"
+        } else {
+            "disallowed"
+        }
+    }
 }
 
 /// The usage preferences in force at a URL, and the `Content-Usage` rules they come from.
@@ -250,6 +275,29 @@ pub struct CrawlDelay {
 pub struct SitemapLine<'a> {
     pub line: u32,
     pub url: &'a str,
+}
+
+/// `check --robots`, `explain --robots`: the file was cut at the parser's limit, is not text,
+/// or is empty. Also on standard error.
+#[derive(Debug, Serialize)]
+pub struct Warning<'a> {
+    pub robots_txt: &'a str,
+    /// The parser's diagnostic code (`content-after-limit`, `nul-byte`, `invalid-utf8`), or
+    /// `empty`.
+    pub code: &'static str,
+    /// The diagnostic's line; `null` for an empty file.
+    pub line: Option<u32>,
+    pub message: &'a str,
+}
+
+/// `check`: an input that could not be checked (not a URL, no robots.txt origin, a `--urls`
+/// line that is not UTF-8), in input order. Also on standard error.
+#[derive(Debug, Serialize)]
+pub struct InputError<'a> {
+    /// The input as given; `null` when it could not be read (a line that is not UTF-8).
+    pub url: Option<&'a str>,
+    /// The sentence printed on standard error.
+    pub message: &'a str,
 }
 
 /// `lint URL`: the robots.txt fetched, before its problems.

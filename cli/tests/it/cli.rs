@@ -966,3 +966,203 @@ fn sitemap_lint_of_a_directory_or_another_scheme_is_exit_2() {
     // Nothing was read: no finding, no summary line.
     assert_eq!(stdout(&o), "");
 }
+
+/// A 10 MB robots.txt whose `mybot` group sits past the 512,000-byte limit.
+fn ten_megabytes() -> Vec<u8> {
+    let mut file = b"User-agent: *\nAllow: /\n".to_vec();
+    while file.len() < 10_485_760 {
+        file.extend_from_slice(b"# a comment line that pads the file out\n");
+    }
+    file.extend_from_slice(b"User-agent: mybot\nDisallow: /\n");
+    file
+}
+
+#[test]
+fn check_warns_when_the_robots_txt_was_cut() {
+    let d = crate::run::Dir::new();
+    let file = ten_megabytes();
+    let size = file.len();
+    let path = d.file("big.txt", &file);
+    let o = run(&["check", "--agent", "MyBot", "--robots", &path, "/x"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert_eq!(stdout(&o), "allowed\t/x\tline 2: Allow: /\n");
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "crawlgate: warning: {path}: cut at the 512000-byte limit: the file is {size} \
+             bytes, and what follows the limit is ignored (content-after-limit)\n"
+        )
+    );
+    let o = run(&[
+        "check", "--json", "--agent", "MyBot", "--robots", &path, "/x",
+    ]);
+    let lines = json_lines(&o);
+    assert_eq!(lines[0]["type"], "warning", "{:?}", lines[0]);
+    assert_eq!(lines[0]["robots_txt"], path.as_str());
+    assert_eq!(lines[0]["code"], "content-after-limit");
+    assert_eq!(lines[1]["type"], "check");
+    assert_eq!(lines[2]["type"], "summary");
+    assert_eq!(lines[2]["exit"], 0);
+    // From standard input the size is not known: more than the limit.
+    let o = run_with(
+        &["check", "--agent", "MyBot", "--robots", "-", "/x"],
+        Some(&file),
+        &[],
+    );
+    assert!(
+        stderr(&o).contains("cut at the 512000-byte limit: the file is more than 512000 bytes"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn check_warns_when_the_robots_txt_is_binary_or_empty() {
+    let d = crate::run::Dir::new();
+    let binary = d.file(
+        "bin.txt",
+        b"\x7fELF\x02\x01\x01\0\0\0\0\nDisallow: /\xff\xfe\n",
+    );
+    let o = run(&["check", "--agent", "MyBot", "--robots", &binary, "/x"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "crawlgate: warning: {binary}: not a text file: a NUL byte on line 1 (nul-byte)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "check", "--json", "--agent", "MyBot", "--robots", &binary, "/x",
+    ]);
+    assert_eq!(json_lines(&o)[0]["type"], "warning");
+    assert_eq!(json_lines(&o)[0]["code"], "nul-byte");
+
+    let latin1 = d.file("latin1.txt", b"User-agent: *\nDisallow: /caf\xe9\n");
+    let o = run(&["check", "--agent", "MyBot", "--robots", &latin1, "/x"]);
+    assert!(
+        stderr(&o).starts_with(&format!(
+            "crawlgate: warning: {latin1}: not a text file: bytes that are not UTF-8 on line 2 \
+             (invalid-utf8)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+
+    let empty = d.file("empty.txt", b"");
+    let o = run(&["check", "--agent", "MyBot", "--robots", &empty, "/x"]);
+    assert_eq!(code(&o), 0);
+    assert_eq!(stdout(&o), "allowed\t/x\n");
+    assert_eq!(
+        stderr(&o),
+        format!("crawlgate: warning: {empty}: the file is empty: everything is allowed (empty)\n")
+    );
+    let o = run(&[
+        "check", "--json", "--agent", "MyBot", "--robots", &empty, "/x",
+    ]);
+    let lines = json_lines(&o);
+    assert_eq!(lines[0]["type"], "warning");
+    assert_eq!(lines[0]["code"], "empty");
+    assert_eq!(lines[0]["line"], Value::Null);
+    // A clean file: no warning.
+    let o = run(&[
+        "check",
+        "--agent",
+        "MyBot",
+        "--robots",
+        "testdata/cli/clean.txt",
+        "/x",
+    ]);
+    assert_eq!(stderr(&o), "");
+}
+
+#[test]
+fn lint_says_the_real_size_of_a_big_file() {
+    let d = crate::run::Dir::new();
+    let file = ten_megabytes();
+    let size = file.len();
+    let path = d.file("big.txt", &file);
+    let o = run(&["lint", &path]);
+    assert!(
+        stdout(&o).contains(&format!(
+            "error[content-after-limit]: the file is {size} bytes; everything after byte 512000 \
+             is ignored"
+        )),
+        "{}",
+        stdout(&o)
+    );
+    let o = run_with(&["lint", "-"], Some(&file), &[]);
+    assert!(
+        stdout(&o).contains(
+            "error[content-after-limit]: the file is more than 512000 bytes; everything after \
+             byte 512000 is ignored"
+        ),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn check_json_has_an_error_record_for_a_bad_url_in_input_order() {
+    let o = run(&[
+        "check",
+        "--json",
+        "--agent",
+        "BadBot",
+        "--robots",
+        "testdata/cli/clean.txt",
+        "https://example.com/",
+        "private/x",
+        "/a",
+    ]);
+    assert_eq!(code(&o), 2);
+    let lines = json_lines(&o);
+    let types: Vec<&str> = lines
+        .iter()
+        .map(|l| l["type"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(types, ["check", "error", "check", "summary"]);
+    assert_eq!(
+        keys(&lines[1]),
+        ["message", "type", "url"],
+        "{:?}",
+        lines[1]
+    );
+    assert_eq!(lines[1]["url"], "private/x");
+    assert_eq!(
+        lines[1]["message"],
+        "\"private/x\" is neither an http(s) URL nor a path starting with `/` or `*`"
+    );
+    assert_eq!(lines[3]["failed"], 1);
+    // Still on standard error too.
+    assert!(
+        stderr(&o).contains("\"private/x\" is neither"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[cfg(feature = "fetch")]
+#[test]
+fn check_json_without_robots_has_an_error_record_for_a_bad_url() {
+    let o = run(&[
+        "check",
+        "--json",
+        "--no-state",
+        "--agent",
+        "MyBot",
+        "ftp://example.com/x",
+    ]);
+    assert_eq!(code(&o), 2);
+    let lines = json_lines(&o);
+    assert_eq!(lines[0]["type"], "error", "{:?}", lines[0]);
+    assert_eq!(lines[0]["url"], "ftp://example.com/x");
+    assert!(
+        lines[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("ftp")),
+        "{:?}",
+        lines[0]
+    );
+    assert_eq!(lines[1]["type"], "summary");
+}

@@ -506,7 +506,8 @@ fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
         &server.url("/"),
         "/a",
     ]);
-    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    // 3: disallowed because the robots.txt could not be read, not by a rule.
+    assert_eq!(code(&o), 3, "{}", text(&o.stderr));
     let out = text(&o.stdout);
     let reason = "robots.txt unreachable (HTTP 503): crawling stopped for 12 hours";
     assert_eq!(
@@ -514,7 +515,7 @@ fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
         format!(
             "robots.txt: {}\nverdict:    disallow-all ({reason})\n\nagent mybot\n\
              \x20 group:       none: the verdict is disallow-all, not a set of rules\n\
-             \x20 disallowed\t/a\t{reason}\n",
+             \x20 unreachable\t/a\t{reason}\n",
             server.url("/robots.txt")
         )
     );

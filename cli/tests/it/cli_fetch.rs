@@ -48,7 +48,7 @@ fn check_says_why_an_unreachable_origin_is_disallowed() {
     let (_rt, server) = support::serve_blocking(|_| Reply::status(503));
     let url = server.url("/a");
     let o = run(&["check", "--agent", "MyBot", "--json", &url]);
-    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(o.status.code(), Some(3));
     let v = &records(&o)[0];
     assert_eq!(v["type"], "check");
     assert_eq!(v["allowed"], false);
@@ -65,7 +65,7 @@ fn check_says_why_an_unreachable_origin_is_disallowed() {
     assert_eq!(
         text(&o.stdout),
         format!(
-            "disallowed\t{url}\trobots.txt unreachable (HTTP 503): crawling stopped for 12 hours\n"
+            "unreachable\t{url}\trobots.txt unreachable (HTTP 503): crawling stopped for 12 hours\n"
         )
     );
 }

@@ -223,10 +223,11 @@ fn check_remote() {
     ];
     let urls: Vec<&str> = urls.iter().map(String::as_str).collect();
     let head = ["check", "--no-state", "--agent", "MyBot"];
+    // 3: a URL disallowed because its robots.txt could not be read wins over 1.
     case.run_both(
         &head,
         &urls,
-        1,
+        3,
         file!["snapshots/check-remote.txt": Text],
         file!["snapshots/check-remote.jsonl": Text],
     );

@@ -295,11 +295,11 @@ fn agents_follow_the_failure_rules_as_one_agent_does() {
     let url = server.url("/a");
     let robots_txt = server.url("/robots.txt");
     let o = d.run(&["check", "--agents", "a,b", &url, &robots_txt]);
-    assert_eq!(code(&o), 1, "{}", text(&o.stderr));
+    assert_eq!(code(&o), 3, "{}", text(&o.stderr));
     assert_eq!(
         text(&o.stdout),
         format!(
-            "disallowed\t{url}\trobots.txt unreachable (HTTP 503): crawling stopped for 12 \
+            "unreachable\t{url}\trobots.txt unreachable (HTTP 503): crawling stopped for 12 \
              hours\nallowed\t{robots_txt}\n"
         )
     );

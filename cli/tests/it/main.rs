@@ -30,6 +30,8 @@ mod cli_snapshots; // every command's output pinned in snapshots/
 #[cfg(feature = "redb")]
 mod cli_state;
 #[cfg(feature = "fetch")]
+mod cli_status; // exit statuses as a CI job reads them
+#[cfg(feature = "fetch")]
 mod cli_usage;
 #[cfg(feature = "redb")]
 mod report_html; // the HTML report in headless Chromium
