@@ -24,7 +24,7 @@ use crate::crawler::{self, Crawlers};
 use crate::input::Source;
 use crate::output::{escape, Out};
 use crate::records;
-use crate::schema::{self, Record, Summary};
+use crate::schema::{self, Record};
 use crate::status::Status;
 use crate::tally::Tally;
 use crate::urls;
@@ -112,15 +112,7 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
     }
     let status = tally.status();
     if args.json {
-        out.json(&Record::Summary(Summary {
-            command: "explain",
-            urls: Some(tally.urls()),
-            allowed: Some(tally.allowed),
-            disallowed: Some(tally.disallowed),
-            failed: tally.failed,
-            exit: status.code(),
-            ..Summary::default()
-        }))?;
+        out.json(&Record::Summary(tally.record("explain", status)))?;
     } else if tally.allowed + tally.disallowed > 0 {
         crate::progress::summary(out, tally.summary());
     }

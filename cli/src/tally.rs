@@ -1,7 +1,7 @@
 //! What `check` and `explain` answered, counted for their summaries and exit status.
 
 use crate::output::plural;
-use crate::schema::Check;
+use crate::schema::{Check, Summary};
 use crate::status::Status;
 
 /// What `check` answered, for the JSON summary.
@@ -44,6 +44,19 @@ impl Tally {
             Status::Findings
         } else {
             Status::Clean
+        }
+    }
+
+    /// The `summary` record of `command` (`check`, `explain`) that ends with `status`.
+    pub fn record(&self, command: &'static str, status: Status) -> Summary {
+        Summary {
+            command,
+            urls: Some(self.urls()),
+            allowed: Some(self.allowed),
+            disallowed: Some(self.disallowed),
+            failed: self.failed,
+            exit: status.code(),
+            ..Summary::default()
         }
     }
 

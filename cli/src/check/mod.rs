@@ -14,7 +14,7 @@ use crate::crawler::{chosen, Crawlers};
 use crate::input::Source;
 use crate::output::{escape, Out};
 use crate::records::{agent_column, record, url_column, usage_at, usage_column, Rules};
-use crate::schema::{Check, InputError, Record, Summary};
+use crate::schema::{Check, InputError, Record};
 use crate::status::Status;
 use crate::tally::Tally;
 use crate::urls::{local_target, url_of, UrlLines};
@@ -66,15 +66,7 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
         );
     }
     if args.json {
-        out.json(&Record::Summary(Summary {
-            command: "check",
-            urls: Some(tally.urls()),
-            allowed: Some(tally.allowed),
-            disallowed: Some(tally.disallowed),
-            failed: tally.failed,
-            exit: status.code(),
-            ..Summary::default()
-        }))?;
+        out.json(&Record::Summary(tally.record("check", status)))?;
     } else {
         crate::progress::summary(out, tally.summary());
     }
