@@ -13,6 +13,7 @@ use std::ops::Range;
 use std::sync::OnceLock;
 
 use super::buckets::{self, Buckets};
+use super::canonical;
 use super::group::{AgentSlot, GroupTable};
 use super::path::{
     has_dot_segment, http_path_start, is_robots_txt, may_be_respelled, request_path, request_target,
@@ -29,7 +30,7 @@ use super::{run_at, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 /// [`Slot::SHARED`] is clear). 16 bytes. A pattern's specificity is not kept: it only sorts.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
-    /// [`pattern::byte_mask`] of the literal bytes (its 32 bits: see [`pattern::byte_bit`]).
+    /// [`canonical::byte_mask`] of the literal bytes (its 32 bits: see [`canonical::byte_bit`]).
     need: u32,
     /// Where the canonical text (final `$` removed) starts in `Robots::texts`.
     pub start: u32,
@@ -123,7 +124,7 @@ impl Slot {
         self.flags & Slot::WILDCARD != 0
     }
 
-    /// Does the rule match `path` (canonical, with [`pattern::byte_mask`] `mask`)? The
+    /// Does the rule match `path` (canonical, with [`canonical::byte_mask`] `mask`)? The
     /// prefilter first: slicing the arena (a bounds check that may panic) is not moved past it
     /// by the compiler. Always inlined: it is the hot loop's body, called from a few places.
     #[inline(always)]
@@ -132,7 +133,7 @@ impl Slot {
             && pattern::matches_path(self.text(arena), self.anchored(), self.wildcard(), path)
     }
 
-    /// The prefilter: `false` when `path` (with [`pattern::byte_mask`] `mask`) lacks one of
+    /// The prefilter: `false` when `path` (with [`canonical::byte_mask`] `mask`) lacks one of
     /// the pattern's literal bytes or is shorter than its literal bytes. The same test as
     /// `Compiled::may_match`, written out here: calling one shared function measured 9% more
     /// instructions per check (`benches/tools/workload.rs check`), from how the loop was compiled.
@@ -983,12 +984,13 @@ impl<'a> AgentRules<'a> {
                 // The usual URL: one scan finds the fragment and the canonical form, and says
                 // whether the path could be respelled by a client (a path with nothing to
                 // escape and no `.` cannot: a `.` shares its mask bit with `z`).
-                let c = pattern::canonical_path_before_fragment(&url[start..], self.robots.mode);
+                let c = canonical::canonical_path_before_fragment(&url[start..], self.robots.mode);
                 let respell = self.robots.mode == Mode::Rfc
                     && if c.plain {
                         // Nothing but a dot segment can change a plain path (and the host
                         // holds no `\\`: the shortcut stops there).
-                        c.mask & pattern::byte_bit(b'.') != 0 && has_dot_segment(c.path.as_bytes())
+                        c.mask & canonical::byte_bit(b'.') != 0
+                            && has_dot_segment(c.path.as_bytes())
                     } else {
                         // The path alone: the shortcut found no `\\` in the host, and a TAB,
                         // LF or CR there does not change the path.
@@ -1017,11 +1019,11 @@ impl<'a> AgentRules<'a> {
         if self.slots.is_empty() {
             return self.without_rules(path);
         }
-        let (canon, mask) = pattern::canonical_path(path, self.robots.mode);
+        let (canon, mask) = canonical::canonical_path(path, self.robots.mode);
         self.decide(path, &canon, mask)
     }
 
-    /// Decides for `path`, whose canonical form is `canon` with [`pattern::byte_mask`] `mask`.
+    /// Decides for `path`, whose canonical form is `canon` with [`canonical::byte_mask`] `mask`.
     fn decide(&self, path: &str, canon: &[u8], mask: u64) -> Decision<'a> {
         let robots = self.robots;
         if let Some(decision) = self.robots_txt(path) {

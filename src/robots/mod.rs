@@ -58,6 +58,7 @@ macro_rules! slot_iterator {
 
 mod agent;
 mod buckets;
+mod canonical;
 mod directive;
 mod group;
 mod lexer;
@@ -68,6 +69,7 @@ mod path;
 mod pattern;
 mod prefix;
 mod rate;
+mod search;
 mod segments;
 mod sfv;
 mod swar;

@@ -217,7 +217,7 @@ pub fn respelled(url: &str) -> Option<Respelled> {
     } else {
         format!("/{tail}")
     };
-    if super::pattern::same_request_path(&path, &request_path(url)) {
+    if super::canonical::same_request_path(&path, &request_path(url)) {
         // `.well-known`, a `/./` in the query, a control byte the client escapes: requested
         // as written, up to RFC 9309's percent-equivalence.
         return None;

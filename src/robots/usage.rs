@@ -38,7 +38,8 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use super::pattern::{self, Compiled};
+use super::canonical;
+use super::pattern::Compiled;
 use super::sfv;
 use super::{Decision, Robots};
 use crate::diagnostic::Code;
@@ -642,7 +643,7 @@ pub(crate) fn usage_at<'a>(
     if rules.is_empty() || groups.is_empty() {
         return (UsagePreferences::default(), Vec::new());
     }
-    let (canon, mask) = pattern::canonical_path(path, robots.mode);
+    let (canon, mask) = canonical::canonical_path(path, robots.mode);
     let arena = robots.texts.as_bytes();
     let mut best: Option<u32> = None;
     let mut hits: Vec<&UsageRule> = Vec::new();

@@ -35,11 +35,11 @@ mod crosscheck;
 mod diagnostic;
 pub mod discover;
 mod entry;
+mod field_values;
 mod input;
 mod reader;
 mod scope;
 mod sink;
-mod value;
 mod xml;
 
 pub use crate::diagnostic::Severity;

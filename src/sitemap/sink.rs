@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault};
 
-use super::{value, Code, Diagnostic, Entry, Format, Item, Options, Position};
+use super::{field_values, Code, Diagnostic, Entry, Format, Item, Options, Position};
 
 /// What every format shares: limits, counts, duplicate detection, and the queue of items.
 pub(crate) struct Sink {
@@ -161,7 +161,7 @@ impl Sink {
 
     /// Checks a URL value, reporting its problems at `position`; true when it is usable.
     pub(crate) fn check_url(&mut self, url: &str, position: Position) -> bool {
-        value::check_url(url, &mut |code, message| {
+        field_values::check_url(url, &mut |code, message| {
             self.report(code, position, message)
         })
     }

@@ -10,7 +10,7 @@ use quick_xml::events::BytesStart;
 
 use super::media::Mrss;
 use super::{attr, date_message, quote, url_value, Position, Sink, Text};
-use crate::sitemap::{value, Alternate, Code, Entry, Format, Image, News, Video};
+use crate::sitemap::{field_values, Alternate, Code, Entry, Format, Image, News, Video};
 
 /// A child of an entry in the root's own namespace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,7 +129,7 @@ impl EntryBuilder {
             Part::Lastmod | Part::AtomUpdated | Part::PubDate => self.date(sink, at, part, v),
             Part::Changefreq => {
                 sink.report_ignored(at, "changefreq");
-                let valid = value::is_changefreq(v);
+                let valid = field_values::is_changefreq(v);
                 if let Some(v) = once(
                     sink,
                     at,
@@ -144,7 +144,7 @@ impl EntryBuilder {
             }
             Part::Priority => {
                 sink.report_ignored(at, "priority");
-                let valid = value::is_priority(v);
+                let valid = field_values::is_priority(v);
                 if let Some(v) = once(
                     sink,
                     at,
@@ -188,7 +188,7 @@ impl EntryBuilder {
         }
         self.seen_lastmod = true;
         // RSS dates are RFC 822, not W3C; they are kept as written.
-        if part != Part::PubDate && !value::is_w3c_datetime(v) {
+        if part != Part::PubDate && !field_values::is_w3c_datetime(v) {
             sink.report(Code::InvalidDate, at, date_message(v));
             return;
         }
@@ -226,7 +226,7 @@ impl EntryBuilder {
             let Some(info) = u.info.as_deref() else {
                 continue;
             };
-            if !value::same_domain(loc, info) {
+            if !field_values::same_domain(loc, info) {
                 sink.report(
                     Code::UploaderInfoDomain,
                     at,

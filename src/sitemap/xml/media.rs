@@ -12,7 +12,7 @@ use super::restriction::{self, PendingRestriction};
 use super::rules::{self, Check, CutCount, Field, Fields, MaxChars, Repeat, Seen, Value};
 use super::video::MAX_DESCRIPTION_CHARS;
 use super::{attr, date_message, quote, Position, Sink};
-use crate::sitemap::{value, Code, Video};
+use crate::sitemap::{field_values, Code, Video};
 
 /// The longest `<media:title>`, in characters (Google's video sitemap reference).
 const MAX_TITLE_CHARS: usize = 100;
@@ -155,7 +155,7 @@ fn content(m: &mut Mrss, sink: &mut Sink, at: Position, e: &BytesStart<'_>) -> O
         got = Some(ok);
     }
     if let Some(d) = attr(sink, at, e, b"duration") {
-        match value::parse_media_duration(&d) {
+        match field_values::parse_media_duration(&d) {
             Some(d) => m.v.duration = Some(d),
             None => sink.report(
                 Code::InvalidAttributeValue,
@@ -272,7 +272,7 @@ fn valid(m: &mut Mrss, sink: &mut Sink, v: &Value<'_>) -> bool {
             "end" => &mut m.v.expiration_date,
             _ => continue,
         };
-        if value::is_w3c_datetime(val) {
+        if field_values::is_w3c_datetime(val) {
             *slot = Some(val.to_owned());
         } else {
             sink.report(Code::InvalidDate, v.at, date_message(val));

@@ -4,7 +4,7 @@
 use quick_xml::events::BytesStart;
 
 use super::{attr, quote, Position, Sink};
-use crate::sitemap::{value, Code, Price};
+use crate::sitemap::{field_values, Code, Price};
 
 /// What one format allows in a price's attributes.
 pub(super) struct PriceRules {
@@ -26,7 +26,7 @@ pub(super) fn attributes(
     let currency = attr(sink, at, e, b"currency");
     match (&currency, rules.currency_required) {
         (None, Some(message)) => sink.missing_attribute(at, b"currency", message),
-        (Some(c), _) if !value::is_currency_code(c) => sink.report(
+        (Some(c), _) if !field_values::is_currency_code(c) => sink.report(
             Code::InvalidAttributeValue,
             at,
             format!("currency={}: not an ISO 4217 code", quote(c)),

@@ -5,7 +5,7 @@ use quick_xml::events::BytesStart;
 
 use super::rules::Value;
 use super::{attr, quote, Position, Sink};
-use crate::sitemap::{value, Code, Relationship, Restriction};
+use crate::sitemap::{field_values, Code, Relationship, Restriction};
 
 /// The `relationship` of a restriction being read.
 #[derive(Debug, Default)]
@@ -77,9 +77,9 @@ pub(super) fn values(
         .map(String::as_str)
         .filter(|c| {
             if countries {
-                !value::is_country_code(c)
+                !field_values::is_country_code(c)
             } else {
-                !value::is_platform(c)
+                !field_values::is_platform(c)
             }
         })
         .collect();

@@ -6,7 +6,7 @@
 use quick_xml::events::BytesStart;
 
 use super::{date_message, quote, url_value, Position, Sink, Text};
-use crate::sitemap::{value, Code};
+use crate::sitemap::{field_values, Code};
 
 /// Whether the parent is used without this child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -368,14 +368,14 @@ fn check<B>(
             keep(b, set, u, store)
         }
         Check::Date(set) => {
-            if !value::is_w3c_datetime(t) {
+            if !field_values::is_w3c_datetime(t) {
                 sink.report(Code::InvalidDate, v.at, date_message(t));
                 return None;
             }
             keep(b, set, t.to_owned(), store)
         }
         Check::Language(set) => {
-            if !value::is_language_tag(t) {
+            if !field_values::is_language_tag(t) {
                 sink.report(
                     Code::InvalidTagValue,
                     v.at,
@@ -388,15 +388,20 @@ fn check<B>(
         Check::Duration(set) => parsed(
             sink,
             v,
-            value::parse_duration(t),
+            field_values::parse_duration(t),
             "whole seconds from 1 to 28,800",
         )
         .and_then(|d| keep(b, set, d, store)),
-        Check::Rating(set) => parsed(sink, v, value::parse_rating(t), "a number from 0.0 to 5.0")
-            .and_then(|r| keep(b, set, r, store)),
-        Check::Count(set) => parsed(sink, v, value::parse_count(t), "a whole number")
+        Check::Rating(set) => parsed(
+            sink,
+            v,
+            field_values::parse_rating(t),
+            "a number from 0.0 to 5.0",
+        )
+        .and_then(|r| keep(b, set, r, store)),
+        Check::Count(set) => parsed(sink, v, field_values::parse_count(t), "a whole number")
             .and_then(|n| keep(b, set, n, store)),
-        Check::YesNo(set) => parsed(sink, v, value::parse_yes_no(t), "yes or no")
+        Check::YesNo(set) => parsed(sink, v, field_values::parse_yes_no(t), "yes or no")
             .and_then(|y| keep(b, set, y, store)),
         Check::Own(own) => own(b, sink, v).then_some(true),
     }
@@ -413,7 +418,7 @@ fn parsed<T>(sink: &mut Sink, v: &Value<'_>, x: Option<T>, expected: &str) -> Op
 /// The character count to report when `v` is longer than `max`.
 fn too_long(v: &str, cut: bool, dropped: usize, max: MaxChars) -> Option<String> {
     if !cut {
-        return value::chars_over(v, max.chars).map(|n| n.to_string());
+        return field_values::chars_over(v, max.chars).map(|n| n.to_string());
     }
     let kept = v.chars().count();
     Some(match max.cut {

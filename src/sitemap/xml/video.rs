@@ -10,7 +10,7 @@ use super::price::{self, PriceRules};
 use super::restriction::{self, PendingRestriction};
 use super::rules::{self, Check, Child, CutCount, Field, Fields, MaxChars, Repeat, Seen, Value};
 use super::{attr, quote, Position, Sink};
-use crate::sitemap::{value, Code, Price, Uploader, Video};
+use crate::sitemap::{field_values, Code, Price, Uploader, Video};
 
 /// The longest `<video:description>`, in characters (Google's video sitemap reference).
 pub(super) const MAX_DESCRIPTION_CHARS: usize = 2_048;
@@ -203,7 +203,7 @@ fn player_attributes(
                 at,
                 format!("<video:player_loc {name}> was retired by Google in 2022: it is ignored"),
             );
-            if check_yes_no && value::parse_yes_no(&value).is_none() {
+            if check_yes_no && field_values::parse_yes_no(&value).is_none() {
                 sink.report(
                     Code::InvalidAttributeValue,
                     at,

@@ -4,7 +4,7 @@
 use quick_xml::events::BytesStart;
 
 use super::{attr, quote, Position, Sink};
-use crate::sitemap::{value, Alternate, Code};
+use crate::sitemap::{field_values, Alternate, Code};
 
 /// The alternate of an `<xhtml:link>`, when all three attributes are there and valid (each
 /// problem reported).
@@ -29,7 +29,7 @@ pub(super) fn alternate(sink: &mut Sink, at: Position, e: &BytesStart<'_>) -> Op
         }
     }
     match hreflang.as_deref() {
-        Some(l) if value::is_language_tag(l) => {}
+        Some(l) if field_values::is_language_tag(l) => {}
         Some(l) => {
             ok = false;
             sink.report(
