@@ -15,7 +15,8 @@
 //! Time goes through a [`Clock`]: [`SystemClock`] in a crawler, [`ManualClock`] in a test.
 //!
 //! - `cache`: the engine and its options; `answer`: one URL's [`Answer`]; `gate`: `acquire`,
-//!   permits and backoff; `clock`: time; `middleware`: the reqwest-middleware layer.
+//!   permits and backoff; `slots`: the gate's state in the process (per-origin concurrency);
+//!   `clock`: time; `middleware`: the reqwest-middleware layer.
 //!
 //! # Gating requests: not only *may I* fetch this URL, but *when*
 //!
