@@ -86,6 +86,9 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
                     }
                 }
             }
+            // Each URL as a client will request it, once for every crawler.
+            let targets: Vec<records::Target<'_>> =
+                urls.iter().map(|url| records::Target::of(url)).collect();
             let sections = crawlers
                 .each()
                 .filter_map(|crawler| {
@@ -94,13 +97,15 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
                     let rules = parsed.robots.rules_for_any(crawler);
                     let checks = urls
                         .iter()
-                        .map(|url| {
+                        .zip(&targets)
+                        .map(|(url, target)| {
                             let why = records::Rules {
                                 reason: view.reason,
                                 reason_text: view.reason_text.clone(),
                             };
-                            let usage = records::usage_at(&rules, url);
-                            records::record(url, token, crawler, &usage, &name, why)
+                            let usage = target.usage(&rules);
+                            let judged = target.judged_url.clone();
+                            records::record(url, judged, token, crawler, &usage, &name, why)
                         })
                         .collect();
                     Some(Section { explain, checks })
@@ -580,11 +585,10 @@ mod remote {
 
     use crawlgate::engine::{Answer, RobotsCache};
 
-    use crawlgate::http::FetchOptions;
     use crawlgate::{request_path, Origin};
 
     use super::*;
-    use crate::engine::{answer_crawlers, engine, fetch_options, runtime};
+    use crate::engine::{answer_crawlers, crawler_user_agent, engine, fetch_options, runtime};
     use crate::records::state_record;
     use crate::state;
 
@@ -603,14 +607,7 @@ mod remote {
         };
         let origin = Origin::from_url(first).map_err(|e| anyhow!("{e}"))?;
         let urls = urls_on(&origin, first, &args.urls[1..], out, tally);
-        // The first --agent (or --agents token), as given, is the User-Agent header unless
-        // --user-agent says.
-        let user_agent = args
-            .http
-            .user_agent
-            .clone()
-            .or_else(|| Crawlers::user_agent(&args.crawlers.agent, &args.crawlers.agents))
-            .unwrap_or_else(|| FetchOptions::default().user_agent);
+        let user_agent = crawler_user_agent(&args.http, &args.crawlers);
         let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
         runtime()?.block_on(async {
             let state = state::open(&args.state, true).await?;

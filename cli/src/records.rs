@@ -1,6 +1,8 @@
 //! The `check` record of a URL (one shape with or without `--robots`) and the columns of its
 //! human line, for every command that answers URLs (`check`, `explain`).
 
+use std::borrow::Cow;
+
 use crawlgate::{AgentRules, Preference, ProductToken, RuleRef, Usage, UsageRuleRef};
 
 use crate::output::escape;
@@ -20,6 +22,7 @@ pub struct Rules {
 /// ([`chosen`](crate::crawler::chosen)); `usage` the answer of its rules at the URL.
 pub fn record<'a>(
     url: &'a str,
+    judged_url: Option<String>,
     token: &'a ProductToken,
     crawler: &'a [ProductToken],
     usage: &Usage<'_>,
@@ -30,7 +33,7 @@ pub fn record<'a>(
     let rule = d.rule();
     Check {
         url,
-        judged_url: crawlgate::respelled(url).map(|r| r.url),
+        judged_url,
         agent: token.as_str(),
         agents: crawler.iter().map(ProductToken::as_str).collect(),
         allowed: d.allowed,
@@ -46,11 +49,44 @@ pub fn record<'a>(
     }
 }
 
-/// What `rules` say of `url`: the decision and the usage preferences at the path a client
-/// requests ([`crawlgate::request_target`]), in either mode, as the engine judges it; the
-/// record's `judged_url` names that URL when it is not `url`.
-pub fn usage_at<'a>(rules: &AgentRules<'a>, url: &str) -> Usage<'a> {
-    rules.usage_path(&crawlgate::request_target(url))
+/// A URL as a client will request it, which is what is judged, in either mode, as the engine
+/// judges it: the path + query, and the URL as the client spells it when that is not the URL
+/// given (the record's `judged_url`).
+pub struct Target<'u> {
+    pub path: Cow<'u, str>,
+    pub judged_url: Option<String>,
+}
+
+impl<'u> Target<'u> {
+    /// `url`'s target: a URL parse only for the rare URL a client respells.
+    pub fn of(url: &'u str) -> Target<'u> {
+        match crawlgate::respelled(url) {
+            Some(r) => Target {
+                path: Cow::Owned(r.path),
+                judged_url: Some(r.url),
+            },
+            None => Target {
+                path: crawlgate::request_path(url),
+                judged_url: None,
+            },
+        }
+    }
+
+    /// The target the engine judged, from its answer's `judged_url` (already spelled as a
+    /// client spells it: read as written, no parse again).
+    #[cfg(feature = "fetch")]
+    pub fn judged(url: &'u str, judged_url: Option<String>) -> Target<'u> {
+        let path = match &judged_url {
+            Some(j) => Cow::Owned(crawlgate::request_path(j).into_owned()),
+            None => crawlgate::request_path(url),
+        };
+        Target { path, judged_url }
+    }
+
+    /// What `rules` say of the target: the decision and the usage preferences there.
+    pub fn usage<'a>(&self, rules: &AgentRules<'a>) -> Usage<'a> {
+        rules.usage_path(&self.path)
+    }
 }
 
 /// The usage preferences of an answer, as its record carries them: `None` for a URL that may
@@ -162,12 +198,17 @@ pub fn state_record<'a>(
         reason_text: a.reason.to_string(),
     };
     if let (Some(Verdict::Rules), Some(parsed)) = (verdict, rules) {
-        // The path the engine judged (`request_target`), in either mode.
-        let usage = parsed
-            .robots
-            .rules_for(token)
-            .usage_path(&crawlgate::request_target(url));
-        let mut r = record(url, token, crawler, &usage, robots_txt, why);
+        let target = Target::judged(url, a.judged_url.clone());
+        let usage = target.usage(&parsed.robots.rules_for(token));
+        let mut r = record(
+            url,
+            target.judged_url,
+            token,
+            crawler,
+            &usage,
+            robots_txt,
+            why,
+        );
         // The engine's answer is the one the exit status follows (and preferences apply
         // only to what may be crawled).
         r.allowed = a.allowed;

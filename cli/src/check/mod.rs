@@ -13,7 +13,7 @@ use crate::args::CheckArgs;
 use crate::crawler::{chosen, Crawlers};
 use crate::input::Source;
 use crate::output::{escape, Out};
-use crate::records::{agent_column, record, url_column, usage_at, usage_column, Rules};
+use crate::records::{agent_column, record, url_column, usage_column, Rules, Target};
 use crate::schema::{Check, InputError, Record};
 use crate::status::Status;
 use crate::tally::Tally;
@@ -135,10 +135,12 @@ fn check_local(
             tally.failed += 1;
             continue;
         }
+        let target = Target::of(url);
         for (crawler, token, rules) in &rules {
-            let usage = usage_at(rules, url);
+            let usage = target.usage(rules);
             let r = record(
                 url,
+                target.judged_url.clone(),
                 token,
                 crawler,
                 &usage,

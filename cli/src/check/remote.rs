@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crawlgate::engine::{Answer, CheckError, RobotsCache};
 
-use crawlgate::http::{FetchOptions, LocalError};
+use crawlgate::http::LocalError;
 use crawlgate::policy::{Judgement, VerdictReason};
 use crawlgate::{Origin, Parsed, ProductToken};
 use futures_util::stream::{self, StreamExt};
@@ -16,7 +16,9 @@ use tokio::sync::OnceCell;
 
 use crate::args::CheckArgs;
 use crate::crawler::Crawlers;
-use crate::engine::{answer_crawlers, engine, fetch_options, next_flushing, runtime};
+use crate::engine::{
+    answer_crawlers, crawler_user_agent, engine, fetch_options, next_flushing, runtime,
+};
 use crate::output::{escape, Out};
 use crate::progress::Progress;
 use crate::records::{self, agent_column, url_column, usage_column};
@@ -160,14 +162,7 @@ pub fn check(
     out: &mut Out,
     tally: &mut Tally,
 ) -> anyhow::Result<()> {
-    // The first --agent (or --agents token), as given, is the User-Agent header unless
-    // --user-agent says.
-    let user_agent = args
-        .http
-        .user_agent
-        .clone()
-        .or_else(|| Crawlers::user_agent(&args.crawlers.agent, &args.crawlers.agents))
-        .unwrap_or_else(|| FetchOptions::default().user_agent);
+    let user_agent = crawler_user_agent(&args.http, &args.crawlers);
     let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
     let window = args.concurrency;
     runtime()?.block_on(async {

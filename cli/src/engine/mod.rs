@@ -15,11 +15,20 @@ use crawlgate::{Origin, ProductToken};
 use futures_util::stream::{Stream, StreamExt};
 use futures_util::FutureExt;
 
-use crate::args::HttpArgs;
+use crate::args::{AgentArgs, HttpArgs};
 use crate::crawler::{chosen, Crawlers};
 use crate::output::Out;
 use crate::progress::Progress;
 use crate::state::State;
+
+/// The User-Agent header `check` and `explain` send: `--user-agent`, else the first `--agent`
+/// (or `--agents` token) as given, else the library's default.
+pub fn crawler_user_agent(http: &HttpArgs, crawlers: &AgentArgs) -> String {
+    http.user_agent
+        .clone()
+        .or_else(|| Crawlers::user_agent(&crawlers.agent, &crawlers.agents))
+        .unwrap_or_else(|| FetchOptions::default().user_agent)
+}
 
 /// The engine's fetch options from `--timeout` (a positive number of seconds, at most an
 /// hour), the User-Agent header and the mode.
