@@ -43,40 +43,10 @@ fn fixed() -> anyhow::Result<Option<SystemTime>> {
     Ok(Some(t))
 }
 
-/// `2026-11-22T18:45:00Z`: UTC, whole seconds (times before 1970 count back from it).
+/// `2026-11-22T18:45:00Z`: UTC, whole seconds (times before 1970 count back from it); the
+/// library's form, so that the reason texts and the rest of the output agree.
 pub fn rfc3339(t: SystemTime) -> String {
-    let secs: i64 = match t.duration_since(UNIX_EPOCH) {
-        Ok(d) => i64::try_from(d.as_secs()).unwrap_or(i64::MAX),
-        // Floor: 0.5 s before the epoch is 1969-12-31T23:59:59Z.
-        Err(e) => {
-            let d = e.duration();
-            let whole = d.as_secs() + u64::from(d.subsec_nanos() > 0);
-            -i64::try_from(whole).unwrap_or(i64::MAX)
-        }
-    };
-    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
-    let s = secs.rem_euclid(86_400);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        s / 3600,
-        s % 3600 / 60,
-        s % 60
-    )
-}
-
-/// Howard Hinnant's `civil_from_days`: days since 1970-01-01 to (year, month, day) in the
-/// proleptic Gregorian calendar.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (y, m, d)
+    crawlgate::policy::Rfc3339(t).to_string()
 }
 
 #[cfg(test)]

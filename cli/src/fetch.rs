@@ -15,7 +15,6 @@ pub use enabled::fetch;
 
 #[cfg(feature = "fetch")]
 mod enabled {
-    use crawlgate::policy::{PolicyOptions, VerdictReason};
 
     use super::*;
     use crate::clock::rfc3339;
@@ -65,15 +64,7 @@ mod enabled {
             plural(warnings)
         ))?;
         out.line(format_args!("  version:   {}", f.version_text()))?;
-        // The cause is on the outcome line already: the verdict says only what follows from it.
-        let reason = match &f.judgement.reason {
-            VerdictReason::Unreachable { since, .. } => format!(
-                "robots.txt unreachable since {}: crawling stopped until {}",
-                rfc3339(*since),
-                rfc3339(*since + PolicyOptions::default().stop_period)
-            ),
-            other => other.to_string(),
-        };
+        let reason = f.judgement.reason.to_string();
         out.line(format_args!(
             "  verdict:   {} ({})",
             f.judgement.verdict.as_str(),

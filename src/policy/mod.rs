@@ -17,9 +17,12 @@
 //! [RFC 9309 §2.3.1]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.3.1
 //! [Google's robots.txt documentation]: https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#http-status-codes
 
+mod reason;
 mod schedule;
 mod state;
 mod unix_ms;
+
+pub use reason::Rfc3339;
 
 pub use schedule::{
     backoff_delay, spacing, BackoffRules, DelaySource, GateOptions, GateState, Spacing,
@@ -249,6 +252,12 @@ pub enum VerdictReason {
         since: SystemTime,
         /// The latest failure.
         cause: Unreachable,
+        /// When the stop ends ([`PolicyOptions::stop_period`] after `since`): the last good
+        /// version applies from then, if robots.txt is still unreachable.
+        until: SystemTime,
+        /// When robots.txt is fetched again ([`OriginState::next_due`]; `None`: at once).
+        /// Usually well before `until`: a fetch that succeeds ends the stop.
+        next_attempt: Option<SystemTime>,
     },
     /// Unreachable for 12 hours to 30 days: the last good version applies.
     LastGoodVersion {
@@ -256,6 +265,8 @@ pub enum VerdictReason {
         since: SystemTime,
         /// When the version in use was fetched.
         fetched_at: SystemTime,
+        /// When it stops being used ([`PolicyOptions::last_good_period`] after `since`).
+        until: SystemTime,
     },
     /// Unreachable for 12 hours to 30 days with no good version: no restrictions
     /// (or, with [`PolicyOptions::strict`], stop).
@@ -291,36 +302,6 @@ impl VerdictReason {
             VerdictReason::NoGoodVersion { .. } => "no-good-version",
             VerdictReason::LongUnreachableSiteUp { .. } => "long-unreachable-site-up",
             VerdictReason::LongUnreachableSiteDown { .. } => "long-unreachable-site-down",
-        }
-    }
-}
-
-impl fmt::Display for VerdictReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            VerdictReason::Fetched => f.write_str("robots.txt fetched"),
-            VerdictReason::NoRobotsTxt(why) => {
-                write!(f, "no robots.txt ({why}): everything allowed")
-            }
-            VerdictReason::NotFetched => f.write_str("robots.txt not fetched yet"),
-            VerdictReason::Unreachable { cause, .. } => {
-                write!(
-                    f,
-                    "robots.txt unreachable ({cause}): crawling stopped for 12 hours"
-                )
-            }
-            VerdictReason::LastGoodVersion { .. } => {
-                f.write_str("robots.txt unreachable for over 12 hours: using the last good version")
-            }
-            VerdictReason::NoGoodVersion { .. } => {
-                f.write_str("robots.txt unreachable and never fetched: no known restrictions")
-            }
-            VerdictReason::LongUnreachableSiteUp { .. } => f.write_str(
-                "robots.txt unreachable for over 30 days while the site is up: everything allowed",
-            ),
-            VerdictReason::LongUnreachableSiteDown { .. } => f.write_str(
-                "robots.txt unreachable for over 30 days and the site is down: crawling stopped",
-            ),
         }
     }
 }

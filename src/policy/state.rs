@@ -541,7 +541,12 @@ impl OriginState {
             };
             return Judgement {
                 verdict: Verdict::DisallowAll,
-                reason: VerdictReason::Unreachable { since, cause },
+                reason: VerdictReason::Unreachable {
+                    since,
+                    cause,
+                    until: since + options.stop_period,
+                    next_attempt: self.next_due,
+                },
             };
         }
         if failing_for < options.last_good_period {
@@ -551,6 +556,7 @@ impl OriginState {
                     reason: VerdictReason::LastGoodVersion {
                         since,
                         fetched_at: good.at,
+                        until: since + options.last_good_period,
                     },
                 },
                 None => Judgement {

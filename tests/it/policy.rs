@@ -117,7 +117,8 @@ fn ladder_with_a_last_good_version() {
             reason,
             VerdictReason::LastGoodVersion {
                 since: fail,
-                fetched_at: t0()
+                fetched_at: t0(),
+                until: fail + DAY * 30,
             }
         );
     }
@@ -381,4 +382,69 @@ fn an_origin_404_for_30_days_is_dormant_until_it_answers_otherwise() {
     assert_eq!(s.history().len(), 1, "one run of 404s");
     s.record(t0() + DAY * 31, &ok(RULES));
     assert!(!s.is_dormant(t0() + DAY * 31));
+}
+
+/// Records `fetch`, completed at `at` and due again at `next_due`, as the engine does.
+fn fetched(s: &mut OriginState, at: SystemTime, fetch: &Fetch, next_due: SystemTime) {
+    let record = FetchRecord::new(fetch, s, at, at, next_due);
+    s.apply(&Change::Fetched(record));
+}
+
+/// The reason texts, one per reason: the cause once, and the times that matter (when the stop
+/// ends and when robots.txt is tried again; which version is used, until when).
+#[test]
+fn reason_texts_name_the_cause_once_with_their_times() {
+    let text = |s: &OriginState, at: SystemTime| verdict(s, at).1.to_string();
+    let t = |at: SystemTime| crawlgate::policy::Rfc3339(at).to_string();
+    assert_eq!(t(t0()), "2027-01-15T08:00:00Z");
+
+    let mut s = OriginState::new();
+    assert_eq!(text(&s, t0()), "robots.txt not fetched yet");
+    fetched(&mut s, t0(), &ok(RULES), t0() + DAY);
+    assert_eq!(text(&s, t0()), "robots.txt fetched");
+
+    // A 503 a day later, tried again in 5 minutes: the stop lasts 12 hours, the next attempt
+    // is in 5 minutes, and the cause is said once.
+    let fail = t0() + DAY;
+    fetched(&mut s, fail, &down(), fail + Duration::from_secs(300));
+    let unreachable = text(&s, fail + HOUR);
+    assert_eq!(
+        unreachable,
+        "robots.txt unreachable (HTTP 503): not crawling until 2027-01-16T20:00:00Z, \
+         next attempt 2027-01-16T08:05:00Z"
+    );
+    assert_eq!(unreachable.matches("503").count(), 1);
+    assert!(!unreachable.contains("stopped"), "{unreachable}");
+    // Recorded as due again at once: the next attempt is the failure's own time.
+    let mut due = OriginState::new();
+    due.record(fail, &down());
+    assert!(text(&due, fail).ends_with("next attempt 2027-01-16T08:00:00Z"));
+
+    assert_eq!(
+        text(&s, fail + DAY),
+        "robots.txt unreachable since 2027-01-16T08:00:00Z: using the version fetched \
+         2027-01-15T08:00:00Z until 2027-02-15T08:00:00Z"
+    );
+    assert_eq!(
+        text(&s, fail + DAY * 31),
+        "robots.txt unreachable for over 30 days and the site is down: crawling stopped"
+    );
+    s.record_site_availability(fail + DAY * 31, true);
+    assert_eq!(
+        text(&s, fail + DAY * 31),
+        "robots.txt unreachable for over 30 days while the site is up: everything allowed"
+    );
+
+    let mut never = OriginState::new();
+    never.record(fail, &down());
+    assert_eq!(
+        text(&never, fail + DAY),
+        "robots.txt unreachable and never fetched: no known restrictions"
+    );
+    let mut gone = OriginState::new();
+    gone.record(fail, &not_found());
+    assert_eq!(
+        text(&gone, fail),
+        "no robots.txt (HTTP 404): everything allowed"
+    );
 }

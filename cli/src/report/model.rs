@@ -116,7 +116,7 @@ pub fn build(inputs: &Inputs<'_>) -> Option<RobotsReport> {
         redirects: last.redirects,
         errors,
         warnings,
-        in_force: in_force(state, &judgement, in_force_index, &policy),
+        in_force: in_force(state, &judgement, in_force_index),
         next_fetch: state.next_due().map(rfc3339),
         file,
         versions: views,
@@ -203,28 +203,15 @@ fn status_of(last: &Version) -> (&'static str, String) {
     }
 }
 
-fn in_force(
-    state: &OriginState,
-    j: &Judgement,
-    version: Option<usize>,
-    policy: &PolicyOptions,
-) -> InForce {
+fn in_force(state: &OriginState, j: &Judgement, version: Option<usize>) -> InForce {
     let until = match &j.reason {
-        VerdictReason::Unreachable { since, .. } => Some(*since + policy.stop_period),
-        VerdictReason::LastGoodVersion { since, .. } => Some(*since + policy.last_good_period),
+        VerdictReason::Unreachable { until, .. } | VerdictReason::LastGoodVersion { until, .. } => {
+            Some(*until)
+        }
         _ => None,
     };
-    let text = match (&j.reason, until) {
-        (VerdictReason::Unreachable { .. }, Some(u)) => {
-            format!("{}: crawling stopped until {}", j.reason, rfc3339(u))
-        }
-        (VerdictReason::LastGoodVersion { fetched_at, .. }, Some(u)) => format!(
-            "robots.txt unreachable for over 12 hours: using the version fetched {} until {}",
-            rfc3339(*fetched_at),
-            rfc3339(u)
-        ),
-        _ => j.reason.to_string(),
-    };
+    // The library's text, times and all: the same words as `check`, `fetch` and a refusal.
+    let text = j.reason.to_string();
     InForce {
         verdict: j.verdict.as_str(),
         reason: j.reason.as_str(),

@@ -509,7 +509,15 @@ fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
     // 3: disallowed because the robots.txt could not be read, not by a rule.
     assert_eq!(code(&o), 3, "{}", text(&o.stderr));
     let out = text(&o.stdout);
-    let reason = "robots.txt unreachable (HTTP 503): crawling stopped for 12 hours";
+    let reason = out
+        .split_once("verdict:    disallow-all (")
+        .and_then(|(_, r)| r.split_once(")\n"))
+        .map_or("", |(r, _)| r);
+    assert!(
+        reason.starts_with("robots.txt unreachable (HTTP 503): not crawling until ")
+            && reason.contains(", next attempt "),
+        "{out}"
+    );
     assert_eq!(
         out,
         format!(

@@ -199,17 +199,23 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
     assert_has(&out, "  version:   new\n");
     // The verdict comes from the state's ladder: the first 12 hours of a failure stop crawling
     // (after them the good version before it would be in force).
-    // The cause is on the outcome line; the verdict says until when crawling stops.
+    // The verdict says until when crawling stops and when robots.txt is tried again.
     let verdict = out
         .lines()
-        .find_map(|l| l.strip_prefix("  verdict:   disallow-all (robots.txt unreachable since "))
+        .find_map(|l| {
+            l.strip_prefix("  verdict:   disallow-all (robots.txt unreachable (HTTP 503): ")
+        })
         .unwrap_or_else(|| panic!("{out}"));
-    let (since, until) = verdict
+    let (until, next) = verdict
         .trim_end_matches(')')
-        .split_once(": crawling stopped until ")
+        .strip_prefix("not crawling until ")
+        .and_then(|v| v.split_once(", next attempt "))
         .unwrap_or_else(|| panic!("{out}"));
-    assert_eq!(since.len(), "2026-01-01T00:00:00Z".len(), "{out}");
-    assert!(until > since, "{out}");
+    assert_eq!(until.len(), "2026-01-01T00:00:00Z".len(), "{out}");
+    assert!(
+        next < until,
+        "the next attempt comes before the stop ends: {out}"
+    );
     assert_has(&out, "  next:      ");
 
     let o = home.run(&["history", "--state", state, &url]);
@@ -221,8 +227,10 @@ fn a_503_after_a_good_version_is_a_new_version_and_stops_crawling() {
         lines[2].ends_with("Z  503  unreachable (HTTP 503)"),
         "{out}"
     );
-    assert_eq!(
-        lines[3], "    in force: robots.txt unreachable (HTTP 503): crawling stopped for 12 hours",
+    assert!(
+        lines[3]
+            .starts_with("    in force: robots.txt unreachable (HTTP 503): not crawling until ")
+            && lines[3].contains("Z, next attempt "),
         "{out}"
     );
     assert_eq!(lines[4], "  verdict:       disallow-all", "{out}");

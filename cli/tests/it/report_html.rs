@@ -98,7 +98,15 @@ fn html_report_in_headless_chromium() {
     let rt = support::runtime(2);
     let generation = Arc::new(AtomicUsize::new(0));
     let (problems, not_found, down, redirect, changing) = rt.block_on(async {
-        let problems = TestServer::start(|_| Reply::text(200, PROBLEMS)).await;
+        // Validators: the first fetch gets a 200, the later ones a 304 (re-confirmed).
+        let problems = TestServer::start(|r| {
+            if r.header("if-none-match") == Some("\"p1\"") {
+                Reply::status(304).with_header("ETag", "\"p1\"")
+            } else {
+                Reply::text(200, PROBLEMS).with_header("ETag", "\"p1\"")
+            }
+        })
+        .await;
         let not_found = TestServer::start(|_| Reply::status(404)).await;
         let down = TestServer::start(|_| Reply::status(503)).await;
         let redirect = TestServer::start(|r| {
@@ -397,6 +405,56 @@ fn html_report_in_headless_chromium() {
     ] {
         assert!(changes.contains(&want), "{want:?} not in {changes:?}");
     }
+    // The summary table fits a 1280 px window: no cell is cut or scrolls, the table does not
+    // scroll sideways.
+    let overflow = browser.eval(
+        "(() => { const s = document.querySelector('#hosts').parentElement; \
+         const cut = [...document.querySelectorAll('#hosts td, #hosts th')] \
+         .filter(c => c.scrollWidth > c.clientWidth + 1).map(c => c.textContent); \
+         return [innerWidth, s.scrollWidth <= s.clientWidth, cut]; })()",
+    );
+    assert_eq!(overflow[0], 1280);
+    assert_eq!(
+        overflow[1], true,
+        "the host table scrolls sideways at 1280 px"
+    );
+    assert_eq!(overflow[2], serde_json::json!([]), "cells cut at 1280 px");
+    // One status code per badge; the file re-confirmed by 304s shows the 200 that produced it.
+    let badges = browser.eval("[...document.querySelectorAll('.badge')].map(b => b.textContent)");
+    for badge in badges.as_array().expect("badges") {
+        let badge = badge.as_str().expect("text");
+        let codes = ["200", "304", "404", "503"]
+            .iter()
+            .map(|c| badge.matches(c).count())
+            .sum::<usize>();
+        assert!(codes <= 1, "{badge:?}: more than one status code");
+    }
+    assert_eq!(
+        browser
+            .eval(
+                "[...document.querySelector('#r1 tr.version').cells].map(c => c.textContent)\
+             .join('|')"
+            )
+            .as_str()
+            .map(|row| (
+                row.contains("|200|"),
+                row.contains("re-confirmed"),
+                row.contains("304")
+            )),
+        Some((true, true, true)),
+        "a re-confirmed version: the 200 that produced it, then the 304s"
+    );
+    // The verdict table speaks in sentences: no machine words.
+    let matrix = browser.eval("document.querySelector('#r1 table.matrix').textContent");
+    let matrix = matrix.as_str().expect("matrix text");
+    assert!(!matrix.contains("no-matching-rule"), "{matrix}");
+    assert!(matrix.contains("no rule matches"), "{matrix}");
+    // The host table tells the redirect.
+    assert_eq!(
+        browser.eval("document.querySelectorAll('tr.host')[3].textContent.includes('redirect')"),
+        true,
+        "the host table does not show the redirect"
+    );
     // The 503 run: one version of three fetches.
     assert_eq!(
         browser.eval(
