@@ -9,11 +9,9 @@
 //!
 //! Arguments: the state file (created if missing), then the URLs to fetch, in order.
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use crawlgate::engine::{CacheOptions, Refused, RobotsCache, SystemClock};
-use crawlgate::store::EmbeddedStore;
+use crawlgate::engine::{CacheOptions, Refused, RobotsCache};
 use crawlgate::ProductToken;
 
 #[tokio::main(flavor = "current_thread")]
@@ -29,8 +27,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     options.fetch.user_agent = "ExampleBot/1.0 (+https://example.com/bot)".into();
     options.gate.max_delay = Duration::from_secs(30);
     // One process at a time holds the file; another waits a few seconds, then gets an error.
-    let store = EmbeddedStore::open(&state)?;
-    let engine = RobotsCache::with_store(options, Arc::new(store), Arc::new(SystemClock))?;
+    let engine = RobotsCache::durable(&state, options)?;
     let bot = ProductToken::new("ExampleBot")?;
     let client = reqwest::Client::new();
 

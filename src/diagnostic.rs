@@ -128,6 +128,13 @@ codes! {
     AgentNotToken = "agent-not-token", Warning;
     /// A record outside the protocol (`crawl-delay`, `host`, …): kept, but Google ignores it.
     IgnoredDirective = "ignored-directive", Warning;
+    /// A `crawl-delay` whose value is not a number of seconds a crawler can use (`NaN`, `inf`,
+    /// `-5`, `1e400`, `10 seconds`): crawlgate's gate skips it, as it skips the value of any
+    /// unusable `crawl-delay`, and spaces requests by the agent's other values or its default.
+    UnusableCrawlDelay = "unusable-crawl-delay", Warning;
+    /// A `request-rate` whose value is not `n/m[s|m|h]` with an optional `HHMM-HHMM` window
+    /// (`1/0`, `0/5`, `one per second`): crawlgate's gate skips it.
+    UnusableRequestRate = "unusable-request-rate", Warning;
     /// A `*` at the end of a path pattern, which changes nothing.
     RedundantWildcard = "redundant-wildcard", Warning;
     /// A `$` that is not at the end of a pattern: it is an ordinary character there.

@@ -198,7 +198,8 @@ pub enum Command {
     Recrawl(RecrawlArgs),
     /// The robots.txt report: each robots.txt's status, problems by line, versions of the
     /// last 30 days with their diffs, and the URLs whose verdict they change; on the terminal,
-    /// as JSON Lines or as an HTML page.
+    /// as JSON Lines or as an HTML page. Fetches every robots.txt now (recorded in the state)
+    /// unless --offline; the report's first line says which.
     #[command(after_help = REPORT_AFTER_HELP)]
     Report(ReportArgs),
     /// Read, validate and list sitemaps.
@@ -590,7 +591,8 @@ pub struct ReportArgs {
     /// announces, and one index level down; fetched now, not with --offline).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub sitemap_urls: usize,
-    /// Render from the state without fetching.
+    /// Render from the state without fetching (by default every robots.txt is fetched now,
+    /// and the fetch recorded in the state).
     #[arg(long)]
     pub offline: bool,
     /// Also write the report as one self-contained HTML page to FILE.

@@ -174,6 +174,19 @@ pub enum CheckError {
     Origin(#[from] OriginError),
 }
 
+/// Why [`RobotsCache::durable`] could not set up an engine.
+#[cfg(feature = "redb")]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The state file could not be opened (another process holds it, a bad path, …).
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The HTTP client could not be set up.
+    #[error(transparent)]
+    Client(#[from] FetchError),
+}
+
 /// Whether the store is answering, as the engine last saw it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
@@ -301,6 +314,36 @@ impl RobotsCache {
     /// An engine on the system clock, with an in-memory store.
     pub fn new(options: CacheOptions) -> Result<RobotsCache, FetchError> {
         Self::with_clock(options, Arc::new(SystemClock))
+    }
+
+    /// An engine on the system clock keeping its state in the file at `path` (an
+    /// [`EmbeddedStore`](crate::store::EmbeddedStore), created if missing; one process at a
+    /// time): the common durable setup in one call. Set the crawler's `User-Agent` in
+    /// `options.fetch.user_agent`.
+    ///
+    /// ```no_run
+    /// use crawlgate::engine::{CacheOptions, RobotsCache};
+    ///
+    /// # async fn crawl() -> Result<(), Box<dyn std::error::Error>> {
+    /// let mut options = CacheOptions::default();
+    /// options.fetch.user_agent = "MyBot/1.0 (+https://example.com/bot)".into();
+    /// let engine = RobotsCache::durable("/var/lib/mybot/robots-state.redb", options)?;
+    /// // … crawl; then write what the store has not taken yet.
+    /// engine.flush().await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "redb")]
+    pub fn durable(
+        path: impl AsRef<std::path::Path>,
+        options: CacheOptions,
+    ) -> Result<RobotsCache, OpenError> {
+        let store = crate::store::EmbeddedStore::open(path)?;
+        Ok(Self::with_store(
+            options,
+            Arc::new(store),
+            Arc::new(SystemClock),
+        )?)
     }
 
     /// An engine on `clock`, with an in-memory store.

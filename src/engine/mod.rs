@@ -105,6 +105,8 @@ mod middleware;
 mod slots;
 
 pub use answer::{Answer, DecidingRule, SitemapUrls};
+#[cfg(feature = "redb")]
+pub use cache::OpenError;
 pub use cache::{CacheOptions, CheckError, LocalFailures, RobotsCache, StoreStatus};
 pub use clock::{Clock, ManualClock, Sleep, SystemClock};
 pub use gate::{Permit, Recorded, Refused};

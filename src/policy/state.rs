@@ -181,8 +181,14 @@ pub struct Version {
     pub last_at: SystemTime,
     /// Fetches in the run.
     pub count: u32,
-    /// The HTTP status of the latest fetch of the run, if a response arrived.
+    /// The HTTP status of the latest fetch of the run, if a response arrived: a 304 for a file
+    /// that a later fetch re-confirmed.
     pub status: Option<u16>,
+    /// The HTTP status of the run's first fetch, the one that produced its result (the 200
+    /// that brought a file the later 304s re-confirm). `None` when no response arrived, and in
+    /// states stored before it was recorded (read [`Version::status`] then).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub first_status: Option<u16>,
     /// Where the latest fetch was served from (after redirects).
     pub final_url: String,
     /// Redirects the latest fetch followed.
@@ -447,6 +453,7 @@ impl OriginState {
                     last_at: r.at,
                     count: 1,
                     status: r.status,
+                    first_status: r.status,
                     final_url: r.final_url.clone(),
                     redirects: r.redirects,
                     content: r.content.clone(),

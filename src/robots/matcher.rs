@@ -874,6 +874,17 @@ impl Reason<'_> {
             Reason::RobotsTxt => "robots-txt",
         }
     }
+
+    /// The reason in words, for people (reports): `a rule matched`, `no rule matches the
+    /// path`, `no group for the agent and no * group`, `/robots.txt is always allowed`.
+    pub fn text(&self) -> &'static str {
+        match self {
+            Reason::Rule(_) => "a rule matched",
+            Reason::NoMatchingRule => "no rule matches the path",
+            Reason::NoGroup => "no group for the agent and no * group",
+            Reason::RobotsTxt => "/robots.txt is always allowed",
+        }
+    }
 }
 
 /// The answer to "may this agent fetch this URL?", with what decided it.

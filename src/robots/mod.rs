@@ -620,12 +620,12 @@ impl Robots {
         self.bytes_used
     }
 
-    /// The `crawl-delay` of the groups that apply to `token`, in seconds, if one is given and
-    /// is a non-negative number. Never affects [`Robots::check`].
+    /// The first usable `crawl-delay` of the groups that apply to `token`, in seconds: a
+    /// finite number, 0 or more. Unusable values (`NaN`, `inf`, `-5`, `10 seconds`; lint code
+    /// `unusable-crawl-delay`) are skipped. Never affects [`Robots::check`].
     pub fn crawl_delay(&self, token: &ProductToken) -> Option<f64> {
         self.group_records(token, OtherKey::CrawlDelay)
-            .find_map(|r| r.value.trim().parse::<f64>().ok())
-            .filter(|d| d.is_finite() && *d >= 0.0)
+            .find_map(|r| parse::crawl_delay_secs(r.value))
     }
 
     /// The first well-formed `request-rate` of the groups that apply to `token`

@@ -15,6 +15,7 @@ use nom::Offset;
 use super::agent::leading_token;
 use super::directive::{directive_of, Directive, OtherKey, Spelling};
 use super::lexer::{is_ws, lex_content, Lexed, Separator};
+use super::rate::RequestRate;
 use super::usage::{self, PolicyLink, SignalLine, UsageRule};
 use super::{
     group, lint, matcher, pattern, Mode, Options, Parsed, RecordSlot, Robots, Rule, RuleKind,
@@ -873,9 +874,12 @@ impl<'a> Builder<'a> {
             (_, Some(g)) => g as u32,
         };
         let span = self.span(value);
-        self.push(Code::IgnoredDirective, n, span, ignored_message(key));
-        let start = self.texts.len() as u32;
         let text = self.lossy(value);
+        match unusable_message(key, &text) {
+            Some((code, message)) => self.push(code, n, span, message),
+            None => self.push(Code::IgnoredDirective, n, span, ignored_message(key)),
+        }
+        let start = self.texts.len() as u32;
         self.texts.push_str(&text);
         self.records.push(RecordSlot {
             value: start..self.texts.len() as u32,
@@ -1096,6 +1100,52 @@ fn ignored_message(key: OtherKey) -> &'static str {
         OtherKey::Nofollow => message!("nofollow"),
         OtherKey::Noarchive => message!("noarchive"),
     }
+}
+
+/// For a `crawl-delay` or `request-rate` whose value the engine cannot use (it reads them with
+/// [`crawl_delay_secs`] and [`RequestRate::parse`]), its own code and a message that says
+/// what is done instead.
+fn unusable_message(key: OtherKey, value: &str) -> Option<(Code, Cow<'static, str>)> {
+    const INSTEAD: &str = "crawlgate ignores the line and spaces requests by the agent's other \
+                           crawl-delay or request-rate, else by its default delay (Google \
+                           ignores both records)";
+    let shown = || {
+        let mut v: String = value.trim().chars().take(40).collect();
+        if value.trim().chars().nth(40).is_some() {
+            v.push('…');
+        }
+        v
+    };
+    match key {
+        OtherKey::CrawlDelay if crawl_delay_secs(value).is_none() => Some((
+            Code::UnusableCrawlDelay,
+            format!(
+                "`{}` is not a crawl-delay a crawler can use (a number of seconds, 0 or more, \
+                 such as `10` or `0.5`): {INSTEAD}",
+                shown()
+            )
+            .into(),
+        )),
+        OtherKey::RequestRate if RequestRate::parse(value).is_none() => Some((
+            Code::UnusableRequestRate,
+            format!(
+                "`{}` is not a request-rate a crawler can use (`n/m` with `s`, `m` or `h`, \
+                 and an optional UTC window `HHMM-HHMM`, such as `1/5s`): {INSTEAD}",
+                shown()
+            )
+            .into(),
+        )),
+        _ => None,
+    }
+}
+
+/// A `crawl-delay` value in seconds, as the engine reads it: a finite number, 0 or more.
+pub(crate) fn crawl_delay_secs(value: &str) -> Option<f64> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|d| d.is_finite() && *d >= 0.0)
 }
 
 /// Finds the first LF, CR or `#` (what `memchr::memchr3` finds) with a searcher made once per

@@ -115,3 +115,37 @@ fn severities_follow_the_catalogue() {
         assert_eq!(code.default_severity(), want, "{code}");
     }
 }
+
+/// What `unusable-crawl-delay` and `unusable-request-rate` say is what the engine reads: every
+/// flagged value is skipped, and the agent's next usable one (here the last) is used.
+#[test]
+fn unusable_rate_values_are_skipped_as_the_lint_says() {
+    use crawlgate::{ProductToken, Robots};
+    let token = ProductToken::new("bot").expect("token");
+    for (name, want_delay, want_rate) in [
+        ("unusable-crawl-delay", Some(2.5), None),
+        ("unusable-request-rate", None, Some(3)),
+    ] {
+        let (diagnostics, _) = run(name);
+        let flagged = diagnostics
+            .iter()
+            .filter(|d| d.code.as_str() == name)
+            .count();
+        assert!(flagged >= 3, "{name}: {diagnostics:?}");
+        for d in diagnostics.iter().filter(|d| d.code.as_str() == name) {
+            assert!(
+                d.message.contains("crawlgate ignores the line"),
+                "{name}: {}",
+                d.message
+            );
+        }
+        let body = std::fs::read(fixture_dir().join(format!("{name}.txt"))).expect("fixture");
+        let robots = Robots::parse(&body).robots;
+        assert_eq!(robots.crawl_delay(&token), want_delay, "{name}");
+        assert_eq!(
+            robots.request_rate(&token).map(|r| r.requests),
+            want_rate,
+            "{name}"
+        );
+    }
+}

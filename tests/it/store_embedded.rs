@@ -267,6 +267,50 @@ mod contract {
 
 // --- The embedded store only. ---------------------------------------------------------------
 
+/// `RobotsCache::durable`: the durable setup in one call. What one engine records, the next
+/// one on the same file answers from, without fetching (the host does not exist); a path that
+/// cannot be a store is an `OpenError::Store`.
+#[tokio::test]
+async fn durable_engine_in_one_call_keeps_its_state() {
+    use crawlgate::engine::{CacheOptions, OpenError, RobotsCache};
+    use crawlgate::ProductToken;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("state.redb");
+    let o = origin("https://durable.invalid");
+    let bot = ProductToken::new("mybot").expect("token");
+    let url = "https://durable.invalid/private/x";
+    let body: Arc<[u8]> = b"User-agent: *\nDisallow: /private\n"[..].into();
+    let mut options = CacheOptions::default();
+    options.fetch.user_agent = "MyBot/1.0".into();
+    {
+        let engine = RobotsCache::durable(&path, options.clone()).expect("durable engine");
+        let fetch = Fetch::new(
+            o.robots_txt_url(),
+            Some(200),
+            FetchOutcome::Rules {
+                parsed: Arc::new(Robots::parse(&body)),
+                body: body.clone(),
+            },
+        );
+        engine.insert(&o, fetch).await;
+        engine.flush().await.expect("flush");
+    }
+    let not_a_dir = dir.path().join("file");
+    std::fs::write(&not_a_dir, b"x").expect("write");
+    assert!(matches!(
+        RobotsCache::durable(not_a_dir.join("state.redb"), options.clone()),
+        Err(OpenError::Store(_))
+    ));
+    let engine = RobotsCache::durable(&path, options).expect("reopen");
+    let answer = engine.check(&bot, url).await.expect("check");
+    assert!(!answer.allowed);
+    assert_eq!(
+        answer.rule.map(|r| (r.line, r.text)),
+        Some((2, "Disallow: /private".to_owned())),
+        "answered from the stored file"
+    );
+}
+
 #[tokio::test]
 async fn data_survives_closing_and_reopening() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -69,9 +69,15 @@ pub fn render(report: &Report) -> String {
 fn header(h: &mut String, report: &Report) {
     let _ = write!(
         h,
-        "<header>\n<h1>robots.txt report</h1>\n<p class=\"meta\">{} · generated {} · mode {}",
+        "<header>\n<h1>robots.txt report</h1>\n<p class=\"meta\">{} · generated {} ({}) · \
+         mode {}",
         plural(report.robots_txts.len(), "robots.txt", "robots.txt files"),
         time(&report.generated_at),
+        if report.fetched_now {
+            "fetched now"
+        } else {
+            "from the state, nothing fetched"
+        },
         text(report.mode),
     );
     if !report.agents.is_empty() {
@@ -90,10 +96,7 @@ fn header(h: &mut String, report: &Report) {
 }
 
 fn status_badge(r: &RobotsReport) -> String {
-    let shown = match r.http_status {
-        Some(s) if r.status == "fetched" => format!("{} ({s})", r.status_text),
-        _ => r.status_text.clone(),
-    };
+    let shown = super::badge(r);
     format!(
         "<span class=\"badge st-{}\">{}</span>",
         attr(r.status),
@@ -112,11 +115,13 @@ fn host_table(h: &mut String, report: &Report) {
         let _ = writeln!(
             h,
             "<tr class=\"host\" data-status=\"{}\" data-url=\"{}\"><td class=\"url\">\
-             <a href=\"#r{n}\">{}</a></td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>",
+             <a href=\"#r{n}\">{}</a>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"in-force\">{}\
+             </td></tr>",
             attr(r.status),
             attr(&r.robots_txt),
             text(&r.robots_txt),
+            redirected(r),
             status_badge(r),
             r.last_fetch.as_deref().map_or(String::new(), time),
             r.size.map_or(String::new(), bytes),
@@ -129,6 +134,22 @@ fn host_table(h: &mut String, report: &Report) {
         h.push_str("<tr><td colspan=\"7\" class=\"empty\">No robots.txt to show.</td></tr>\n");
     }
     h.push_str("</tbody></table></div>\n");
+}
+
+/// `redirected to URL` (`… in N redirects`) under a robots.txt reached through redirects.
+fn redirected(r: &RobotsReport) -> String {
+    match (&r.final_url, r.redirects) {
+        (Some(to), n) if n > 0 => format!(
+            "<span class=\"why\">redirected to <span class=\"url\">{}</span>{}</span>",
+            text(to),
+            if n == 1 {
+                String::new()
+            } else {
+                format!(" in {n} redirects")
+            }
+        ),
+        _ => String::new(),
+    }
 }
 
 fn count(n: usize, class: &str) -> String {
@@ -375,6 +396,13 @@ fn version_row(h: &mut String, v: &VersionView, n: usize) {
     if v.fetches > 1 {
         let _ = write!(when, " – {} ({} fetches)", time(&v.last_fetch), v.fetches);
     }
+    if let Some(at) = &v.reconfirmed_at {
+        let _ = write!(
+            when,
+            "<span class=\"why\">re-confirmed (HTTP 304, not modified) {}</span>",
+            time(at)
+        );
+    }
     let outcome = match &v.cause {
         Some(c) if v.digest.is_none() => format!("{} ({})", text(v.outcome), text(c)),
         _ => text(v.outcome).into_owned(),
@@ -587,7 +615,7 @@ fn cell(c: &Cell) -> String {
     } else {
         "allowed"
     };
-    let why = match (&c.rule, &c.why) {
+    let why = match (&c.rule, c.why_text.as_ref().or(c.why.as_ref())) {
         (Some(rule), _) => format!("<span class=\"why\">{}</span>", text(rule)),
         (None, Some(why)) => format!("<span class=\"why\">{}</span>", text(why)),
         (None, None) => String::new(),

@@ -18,6 +18,27 @@ use crate::args::ReportArgs;
 use crate::output::Out;
 use crate::status::Status;
 
+/// A robots.txt's status as its badge says it, with one status code: `Fetched (200)`,
+/// `Fetched (304: not modified)`, `Not fetched – Not found (404)`.
+#[cfg(feature = "fetch")]
+fn badge(r: &crate::schema::report::RobotsReport) -> String {
+    match r.http_status {
+        // The 304's text names its code already.
+        Some(s) if r.status == "fetched" && s != 304 => format!("{} ({s})", r.status_text),
+        _ => r.status_text.clone(),
+    }
+}
+
+/// Where the report's robots.txt files come from, as its first line says it.
+#[cfg(feature = "fetch")]
+fn source(report: &enabled::Report) -> &'static str {
+    if report.fetched_now {
+        "every robots.txt fetched now (--offline: from the state only)"
+    } else {
+        "from the state, nothing fetched (--offline)"
+    }
+}
+
 #[cfg(not(feature = "fetch"))]
 pub fn report(_: &ReportArgs, _: &mut Out) -> anyhow::Result<Status> {
     anyhow::bail!("this build has no crawl state (feature `fetch`)")
@@ -57,6 +78,9 @@ mod enabled {
         pub mode: &'static str,
         /// The agents, as given.
         pub agents: Vec<String>,
+        /// Whether every robots.txt was fetched for this report (false: `--offline`, from
+        /// the state only).
+        pub fetched_now: bool,
         /// One per robots.txt, in the order of the targets.
         pub robots_txts: Vec<RobotsReport>,
         /// robots.txt files left out because they have answered "not found" for 30 days.
@@ -83,6 +107,7 @@ mod enabled {
             generated_at: String::new(),
             mode: mode.as_str(),
             agents: agents.iter().map(|a| a.name.clone()).collect(),
+            fetched_now: !args.offline,
             robots_txts: Vec::new(),
             dormant: Vec::new(),
         };

@@ -172,7 +172,9 @@ fn version_views(
             first_fetch: rfc3339(v.first_at),
             last_fetch: rfc3339(v.last_at),
             fetches: v.count,
-            http_status: v.status,
+            http_status: v.first_status.or(v.status),
+            reconfirmed_at: (v.count > 1 && v.status == Some(304) && v.first_status != Some(304))
+                .then(|| rfc3339(v.last_at)),
             outcome: v.content.as_str(),
             cause: crate::engine::cause(&v.content),
             digest: file.map(|f| f.digest.to_string()),
@@ -342,6 +344,7 @@ fn cell(rules: &Rules, token: &ProductToken, url: &str) -> Cell {
             rule: None,
             line: None,
             why: Some("no robots.txt".to_owned()),
+            why_text: Some("no robots.txt: everything allowed".to_owned()),
         },
         Rules::File(robots) => decided(&robots.check(token, url)),
     }
@@ -355,6 +358,7 @@ fn decided(d: &Decision<'_>) -> Cell {
             .map(|r| format!("line {}: {}", r.line, crate::records::rule_text(&r))),
         line: d.rule().map(|r| r.line),
         why: d.rule().is_none().then(|| d.reason.as_str().to_owned()),
+        why_text: d.rule().is_none().then(|| d.reason.text().to_owned()),
     }
 }
 
@@ -446,6 +450,7 @@ fn matrix(inputs: &Inputs<'_>, j: &Judgement, body: Option<&[u8]>) -> Vec<Matrix
                         rule: None,
                         line: None,
                         why: Some(j.reason.to_string()),
+                        why_text: Some(j.reason.to_string()),
                     },
                     Some(r) => cell(r, agent.token(inputs.mode), url),
                     None => Cell {
@@ -453,6 +458,7 @@ fn matrix(inputs: &Inputs<'_>, j: &Judgement, body: Option<&[u8]>) -> Vec<Matrix
                         rule: None,
                         line: None,
                         why: Some(j.reason.to_string()),
+                        why_text: Some(j.reason.to_string()),
                     },
                 })
                 .collect(),

@@ -9,16 +9,17 @@ use super::model::{Cell, RobotsReport, VersionView};
 use crate::output::{escape, plural, problems, Out};
 
 pub fn render(out: &mut Out, report: &Report) -> std::io::Result<()> {
-    for (i, r) in report.robots_txts.iter().enumerate() {
-        if i > 0 {
-            out.line(format_args!(""))?;
-        }
+    out.line(format_args!(
+        "robots.txt report, {}: {}",
+        local(&report.generated_at),
+        super::source(report)
+    ))?;
+    for r in &report.robots_txts {
+        out.line(format_args!(""))?;
         robots_txt(out, r, &report.agents)?;
     }
     if !report.dormant.is_empty() {
-        if !report.robots_txts.is_empty() {
-            out.line(format_args!(""))?;
-        }
+        out.line(format_args!(""))?;
         out.line(format_args!(
             "not shown: {} not found for over 30 days (still checked): {}",
             plural(report.dormant.len(), "robots.txt", "robots.txt files"),
@@ -41,11 +42,7 @@ fn robots_txt(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::Re
 /// Status, last fetch, size, problems, the rules in force, the next fetch and redirects.
 fn facts(out: &mut Out, r: &RobotsReport) -> std::io::Result<()> {
     out.line(format_args!("{}", r.robots_txt))?;
-    let status = match r.http_status {
-        Some(s) if r.status == "fetched" => format!("{} ({s})", r.status_text),
-        _ => r.status_text.clone(),
-    };
-    out.line(format_args!("  status:      {}", escape(&status)))?;
+    out.line(format_args!("  status:      {}", escape(&super::badge(r))))?;
     if let Some(t) = &r.last_fetch {
         out.line(format_args!("  last fetch:  {}", local(t)))?;
     }
@@ -129,6 +126,9 @@ fn versions(out: &mut Out, r: &RobotsReport) -> std::io::Result<()> {
             }
             let status = v.http_status.map_or("-".to_owned(), |s| s.to_string());
             let _ = write!(line, "  {status}  {}", v.outcome);
+            if let Some(at) = &v.reconfirmed_at {
+                let _ = write!(line, " (re-confirmed by a 304 {})", local(at));
+            }
             match (&v.digest, v.size) {
                 (Some(d), Some(size)) => {
                     let _ = write!(
@@ -263,9 +263,9 @@ fn verdicts_now(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::
     Ok(())
 }
 
-/// `disallowed (line 2: Disallow: /a)`, `allowed (no-matching-rule)`.
+/// `disallowed (line 2: Disallow: /a)`, `allowed (no rule matches the path)`.
 fn cell(c: &Cell) -> String {
-    match (&c.rule, &c.why) {
+    match (&c.rule, c.why_text.as_ref().or(c.why.as_ref())) {
         (Some(rule), _) => format!("{} ({})", c.verdict, escape(rule)),
         (None, Some(why)) => format!("{} ({})", c.verdict, escape(why)),
         (None, None) => c.verdict.to_owned(),

@@ -98,7 +98,12 @@ pub struct VersionView {
     pub last_fetch: String,
     /// Fetches in the run.
     pub fetches: u32,
+    /// The HTTP status that produced the version (its first fetch's: the 200 that brought a
+    /// file, not the 304s that re-confirmed it).
     pub http_status: Option<u16>,
+    /// When a 304 last re-confirmed the file (RFC 3339, UTC), if the run's latest fetch was
+    /// one.
+    pub reconfirmed_at: Option<String>,
     /// `fetched`, `not-found` or `unreachable`.
     pub outcome: &'static str,
     /// Why it gave no file.
@@ -161,6 +166,9 @@ pub struct Cell {
     pub line: Option<u32>,
     /// What decided, when no rule did (`no-matching-rule`, `no-group`, `no robots.txt`…).
     pub why: Option<String>,
+    /// The same in words, for the terminal and the page (the JSON keeps the code).
+    #[serde(skip)]
+    pub why_text: Option<String>,
 }
 
 /// A URL on which the modes disagree for an agent.

@@ -175,6 +175,40 @@ fn lint_reads_stdin_and_counts_columns_in_characters() {
 }
 
 #[test]
+fn lint_names_unusable_crawl_delay_and_request_rate_values() {
+    let o = run_with(
+        &["lint", "-"],
+        Some(
+            "User-agent: *\nCrawl-delay: NaN\nCrawl-delay: 10 seconds\nRequest-rate: 1/0\n\
+             Crawl-delay: 5\nDisallow: /x\n"
+                .as_bytes(),
+        ),
+        &[],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0]
+            .starts_with("<stdin>:2:14: warning[unusable-crawl-delay]: `NaN` is not a crawl-delay"),
+        "{out}"
+    );
+    assert!(
+        lines[1].starts_with("<stdin>:3:14: warning[unusable-crawl-delay]: `10 seconds` "),
+        "{out}"
+    );
+    assert!(
+        lines[2].starts_with("<stdin>:4:15: warning[unusable-request-rate]: `1/0` "),
+        "{out}"
+    );
+    assert!(lines[0].contains("crawlgate ignores the line"), "{out}");
+    assert!(
+        lines[3].starts_with("<stdin>:5:14: warning[ignored-directive]: "),
+        "a usable value keeps the generic warning: {out}"
+    );
+}
+
+#[test]
 fn lint_mode_changes_what_is_an_error() {
     let body: &[u8] = b"User-agent: *\nDisallowed: /x\n";
     let rfc = run_with(&["lint", "-"], Some(body), &[]);

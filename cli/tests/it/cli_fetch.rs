@@ -8,6 +8,19 @@ use crate::support::gzip::{gzip_at, Compression};
 use crate::support::{Reply, TestServer};
 
 #[test]
+fn lint_of_an_ftp_url_names_it_once() {
+    let o = run(&["lint", "ftp://example.com/robots.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert_eq!(
+        err,
+        "crawlgate: cannot lint: \"ftp://example.com/robots.txt\" has scheme \"ftp\"; only http \
+         and https URLs have a robots.txt\n"
+    );
+    assert_eq!(err.matches("ftp://").count(), 1, "{err}");
+}
+
+#[test]
 fn check_fetches_each_origin_once() {
     let (_rt, server) =
         support::serve_blocking(|_| Reply::text(200, "User-agent: *\nDisallow: /private\n"));
