@@ -256,7 +256,8 @@ fn a_file_that_changes_over_three_days() {
     assert_has(&out, "    +     2 | Disallow: /a/\n");
     assert_has(
         &out,
-        "    1 → 2  MyBot  /c  allowed (no-matching-rule) → disallowed (line 4: Disallow: /c)\n",
+        "    1 → 2  MyBot  /c  allowed (no rule matches the path) → disallowed (line 4: Disallow: \
+         /c)\n",
     );
 }
 
@@ -295,11 +296,16 @@ fn a_failure_run_uses_the_last_good_version_after_12_hours() {
     assert_eq!(f["failing_since"], "2026-11-21T10:00:00Z");
     assert_eq!(
         f["text"],
-        "robots.txt unreachable for over 12 hours: using the version fetched 2026-11-20T10:00:00Z until 2026-12-21T10:00:00Z"
+        "robots.txt unreachable since 2026-11-21T10:00:00Z: using the version fetched \
+         2026-11-20T10:00:00Z until 2026-12-21T10:00:00Z"
     );
     let o = report_at(&state, "2026-11-21T23:00:00Z", &["--offline", &target]);
     let out = text(&o.stdout);
-    assert_has(&out, "  in force:    rules: robots.txt unreachable for over 12 hours: using the version fetched 2026-11-20 10:00:00 +00:00 until 2026-12-21 10:00:00 +00:00 (version 1)\n");
+    assert_has(
+        &out,
+        "  in force:    rules: robots.txt unreachable since 2026-11-21 10:00:00 +00:00: using the \
+         version fetched 2026-11-20 10:00:00 +00:00 until 2026-12-21 10:00:00 +00:00 (version 1)\n",
+    );
     assert_has(&out, "    *  1  2026-11-20 10:00:00 +00:00  200  fetched");
 }
 
@@ -341,10 +347,13 @@ fn a_host_is_both_its_origins_and_a_long_404_drops_out() {
     assert_eq!(summary["dormant"], 1);
     assert_eq!(o.status.code(), Some(0));
     let o = report_at(&state, "2026-11-01T10:00:00Z", &["--offline", &http]);
+    // The first line says that nothing was fetched.
     assert_eq!(
         text(&o.stdout),
         format!(
-            "not shown: 1 robots.txt not found for over 30 days (still checked): {}\n",
+            "robots.txt report, 2026-11-01 10:00:00 +00:00: from the state, nothing fetched \
+             (--offline)\n\nnot shown: 1 robots.txt not found for over 30 days (still checked): \
+             {}\n",
             missing.url("/robots.txt")
         )
     );

@@ -405,6 +405,11 @@ fn html_report_in_headless_chromium() {
     ] {
         assert!(changes.contains(&want), "{want:?} not in {changes:?}");
     }
+    // The header says that this report fetched every robots.txt now.
+    assert_eq!(
+        browser.eval("document.querySelector('p.meta').textContent.includes('(fetched now)')"),
+        true
+    );
     // The summary table fits a 1280 px window: no cell is cut or scrolls, the table does not
     // scroll sideways.
     let overflow = browser.eval(
