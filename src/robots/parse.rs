@@ -1107,8 +1107,7 @@ fn ignored_message(key: OtherKey) -> &'static str {
 /// what is done instead.
 fn unusable_message(key: OtherKey, value: &str) -> Option<(Code, Cow<'static, str>)> {
     const INSTEAD: &str = "crawlgate ignores the line and spaces requests by the agent's other \
-                           crawl-delay or request-rate, else by its default delay (Google \
-                           ignores both records)";
+                           crawl-delay or request-rate, else by its default delay";
     let shown = || {
         let mut v: String = value.trim().chars().take(40).collect();
         if value.trim().chars().nth(40).is_some() {
@@ -1120,8 +1119,7 @@ fn unusable_message(key: OtherKey, value: &str) -> Option<(Code, Cow<'static, st
         OtherKey::CrawlDelay if crawl_delay_secs(value).is_none() => Some((
             Code::UnusableCrawlDelay,
             format!(
-                "`{}` is not a crawl-delay a crawler can use (a number of seconds, 0 or more, \
-                 such as `10` or `0.5`): {INSTEAD}",
+                "`{}` is not a usable crawl-delay (seconds, 0 or more: `10`, `0.5`): {INSTEAD}",
                 shown()
             )
             .into(),
@@ -1129,8 +1127,8 @@ fn unusable_message(key: OtherKey, value: &str) -> Option<(Code, Cow<'static, st
         OtherKey::RequestRate if RequestRate::parse(value).is_none() => Some((
             Code::UnusableRequestRate,
             format!(
-                "`{}` is not a request-rate a crawler can use (`n/m` with `s`, `m` or `h`, \
-                 and an optional UTC window `HHMM-HHMM`, such as `1/5s`): {INSTEAD}",
+                "`{}` is not a usable request-rate (`n/m` with `s`, `m` or `h`, and an optional \
+                 UTC window `HHMM-HHMM`: `1/5s`): {INSTEAD}",
                 shown()
             )
             .into(),

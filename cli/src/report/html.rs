@@ -399,7 +399,7 @@ fn version_row(h: &mut String, v: &VersionView, n: usize) {
     if let Some(at) = &v.reconfirmed_at {
         let _ = write!(
             when,
-            "<span class=\"why\">re-confirmed (HTTP 304, not modified) {}</span>",
+            "<span class=\"why\">re-confirmed by a 304 {}</span>",
             time(at)
         );
     }

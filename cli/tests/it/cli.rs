@@ -189,8 +189,9 @@ fn lint_names_unusable_crawl_delay_and_request_rate_values() {
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
     assert!(
-        lines[0]
-            .starts_with("<stdin>:2:14: warning[unusable-crawl-delay]: `NaN` is not a crawl-delay"),
+        lines[0].starts_with(
+            "<stdin>:2:14: warning[unusable-crawl-delay]: `NaN` is not a usable crawl-delay"
+        ),
         "{out}"
     );
     assert!(
