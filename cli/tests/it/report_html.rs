@@ -424,6 +424,24 @@ fn html_report_in_headless_chromium() {
         "the host table scrolls sideways at 1280 px"
     );
     assert_eq!(overflow[2], serde_json::json!([]), "cells cut at 1280 px");
+    // The same with the long host names real sites have (the test's servers are all on
+    // 127.0.0.1): a long robots.txt URL wraps instead of pushing the table past the window.
+    let long = browser.eval(
+        "(() => { const a = document.querySelector('#hosts tr.host td.url a'); \
+         const was = a.textContent; \
+         a.textContent = 'https://www.a-rather-long-host-name-of-a-site.' + \
+         'with-a-long-registered-domain.example.co.uk/robots.txt'; \
+         const s = document.querySelector('#hosts').parentElement; \
+         const fits = s.scrollWidth <= s.clientWidth; \
+         const cut = [...document.querySelectorAll('#hosts td')] \
+         .filter(c => c.scrollWidth > c.clientWidth + 1).length; \
+         a.textContent = was; return [fits, cut]; })()",
+    );
+    assert_eq!(
+        long,
+        serde_json::json!([true, 0]),
+        "a long URL pushes the host table past 1280 px"
+    );
     // One status code per badge; the file re-confirmed by 304s shows the 200 that produced it.
     let badges = browser.eval("[...document.querySelectorAll('.badge')].map(b => b.textContent)");
     for badge in badges.as_array().expect("badges") {
