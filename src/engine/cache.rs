@@ -150,7 +150,8 @@ impl CacheOptions {
                 .max_age
                 .map_or(self.default_ttl, |a| a.clamp(self.min_ttl, self.max_ttl)),
             FetchOutcome::Unavailable(_) => self.default_ttl,
-            FetchOutcome::Unreachable(_) => fetch
+            // A refusal is asked again as often as a failure: a price may be dropped.
+            FetchOutcome::Unreachable(_) | FetchOutcome::PaymentRequired(_) => fetch
                 .retry_after
                 .unwrap_or(self.retry_interval)
                 .min(self.max_retry_after)

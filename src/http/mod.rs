@@ -21,8 +21,9 @@ pub mod sitemaps;
 
 pub use address::AddressPolicy;
 pub use client::{
-    default_max_in_flight, FetchError, FetchOptions, Fetcher, LocalError, MAX_REDIRECT_URL,
-    MAX_RESPONSE_HEADERS,
+    default_max_in_flight, FetchError, FetchOptions, Fetcher, HtmlRobotsTxt, LocalError,
+    MAX_REDIRECT_URL, MAX_RESPONSE_HEADERS,
 };
+pub use headers::{ChallengeMarker, CHALLENGE_MARKERS};
 #[cfg(feature = "sitemap")]
 pub use sitemaps::{Discovery, SitemapFetchError};

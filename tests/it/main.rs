@@ -41,6 +41,8 @@ mod wildcard_index; // many wildcard rules through the segments index, against a
 
 // The engine: fetching, the state stores.
 #[cfg(feature = "fetch")]
+mod edge; // challenges, 402 and HTML pages served as robots.txt
+#[cfg(feature = "fetch")]
 mod engine;
 #[cfg(feature = "fetch")]
 mod fetch_client;

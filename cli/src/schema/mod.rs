@@ -336,6 +336,9 @@ pub struct FileFacts {
     pub warnings: u32,
     /// The SHA-256 of the body, in hex.
     pub digest: Option<String>,
+    /// The body was an HTML page, not a robots.txt (its content type or how it starts).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub html: bool,
 }
 
 /// `fetch` and `recrawl`: one origin's robots.txt fetched now.
@@ -344,7 +347,8 @@ pub struct Fetch {
     pub origin: String,
     pub robots_txt: String,
     pub status: Option<u16>,
-    /// `fetched`, `not-modified`, `unavailable`, `unreachable`, `local-failure`, `not-recorded`.
+    /// `fetched`, `not-modified`, `unavailable`, `unreachable`, `payment-required`,
+    /// `local-failure`, `not-recorded`.
     pub outcome: &'static str,
     pub cause: Option<String>,
     pub final_url: Option<String>,
