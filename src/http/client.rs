@@ -413,7 +413,7 @@ impl Fetcher {
 
     /// [`Fetcher::retrieve`], sending `validators` with every hop. Waits for a turn under
     /// [`FetchOptions::max_in_flight`] first; the timeout starts with the turn.
-    async fn retrieve_with(
+    pub(crate) async fn retrieve_with(
         &self,
         url: &str,
         cap: usize,
@@ -665,7 +665,7 @@ pub(crate) enum RetrievalEnd {
 }
 
 /// The outcome of a final status other than 2xx.
-fn status_outcome(code: u16) -> FetchOutcome {
+pub(crate) fn status_outcome(code: u16) -> FetchOutcome {
     match code {
         429 | 500..=599 => FetchOutcome::Unreachable(Unreachable::Status(code)),
         // A redirect not followed is "not found" (Google), like 4xx.

@@ -165,3 +165,52 @@ fn report_and_lint_say_it_too() {
     );
     assert_has(&out, "html-body");
 }
+
+#[test]
+fn check_tdm_adds_the_tdmrep_reservation() {
+    let (_rt, server) = support::serve_blocking(|req| match req.path.as_str() {
+        "/robots.txt" => Reply::text(200, "User-agent: *\nDisallow: /private\n"),
+        "/.well-known/tdmrep.json" => Reply::text(
+            200,
+            r#"[{"location": "/news/", "tdm-reservation": 1,
+                 "tdm-policy": "https://example.com/tdm-policy.json"},
+                {"location": "/", "tdm-reservation": 0}]"#,
+        ),
+        _ => Reply::status(404),
+    });
+    let news = server.url("/news/a.html");
+    let home = server.url("/");
+    let o = run(&["check", "--agent", "MyBot", "--tdm", "--json", &news, &home]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let r = records(&o);
+    assert_eq!(r[0]["tdm"]["reservation"], "reserved");
+    assert_eq!(r[0]["tdm"]["policy"], "https://example.com/tdm-policy.json");
+    assert_eq!(r[0]["tdm"]["rule"], 1);
+    assert_eq!(r[0]["tdm"]["location"], "/news/");
+    assert_eq!(r[0]["tdm"]["file"], server.url("/.well-known/tdmrep.json"));
+    assert_eq!(r[0]["tdm"]["reason"], "fetched");
+    assert_eq!(r[1]["tdm"]["reservation"], "not-reserved");
+    assert_eq!(
+        server.hits_on("/.well-known/tdmrep.json"),
+        1,
+        "one fetch per origin"
+    );
+    let o = run(&["check", "--agent", "MyBot", "--tdm", &news]);
+    assert_eq!(
+        text(&o.stdout),
+        format!(
+            "allowed\t{news}\ttdm: reserved (policy https://example.com/tdm-policy.json; rule 1: /news/)\n"
+        )
+    );
+    // Without --tdm, no field and no request.
+    let (_rt2, plain) = support::serve_blocking(|_| Reply::status(404));
+    let o = run(&["check", "--agent", "MyBot", "--json", &plain.url("/")]);
+    assert!(records(&o)[0].get("tdm").is_none());
+    assert_eq!(plain.hits_on("/.well-known/tdmrep.json"), 0);
+    // No file: unset.
+    let o = run(&["check", "--agent", "MyBot", "--tdm", &plain.url("/x")]);
+    assert_eq!(
+        text(&o.stdout),
+        format!("allowed\t{}\ttdm: unset\n", plain.url("/x"))
+    );
+}
