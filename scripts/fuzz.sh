@@ -3,7 +3,7 @@
 #                     or every target:   scripts/fuzz.sh all [SECONDS]
 #       build every target, run nothing:   scripts/fuzz.sh build
 #
-# TARGET: parse, check, differential, origin (see fuzz/README.md). SECONDS defaults to 60.
+# TARGET: parse, check, differential, origin, policy, sitemap, tdmrep (see fuzz/README.md). SECONDS defaults to 60.
 #
 # - Installs cargo-fuzz (`cargo install cargo-fuzz --locked`) when it is missing.
 # - Uses the nightly toolchain when rustup has one; otherwise the default (stable) toolchain
@@ -25,7 +25,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
-TARGETS=(parse check differential origin policy sitemap)
+TARGETS=(parse check differential origin policy sitemap tdmrep)
 CARGO_FUZZ_VERSION=0.13.2
 
 usage() {
@@ -60,12 +60,14 @@ max_len() {
         origin) echo 4096 ;;
         policy) echo 4096 ;;
         sitemap) echo 16384 ;;
+        tdmrep) echo 8192 ;;
     esac
 }
 dict() {
     case "$1" in
         origin) echo "$FUZZ/url.dict" ;;
         sitemap) echo "$FUZZ/sitemap.dict" ;;
+        tdmrep) echo "$FUZZ/tdmrep.dict" ;;
         *) echo "$FUZZ/robots.dict" ;;
     esac
 }
@@ -129,6 +131,13 @@ seed() {
             while IFS= read -r -d '' f; do
                 copy "$f" "$dir/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
             done < <(find "$ROOT/testdata/sitemap" -type f ! -name '*.md' ! -name '*.expect' ! -name 'bomb-*' -print0)
+            ;;
+        tdmrep)
+            for f in "$ROOT/testdata/tdmrep"/*.json; do
+                # The file, a NUL, then a path to evaluate.
+                [ -e "$dir/seed-$(basename "$f")" ] ||
+                    { cat "$f"; printf '\0/directory-b/images/a.jpg'; } >"$dir/seed-$(basename "$f")"
+            done
             ;;
         differential | policy) ;; # structured input: no file makes a useful seed
     esac

@@ -107,6 +107,8 @@ pub mod robots;
 pub mod sitemap;
 #[cfg(feature = "fetch")]
 pub mod store;
+#[cfg(feature = "tdmrep")]
+pub mod tdmrep;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use origin::{robots_txt_url, Origin, OriginError, Scheme};
@@ -181,3 +183,8 @@ pub struct EngineDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/sitemaps.md")]
 pub struct SitemapsDoctests;
+
+/// See [`LibraryDoctests`].
+#[cfg(all(doctest, feature = "fetch"))]
+#[doc = include_str!("../docs/tdmrep.md")]
+pub struct TdmrepDoctests;

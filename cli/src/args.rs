@@ -424,6 +424,10 @@ pub struct CheckArgs {
     /// URLs (or paths such as `/a?b`) to check.
     #[arg(value_name = "URL")]
     pub url: Vec<String>,
+    /// Also say what TDMRep's `/.well-known/tdmrep.json` reserves for each URL (text and data
+    /// mining rights: reserved, not-reserved, unset or unknown, with the TDM policy).
+    #[arg(long, conflicts_with = "robots")]
+    pub tdm: bool,
     /// The most origins fetched at once (without --robots); answers stay in the order given.
     #[arg(
         long,

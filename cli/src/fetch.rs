@@ -52,6 +52,11 @@ mod enabled {
         }
         let (errors, warnings) = file.map_or((0, 0), |f| (f.errors, f.warnings));
         out.line(format_args!("  size:      {}", f.size_text()))?;
+        if file.is_some_and(|f| f.html) {
+            out.line(format_args!(
+                "  html:      an HTML page, not a robots.txt (a soft 404 or a bot wall); parsed as one"
+            ))?;
+        }
         let plural = |n: u32| if n == 1 { "" } else { "s" };
         let codes = if f.codes.is_empty() {
             String::new()

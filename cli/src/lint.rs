@@ -284,6 +284,7 @@ mod live {
                 FetchOutcome::Rules { .. } => ("fetched", None),
                 FetchOutcome::Unavailable(why) => ("unavailable", Some(why.to_string())),
                 FetchOutcome::Unreachable(why) => ("unreachable", Some(why.to_string())),
+                FetchOutcome::PaymentRequired(p) => ("payment-required", Some(p.to_string())),
                 // Unconditional: a 304 cannot be an answer to it.
                 FetchOutcome::NotModified { .. } => (
                     "unreachable",
@@ -305,6 +306,15 @@ mod live {
             }
             match fetched.outcome {
                 FetchOutcome::Rules { body, .. } => {
+                    if !json && fetched.html {
+                        let served = match &fetched.content_type {
+                            Some(t) => format!("Content-Type {}", escape(t)),
+                            None => "no Content-Type".to_owned(),
+                        };
+                        out.line(format_args!(
+                            "{name}: an HTML page, not a robots.txt ({served}): a soft 404 or a bot wall"
+                        ))?;
+                    }
                     if !json && fetched.redirects > 0 {
                         // The line numbers that follow are those of the file served there.
                         out.line(format_args!(

@@ -46,6 +46,7 @@ pub fn record<'a>(
         reason: why.reason,
         reason_text: why.reason_text,
         usage: usage_record(usage),
+        tdm: None,
     }
 }
 
@@ -240,5 +241,6 @@ pub fn state_record<'a>(
         reason_text: why.reason_text,
         agents: crawler.iter().map(ProductToken::as_str).collect(),
         usage: None,
+        tdm: None,
     }
 }

@@ -1,15 +1,15 @@
 //! `policy`: the failure ladder under arbitrary sequences of fetch outcomes, availability
 //! reports and clock moves (forwards and backwards). No panic, and the ladder's promises hold:
 //! right after a 2xx the verdict is those rules, after a 4xx everything is allowed, within 12
-//! hours of a failure run's start nothing is, and there is a history exactly when there is a
-//! last fetch.
+//! hours of a failure run's start nothing is (a challenge at the edge included), right after a
+//! 402 nothing is, and there is a history exactly when there is a last fetch.
 #![no_main]
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use crawlgate::policy::{
-    Fetch, FetchOutcome, OriginState, PolicyOptions, Unavailable, Unreachable, Verdict,
+    Fetch, FetchOutcome, OriginState, Payment, PolicyOptions, Unavailable, Unreachable, Verdict,
 };
 use crawlgate::Robots;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
@@ -20,6 +20,10 @@ enum Event {
     Ok(Vec<u8>),
     NotFound(u16),
     Down(u16),
+    /// A challenge at the edge on this status.
+    Challenged(u16),
+    /// A 402 with these price header values.
+    PaymentRequired(Vec<String>),
     SiteUp(bool),
     /// Seconds forward (or, when negative, backward: a clock that jumps).
     Tick(i32),
@@ -63,6 +67,26 @@ fuzz_target!(|input: Input| {
                         Verdict::DisallowAll
                     ));
                 }
+            }
+            Event::Challenged(s) => {
+                let outcome = FetchOutcome::Unreachable(Unreachable::Challenge {
+                    status: s,
+                    marker: "cf-mitigated: challenge".into(),
+                });
+                state.record(now, &fetch(s, outcome));
+                let since = state.failing_since().expect("a failure run");
+                if now.duration_since(since).is_ok_and(|d| d < options.stop_period) {
+                    assert!(matches!(
+                        state.verdict_at(now, &options).verdict,
+                        Verdict::DisallowAll
+                    ));
+                }
+            }
+            Event::PaymentRequired(values) => {
+                let payment = Payment::new(values.iter().map(|v| ("crawler-price", v.as_str())));
+                state.record(now, &fetch(402, FetchOutcome::PaymentRequired(payment)));
+                assert_eq!(state.failing_since(), None);
+                assert!(matches!(state.verdict_at(now, &options).verdict, Verdict::DisallowAll));
             }
             Event::SiteUp(up) => state.record_site_availability(now, up),
             Event::Tick(secs) => {

@@ -52,6 +52,7 @@ use super::answer::{answer, Answer};
 use super::clock::{Clock, SystemClock};
 use super::lock;
 use super::slots::Gate;
+use super::tdm::{TdmAnswer, TdmCache, TdmError};
 use crate::http::{FetchError, FetchOptions, Fetcher, LocalError};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{
@@ -150,7 +151,8 @@ impl CacheOptions {
                 .max_age
                 .map_or(self.default_ttl, |a| a.clamp(self.min_ttl, self.max_ttl)),
             FetchOutcome::Unavailable(_) => self.default_ttl,
-            FetchOutcome::Unreachable(_) => fetch
+            // A refusal is asked again as often as a failure: a price may be dropped.
+            FetchOutcome::Unreachable(_) | FetchOutcome::PaymentRequired(_) => fetch
                 .retry_after
                 .unwrap_or(self.retry_interval)
                 .min(self.max_retry_after)
@@ -299,6 +301,8 @@ struct Inner {
     last_local_failure: Mutex<Option<LocalError>>,
     /// Request spacing, backoff and per-origin concurrency ([`RobotsCache::acquire`]).
     gate: Gate,
+    /// TDMRep's `tdmrep.json` files ([`RobotsCache::tdm`]).
+    tdm: TdmCache,
 }
 
 impl std::fmt::Debug for RobotsCache {
@@ -368,6 +372,7 @@ impl RobotsCache {
             .eviction_policy(EvictionPolicy::lru())
             .build();
         let gate = Gate::new(options.gate.clone());
+        let tdm = TdmCache::new(options.max_origins);
         Ok(RobotsCache {
             inner: Arc::new(Inner {
                 fetcher,
@@ -383,6 +388,7 @@ impl RobotsCache {
                 local_failures: AtomicU64::new(0),
                 last_local_failure: Mutex::new(None),
                 gate,
+                tdm,
             }),
         })
     }
@@ -395,6 +401,29 @@ impl RobotsCache {
         let now = self.inner.clock.now();
         let judgement = view.state.verdict_at(now, &self.inner.options.policy);
         Ok(answer(origin, &judgement, view.rules.as_ref(), token, url))
+    }
+
+    /// What TDMRep's `/.well-known/tdmrep.json` says about `url`: reserved or not, the TDM
+    /// policy, the rule that decided and where the answer comes from. The file is fetched per
+    /// origin on request (one fetch however many ask), kept in memory as long as a robots.txt
+    /// (`max-age`, else `default_ttl`), and read through robots.txt's failure ladder; it is
+    /// not written to the store (see the `tdm` module docs).
+    ///
+    /// Only the file: a page's own `tdm-reservation` header or `<meta>` supersedes it (TDMRep
+    /// §5, processing priority).
+    pub async fn tdm(&self, url: &str) -> Result<TdmAnswer, TdmError> {
+        let origin = Origin::from_url(url)?;
+        let inner = &self.inner;
+        Ok(inner
+            .tdm
+            .answer(
+                &inner.fetcher,
+                &inner.options,
+                || inner.clock.now(),
+                &origin,
+                url,
+            )
+            .await?)
     }
 
     /// The origin's verdict now, fetching or refreshing as needed.

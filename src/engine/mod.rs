@@ -103,6 +103,7 @@ mod gate;
 #[cfg(feature = "middleware")]
 mod middleware;
 mod slots;
+mod tdm;
 
 pub use answer::{Answer, DecidingRule, SitemapUrls};
 #[cfg(feature = "redb")]
@@ -112,6 +113,7 @@ pub use clock::{Clock, ManualClock, Sleep, SystemClock};
 pub use gate::{Permit, Recorded, Refused};
 #[cfg(feature = "middleware")]
 pub use middleware::{refusal, GateMiddleware};
+pub use tdm::{TdmAnswer, TdmError, TdmReservation};
 
 /// Locks, recovering from a poisoned lock: the engine's data behind locks are plain values,
 /// still consistent.

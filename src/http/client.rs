@@ -11,14 +11,16 @@
 //!
 //! | what happened | outcome |
 //! |---|---|
-//! | any 2xx (204 and an empty body included) | [`FetchOutcome::Rules`]: the body parsed |
+//! | any response with a challenge marker ([`CHALLENGE_MARKERS`]: `cf-mitigated: challenge`, …), whatever its status | [`Unreachable::Challenge`]: the site refuses the crawler; never "no robots.txt" |
+//! | any 2xx (204 and an empty body included) | [`FetchOutcome::Rules`]: the body parsed (an HTML page too, with [`Fetch::html`] set, unless [`FetchOptions::html`] says [`HtmlRobotsTxt::Unreachable`]) |
+//! | 402 Payment Required | [`FetchOutcome::PaymentRequired`], with the `crawler-*` price headers |
 //! | 301, 302, 303, 307, 308 with a usable `Location` | followed (see below) |
 //! | more than [`FetchOptions::max_redirects`] consecutive redirects | [`Unavailable::TooManyRedirects`] |
 //! | a redirect to a URL already requested in this fetch | [`Unavailable::RedirectLoop`] |
 //! | 304 to a conditional request (validators of the last good file sent) | [`FetchOutcome::NotModified`]: that file is current |
 //! | 304 to a request without validators | [`Unreachable::Status`]: it confirms nothing |
 //! | any other 3xx, or one whose `Location` cannot be followed: missing, empty, not UTF-8, not a URL, not http(s), no or bad host, a malformed header line (dropped), over [`MAX_REDIRECT_URL`] bytes | [`Unavailable::Status`]: as Google, a redirect that cannot be followed is "not found" |
-//! | 4xx except 429 | [`Unavailable::Status`] |
+//! | 4xx except 402 and 429 | [`Unavailable::Status`] |
 //! | 429 and 5xx | [`Unreachable::Status`] |
 //! | any other status (a final 1xx, 600–999) | [`Unreachable::Status`]: the server answered nothing usable |
 //! | the name did not resolve | [`Unreachable::Dns`] |
@@ -92,6 +94,10 @@
 //! [`Fetch::final_url`]: crate::policy::Fetch::final_url
 //! [`Fetch::retry_after`]: crate::policy::Fetch::retry_after
 //! [`Fetch::max_age`]: crate::policy::Fetch::max_age
+//! [`Fetch::html`]: crate::policy::Fetch::html
+//! [`FetchOutcome::PaymentRequired`]: crate::policy::FetchOutcome::PaymentRequired
+//! [`Unreachable::Challenge`]: crate::policy::Unreachable::Challenge
+//! [`CHALLENGE_MARKERS`]: super::headers::CHALLENGE_MARKERS
 
 use std::collections::HashSet;
 use std::fmt;
@@ -110,9 +116,9 @@ use super::address::{AddressPolicy, PolicyResolver, REFUSED};
 pub use super::classify::LocalError;
 use super::classify::{classify, Phase};
 use super::decode::{self, Decoder, Fed};
-use super::headers::{max_age, retry_after};
+use super::headers::{challenge, is_html_type, max_age, price_headers, retry_after};
 use crate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable, Validators};
-use crate::robots::{Mode, Options, Robots, DEFAULT_MAX_BYTES};
+use crate::robots::{looks_like_html, Mode, Options, Robots, DEFAULT_MAX_BYTES};
 use crate::Origin;
 
 /// The `tracing` target of every event of this module.
@@ -165,6 +171,28 @@ pub struct FetchOptions {
     pub max_idle_per_host: usize,
     /// How long a kept idle connection lives (with `max_idle_per_host` above 0). Default 5 s.
     pub idle_timeout: Duration,
+    /// What a 2xx HTML page served as robots.txt is. Default [`HtmlRobotsTxt::Parse`]:
+    /// RFC 9309 §2.3.1.1 and Google read any 2xx as the file, and a soft 404 page (the common
+    /// case) means "no robots.txt" anyway. Either way [`Fetch::html`] is set, `html-body` is
+    /// among the diagnostics, and `crawlgate fetch` and `report` say so.
+    ///
+    /// [`Fetch::html`]: crate::policy::Fetch::html
+    pub html: HtmlRobotsTxt,
+}
+
+/// What a fetcher makes of an HTML page served with a 2xx status as robots.txt (its
+/// `Content-Type` is `text/html` or `application/xhtml+xml`, or its body starts as HTML:
+/// [`looks_like_html`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HtmlRobotsTxt {
+    /// Parse it, as RFC 9309 and Google do: its valid lines are rules (usually none, so
+    /// everything is allowed).
+    #[default]
+    Parse,
+    /// Read it as [`Unreachable::HtmlPage`]: the 12-hour stop, then the last good version.
+    /// For a crawler that takes a bot wall served with 200 for what it is.
+    Unreachable,
 }
 
 /// The default [`FetchOptions::max_in_flight`]: a quarter of the process's soft open-file
@@ -193,6 +221,7 @@ impl Default for FetchOptions {
             max_in_flight: default_max_in_flight(),
             max_idle_per_host: 0,
             idle_timeout: Duration::from_secs(5),
+            html: HtmlRobotsTxt::Parse,
         }
     }
 }
@@ -281,8 +310,21 @@ impl Fetcher {
         let mut max_age = None;
         let mut declared_size = None;
         let (mut etag, mut last_modified) = (None, None);
+        let mut html = false;
         let outcome = match seen.end {
+            RetrievalEnd::Challenge { status, marker } => {
+                FetchOutcome::Unreachable(Unreachable::Challenge { status, marker })
+            }
+            RetrievalEnd::Body(body)
+                if self.options.html == HtmlRobotsTxt::Unreachable
+                    && html_page(&seen.content_type, &body).is_some() =>
+            {
+                html = true;
+                let why = html_page(&seen.content_type, &body).unwrap_or_default();
+                FetchOutcome::Unreachable(Unreachable::HtmlPage(why))
+            }
             RetrievalEnd::Body(body) => {
+                html = html_page(&seen.content_type, &body).is_some();
                 max_age = seen.max_age;
                 etag = seen.etag;
                 last_modified = seen.last_modified;
@@ -308,6 +350,9 @@ impl Fetcher {
                 }
                 None => FetchOutcome::Unreachable(Unreachable::Status(304)),
             },
+            RetrievalEnd::Status(402) => {
+                FetchOutcome::PaymentRequired(seen.payment.unwrap_or_default())
+            }
             RetrievalEnd::Status(code) => status_outcome(code),
             RetrievalEnd::TooManyRedirects => {
                 FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
@@ -339,6 +384,8 @@ impl Fetcher {
             etag,
             last_modified,
             declared_size,
+            content_type: seen.content_type,
+            html,
             outcome,
         };
         tracing::info!(
@@ -366,7 +413,7 @@ impl Fetcher {
 
     /// [`Fetcher::retrieve`], sending `validators` with every hop. Waits for a turn under
     /// [`FetchOptions::max_in_flight`] first; the timeout starts with the turn.
-    async fn retrieve_with(
+    pub(crate) async fn retrieve_with(
         &self,
         url: &str,
         cap: usize,
@@ -383,6 +430,7 @@ impl Fetcher {
             etag: None,
             last_modified: None,
             declared_size: None,
+            payment: None,
             end: RetrievalEnd::Status(0),
         };
         if permit.is_err() {
@@ -428,6 +476,7 @@ impl Fetcher {
             seen.etag = None;
             seen.last_modified = None;
             seen.declared_size = None;
+            seen.payment = None;
             let hop_started = Instant::now();
             if let Err(why) = self.check_literal(&url) {
                 tracing::debug!(target: TARGET, url = %url, hop = seen.redirects, refused = %why, "request refused");
@@ -500,6 +549,12 @@ impl Fetcher {
                 url = next;
                 // The unread redirect body goes with `response`; its connection is closed.
                 continue;
+            }
+            if let Some(marker) = challenge(headers) {
+                return RetrievalEnd::Challenge { status, marker };
+            }
+            if status == 402 {
+                seen.payment = Some(price_headers(headers));
             }
             if !(200..300).contains(&status) {
                 return RetrievalEnd::Status(status);
@@ -579,6 +634,8 @@ pub(crate) struct Retrieval {
     pub last_modified: Option<String>,
     /// `Content-Length` of that response when its body is not encoded: the file's size.
     pub declared_size: Option<u64>,
+    /// The price headers of a 402.
+    pub payment: Option<crate::policy::Payment>,
     /// What came of it.
     pub end: RetrievalEnd,
 }
@@ -590,6 +647,13 @@ pub(crate) enum RetrievalEnd {
     Body(Vec<u8>),
     /// A final status that is not 2xx (including a 3xx not followed).
     Status(u16),
+    /// A response with a challenge marker, whatever its status; the body is not read.
+    Challenge {
+        /// Its status.
+        status: u16,
+        /// The marker, `name: value`.
+        marker: String,
+    },
     /// One redirect more than allowed.
     TooManyRedirects,
     /// A redirect to a URL already requested.
@@ -601,13 +665,22 @@ pub(crate) enum RetrievalEnd {
 }
 
 /// The outcome of a final status other than 2xx.
-fn status_outcome(code: u16) -> FetchOutcome {
+pub(crate) fn status_outcome(code: u16) -> FetchOutcome {
     match code {
         429 | 500..=599 => FetchOutcome::Unreachable(Unreachable::Status(code)),
         // A redirect not followed is "not found" (Google), like 4xx.
         300..=499 => FetchOutcome::Unavailable(Unavailable::Status(code)),
         // 1xx as a final answer, or outside the standard range: nothing usable came back.
         _ => FetchOutcome::Unreachable(Unreachable::Status(code)),
+    }
+}
+
+/// Why a 2xx body is an HTML page, if it is one: its content type, or how it starts.
+fn html_page(content_type: &Option<String>, body: &[u8]) -> Option<String> {
+    match content_type {
+        Some(t) if is_html_type(t) => Some(format!("Content-Type {t}")),
+        _ if looks_like_html(body) => Some("the body starts as HTML".to_owned()),
+        _ => None,
     }
 }
 
@@ -653,6 +726,7 @@ impl fmt::Display for OutcomeLabel<'_> {
             FetchOutcome::NotModified { .. } => f.write_str("not modified"),
             FetchOutcome::Unavailable(why) => write!(f, "unavailable: {why}"),
             FetchOutcome::Unreachable(why) => write!(f, "unreachable: {why}"),
+            FetchOutcome::PaymentRequired(p) => write!(f, "{p}"),
         }
     }
 }

@@ -8,6 +8,7 @@
 //! - `decode`, `headers`, `address`, `classify`: content codings, the headers a fetch reads,
 //!   which addresses may be connected to, and what an error means.
 //! - [`sitemaps`] (with feature `sitemap`): fetch a sitemap, or walk an origin's sitemaps.
+//! - `tdmrep`: [`Fetcher::fetch_tdmrep`], an origin's `/.well-known/tdmrep.json` ([`TdmFetch`]).
 //!
 //! The engine ([`crate::engine::RobotsCache`]) decides when to fetch; this module only fetches.
 
@@ -18,11 +19,14 @@ mod decode;
 pub(crate) mod headers;
 #[cfg(feature = "sitemap")]
 pub mod sitemaps;
+mod tdmrep;
 
 pub use address::AddressPolicy;
 pub use client::{
-    default_max_in_flight, FetchError, FetchOptions, Fetcher, LocalError, MAX_REDIRECT_URL,
-    MAX_RESPONSE_HEADERS,
+    default_max_in_flight, FetchError, FetchOptions, Fetcher, HtmlRobotsTxt, LocalError,
+    MAX_REDIRECT_URL, MAX_RESPONSE_HEADERS,
 };
+pub use headers::{ChallengeMarker, CHALLENGE_MARKERS};
 #[cfg(feature = "sitemap")]
 pub use sitemaps::{Discovery, SitemapFetchError};
+pub use tdmrep::{TdmFetch, TdmFetchOutcome};

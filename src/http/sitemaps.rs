@@ -78,6 +78,12 @@ impl Fetcher {
         match self.retrieve(url, cap).await.end {
             RetrievalEnd::Body(body) => Ok(body),
             RetrievalEnd::Status(code) => Err(SitemapFetchError::Status(code)),
+            RetrievalEnd::Challenge { status, marker } => {
+                Err(SitemapFetchError::Unreachable(Unreachable::Challenge {
+                    status,
+                    marker,
+                }))
+            }
             RetrievalEnd::TooManyRedirects => Err(SitemapFetchError::TooManyRedirects),
             RetrievalEnd::RedirectLoop => Err(SitemapFetchError::RedirectLoop),
             RetrievalEnd::Failed(why) => Err(SitemapFetchError::Unreachable(why)),
@@ -102,7 +108,8 @@ impl Fetcher {
             // Unconditional: a 304 cannot happen.
             FetchOutcome::NotModified { .. }
             | FetchOutcome::Unavailable(_)
-            | FetchOutcome::Unreachable(_) => None,
+            | FetchOutcome::Unreachable(_)
+            | FetchOutcome::PaymentRequired(_) => None,
         };
         let announced: Vec<String> = parsed
             .as_ref()

@@ -10,7 +10,8 @@
 //! |---|---|
 //! | 2xx, or 304 to a conditional request | the parsed rules |
 //! | 4xx except 429, more than 5 redirects | no robots.txt: allow all |
-//! | 429, 5xx, network failure (first 12 h of an unbroken run of failures) | disallow all |
+//! | 402 Payment Required (Cloudflare's pay per crawl) | disallow all, while it lasts; the price headers kept |
+//! | 429, 5xx, network failure, a challenge at the edge (first 12 h of an unbroken run of failures) | disallow all |
 //! | … then up to 30 days | the last good version (none: allow all, or disallow all when strict) |
 //! | … after 30 days | allow all if the site was recently reported available, else disallow all |
 //!
@@ -108,6 +109,20 @@ pub enum Unreachable {
     Encoding(String),
     /// Anything else the HTTP client reported.
     Other(String),
+    /// A challenge at the edge: a bot-protection service (a WAF, a CDN) answered in the site's
+    /// place with a challenge page (`cf-mitigated: challenge`, …: the fetcher's table of
+    /// challenge markers) instead of the file.
+    /// Whatever the status, it is not "no robots.txt": the site refuses the crawler.
+    Challenge {
+        /// The status of the challenge response.
+        status: u16,
+        /// The marker header as `name: value`.
+        marker: String,
+    },
+    /// A 2xx whose body is an HTML page, not a robots.txt, read as unreachable because
+    /// the fetcher's option `FetchOptions::html` says so (by default it is parsed, as Google
+    /// does). The detail says what gave it away.
+    HtmlPage(String),
 }
 
 impl fmt::Display for Unreachable {
@@ -121,6 +136,10 @@ impl fmt::Display for Unreachable {
             Unreachable::Body(m) => write!(f, "response broken: {m}"),
             Unreachable::Encoding(m) => write!(f, "unusable body: {m}"),
             Unreachable::Other(m) => f.write_str(m),
+            Unreachable::Challenge { status, marker } => {
+                write!(f, "challenged at the edge (HTTP {status}, {marker})")
+            }
+            Unreachable::HtmlPage(m) => write!(f, "an HTML page, not a robots.txt ({m})"),
         }
     }
 }
@@ -146,16 +165,87 @@ pub enum FetchOutcome {
     Unavailable(Unavailable),
     /// Not reachable: the ladder applies.
     Unreachable(Unreachable),
+    /// A 402: crawling is offered for a price (Cloudflare's pay per crawl). Everything is
+    /// disallowed while the site answers so; it is neither "no robots.txt" nor a failure.
+    PaymentRequired(Payment),
+}
+
+/// The most price headers kept from one 402 response.
+pub const MAX_PRICE_HEADERS: usize = 8;
+/// The longest price header value kept, in bytes; a longer one is cut.
+pub const MAX_PRICE_VALUE: usize = 256;
+
+/// What a 402 answer said about the price: its `crawler-*` headers (`crawler-price: USD 0.01`
+/// in [Cloudflare's pay per crawl]), as sent, at most [`MAX_PRICE_HEADERS`] of at most
+/// [`MAX_PRICE_VALUE`] bytes each.
+///
+/// The values come from the site: escape them before showing them.
+///
+/// [Cloudflare's pay per crawl]: https://developers.cloudflare.com/ai-crawl-control/features/pay-per-crawl/crawler-integration/
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Payment {
+    /// The price headers, lower-case names, in the order sent.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub headers: Vec<(String, String)>,
+}
+
+impl Payment {
+    /// A payment answer with these headers, bounded as the type says: names lower-cased,
+    /// values cut at [`MAX_PRICE_VALUE`] bytes (on a character boundary), at most
+    /// [`MAX_PRICE_HEADERS`] kept.
+    pub fn new<N: AsRef<str>, V: AsRef<str>>(headers: impl IntoIterator<Item = (N, V)>) -> Payment {
+        let headers = headers
+            .into_iter()
+            .take(MAX_PRICE_HEADERS)
+            .map(|(n, v)| {
+                let v = v.as_ref();
+                let mut end = v.len().min(MAX_PRICE_VALUE);
+                while !v.is_char_boundary(end) {
+                    end -= 1;
+                }
+                (n.as_ref().to_ascii_lowercase(), v[..end].to_owned())
+            })
+            .collect();
+        Payment { headers }
+    }
+
+    /// The value of `crawler-price`, if sent.
+    pub fn price(&self) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == "crawler-price")
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl fmt::Display for Payment {
+    /// `payment required (crawler-price: USD 0.01)`, or `payment required (no price given)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("payment required (")?;
+        if self.headers.is_empty() {
+            f.write_str("no price given")?;
+        }
+        for (i, (n, v)) in self.headers.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{n}: {v}")?;
+        }
+        f.write_str(")")
+    }
 }
 
 impl FetchOutcome {
-    /// `"fetched"`, `"not-modified"`, `"unavailable"` or `"unreachable"`.
+    /// `"fetched"`, `"not-modified"`, `"unavailable"`, `"unreachable"` or
+    /// `"payment-required"`.
     pub fn as_str(&self) -> &'static str {
         match self {
             FetchOutcome::Rules { .. } => "fetched",
             FetchOutcome::NotModified { .. } => "not-modified",
             FetchOutcome::Unavailable(_) => "unavailable",
             FetchOutcome::Unreachable(_) => "unreachable",
+            FetchOutcome::PaymentRequired(_) => "payment-required",
         }
     }
 }
@@ -182,6 +272,12 @@ pub struct Fetch {
     /// The file's size as the server declared it (`Content-Length` of a 2xx body without a
     /// content coding), which may be more than was read.
     pub declared_size: Option<u64>,
+    /// The `Content-Type` of the last response, if any.
+    pub content_type: Option<String>,
+    /// A 2xx body that is an HTML page rather than a robots.txt: its content type is HTML, or
+    /// it starts as one ([`looks_like_html`](crate::robots::looks_like_html)). A soft 404 or
+    /// a bot wall; it parses to no rules, so everything would be allowed without a word.
+    pub html: bool,
     /// What it means.
     pub outcome: FetchOutcome,
 }
@@ -200,6 +296,8 @@ impl Fetch {
             etag: None,
             last_modified: None,
             declared_size: None,
+            content_type: None,
+            html: false,
             outcome,
         }
     }
@@ -286,12 +384,14 @@ pub enum VerdictReason {
         /// The first failure of the run.
         since: SystemTime,
     },
+    /// The latest fetch was a 402: crawling is offered for a price; stop.
+    PaymentRequired(Payment),
 }
 
 impl VerdictReason {
     /// A stable kebab-case name: `fetched`, `no-robots-txt`, `not-fetched`, `unreachable`,
     /// `last-good-version`, `no-good-version`, `long-unreachable-site-up`,
-    /// `long-unreachable-site-down`.
+    /// `long-unreachable-site-down`, `payment-required`.
     pub fn as_str(&self) -> &'static str {
         match self {
             VerdictReason::Fetched => "fetched",
@@ -302,6 +402,7 @@ impl VerdictReason {
             VerdictReason::NoGoodVersion { .. } => "no-good-version",
             VerdictReason::LongUnreachableSiteUp { .. } => "long-unreachable-site-up",
             VerdictReason::LongUnreachableSiteDown { .. } => "long-unreachable-site-down",
+            VerdictReason::PaymentRequired(_) => "payment-required",
         }
     }
 }

@@ -19,6 +19,7 @@ use super::VerdictReason;
 /// | `no-good-version` | `robots.txt unreachable and never fetched: no known restrictions` |
 /// | `long-unreachable-site-up` | `robots.txt unreachable for over 30 days while the site is up: everything allowed` |
 /// | `long-unreachable-site-down` | `robots.txt unreachable for over 30 days and the site is down: crawling stopped` |
+/// | `payment-required` | `robots.txt answered payment required (crawler-price: USD 0.01): crawling stopped` |
 impl fmt::Display for VerdictReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -63,6 +64,9 @@ impl fmt::Display for VerdictReason {
             VerdictReason::LongUnreachableSiteDown { .. } => f.write_str(
                 "robots.txt unreachable for over 30 days and the site is down: crawling stopped",
             ),
+            VerdictReason::PaymentRequired(p) => {
+                write!(f, "robots.txt answered {p}: crawling stopped")
+            }
         }
     }
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest as _, Sha256};
 
 use super::{
-    Fetch, FetchOutcome, Judgement, PolicyOptions, Unavailable, Unreachable, Verdict,
+    Fetch, FetchOutcome, Judgement, Payment, PolicyOptions, Unavailable, Unreachable, Verdict,
     VerdictReason, DORMANT_AFTER, HISTORY_PERIOD,
 };
 use crate::diagnostic::Severity;
@@ -123,6 +123,10 @@ pub struct RobotsFile {
         serde(default, skip_serializing_if = "Option::is_none")
     )]
     pub last_modified: Option<String>,
+    /// The body was an HTML page rather than a robots.txt (its content type, or how it
+    /// starts): a soft 404 or a bot wall, parsed all the same (see `Fetch::html`).
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_false"))]
+    pub html: bool,
 }
 
 /// What a fetch gave, as remembered.
@@ -139,15 +143,19 @@ pub enum Content {
     NoRobotsTxt(Unavailable),
     /// Not reachable.
     Unreachable(Unreachable),
+    /// A 402: crawling is offered for a price.
+    PaymentRequired(Payment),
 }
 
 impl Content {
-    /// `"fetched"`, `"unavailable"` or `"unreachable"`, as [`FetchOutcome::as_str`].
+    /// `"fetched"`, `"unavailable"`, `"unreachable"` or `"payment-required"`, as
+    /// [`FetchOutcome::as_str`].
     pub fn as_str(&self) -> &'static str {
         match self {
             Content::Rules(_) => "fetched",
             Content::NoRobotsTxt(_) => "unavailable",
             Content::Unreachable(_) => "unreachable",
+            Content::PaymentRequired(_) => "payment-required",
         }
     }
 
@@ -296,6 +304,7 @@ impl FetchRecord {
                     warnings: u32::try_from(parsed.diagnostics.len() - errors).unwrap_or(u32::MAX),
                     etag: fetch.etag.clone(),
                     last_modified: fetch.last_modified.clone(),
+                    html: fetch.html,
                 };
                 (Content::Rules(file), Some(body.clone()))
             }
@@ -308,6 +317,7 @@ impl FetchRecord {
             },
             FetchOutcome::Unavailable(why) => (Content::NoRobotsTxt(*why), None),
             FetchOutcome::Unreachable(why) => (Content::Unreachable(why.clone()), None),
+            FetchOutcome::PaymentRequired(p) => (Content::PaymentRequired(p.clone()), None),
         };
         FetchRecord {
             started_at,
@@ -434,6 +444,12 @@ impl OriginState {
                 self.absent_since = None;
                 self.failing_since.get_or_insert(r.at);
             }
+            // The site answered, and refused: not a failure run, and not a good version
+            // either; the verdict reads it from the newest version.
+            Content::PaymentRequired(_) => {
+                self.failing_since = None;
+                self.absent_since = None;
+            }
         }
         self.next_due = Some(r.next_due);
         let new_version = match self.versions.back_mut() {
@@ -524,6 +540,12 @@ impl OriginState {
             GoodVersion::NoRobotsTxt(_) => Verdict::AllowAll,
         };
         let Some(since) = self.failing_since else {
+            if let Some(Content::PaymentRequired(p)) = self.versions.back().map(|v| &v.content) {
+                return Judgement {
+                    verdict: Verdict::DisallowAll,
+                    reason: VerdictReason::PaymentRequired(p.clone()),
+                };
+            }
             return match &self.good {
                 Some(good) => Judgement {
                     verdict: good_verdict(good),

@@ -82,6 +82,7 @@ pub use agent::{ProductToken, TokenError};
 pub use directive::{Directive, OtherKey};
 pub use group::{Agent, Agents, Group, Groups};
 pub use matcher::{AgentRules, Decision, GroupMatch, Reason};
+pub use parse::looks_like_html;
 #[cfg(feature = "fetch")]
 pub(crate) use path::is_robots_txt;
 pub use path::{request_path, request_target, respelled, Respelled};

@@ -241,17 +241,7 @@ impl<'a> Builder<'a> {
         let Some(first) = head.iter().position(|&b| !b.is_ascii_whitespace()) else {
             return;
         };
-        // Every test below wants a `<` first: most files are spared the lowercased copy.
-        if head[first] != b'<' {
-            return;
-        }
-        let lower = |s: &[u8]| s.iter().map(u8::to_ascii_lowercase).collect::<Vec<_>>();
-        let peek = lower(&head[first..head.len().min(first + 256)]);
-        let html = peek.starts_with(b"<!doctype html")
-            || peek.starts_with(b"<html")
-            || peek.starts_with(b"<head")
-            || peek.starts_with(b"<body")
-            || (peek.starts_with(b"<") && memchr::memmem::find(&peek, b"<html").is_some());
+        let html = looks_like_html(&head[first..]);
         if html {
             let at = start + first;
             let line = 1 + self.input[..at]
@@ -1199,6 +1189,31 @@ fn is_http_url(s: &str) -> bool {
         || url::Url::parse(s)
             .map(|u| matches!(u.scheme(), "http" | "https") && u.has_host())
             .unwrap_or(false)
+}
+
+/// Whether `body` starts as an HTML document rather than a robots.txt: after a byte order
+/// mark and white space, `<!doctype html`, `<html`, `<head`, `<body`, or a `<` with `<html`
+/// in its first 256 bytes (compared without case). A robots.txt never starts with `<`, so a
+/// file that does is a soft 404, a bot wall or a challenge page. The parser reports it as
+/// `html-body`; the fetcher records it on the fetch.
+pub fn looks_like_html(body: &[u8]) -> bool {
+    let body = body.strip_prefix(BOM).unwrap_or(body);
+    let Some(first) = body.iter().position(|&b| !b.is_ascii_whitespace()) else {
+        return false;
+    };
+    // Every test below wants a `<` first: most files are spared the lowercased copy.
+    if body[first] != b'<' {
+        return false;
+    }
+    let peek: Vec<u8> = body[first..body.len().min(first + 256)]
+        .iter()
+        .map(u8::to_ascii_lowercase)
+        .collect();
+    peek.starts_with(b"<!doctype html")
+        || peek.starts_with(b"<html")
+        || peek.starts_with(b"<head")
+        || peek.starts_with(b"<body")
+        || memchr::memmem::find(&peek, b"<html").is_some()
 }
 
 #[cfg(test)]

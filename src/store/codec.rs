@@ -80,4 +80,44 @@ mod tests {
         let future = String::from_utf8_lossy(&bytes).replacen("\"format\":1", "\"format\":9", 1);
         assert!(decode(future.as_bytes()).unwrap_err().contains("format 9"));
     }
+
+    /// A state as the release before challenges, 402 and HTML marks wrote it: still read, to
+    /// the same verdict; and the new outcomes round-trip.
+    #[test]
+    fn states_written_before_the_edge_outcomes_are_read() {
+        use crate::policy::{Content, Payment, PolicyOptions, VerdictReason};
+        let old = r#"{"format":1,"state":{"versions":[{"first_at":1800000000123,"last_at":1800000000123,"count":1,"status":200,"final_url":"https://a.example/robots.txt","redirects":0,"content":{"rules":{"digest":"f5942a43fcf045b80e83b72a079ddd4844d2106bccfaec3a4fa333d655d9f26b","size":36,"errors":1,"warnings":0,"etag":"\"v1\""}}},{"first_at":1800000060123,"last_at":1800000060123,"count":1,"status":null,"final_url":"https://a.example/robots.txt","redirects":0,"content":{"unreachable":{"kind":"dns","detail":"no such host"}}}],"good":{"at":1800000000123,"version":{"rules":{"digest":"f5942a43fcf045b80e83b72a079ddd4844d2106bccfaec3a4fa333d655d9f26b","size":36,"errors":1,"warnings":0,"etag":"\"v1\""}}},"failing_since":1800000060123,"absent_since":null,"next_due":1800000060123,"epoch":0,"recrawl_requested":null,"site":{"at":1800000000123,"up":true}}}"#;
+        let state = decode(old.as_bytes()).expect("an old state reads");
+        assert!(state.good_file().is_some_and(|f| !f.html));
+        let t = SystemTime::UNIX_EPOCH + Duration::from_millis(1_800_000_060_123);
+        let j = state.verdict_at(t, &PolicyOptions::default());
+        assert!(matches!(j.reason, VerdictReason::Unreachable { .. }));
+        // Written again, it is the same bytes: nothing new is added to an old state.
+        assert_eq!(encode(&state), old.as_bytes());
+
+        let mut state = state;
+        let url = "https://a.example/robots.txt";
+        let challenge = Unreachable::Challenge {
+            status: 403,
+            marker: "cf-mitigated: challenge".into(),
+        };
+        state.record(
+            t,
+            &Fetch::new(url, Some(403), FetchOutcome::Unreachable(challenge.clone())),
+        );
+        let payment = Payment::new([("crawler-price", "USD 0.01")]);
+        state.record(
+            t + Duration::from_secs(1),
+            &Fetch::new(
+                url,
+                Some(402),
+                FetchOutcome::PaymentRequired(payment.clone()),
+            ),
+        );
+        let back = decode(&encode(&state)).expect("decode");
+        assert_eq!(back, state);
+        let contents: Vec<&Content> = back.history().map(|v| &v.content).collect();
+        assert_eq!(contents[2], &Content::Unreachable(challenge));
+        assert_eq!(contents[3], &Content::PaymentRequired(payment));
+    }
 }

@@ -23,6 +23,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("plain_url", 0),
     ("origin", 1),
     ("robots", 2),
+    ("tdmrep", 2),
     ("sitemap", 3),
     ("policy", 4),
     ("store", 5),

@@ -35,11 +35,15 @@ mod parser;
 mod policy; // the failure ladder, pure
 #[cfg(feature = "sitemap")]
 mod robustness; // any input: no panic, diagnostics hold their invariants
+#[cfg(feature = "tdmrep")]
+mod tdmrep; // TDMRep's tdmrep.json: parser, evaluator, and the engine's fetch of it
 mod url_spelling; // a URL is judged as a client requests it (dot segments, `\\`, TAB)
 mod usage; // Content-Usage and friends never change a verdict
 mod wildcard_index; // many wildcard rules through the segments index, against a naive reference
 
 // The engine: fetching, the state stores.
+#[cfg(feature = "fetch")]
+mod edge; // challenges, 402 and HTML pages served as robots.txt
 #[cfg(feature = "fetch")]
 mod engine;
 #[cfg(feature = "fetch")]

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crawlgate::engine::{Answer, CheckError, RobotsCache};
+use crawlgate::engine::{Answer, CheckError, RobotsCache, TdmAnswer};
 
 use crawlgate::http::LocalError;
 use crawlgate::policy::{Judgement, VerdictReason};
@@ -83,6 +83,8 @@ struct Answered {
     local: Option<LocalError>,
     /// The origin's verdict and rules (for the JSON record, and the usage preferences).
     detail: (Judgement, Option<Arc<Parsed>>),
+    /// With `--tdm`: the URL's TDMRep answer, or why there is none.
+    tdm: Option<Result<schema::Tdm, String>>,
 }
 
 /// One URL's answers, once its origin is ready, with what its records need.
@@ -91,6 +93,7 @@ async fn answer_one(
     ready: &Ready,
     crawlers: &Crawlers,
     url: &str,
+    tdm: bool,
 ) -> Result<Answered, CheckError> {
     let origin = Origin::from_url(url)?;
     ready.wait(cache, &origin).await;
@@ -107,11 +110,57 @@ async fn answer_one(
     };
     // From memory: the origin was just loaded.
     let detail = (cache.judgement(&origin).await, cache.rules(&origin).await);
+    let tdm = if tdm {
+        Some(
+            cache
+                .tdm(url)
+                .await
+                .map(|t| tdm_record(&t))
+                .map_err(|e| e.to_string()),
+        )
+    } else {
+        None
+    };
     Ok(Answered {
         answers,
         local,
         detail,
+        tdm,
     })
+}
+
+/// The `tdm` part of a check record.
+fn tdm_record(t: &TdmAnswer) -> schema::Tdm {
+    schema::Tdm {
+        reservation: t.reservation.as_str(),
+        policy: t.policy.clone(),
+        rule: t.rule.as_ref().map(|r| r.number),
+        location: t.rule.as_ref().map(|r| r.location.clone()),
+        file: t.file_url.clone(),
+        reason: t.reason.as_str(),
+    }
+}
+
+/// The TDMRep column of a human answer line: `<TAB>tdm: reserved (policy URL; rule 2)`.
+fn tdm_column(tdm: Option<&schema::Tdm>) -> String {
+    let Some(t) = tdm else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if let Some(p) = &t.policy {
+        parts.push(format!("policy {}", escape(p)));
+    }
+    if let (Some(n), Some(l)) = (t.rule, &t.location) {
+        parts.push(format!("rule {n}: {}", escape(l)));
+    }
+    if t.reservation == "unknown" {
+        parts.push(format!("{} not read: {}", escape(&t.file), t.reason));
+    }
+    if parts.is_empty() {
+        format!("\ttdm: {}", t.reservation)
+    } else {
+        format!("\ttdm: {} ({})", t.reservation, parts.join("; "))
+    }
 }
 
 /// What became of one input line, in input order.
@@ -135,18 +184,19 @@ fn report(
     // were not read.
     let word = c.word();
     let usage = usage_column(c.usage.as_ref(), a.rule.is_some());
+    let tdm = tdm_column(c.tdm.as_ref());
     match (a.allowed, &a.rule) {
         // The deciding rule, for an allowed URL too (as with --robots).
         (_, Some(r)) => out.line(format_args!(
-            "{agent}{word}\t{url}\tline {}: {}{usage}",
+            "{agent}{word}\t{url}\tline {}: {}{usage}{tdm}",
             r.line,
             escape(&r.text)
         )),
         // No rule decided: nothing after an allowed URL (no rule matched, no robots.txt)
         // but its usage preferences, the reason after a disallowed one (the failure rules).
-        (true, None) => out.line(format_args!("{agent}{word}\t{url}{usage}")),
+        (true, None) => out.line(format_args!("{agent}{word}\t{url}{usage}{tdm}")),
         (false, None) => out.line(format_args!(
-            "{agent}{word}\t{url}\t{}",
+            "{agent}{word}\t{url}\t{}{tdm}",
             escape(&a.reason.to_string())
         )),
     }
@@ -184,13 +234,14 @@ pub fn check(
         );
         let ready = Ready::default();
         let json = args.json;
+        let tdm = args.tdm;
         let results = given.chain(read).map(|item| {
             let (cache, ready, progress) = (&cache, &ready, &progress);
             let url = url_of(item);
             async move {
                 let done = match url {
                     Ok(url) => {
-                        let answered = answer_one(cache, ready, crawlers, &url).await;
+                        let answered = answer_one(cache, ready, crawlers, &url, tdm).await;
                         Done::Answered(url, Box::new(answered))
                     }
                     Err(stop) => Done::Stopped(stop),
@@ -269,9 +320,20 @@ fn print(
         tally.failed += 1;
     }
     let (verdict, rules) = (Some(a.detail.0.verdict), a.detail.1.as_ref());
+    let tdm = match a.tdm {
+        Some(Err(e)) => {
+            progress.error(out, format_args!("{url}: tdmrep.json not fetched: {e}"));
+            tally.failed += 1;
+            None
+        }
+        Some(Ok(t)) => Some(t),
+        None => None,
+    };
     for (crawler, (token, answer)) in crawlers.each().zip(&a.answers) {
         let robots_txt = answer.origin.robots_txt_url();
-        let r = records::state_record(&url, token, crawler, answer, verdict, rules, &robots_txt);
+        let mut r =
+            records::state_record(&url, token, crawler, answer, verdict, rules, &robots_txt);
+        r.tdm = tdm.clone();
         tally.add(&r);
         if json {
             out.json(&Record::Check(r))?;

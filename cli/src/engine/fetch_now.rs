@@ -47,7 +47,7 @@ impl Fetched {
     }
 
     /// `fetched`, `not-modified` (a 304 re-confirmed the file), `unavailable`, `unreachable`,
-    /// `local-failure` (nothing recorded).
+    /// `payment-required`, `local-failure` (nothing recorded).
     pub fn outcome(&self) -> &'static str {
         if self.local.is_some() {
             return "local-failure";
@@ -148,6 +148,7 @@ pub fn file_facts(file: Option<&RobotsFile>) -> FileFacts {
         errors: f.errors,
         warnings: f.warnings,
         digest: Some(f.digest.to_string()),
+        html: f.html,
     }
 }
 

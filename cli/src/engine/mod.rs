@@ -134,7 +134,21 @@ pub fn cause(content: &Content) -> Option<String> {
         Content::Rules(_) => None,
         Content::NoRobotsTxt(why) => Some(why.to_string()),
         Content::Unreachable(why) => Some(why.to_string()),
+        Content::PaymentRequired(p) => Some(price_text(p)),
     }
+}
+
+/// A 402's price headers as `crawler-price: USD 0.01` (`; ` between several), or
+/// `no price given`; the values are the site's, to be escaped when shown.
+pub fn price_text(p: &crawlgate::policy::Payment) -> String {
+    if p.headers.is_empty() {
+        return "no price given".to_owned();
+    }
+    p.headers
+        .iter()
+        .map(|(n, v)| format!("{n}: {v}"))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Which listed version the verdict comes from: the last good one while it applies, else
@@ -143,6 +157,11 @@ pub fn cause(content: &Content) -> Option<String> {
 pub fn in_force(state: &OriginState, versions: &[&Version], j: &Judgement) -> Option<usize> {
     if j.reason == VerdictReason::NotFetched {
         return None;
+    }
+    if matches!(j.reason, VerdictReason::PaymentRequired(_)) {
+        // The newest answer, a 402, decides.
+        let last = versions.len().checked_sub(1)?;
+        return matches!(versions[last].content, Content::PaymentRequired(_)).then_some(last);
     }
     let uses_good = matches!(j.reason, VerdictReason::LastGoodVersion { .. })
         || state.failing_since().is_none();

@@ -139,7 +139,7 @@ fn version_rules(inputs: &Inputs<'_>, versions: &[&Version]) -> Vec<Option<Rules
                 .get(&f.digest)
                 .map(|body| Rules::File(Box::new(Robots::parse_with(body, &options).robots))),
             Content::NoRobotsTxt(_) => Some(Rules::None),
-            Content::Unreachable(_) => None,
+            Content::Unreachable(_) | Content::PaymentRequired(_) => None,
         })
         .collect()
 }
@@ -193,6 +193,10 @@ fn version_views(
 /// other reason, with that reason.
 fn status_of(last: &Version) -> (&'static str, String) {
     match (&last.content, last.status) {
+        (Content::Rules(f), _) if f.html => (
+            "fetched",
+            "Fetched – an HTML page, not a robots.txt (a soft 404 or a bot wall)".to_owned(),
+        ),
         (Content::Rules(_), Some(304)) => ("fetched", "Fetched (304: not modified)".to_owned()),
         (Content::Rules(_), _) => ("fetched", "Fetched".to_owned()),
         (Content::NoRobotsTxt(_), Some(s)) => {
@@ -202,6 +206,7 @@ fn status_of(last: &Version) -> (&'static str, String) {
             ("not-found", format!("Not fetched – Not found ({why})"))
         }
         (Content::Unreachable(why), _) => ("not-fetched", format!("Not fetched – {why}")),
+        (Content::PaymentRequired(p), _) => ("payment-required", format!("Not fetched – {p}")),
     }
 }
 

@@ -101,6 +101,26 @@ pub struct Check<'a> {
     /// The usage preferences in force (`Content-Usage`); `null` when the URL is disallowed
     /// (they apply only to crawlable URLs), the verdict is not `rules`, or no rule matches.
     pub usage: Option<UsageRecord>,
+    /// With `--tdm`: what TDMRep's `tdmrep.json` says about the URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tdm: Option<Tdm>,
+}
+
+/// `check --tdm`: the URL's TDMRep reservation from the origin's `/.well-known/tdmrep.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Tdm {
+    /// `reserved`, `not-reserved`, `unset` (no file, or no rule matches) or `unknown` (the
+    /// file could not be read: treat as reserved).
+    pub reservation: &'static str,
+    /// The TDM policy's URL, when reserved and given.
+    pub policy: Option<String>,
+    /// The deciding rule's number (1-based, in the file's array) and `location`.
+    pub rule: Option<usize>,
+    pub location: Option<String>,
+    /// The file's URL.
+    pub file: String,
+    /// Where the answer comes from (the failure ladder's reason, as `reason`).
+    pub reason: &'static str,
 }
 
 impl Check<'_> {
@@ -336,6 +356,9 @@ pub struct FileFacts {
     pub warnings: u32,
     /// The SHA-256 of the body, in hex.
     pub digest: Option<String>,
+    /// The body was an HTML page, not a robots.txt (its content type or how it starts).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub html: bool,
 }
 
 /// `fetch` and `recrawl`: one origin's robots.txt fetched now.
@@ -344,7 +367,8 @@ pub struct Fetch {
     pub origin: String,
     pub robots_txt: String,
     pub status: Option<u16>,
-    /// `fetched`, `not-modified`, `unavailable`, `unreachable`, `local-failure`, `not-recorded`.
+    /// `fetched`, `not-modified`, `unavailable`, `unreachable`, `payment-required`,
+    /// `local-failure`, `not-recorded`.
     pub outcome: &'static str,
     pub cause: Option<String>,
     pub final_url: Option<String>,

@@ -17,6 +17,8 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 mod cli; // lint, check, url: exit codes, output, bad input
 mod cli_agents; // agents and modes, and Google's reference cases through the binary
 #[cfg(feature = "fetch")]
+mod cli_edge; // challenged, priced (402) and HTML robots.txt in fetch, report and lint
+#[cfg(feature = "fetch")]
 mod cli_explain;
 #[cfg(feature = "fetch")]
 mod cli_fetch;
