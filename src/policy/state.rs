@@ -335,6 +335,12 @@ pub enum Change {
         /// Now.
         at: SystemTime,
     },
+    /// A copy of the state known elsewhere (a process's memory), written back to a store that
+    /// lost part of it (a Redis restarted without persistence, a `FLUSHALL`, an eviction). It
+    /// replaces the stored state only when the stored one knows less
+    /// ([`OriginState::knows_less_than`]); otherwise it is [`Applied::Stale`]. The newer recrawl
+    /// epoch and site report of the two are kept.
+    Restore(Box<OriginState>),
 }
 
 /// What applying a [`Change`] did.
@@ -395,7 +401,44 @@ impl OriginState {
                 self.prune(*at);
                 Applied::Recorded { new_version: false }
             }
+            Change::Restore(known) => {
+                if !self.knows_less_than(known) {
+                    return Applied::Stale;
+                }
+                let mut restored = (**known).clone();
+                restored.epoch = restored.epoch.max(self.epoch);
+                if restored.epoch == self.epoch && self.epoch > known.epoch {
+                    restored.recrawl_requested = self.recrawl_requested;
+                    restored.next_due = self.next_due;
+                }
+                if self
+                    .site
+                    .is_some_and(|s| restored.site.is_none_or(|r| r.at < s.at))
+                {
+                    restored.site = self.site;
+                }
+                *self = restored;
+                Applied::Recorded { new_version: false }
+            }
         }
+    }
+
+    /// Whether this state (read from a store) knows less than `other` (a copy kept elsewhere)
+    /// about the origin's robots.txt: it lost the last good version `other` has, holds an older
+    /// one, or its latest fetch is older than `other`'s. A store that answers like this lost
+    /// data; its state must not replace the copy.
+    pub fn knows_less_than(&self, other: &OriginState) -> bool {
+        let good_older = match (&self.good, &other.good) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(mine), Some(theirs)) => mine.at < theirs.at,
+        };
+        let fetch_older = match (self.versions.back(), other.versions.back()) {
+            (_, None) => false,
+            (None, Some(_)) => true,
+            (Some(mine), Some(theirs)) => mine.last_at < theirs.last_at,
+        };
+        good_older || fetch_older
     }
 
     fn apply_fetch(&mut self, r: &FetchRecord) -> Applied {

@@ -46,8 +46,10 @@ mod engine;
 mod fetch_client;
 #[cfg(feature = "redb")]
 mod store_embedded;
+#[cfg(feature = "fetch")]
+mod store_loss;
 #[cfg(feature = "redis")]
-mod store_redis;
+mod store_redis; // a store that loses data never takes a known good version away
 
 // The gate: when a crawler may fetch (virtual clock; the middleware against real servers).
 #[cfg(feature = "fetch")]
