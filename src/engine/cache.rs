@@ -19,7 +19,9 @@
 //! times out or is dropped does not cancel a fetch, and the next caller joins it). Across a
 //! fleet, a fetch needs the origin's lease from the store ([`Store::try_lease`]); a process that
 //! does not get it waits for the holder's result, polling the store, or, for a due origin,
-//! keeps answering from its copy. A fetch sends the validators of the last good file
+//! keeps answering from its copy. The wait lasts at most [`CacheOptions::lease_wait`]: then
+//! the process answers from its copy, or, with none, fetches without the lease (the holder may
+//! have died holding it). A fetch sends the validators of the last good file
 //! (`If-None-Match`, `If-Modified-Since`); a 304 re-confirms that file.
 //!
 //! **Order.** [`RobotsCache::request_recrawl`] starts a new recrawl epoch in the store; a fetch
@@ -31,6 +33,11 @@
 //! backoff (50 ms doubling to 2 s, for 30 s), nothing is recorded, and
 //! [`RobotsCache::local_failures`] counts them. An origin whose fetch keeps failing keeps the
 //! state it had; one never fetched stays "not fetched yet" until a later check succeeds.
+//!
+//! **Knowledge only grows.** A re-read that finds the store knowing less than memory (no state,
+//! an older last good version or fetch: a shared store that lost data) keeps memory's copy and
+//! writes it back ([`Change::Restore`]); every write of pending changes sends it along too.
+//! [`StoreStatus::lost`] counts such re-reads.
 //!
 //! **When the store fails** (Redis down, disk error), checks are answered from the copies in
 //! memory, origins new to the process are fetched without a lease, changes are kept per origin
