@@ -372,6 +372,10 @@ pub struct OriginState {
     #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde::option"))]
     recrawl_requested: Option<SystemTime>,
     site: Option<SiteReport>,
+    /// Fetches recorded since the state was created: it only grows, so a copy with fewer knows
+    /// less, whatever the clocks of the processes that recorded them said.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
+    fetches: u64,
 }
 
 impl OriginState {
@@ -406,6 +410,7 @@ impl OriginState {
                     return Applied::Stale;
                 }
                 let mut restored = (**known).clone();
+                restored.fetches = restored.fetches.max(self.fetches);
                 restored.epoch = restored.epoch.max(self.epoch);
                 if restored.epoch == self.epoch && self.epoch > known.epoch {
                     restored.recrawl_requested = self.recrawl_requested;
@@ -424,21 +429,24 @@ impl OriginState {
     }
 
     /// Whether this state (read from a store) knows less than `other` (a copy kept elsewhere)
-    /// about the origin's robots.txt: it lost the last good version `other` has, holds an older
-    /// one, or its latest fetch is older than `other`'s. A store that answers like this lost
-    /// data; its state must not replace the copy.
+    /// about the origin's robots.txt: it lost the last good version `other` has, or has
+    /// recorded fewer fetches (an older revision: a store restarted from an old snapshot, a
+    /// lagging replica). A store that answers like this lost data; its state must not replace
+    /// the copy. Counting fetches, not comparing their times, keeps this true when the clocks
+    /// of a fleet's machines disagree.
     pub fn knows_less_than(&self, other: &OriginState) -> bool {
-        let good_older = match (&self.good, &other.good) {
-            (_, None) => false,
-            (None, Some(_)) => true,
-            (Some(mine), Some(theirs)) => mine.at < theirs.at,
+        let good_lost = self.good.is_none() && other.good.is_some();
+        let fewer = if self.fetches == 0 && other.fetches == 0 {
+            // States written before fetches were counted: by their latest fetch's time.
+            match (self.versions.back(), other.versions.back()) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(mine), Some(theirs)) => mine.last_at < theirs.last_at,
+            }
+        } else {
+            self.fetches < other.fetches
         };
-        let fetch_older = match (self.versions.back(), other.versions.back()) {
-            (_, None) => false,
-            (None, Some(_)) => true,
-            (Some(mine), Some(theirs)) => mine.last_at < theirs.last_at,
-        };
-        good_older || fetch_older
+        good_lost || fewer
     }
 
     fn apply_fetch(&mut self, r: &FetchRecord) -> Applied {
@@ -450,6 +458,7 @@ impl OriginState {
                 return Applied::Stale;
             }
         }
+        self.fetches = self.fetches.saturating_add(1);
         match &r.content {
             Content::Rules(file) => {
                 self.failing_since = None;
@@ -731,6 +740,11 @@ fn within_history(i: usize, n: usize, v: &Version, now: SystemTime) -> bool {
         || now
             .duration_since(v.last_at)
             .map_or(true, |age| age <= HISTORY_PERIOD)
+}
+
+#[cfg(feature = "serde")]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(feature = "serde")]
