@@ -190,3 +190,47 @@ fn the_last_good_version_survives_a_store_that_lost_it() {
     ])
     .expect("no door opened");
 }
+
+/// A state one process recorded later, with a clock an hour behind, does not look older than
+/// the copy another process holds: fetches are counted, not their times compared. An emptied
+/// store, or one that lost the good version, knows less.
+#[test]
+fn knowing_less_is_counted_not_timed() {
+    use crawlgate::policy::{Fetch, FetchOutcome, FetchRecord, Unreachable};
+    let origin = Origin::from_url("https://skew.example/").expect("origin");
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000);
+    let fetched = |state: &OriginState, outcome: FetchOutcome, at: SystemTime| {
+        let fetch = Fetch::new(origin.robots_txt_url(), Some(200), outcome);
+        Change::Fetched(FetchRecord::new(&fetch, state, at, at, at))
+    };
+    let rules = || FetchOutcome::Rules {
+        body: RULES.as_bytes().into(),
+        parsed: Arc::new(crawlgate::Robots::parse(RULES.as_bytes())),
+    };
+    let mut copy = OriginState::new();
+    copy.apply(&fetched(&copy, rules(), t0));
+    // Another process, its clock an hour behind, records a 503 after it.
+    let mut stored = copy.clone();
+    let change = fetched(
+        &stored,
+        FetchOutcome::Unreachable(Unreachable::Status(503)),
+        t0 - Duration::from_secs(3600),
+    );
+    stored.apply(&change);
+    assert!(!stored.knows_less_than(&copy));
+    assert!(copy.knows_less_than(&stored));
+    // An emptied store, and one whose only fetch came after it was emptied, know less.
+    assert!(OriginState::new().knows_less_than(&copy));
+    let mut refilled = OriginState::new();
+    refilled.apply(&fetched(
+        &refilled,
+        FetchOutcome::Unreachable(Unreachable::Status(503)),
+        t0 + Duration::from_secs(60),
+    ));
+    assert!(refilled.knows_less_than(&copy));
+    // Restored, it holds the copy's good version and keeps nothing older than it.
+    let mut restored = refilled.clone();
+    restored.apply(&Change::Restore(Box::new(copy.clone())));
+    assert_eq!(restored.good_file(), copy.good_file());
+    assert!(!restored.knows_less_than(&copy));
+}
