@@ -34,6 +34,14 @@ fn main() {
             ("restart_after_sigkill_answers_from_the_store", restart),
             ("a_fleet_fetches_once_and_shares_the_ladder", fleet),
             ("redis_killed_mid_run", redis_killed),
+            (
+                "redis_restarted_empty_keeps_the_last_good_version",
+                redis_lost,
+            ),
+            (
+                "a_lease_left_by_a_killed_process_delays_a_cold_check_briefly",
+                dead_lease_holder,
+            ),
         ],
     );
 }
@@ -74,6 +82,12 @@ fn child_main() {
         let mut options = CacheOptions::default();
         options.fetch.timeout = Duration::from_secs(5);
         options.sync_interval = Duration::from_millis(sync_ms);
+        if let Some(ms) = env_ms("CRAWLGATE_LEASE_TTL_MS") {
+            options.lease_ttl = Some(ms);
+        }
+        if let Some(ms) = env_ms("CRAWLGATE_LEASE_WAIT_MS") {
+            options.lease_wait = ms;
+        }
         let cache = RobotsCache::with_store(options, store, clock).expect("engine");
         let bot = ProductToken::new("testbot").expect("token");
         let stdin = std::io::stdin();
@@ -121,7 +135,8 @@ fn child_main() {
                 ["status"] => {
                     let s = cache.store_status();
                     json!({"available": s.available, "errors": s.errors,
-                           "pending": s.pending, "last_error": s.last_error})
+                           "pending": s.pending, "last_error": s.last_error,
+                           "lost": s.lost, "durability_warning": s.durability_warning})
                 }
                 other => json!({"error": format!("unknown command {other:?}")}),
             };
@@ -129,6 +144,14 @@ fn child_main() {
             std::io::stdout().flush().expect("stdout");
         }
     });
+}
+
+/// A duration in milliseconds from the environment.
+fn env_ms(name: &str) -> Option<Duration> {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map(Duration::from_millis)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -143,6 +166,16 @@ struct Crawler {
 
 impl Crawler {
     fn start(store: &str, clock: Option<u64>, sync_ms: Option<u64>) -> Crawler {
+        Self::start_with(store, clock, sync_ms, &[])
+    }
+
+    /// [`Crawler::start`] with more environment variables.
+    fn start_with(
+        store: &str,
+        clock: Option<u64>,
+        sync_ms: Option<u64>,
+        env: &[(&str, &str)],
+    ) -> Crawler {
         let mut cmd = Command::new(std::env::current_exe().expect("current exe"));
         cmd.env("CRAWLGATE_CHILD", "1")
             .env("CRAWLGATE_STORE", store)
@@ -155,6 +188,7 @@ impl Crawler {
         if let Some(ms) = sync_ms {
             cmd.env("CRAWLGATE_SYNC_MS", ms.to_string());
         }
+        cmd.envs(env.iter().copied());
         let mut child = cmd.spawn().expect("spawn a crawler process");
         let stdin = child.stdin.take().expect("stdin");
         let stdout = child.stdout.take().expect("stdout");
@@ -372,4 +406,112 @@ fn redis_killed() {
         state.site_report().is_some_and(|r| r.up),
         "the site-up report made while Redis was down reached it"
     );
+    assert!(
+        state.good_file().is_some(),
+        "the good version the restarted server lost was written back with the pending changes"
+    );
+}
+
+/// The repro on a real `redis-server` without persistence: a good version, then 503s
+/// (last good version after 12 hours), then the server restarts empty. The process that knew
+/// keeps disallowing after its re-sync and 12 hours later, and writes its copy back, so that a
+/// new process 12 hours later disallows too.
+fn redis_lost() {
+    let rt = support::runtime(2);
+    let mut redis = RedisServer::start();
+    let status = Arc::new(AtomicU16::new(200));
+    let server = switchable(&rt, status.clone(), Duration::ZERO);
+    let private = server.url("/private");
+    let mut a = Crawler::start(&redis.url(), Some(T0), Some(200));
+    let s = a.ask("status");
+    assert!(
+        s["durability_warning"]
+            .as_str()
+            .is_some_and(|w| w.contains("keeps nothing on disk")),
+        "a server without persistence is reported at connect: {s}"
+    );
+    assert_eq!(
+        a.ask(&format!("check {private}")),
+        json!({"allowed": false, "reason": "fetched"})
+    );
+    status.store(503, Ordering::SeqCst);
+    a.ask(&format!("advance {}", 24 * HOUR + 1));
+    a.ask(&format!("check {private}"));
+    a.ask("flush");
+    a.ask(&format!("advance {}", 12 * HOUR + 1));
+    assert_eq!(
+        a.ask(&format!("check {private}")),
+        json!({"allowed": false, "reason": "last-good-version"})
+    );
+    redis.restart(); // SIGKILL, then a new empty server on the same port
+                     // Past the copy's sync interval (200 ms, by the manual clock) it is re-read.
+    let mut settled = false;
+    for _ in 0..50 {
+        a.ask("advance 1");
+        a.ask(&format!("check {private}"));
+        a.ask("flush");
+        if a.ask("status")["lost"].as_u64().unwrap_or(0) >= 1 {
+            settled = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(settled, "the re-read found the store empty");
+    assert_eq!(
+        a.ask(&format!("check {private}")),
+        json!({"allowed": false, "reason": "last-good-version"}),
+        "memory's knowledge is kept over the empty store's"
+    );
+    a.ask(&format!("advance {}", 12 * HOUR + 1));
+    a.ask(&format!("check {private}"));
+    a.ask("flush");
+    assert_eq!(
+        a.ask(&format!("check {private}")),
+        json!({"allowed": false, "reason": "last-good-version"}),
+        "12 hours after the loss"
+    );
+    // A new process 12 hours later reads the copy written back.
+    let mut b = Crawler::start(&redis.url(), Some(T0 + 61 * HOUR), Some(200));
+    let answer = b.ask(&format!("check {private}"));
+    assert_eq!(answer["allowed"], json!(false), "{answer}");
+}
+
+/// A process killed with SIGKILL while it holds an origin's fetch lease (its fetch is stuck in
+/// a tarpit): another process's cold check on that origin waits the lease wait (5 s by
+/// default), not the lease's life (here 120 s), then fetches on its own and answers.
+fn dead_lease_holder() {
+    let rt = support::runtime(2);
+    let redis = RedisServer::start();
+    let first = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let server = rt.block_on(TestServer::start(move |_| {
+        if first.swap(false, Ordering::SeqCst) {
+            Reply::Delayed(Duration::from_secs(600), Box::new(Reply::text(200, RULES)))
+        } else {
+            Reply::text(200, RULES)
+        }
+    }));
+    let private = server.url("/private");
+    let env = [("CRAWLGATE_LEASE_TTL_MS", "120000")];
+    let mut holder = Crawler::start_with(&redis.url(), None, None, &env);
+    let mut waiter = Crawler::start_with(&redis.url(), None, None, &env);
+    waiter.ask("status");
+    holder.send(&format!("check {private}"));
+    for _ in 0..500 {
+        if server.hits() == 1 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(server.hits(), 1, "the holder's fetch is in the tarpit");
+    holder.kill();
+    let started = std::time::Instant::now();
+    assert_eq!(
+        waiter.ask(&format!("check {private}")),
+        json!({"allowed": false, "reason": "fetched"})
+    );
+    eprintln!(
+        "cold answer with a dead lease holder after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(server.hits(), 2, "one fetch more than the dead holder's");
 }

@@ -668,8 +668,8 @@ mod remote {
                 anyhow::Ok(())
             }
             .await;
-            state::finish(&cache, &state, out).await;
-            result
+            let finished = state::finish(&cache, &state, out).await;
+            result.and_then(|r| finished.map(|()| r))
         })
     }
 

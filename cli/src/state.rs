@@ -88,12 +88,32 @@ pub async fn open(args: &StateArgs, create: bool) -> anyhow::Result<State> {
 async fn open_file(path: PathBuf) -> anyhow::Result<State> {
     use crawlgate::store::EmbeddedStore;
     let name = path.display().to_string();
+    catch_file_size_signal()?;
     // Blocking: it waits for another process to close the file.
     let store = tokio::task::spawn_blocking(move || EmbeddedStore::open(&path)).await??;
     Ok(State {
         store: Arc::new(store),
         name,
     })
+}
+
+/// A write past the file-size limit (`ulimit -f`) sends SIGXFSZ, whose default action kills
+/// the process with no message (exit 153) and can leave a 0-byte state file. Caught (by tokio's
+/// handler, without `unsafe` here), the write fails with EFBIG instead, and the store reports
+/// "the state file cannot grow". The handler stays for the life of the process.
+#[cfg(all(feature = "redb", unix))]
+fn catch_file_size_signal() -> anyhow::Result<()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let number = rustix::process::Signal::XFSZ.as_raw();
+    // The stream is not read: only the handler matters, and it outlives the stream.
+    signal(SignalKind::from_raw(number))
+        .map(drop)
+        .map_err(|e| anyhow::anyhow!("cannot handle SIGXFSZ: {e}"))
+}
+
+#[cfg(all(feature = "redb", not(unix)))]
+fn catch_file_size_signal() -> anyhow::Result<()> {
+    Ok(())
 }
 
 #[cfg(not(feature = "redb"))]
@@ -135,16 +155,18 @@ fn redact(url: &str) -> String {
     }
 }
 
-/// Writes what is pending and warns (without changing the exit status) if the store failed:
-/// what this run fetched may then be lost.
-pub async fn finish(cache: &RobotsCache, state: &State, out: &mut Out) {
+/// Writes what is pending. Changes that cannot be written are lost when the process exits:
+/// that is an error (exit 2), after the command's own output. A store that failed during the
+/// run but took everything in the end is a warning.
+pub async fn finish(cache: &RobotsCache, state: &State, out: &mut Out) -> anyhow::Result<()> {
     let flushed = cache.flush().await;
     let status = cache.store_status();
     match flushed {
-        Err(e) => out.error(format_args!(
-            "warning: changes not written to the state store {}: {e}",
+        Err(e) => anyhow::bail!(
+            "{} change(s) of this run could not be written to the state store {} and are lost: {e}",
+            status.pending,
             state.name
-        )),
+        ),
         Ok(()) if !status.available => out.error(format_args!(
             "warning: the state store {} failed ({}); what this run fetched may not be recorded",
             state.name,
@@ -152,4 +174,5 @@ pub async fn finish(cache: &RobotsCache, state: &State, out: &mut Out) {
         )),
         Ok(()) => {}
     }
+    Ok(())
 }

@@ -19,7 +19,9 @@
 //! times out or is dropped does not cancel a fetch, and the next caller joins it). Across a
 //! fleet, a fetch needs the origin's lease from the store ([`Store::try_lease`]); a process that
 //! does not get it waits for the holder's result, polling the store, or, for a due origin,
-//! keeps answering from its copy. A fetch sends the validators of the last good file
+//! keeps answering from its copy. The wait lasts at most [`CacheOptions::lease_wait`]: then
+//! the process answers from its copy, or, with none, fetches without the lease (the holder may
+//! have died holding it). A fetch sends the validators of the last good file
 //! (`If-None-Match`, `If-Modified-Since`); a 304 re-confirms that file.
 //!
 //! **Order.** [`RobotsCache::request_recrawl`] starts a new recrawl epoch in the store; a fetch
@@ -31,6 +33,11 @@
 //! backoff (50 ms doubling to 2 s, for 30 s), nothing is recorded, and
 //! [`RobotsCache::local_failures`] counts them. An origin whose fetch keeps failing keeps the
 //! state it had; one never fetched stays "not fetched yet" until a later check succeeds.
+//!
+//! **Knowledge only grows.** A re-read that finds the store knowing less than memory (no state,
+//! an older last good version or fetch: a shared store that lost data) keeps memory's copy and
+//! writes it back ([`Change::Restore`]); every write of pending changes sends it along too.
+//! [`StoreStatus::lost`] counts such re-reads.
 //!
 //! **When the store fails** (Redis down, disk error), checks are answered from the copies in
 //! memory, origins new to the process are fetched without a lease, changes are kept per origin
@@ -112,6 +119,10 @@ pub struct CacheOptions {
     /// How long a fetch lease lasts if its holder never releases it (it died): default the
     /// fetch timeout plus 10 seconds.
     pub lease_ttl: Option<Duration>,
+    /// The longest a check waits for another process's fetch (default 5 seconds): then it
+    /// answers from the copy it has (the origin stays due and is refreshed later), or, with no
+    /// copy, fetches without the lease (one more fetch; the holder may have died holding it).
+    pub lease_wait: Duration,
     /// How [`RobotsCache::acquire`] spaces requests and backs off ([`RobotsCache::acquire`]'s module docs).
     pub gate: GateOptions,
     /// Keep each file's parse diagnostics with its rules in memory, as
@@ -137,6 +148,7 @@ impl Default for CacheOptions {
             max_origins: 10_000,
             sync_interval: Duration::from_secs(30),
             lease_ttl: None,
+            lease_wait: Duration::from_secs(5),
             gate: GateOptions::default(),
             keep_diagnostics: false,
         }
@@ -201,6 +213,14 @@ pub struct StoreStatus {
     pub last_error: Option<String>,
     /// Changes recorded in memory and not yet written (origins evicted meanwhile lose theirs).
     pub pending: u64,
+    /// Times the store was found to know less of an origin than memory (it lost data: a Redis
+    /// restarted without persistence, flushed or evicting keys); memory's copy was kept and
+    /// written back each time.
+    pub lost: u64,
+    /// Why the store may lose what it is told, as it said when it was opened
+    /// ([`Store::durability_warning`]): for Redis, no persistence or an `allkeys-*` eviction
+    /// policy.
+    pub durability_warning: Option<String>,
 }
 
 /// Fetches that failed on this side, as [`RobotsCache::local_failures`] counts them.
@@ -303,6 +323,8 @@ struct Inner {
     gate: Gate,
     /// TDMRep's `tdmrep.json` files ([`RobotsCache::tdm`]).
     tdm: TdmCache,
+    /// Re-reads that found the store knowing less than memory.
+    lost_data: AtomicU64,
 }
 
 impl std::fmt::Debug for RobotsCache {
@@ -389,6 +411,7 @@ impl RobotsCache {
                 last_local_failure: Mutex::new(None),
                 gate,
                 tdm,
+                lost_data: AtomicU64::new(0),
             }),
         })
     }
@@ -590,7 +613,10 @@ impl RobotsCache {
             .iter()
             .map(|(_, slot)| lock(&slot.pending).len() as u64)
             .sum();
-        self.inner.health.status(pending)
+        let mut status = self.inner.health.status(pending);
+        status.lost = self.inner.lost_data.load(Ordering::Relaxed);
+        status.durability_warning = self.inner.store.durability_warning();
+        status
     }
 
     /// Waits until no fetch is running, then writes the changes the store did not take yet.
@@ -785,7 +811,7 @@ impl Inner {
             None => match self.store.load(origin).await {
                 Ok(state) => {
                     self.health.ok();
-                    state
+                    self.keep_knowledge(origin, state, old.as_deref()).await
                 }
                 Err(e) => {
                     self.health.failed(&e);
@@ -798,6 +824,46 @@ impl Inner {
                 self.compile(origin, state, None, old.as_deref()).await
             }
             known => self.fetch_and_record(origin, known, false).await,
+        }
+    }
+
+    /// `stored`, just read, unless it knows less than memory's copy `old` (the store lost
+    /// data: a Redis restarted without persistence, flushed, or evicting): then memory's copy,
+    /// written back to the store. Knowledge of a good version only grows in a process.
+    async fn keep_knowledge(
+        &self,
+        origin: &Origin,
+        stored: Option<OriginState>,
+        old: Option<&View>,
+    ) -> Option<OriginState> {
+        let Some(old) = old else { return stored };
+        let lost = match &stored {
+            Some(state) => state.knows_less_than(&old.state),
+            None => old.state.last_fetch().is_some(),
+        };
+        if !lost {
+            return stored;
+        }
+        tracing::warn!(
+            target: STORE_TARGET,
+            origin = %origin,
+            "the store knows less of this origin than memory (it lost data): memory's copy is kept and written back"
+        );
+        self.lost_data.fetch_add(1, Ordering::Relaxed);
+        let Some(restore) = restore_of(old) else {
+            return Some(old.state.clone());
+        };
+        match self
+            .store
+            .update(origin, std::slice::from_ref(&restore))
+            .await
+        {
+            Ok(updated) if !updated.state.knows_less_than(&old.state) => Some(updated.state),
+            Ok(_) => Some(old.state.clone()),
+            Err(e) => {
+                self.health.failed(&e);
+                Some(old.state.clone())
+            }
         }
     }
 
@@ -825,10 +891,17 @@ impl Inner {
                     self.health.ok();
                     leased = true;
                     // Someone may have fetched between our read and the lease.
-                    match self.store.load(origin).await {
+                    let memory = self.slots.get(origin).await.map(|s| s.view());
+                    let loaded = match self.store.load(origin).await {
+                        Ok(state) => {
+                            Ok(self.keep_knowledge(origin, state, memory.as_deref()).await)
+                        }
+                        Err(e) => Err(e),
+                    };
+                    match loaded {
                         Ok(Some(state)) if !forced && !state.is_due(self.clock.now()) => {
                             let _ = self.store.release_lease(origin, &self.owner).await;
-                            return self.compile(origin, state, None, None).await;
+                            return self.compile(origin, state, None, memory.as_deref()).await;
                         }
                         Ok(state) => known = state,
                         Err(e) => self.health.failed(&e),
@@ -843,16 +916,27 @@ impl Inner {
                     break;
                 }
                 Ok(false) => {
-                    // Another process is fetching: wait for its result, bounded by the
-                    // lease's life (it expires if the holder died).
-                    if waited_since.elapsed() > ttl {
-                        tracing::warn!(target: TARGET, origin = %origin, "fetch lease held too long: fetching anyway");
+                    // Another process is fetching: wait for its result, for at most
+                    // `lease_wait` (the holder may have died; its lease lives on until `ttl`).
+                    if waited_since.elapsed() >= self.options.lease_wait.min(ttl) {
+                        let memory = self.slots.get(origin).await.map(|s| s.view());
+                        if let Some(state) = known.take().filter(|s| s.last_fetch().is_some()) {
+                            tracing::warn!(target: TARGET, origin = %origin, "another process's fetch lease outlived the lease wait: answering from the copy");
+                            return self.compile(origin, state, None, memory.as_deref()).await;
+                        }
+                        tracing::warn!(target: TARGET, origin = %origin, "another process's fetch lease outlived the lease wait and nothing is known: fetching without the lease");
                         break;
                     }
                     tokio::time::sleep(LEASE_POLL).await;
                     if let Ok(Some(state)) = self.store.load(origin).await {
                         if !state.is_due(self.clock.now()) {
-                            return self.compile(origin, state, None, None).await;
+                            let memory = self.slots.get(origin).await.map(|s| s.view());
+                            if !memory
+                                .as_ref()
+                                .is_some_and(|m| state.knows_less_than(&m.state))
+                            {
+                                return self.compile(origin, state, None, memory.as_deref()).await;
+                            }
                         }
                     }
                 }
@@ -924,6 +1008,12 @@ impl Inner {
                 Err(e) => {
                     let count = self.local_failures.fetch_add(1, Ordering::Relaxed) + 1;
                     *lock(&self.last_local_failure) = Some(e.clone());
+                    if matches!(e, LocalError::Busy(_)) {
+                        // The site is slow and this side is full of slow requests: asking
+                        // again at once would only load the slow site; the next check asks.
+                        tracing::info!(target: TARGET, origin = %origin, error = %e, local_failures = count, "fetch given up on this side: nothing recorded, the next check asks again");
+                        return Err(e);
+                    }
                     if started.elapsed() + wait > LOCAL_RETRY_FOR {
                         tracing::warn!(target: TARGET, origin = %origin, error = %e, local_failures = count, "fetch failed on this side for too long: the state is left as it was");
                         return Err(e);
@@ -990,6 +1080,9 @@ impl Inner {
         let slot = self.slots.get(origin).await;
         // Taken, not copied: two writers never send (or drop) the same pending change.
         let mut changes = slot.as_ref().map(|s| take_pending(s)).unwrap_or_default();
+        let restore = slot.as_ref().and_then(|s| restore_of(&s.view()));
+        let restoring = restore.is_some();
+        changes.extend(restore);
         changes.push(change.clone());
         // Changes the store refused, for an origin not in memory yet.
         let mut unsaved = None;
@@ -1003,6 +1096,12 @@ impl Inner {
                 self.health.failed(&e);
                 let mut state = local;
                 let applied = state.apply(&change);
+                if restoring {
+                    // The copy of memory is not a change of its own: it is made again from
+                    // the view when the pending changes are written.
+                    let restore = changes.len() - 2;
+                    changes.remove(restore);
+                }
                 match &slot {
                     Some(slot) => restore_pending(slot, changes),
                     None => unsaved = Some(changes),
@@ -1052,7 +1151,9 @@ impl Inner {
         if changes.is_empty() {
             return Ok(None);
         }
-        match self.store.update(origin, &changes).await {
+        let mut sent = changes.clone();
+        sent.extend(restore_of(&slot.view()));
+        match self.store.update(origin, &sent).await {
             Ok(updated) => {
                 self.health.ok();
                 let old = slot.view();
@@ -1157,6 +1258,16 @@ impl Inner {
     }
 }
 
+/// The change that writes `view`'s state back to a store that lost part of it (it is
+/// [`Applied::Stale`](crate::policy::Applied::Stale) where the store knows as much): for a view
+/// that knows of a fetch.
+fn restore_of(view: &View) -> Option<Change> {
+    view.state
+        .last_fetch()
+        .is_some()
+        .then(|| Change::Restore(Box::new(view.state.clone())))
+}
+
 fn push_pending(slot: &Slot, change: Change) {
     restore_pending(slot, vec![change]);
 }
@@ -1212,6 +1323,8 @@ impl Health {
             errors: self.errors.load(Ordering::Relaxed),
             last_error: lock(&self.last_error).clone(),
             pending,
+            lost: 0,
+            durability_warning: None,
         }
     }
 }

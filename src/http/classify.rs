@@ -24,6 +24,12 @@ pub enum LocalError {
     /// The HTTP client or its runtime is shutting down.
     #[error("the HTTP client is shutting down: {0}")]
     ShuttingDown(String),
+    /// This side was too busy to wait any longer: the request had run past
+    /// `FetchOptions::slow_after` while slow requests held their whole share of the turns
+    /// (see the client's "Limits of this side"). A slow site is not a failed one: nothing is
+    /// recorded, and the next check asks again.
+    #[error("too many slow requests in flight on this side: {0}")]
+    Busy(String),
 }
 
 /// Where in the exchange an error happened.

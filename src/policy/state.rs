@@ -351,6 +351,12 @@ pub enum Change {
         /// Now.
         at: SystemTime,
     },
+    /// A copy of the state known elsewhere (a process's memory), written back to a store that
+    /// lost part of it (a Redis restarted without persistence, a `FLUSHALL`, an eviction). It
+    /// replaces the stored state only when the stored one knows less
+    /// ([`OriginState::knows_less_than`]); otherwise it is [`Applied::Stale`]. The newer recrawl
+    /// epoch and site report of the two are kept.
+    Restore(Box<OriginState>),
 }
 
 /// What applying a [`Change`] did.
@@ -382,6 +388,10 @@ pub struct OriginState {
     #[cfg_attr(feature = "serde", serde(with = "super::unix_ms::serde::option"))]
     recrawl_requested: Option<SystemTime>,
     site: Option<SiteReport>,
+    /// Fetches recorded since the state was created: it only grows, so a copy with fewer knows
+    /// less, whatever the clocks of the processes that recorded them said.
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "is_zero"))]
+    fetches: u64,
 }
 
 impl OriginState {
@@ -411,7 +421,48 @@ impl OriginState {
                 self.prune(*at);
                 Applied::Recorded { new_version: false }
             }
+            Change::Restore(known) => {
+                if !self.knows_less_than(known) {
+                    return Applied::Stale;
+                }
+                let mut restored = (**known).clone();
+                restored.fetches = restored.fetches.max(self.fetches);
+                restored.epoch = restored.epoch.max(self.epoch);
+                if restored.epoch == self.epoch && self.epoch > known.epoch {
+                    restored.recrawl_requested = self.recrawl_requested;
+                    restored.next_due = self.next_due;
+                }
+                if self
+                    .site
+                    .is_some_and(|s| restored.site.is_none_or(|r| r.at < s.at))
+                {
+                    restored.site = self.site;
+                }
+                *self = restored;
+                Applied::Recorded { new_version: false }
+            }
         }
+    }
+
+    /// Whether this state (read from a store) knows less than `other` (a copy kept elsewhere)
+    /// about the origin's robots.txt: it lost the last good version `other` has, or has
+    /// recorded fewer fetches (an older revision: a store restarted from an old snapshot, a
+    /// lagging replica). A store that answers like this lost data; its state must not replace
+    /// the copy. Counting fetches, not comparing their times, keeps this true when the clocks
+    /// of a fleet's machines disagree.
+    pub fn knows_less_than(&self, other: &OriginState) -> bool {
+        let good_lost = self.good.is_none() && other.good.is_some();
+        let fewer = if self.fetches == 0 && other.fetches == 0 {
+            // States written before fetches were counted: by their latest fetch's time.
+            match (self.versions.back(), other.versions.back()) {
+                (_, None) => false,
+                (None, Some(_)) => true,
+                (Some(mine), Some(theirs)) => mine.last_at < theirs.last_at,
+            }
+        } else {
+            self.fetches < other.fetches
+        };
+        good_lost || fewer
     }
 
     fn apply_fetch(&mut self, r: &FetchRecord) -> Applied {
@@ -423,6 +474,7 @@ impl OriginState {
                 return Applied::Stale;
             }
         }
+        self.fetches = self.fetches.saturating_add(1);
         match &r.content {
             Content::Rules(file) => {
                 self.failing_since = None;
@@ -723,6 +775,11 @@ fn within_history(i: usize, n: usize, v: &Version, now: SystemTime) -> bool {
         || now
             .duration_since(v.last_at)
             .map_or(true, |age| age <= HISTORY_PERIOD)
+}
+
+#[cfg(feature = "serde")]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(feature = "serde")]

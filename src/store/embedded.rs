@@ -108,7 +108,10 @@ pub struct EmbeddedStore {
 }
 
 struct Inner {
-    db: Database,
+    /// The open file; `None` after a failed re-open (see [`Inner::database`]).
+    db: std::sync::Mutex<Option<Arc<Database>>>,
+    /// Set by an I/O failure: the next operation re-opens the file (with backoff).
+    recovery: std::sync::Mutex<Recovery>,
     path: PathBuf,
     leases: LocalLeases,
     /// Request schedules: in memory (one process at a time), backoffs also on disk.
@@ -152,41 +155,25 @@ impl EmbeddedStore {
             std::fs::create_dir_all(parent)
                 .map_err(|e| open_error(format!("cannot create {}: {e}", parent.display())))?;
         }
-        let mut builder = Database::builder();
-        builder.set_cache_size(CACHE_BYTES);
-        // A file damaged outside redb (a bad disk, a stray write) would make a plain open trust
-        // it and possibly panic; checking every page checksum turns that into an error, for about
-        // 5 ms per 1,000 origins.
-        builder.set_check_integrity_on_open(true);
-        let started = Instant::now();
-        let db = loop {
-            match builder.create(&path) {
-                Ok(db) => break db,
-                // Another process has it; `LockProtocolMismatch` too, but that one runs a redb
-                // with another locking generation (an older or newer crawlgate).
-                Err(DatabaseError::DatabaseAlreadyOpen | DatabaseError::LockProtocolMismatch) => {
-                    let waited = started.elapsed();
-                    if waited >= lock_wait {
-                        return Err(StoreError::Locked { location });
-                    }
-                    std::thread::sleep(LOCK_RETRY.min(lock_wait - waited));
-                }
-                Err(DatabaseError::Storage(redb::StorageError::Io(e)))
-                    if e.kind() != std::io::ErrorKind::InvalidData =>
-                {
-                    return Err(open_error(e.to_string()))
-                }
-                // Not a redb file (redb says so as `InvalidData`), a damaged one, or one of a
-                // format this redb does not read.
-                Err(e) => return Err(open_error(format!("not a crawlgate state file ({e})"))),
+        if std::fs::metadata(&path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            return Err(open_error(
+                "the state file is empty (0 bytes): a run was killed, or the disk was full, before its first write, so it holds no state; remove it to start a new one".to_owned(),
+            ));
+        }
+        let existed = path.exists();
+        let db = open_db(&path, lock_wait).inspect_err(|_| {
+            // Do not leave a file that the failed open created (the disk was full, the file
+            // size limit is 0): it would later open as an empty store.
+            if !existed && std::fs::metadata(&path).is_ok_and(|m| m.len() == 0) {
+                let _ = std::fs::remove_file(&path);
             }
-        };
-        ensure_tables(&db).map_err(open_error)?;
+        })?;
         let schedules = LocalSchedules::default();
         load_gates(&db, &schedules).map_err(|e| open_error(e.to_string()))?;
         Ok(EmbeddedStore {
             inner: Arc::new(Inner {
-                db,
+                db: std::sync::Mutex::new(Some(Arc::new(db))),
+                recovery: std::sync::Mutex::new(Recovery::default()),
                 path,
                 leases: LocalLeases::default(),
                 schedules,
@@ -236,15 +223,147 @@ impl EmbeddedStore {
     {
         let inner = Arc::clone(&self.inner);
         Box::pin(async move {
+            let run = move || {
+                let db = inner.database()?;
+                let result = job(&db);
+                drop(db);
+                if let Err(StoreError::Backend(e)) = &result {
+                    inner.failed(e);
+                }
+                result
+            };
             match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => runtime
-                    .spawn_blocking(move || job(&inner.db))
+                    .spawn_blocking(run)
                     .await
                     .map_err(|e| StoreError::Backend(format!("state store task failed: {e}")))?,
-                Err(_) => job(&inner.db),
+                Err(_) => run(),
             }
         })
     }
+}
+
+/// After an I/O failure, redb refuses every later write ("a previous I/O error occurred")
+/// until the file is opened again: the store re-opens it, no more than once per backoff.
+#[derive(Debug, Default)]
+struct Recovery {
+    /// An I/O failure was seen since the file was last opened.
+    failed: bool,
+    /// No re-open before this.
+    next_try: Option<Instant>,
+    /// The wait after the next failed re-open.
+    backoff: Duration,
+}
+
+/// The first wait between re-opens of a failed file; it doubles each time…
+const REOPEN_FIRST: Duration = Duration::from_millis(100);
+/// …up to this.
+const REOPEN_MAX: Duration = Duration::from_secs(5);
+
+impl Inner {
+    /// The open file: after an I/O failure, the file opened again (at most once per backoff,
+    /// once no operation uses the old handle), so that a disk that had no room, or a file that
+    /// hit a size limit, works again once the cause is gone.
+    fn database(&self) -> Result<Arc<Database>, StoreError> {
+        let mut recovery = self.recovery.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slot = self.db.lock().unwrap_or_else(|e| e.into_inner());
+        if !recovery.failed {
+            if let Some(db) = slot.as_ref() {
+                return Ok(Arc::clone(db));
+            }
+        }
+        let now = Instant::now();
+        if recovery.next_try.is_some_and(|at| now < at) {
+            return match slot.as_ref() {
+                Some(db) => Ok(Arc::clone(db)),
+                None => Err(StoreError::Backend(format!(
+                    "the state file {} is being re-opened after a failure",
+                    self.path.display()
+                ))),
+            };
+        }
+        // redb locks the file: the old handle must be gone before it opens again.
+        if let Some(db) = slot.take() {
+            match Arc::try_unwrap(db) {
+                Ok(db) => drop(db),
+                Err(shared) => {
+                    // Still in use by another operation: try again after it.
+                    *slot = Some(shared.clone());
+                    return Ok(shared);
+                }
+            }
+        }
+        match open_db(&self.path, Duration::ZERO) {
+            Ok(db) => {
+                let db = Arc::new(db);
+                *slot = Some(Arc::clone(&db));
+                *recovery = Recovery::default();
+                tracing::info!(target: "crawlgate::store", path = %self.path.display(), "state file re-opened after a failure");
+                Ok(db)
+            }
+            Err(e) => {
+                recovery.backoff = (recovery.backoff * 2).clamp(REOPEN_FIRST, REOPEN_MAX);
+                recovery.next_try = Some(now + recovery.backoff);
+                Err(e)
+            }
+        }
+    }
+
+    /// Notes an I/O failure: the next operation re-opens the file.
+    fn failed(&self, error: &str) {
+        let mut recovery = self.recovery.lock().unwrap_or_else(|e| e.into_inner());
+        if !recovery.failed {
+            tracing::warn!(target: "crawlgate::store", path = %self.path.display(), error, "state file failed: it is re-opened before the next write");
+            recovery.failed = true;
+            recovery.next_try = None;
+            recovery.backoff = Duration::ZERO;
+        }
+    }
+}
+
+/// Opens (or creates) the redb file at `path`, waiting at most `lock_wait` for another process
+/// to close it, and makes sure it has the tables.
+fn open_db(path: &Path, lock_wait: Duration) -> Result<Database, StoreError> {
+    let location = path.display().to_string();
+    let open_error = |message: String| StoreError::Open {
+        location: location.clone(),
+        message,
+    };
+    let mut builder = Database::builder();
+    builder.set_cache_size(CACHE_BYTES);
+    // A file damaged outside redb (a bad disk, a stray write) would make a plain open trust
+    // it and possibly panic; checking every page checksum turns that into an error, for about
+    // 5 ms per 1,000 origins.
+    builder.set_check_integrity_on_open(true);
+    let started = Instant::now();
+    let db = loop {
+        match builder.create(path) {
+            Ok(db) => break db,
+            // Another process has it; `LockProtocolMismatch` too, but that one runs a redb
+            // with another locking generation (an older or newer crawlgate).
+            Err(DatabaseError::DatabaseAlreadyOpen | DatabaseError::LockProtocolMismatch) => {
+                let waited = started.elapsed();
+                if waited >= lock_wait {
+                    return Err(StoreError::Locked { location });
+                }
+                std::thread::sleep(LOCK_RETRY.min(lock_wait - waited));
+            }
+            Err(DatabaseError::Storage(redb::StorageError::Io(e)))
+                if e.kind() != std::io::ErrorKind::InvalidData =>
+            {
+                return Err(open_error(if cannot_grow(&e) {
+                    format!("the state file cannot grow: {e}")
+                } else {
+                    e.to_string()
+                }));
+            }
+            // Not a redb file (redb says so as `InvalidData`), a damaged one, or one of a
+            // format this redb does not read.
+            Err(e) => return Err(open_error(format!("not a crawlgate state file ({e})"))),
+        }
+    };
+    ensure_tables(&db).map_err(open_error)?;
+    Ok(db)
 }
 
 /// Creates the tables if the file lacks them, so that reads never meet a missing one, and
@@ -274,9 +393,25 @@ fn ensure_tables(db: &Database) -> Result<(), String> {
     Ok(())
 }
 
-/// Any redb error: the disk or the file failed under us.
-fn backend(e: impl fmt::Display) -> StoreError {
-    StoreError::Backend(e.to_string())
+/// The disk is full, or the file reached the process's file-size limit.
+fn cannot_grow(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::StorageFull
+            | std::io::ErrorKind::FileTooLarge
+            | std::io::ErrorKind::QuotaExceeded
+    )
+}
+
+/// Any redb error: the disk or the file failed under us. A disk that is full, or a file that
+/// reached the process's file-size limit (`ulimit -f`), says so first.
+fn backend(e: impl Into<redb::Error>) -> StoreError {
+    let e: redb::Error = e.into();
+    if matches!(&e, redb::Error::Io(io) if cannot_grow(io)) {
+        StoreError::Backend(format!("the state file cannot grow: {e}"))
+    } else {
+        StoreError::Backend(e.to_string())
+    }
 }
 
 fn decode(origin: &str, bytes: &[u8]) -> Result<OriginState, StoreError> {

@@ -216,6 +216,13 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         false
     }
 
+    /// Why this store may lose what it is told, found when it was opened (for Redis: a server
+    /// without persistence, or with an `allkeys-*` eviction policy), if it may. The engine
+    /// shows it in [`StoreStatus`](crate::engine::StoreStatus).
+    fn durability_warning(&self) -> Option<String> {
+        None
+    }
+
     /// The origins a listing shows at `now`: every origin with a fetch recorded, except those
     /// that have answered "not found" for 30 days ([`OriginState::is_dormant`]; they are still
     /// checked when asked), sorted.

@@ -134,6 +134,8 @@ pub struct RedisStore {
     location: Arc<str>,
     /// The most one command may take, reconnection included.
     deadline: Duration,
+    /// What in the server's configuration may lose states, found at connect.
+    durability: Option<Arc<str>>,
 }
 
 impl fmt::Debug for RedisStore {
@@ -188,12 +190,77 @@ impl RedisStore {
                 )))
             }
         };
-        Ok(RedisStore {
+        let mut store = RedisStore {
             conn,
             prefix: options.prefix.into(),
             location: location.into(),
             deadline,
-        })
+            durability: None,
+        };
+        store.durability = store.durability_check().await.map(Arc::from);
+        if let Some(warning) = &store.durability {
+            tracing::warn!(target: "crawlgate::store", location = %store.location, "{warning}");
+        }
+        Ok(store)
+    }
+
+    /// What in the server's configuration may lose states: no persistence (no RDB `save`
+    /// points and no AOF), or an `allkeys-*` eviction policy. Read with `CONFIG GET`, or from
+    /// `INFO` where `CONFIG` is not allowed; `None` when it keeps what it is told.
+    async fn durability_check(&self) -> Option<String> {
+        let config = |name: &'static str| {
+            let mut conn = self.conn.clone();
+            async move {
+                let reply: RedisResult<Vec<String>> = redis::cmd("CONFIG")
+                    .arg("GET")
+                    .arg(name)
+                    .query_async(&mut conn)
+                    .await;
+                reply.ok().and_then(|v| v.into_iter().nth(1))
+            }
+        };
+        let info = |section: &'static str, field: &'static str| {
+            let mut conn = self.conn.clone();
+            async move {
+                let reply: RedisResult<String> =
+                    redis::cmd("INFO").arg(section).query_async(&mut conn).await;
+                reply.ok().and_then(|text| {
+                    text.lines().find_map(|line| {
+                        line.strip_prefix(field)
+                            .and_then(|rest| rest.strip_prefix(':'))
+                            .map(|v| v.trim().to_owned())
+                    })
+                })
+            }
+        };
+        let d = self.deadline;
+        let save = within(d, config("save")).await;
+        let aof = match within(d, config("appendonly")).await {
+            Some(v) => Some(v == "yes"),
+            None => within(d, info("persistence", "aof_enabled"))
+                .await
+                .map(|v| v == "1"),
+        };
+        let policy = match within(d, config("maxmemory-policy")).await {
+            Some(p) => Some(p),
+            None => within(d, info("memory", "maxmemory_policy")).await,
+        };
+        let mut problems = Vec::new();
+        match (save.as_deref().map(str::trim), aof) {
+            (Some(""), Some(false)) => problems.push(
+                "the Redis server keeps nothing on disk (no RDB save points, no AOF): a restart loses every state, and a new process then knows no origin's last good robots.txt".to_owned(),
+            ),
+            (None, Some(false)) => problems.push(
+                "the Redis server has no AOF and its RDB save points cannot be read (CONFIG is not allowed): a restart may lose states".to_owned(),
+            ),
+            _ => {}
+        }
+        if let Some(policy) = policy.filter(|p| p.starts_with("allkeys-")) {
+            problems.push(format!(
+                "the Redis server's maxmemory-policy is {policy}: under memory pressure it evicts states and bodies (use noeviction or volatile-*)"
+            ));
+        }
+        (!problems.is_empty()).then(|| problems.join("; "))
     }
 
     /// Runs one request with the store's deadline; errors say what was being done.
@@ -627,6 +694,10 @@ impl Store for RedisStore {
     fn is_shared(&self) -> bool {
         true
     }
+
+    fn durability_warning(&self) -> Option<String> {
+        self.durability.as_deref().map(str::to_owned)
+    }
 }
 
 /// One origin's keys.
@@ -655,6 +726,11 @@ impl Keys {
 
 /// Milliseconds as sent to the scripts: at most 2^50 (some 35,000 years), so that Lua's doubles
 /// add them exactly.
+/// `f`'s answer, or `None` if it takes longer than `d`.
+async fn within(d: Duration, f: impl Future<Output = Option<String>>) -> Option<String> {
+    tokio::time::timeout(d, f).await.ok().flatten()
+}
+
 fn gate_ms(d: Duration) -> u64 {
     crate::policy::ms(d).min(1 << 50)
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use crate::support::gzip::{gzip_at, gzip_parts};
 use crate::support::{refused_addr, Reply, Request, TestServer};
-use crawlgate::http::{AddressPolicy, FetchError, FetchOptions, Fetcher};
+use crawlgate::http::{AddressPolicy, FetchError, FetchOptions, Fetcher, LocalError};
 use crawlgate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable};
 use crawlgate::{Code, Origin, Parsed, ProductToken, DEFAULT_MAX_BYTES};
 use flate2::write::ZlibEncoder;
@@ -1076,4 +1076,74 @@ async fn a_compact_gzip_gzip_bomb_is_cut_at_the_cap() {
     let (body, parsed) = rules(&fetch);
     assert_eq!(body.len(), DEFAULT_MAX_BYTES + 1);
     assert!(has_code(parsed, Code::ContentAfterLimit));
+}
+
+/// Tarpits do not hold every turn: with 4 requests in flight at most, 8 robots.txt that never
+/// answer asked first and 4 fast ones after them, the fast ones are answered while 3 tarpit
+/// requests (three quarters of the turns) still run; the tarpits that became slow beyond that
+/// share were given up as this side's failure ([`LocalError::Busy`]), not the site's. With one queue for all, the fast ones waited for two
+/// rounds of tarpit timeouts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tarpits_do_not_hold_fast_origins_behind_them() {
+    let tarpit = TestServer::start(|_| {
+        Reply::Delayed(Duration::from_secs(600), Box::new(Reply::text(200, RULES)))
+    })
+    .await;
+    let fast = TestServer::start(|_| Reply::text(200, RULES)).await;
+    let fetcher = fetcher_with(|o| {
+        o.max_in_flight = 4;
+        o.slow_after = Duration::from_millis(200);
+        o.timeout = Duration::from_secs(10);
+    });
+    let finished = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let mut tarpits = tokio::task::JoinSet::new();
+    for _ in 0..8 {
+        let (fetcher, origin, finished) = (fetcher.clone(), origin(&tarpit), finished.clone());
+        tarpits.spawn(async move {
+            let fetch = fetcher.fetch(&origin).await;
+            finished.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            fetch
+        });
+    }
+    // The first four hold every turn before the fast ones queue.
+    for _ in 0..500 {
+        if tarpit.hits() >= 4 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(tarpit.hits(), 4);
+    let mut fasts = tokio::task::JoinSet::new();
+    for _ in 0..4 {
+        let (fetcher, origin) = (fetcher.clone(), origin(&fast));
+        fasts.spawn(async move { fetcher.fetch(&origin).await.expect("no local failure") });
+    }
+    while let Some(fetch) = fasts.join_next().await {
+        let fetch = fetch.expect("task");
+        assert!(
+            matches!(fetch.outcome, FetchOutcome::Rules { .. }),
+            "{fetch:?}"
+        );
+    }
+    let done = finished.load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(
+        8 - done,
+        3,
+        "when the fast origins were answered, three tarpit requests still ran"
+    );
+    assert_eq!(tarpit.hits(), 8, "every tarpit was asked");
+    tarpits.abort_all();
+    let mut given_up = 0;
+    while let Some(fetch) = tarpits.join_next().await {
+        if let Ok(fetch) = fetch {
+            match fetch {
+                Err(LocalError::Busy(_)) => given_up += 1,
+                other => panic!("a tarpit given up is this side's failure: {other:?}"),
+            }
+        }
+    }
+    assert_eq!(
+        given_up, 5,
+        "the tarpits beyond the slow share were given up"
+    );
 }

@@ -1,8 +1,8 @@
 //! The library's integration tests, in one binary: one link instead of thirty, and one `support`
 //! module for what the tests share (ripgrep's and toml's layout). The command line's are in
-//! `cli/tests/it/`, the package that builds the binary. Five tests are binaries of their own
+//! `cli/tests/it/`, the package that builds the binary. Six tests are binaries of their own
 //! because each is its own process (`harness = false`): `store_crash` (a writer killed
-//! mid-write), `processes` and `gate_fleet` (fleets of crawler processes), `local_limits` (a
+//! mid-write), `store_full` (a file-size limit as a full disk), `processes` and `gate_fleet` (fleets of crawler processes), `local_limits` (a
 //! lowered open-file limit, which would starve every other test of this binary) and `memory`
 //! (a counting global allocator, which every other test would disturb).
 //!
@@ -50,8 +50,10 @@ mod engine;
 mod fetch_client;
 #[cfg(feature = "redb")]
 mod store_embedded;
+#[cfg(feature = "fetch")]
+mod store_loss;
 #[cfg(feature = "redis")]
-mod store_redis;
+mod store_redis; // a store that loses data never takes a known good version away
 
 // The gate: when a crawler may fetch (virtual clock; the middleware against real servers).
 #[cfg(feature = "fetch")]

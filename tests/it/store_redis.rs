@@ -415,3 +415,38 @@ async fn origins_sharing_and_corrupt_states() {
         "{refused:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_may_lose_states_is_reported_at_connect() {
+    let server = RedisServer::start();
+    // The test server keeps nothing on disk.
+    let warning = store(&server)
+        .await
+        .durability_warning()
+        .expect("a warning");
+    assert!(warning.contains("keeps nothing on disk"), "{warning}");
+    assert!(!warning.contains("maxmemory-policy"), "{warning}");
+
+    // An AOF, but an eviction policy that drops any key.
+    assert_eq!(
+        server.command(&[b"CONFIG", b"SET", b"appendonly", b"yes"]),
+        "OK"
+    );
+    assert_eq!(
+        server.command(&[b"CONFIG", b"SET", b"maxmemory-policy", b"allkeys-lru"]),
+        "OK"
+    );
+    let warning = store(&server)
+        .await
+        .durability_warning()
+        .expect("a warning");
+    assert!(warning.contains("allkeys-lru"), "{warning}");
+    assert!(!warning.contains("nothing on disk"), "{warning}");
+
+    // Persistent and never evicting: nothing to say.
+    assert_eq!(
+        server.command(&[b"CONFIG", b"SET", b"maxmemory-policy", b"noeviction"]),
+        "OK"
+    );
+    assert_eq!(store(&server).await.durability_warning(), None);
+}

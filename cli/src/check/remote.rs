@@ -263,8 +263,8 @@ pub fn check(
         .await;
         drop(results);
         progress.finish();
-        state::finish(&cache, &state, out).await;
-        result
+        let finished = state::finish(&cache, &state, out).await;
+        result.and_then(|status| finished.map(|()| status))
     })
 }
 

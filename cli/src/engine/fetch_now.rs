@@ -337,8 +337,8 @@ pub async fn fetch_all(
     .await;
     drop(results);
     progress.finish();
-    state::finish(cache, state, out).await;
-    result.map(|()| local)
+    let finished = state::finish(cache, state, out).await;
+    result.and(finished).map(|()| local)
 }
 
 /// `2 origins: 1 fetched, 1 unreachable` (outcomes in the order first seen), then

@@ -576,3 +576,83 @@ fn a_redis_state_end_to_end() {
     // Nothing was written to the default state file.
     assert_eq!(home.files(), Vec::<PathBuf>::new());
 }
+
+/// The binary with `args` as [`Home::command`] runs it, but through `sh -c 'ulimit -f BLOCKS;
+/// exec …'` (blocks of 512 bytes, as `sh` counts them), its output through pipes.
+#[cfg(unix)]
+fn under_file_size_limit(home: &Home, blocks: u32, args: &[&str]) -> Output {
+    let cmd = home.command(args);
+    let mut sh = Command::new("sh");
+    sh.arg("-c")
+        .arg(format!("ulimit -f {blocks}; exec \"$@\""))
+        .arg("sh")
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    if let Some(dir) = cmd.get_current_dir() {
+        sh.current_dir(dir);
+    }
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => sh.env(k, v),
+            None => sh.env_remove(k),
+        };
+    }
+    sh.stdin(Stdio::null()).output().expect("run sh")
+}
+
+/// A state file that reaches the file-size limit: a clear error and exit 2, not a death by
+/// SIGXFSZ (exit 153, no message); no 0-byte file left when even the first write failed; and
+/// the file as it was before the write that failed still opens and is used.
+#[cfg(unix)]
+#[test]
+fn a_state_file_that_cannot_grow_is_a_clear_error() {
+    let home = Home::new();
+    // A robots.txt of 470 KB: its write needs the file to grow past 1 MB.
+    let big: String = std::iter::once("User-agent: *\n".to_owned())
+        .chain((0..8000).map(|i| format!("Disallow: /p/{i}/{}\n", "x".repeat(40))))
+        .collect();
+    let (_rt, server) = support::serve_blocking(move |_| Reply::text(200, &big));
+    let url = server.url("/");
+
+    // No room even for the file's header: nothing is left behind.
+    let state = home.path("zero.redb");
+    let state_arg = state.to_str().expect("UTF-8 path");
+    let o = under_file_size_limit(&home, 0, &["fetch", "--state", state_arg, &url]);
+    assert_exit(&o, 2);
+    let err = text(&o.stderr);
+    assert_has(&err, "the state file cannot grow");
+    assert!(
+        !state.exists(),
+        "a failed first write leaves no 0-byte state file"
+    );
+
+    // Room for the file, not for the body: the fetch is printed, the change is reported lost.
+    let state = home.path("small.redb");
+    let state_arg = state.to_str().expect("UTF-8 path");
+    let o = under_file_size_limit(&home, 1000, &["fetch", "--state", state_arg, &url]);
+    assert_exit(&o, 2);
+    let err = text(&o.stderr);
+    assert_has(&err, "could not be written to the state store");
+    assert_has(&err, "the state file cannot grow");
+    assert_eq!(server.hits(), 1);
+
+    // With room again, the same file is used.
+    let o = home.run(&["fetch", "--state", state_arg, &url]);
+    assert_exit(&o, 0);
+    let o = home.run(&["history", "--state", state_arg, &url]);
+    assert_exit(&o, 0);
+    assert_has(&text(&o.stdout), "200");
+}
+
+/// A 0-byte state file (left by a crash before its first write) is said to be one, not opened
+/// as an empty store.
+#[test]
+fn an_empty_state_file_is_recognised() {
+    let home = Home::new();
+    let state = home.path("empty.redb");
+    std::fs::write(&state, b"").expect("write");
+    let state_arg = state.to_str().expect("UTF-8 path");
+    let o = home.run(&["history", "--state", state_arg, "https://example.com/"]);
+    assert_exit(&o, 2);
+    assert_has(&text(&o.stderr), "the state file is empty (0 bytes)");
+}
