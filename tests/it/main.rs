@@ -22,7 +22,7 @@ mod invariants;
 // The robots.txt parser and matcher.
 mod bounds; // memory and time bounds on hostile input
 mod conformance; // google/robotstxt's reference cases, with the divergences listed
-#[cfg(feature = "sitemap")]
+#[cfg(all(feature = "sitemap", feature = "audit"))]
 mod diagnostics; // a fixture per diagnostic code
 mod differential; // Mode::Google against the robotstxt crate
 #[cfg(feature = "sitemap")]
