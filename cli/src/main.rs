@@ -13,9 +13,9 @@
 //  0  leaves:  args (the clap types), status, input, clock (fetch), schema
 //  1  output:  output (stdout, JSON Lines, errors), progress
 //  2  shared:  urls (URL inputs), crawler (agents as tokens), tally, records (check records and
-//              their columns), state (fetch)
+//              their columns), state (fetch), live (a robots.txt fetched now, for lint and audit)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
-// Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap.
+// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -27,6 +27,7 @@ mod output;
 mod progress;
 
 mod crawler;
+mod live;
 mod records;
 #[cfg(feature = "fetch")]
 mod state;
@@ -36,6 +37,7 @@ mod urls;
 #[cfg(feature = "fetch")]
 mod engine;
 
+mod audit;
 mod check;
 mod explain;
 mod fetch;
@@ -114,6 +116,7 @@ fn main() -> ExitCode {
     let mut out = Out::stdout(cli.quiet);
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &mut out),
+        Command::Audit(args) => audit::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
         Command::Explain(args) => explain::run(args, &mut out),
         Command::Url(args) => url::run(args, &mut out),

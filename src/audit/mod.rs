@@ -147,10 +147,12 @@ fn crawler_audit<'r, 'c>(
     }
 }
 
-/// The literal start of a pattern (up to its first `*` or `$`), and whether it has more.
-fn literal(pattern: &str) -> (&str, bool) {
+/// The literal start of a pattern (up to its first `*` or `$`); whether it has a `*`; whether
+/// it ends in `$` without one (it matches only its literal start).
+fn literal(pattern: &str) -> (&str, bool, bool) {
     let end = pattern.find(['*', '$']).unwrap_or(pattern.len());
-    (&pattern[..end], end < pattern.len())
+    let star = pattern.contains('*');
+    (&pattern[..end], star, !star && end < pattern.len())
 }
 
 /// `path` and what lies under it, for `rules`.
@@ -165,7 +167,10 @@ fn path_audit<'r>(rules: &AgentRules<'r>, path: &str) -> PathAudit<'r> {
     let target = crate::robots::request_target(path);
     let decision = rules.check_path(&target);
     let winner = decision.rule();
-    let winner_partial = winner.is_some_and(|w| literal(w.pattern).1);
+    let winner_partial = winner.is_some_and(|w| {
+        let (_, star, anchored) = literal(w.pattern);
+        star || anchored
+    });
     let opposite = if decision.allowed {
         RuleKind::Disallow
     } else {
@@ -178,15 +183,14 @@ fn path_audit<'r>(rules: &AgentRules<'r>, path: &str) -> PathAudit<'r> {
             if r.kind != opposite || r.pattern.is_empty() {
                 return false;
             }
-            let (lit, wild) = literal(r.pattern);
+            let (lit, star, anchored) = literal(r.pattern);
             if lit.starts_with(&*target) {
-                // At or under the path.
-                lit.len() > target.len() || wild || winner.is_none() || winner_partial
-            } else if target.starts_with(lit) {
-                // Covers the path from above: it lost there, or no rule matched.
-                winner.is_none() && !wild
-                    || winner_partial
-                    || wild && winner.is_none_or(|w| r.pattern.len() >= w.pattern.len())
+                // At or under the path: a deeper rule, or one that may match deeper.
+                lit.len() > target.len() || star || (winner_partial && !anchored)
+            } else if target.starts_with(lit) && !anchored {
+                // Covers the path from above and lost there: it decides under the path when
+                // the winner may not match there, or when its `*` may make it the longer match.
+                winner_partial || star && winner.is_none_or(|w| r.pattern.len() >= w.pattern.len())
             } else {
                 false
             }
