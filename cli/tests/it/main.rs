@@ -16,6 +16,7 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 mod cli; // lint, check, url: exit codes, output, bad input
 mod cli_agents; // agents and modes, and Google's reference cases through the binary
+mod cli_audit; // the AI-crawler audit and its suggestions
 #[cfg(feature = "fetch")]
 mod cli_explain;
 #[cfg(feature = "fetch")]
