@@ -36,3 +36,5 @@ mod cli_status; // exit statuses as a CI job reads them
 mod cli_usage;
 #[cfg(feature = "redb")]
 mod report_html; // the HTML report in headless Chromium
+#[cfg(feature = "redb")]
+mod report_html_ai; // the report's AI crawlers section in headless Chromium
