@@ -13,8 +13,9 @@
 //  0  leaves:  args (the clap types), status, input, clock (fetch), schema
 //  1  output:  output (stdout, JSON Lines, errors), progress
 //  2  shared:  urls (URL inputs), crawler (agents as tokens), tally, records (check records and
-//              their columns), state (fetch), live (a robots.txt fetched now, for lint and audit)
+//              their columns), state (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
+//  4  live:    live (a robots.txt fetched now, for lint and audit)
 // Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap.
 mod args;
 #[cfg(feature = "fetch")]

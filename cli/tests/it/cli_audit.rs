@@ -142,3 +142,37 @@ fn suggestion_on_a_clean_file_is_clean() {
     let o = run(&["lint", "--deny-warnings", &merged]);
     assert_exit(&o, 0);
 }
+
+/// `audit URL`: the origin's robots.txt fetched now from a real local server (as `lint URL`
+/// does), then audited.
+#[cfg(feature = "fetch")]
+#[test]
+fn audits_a_live_robots_txt() {
+    use crate::support::{self, Reply, TestServer};
+    let rt = support::runtime(1);
+    let server = rt.block_on(TestServer::start(|_| {
+        Reply::text(200, "User-agent: GPTBot\nDisallow: /\n")
+    }));
+    let url = server.url("/some/page");
+    let o = run(&["audit", "--json", "--purpose", "training", &url]);
+    assert_exit(&o, 0);
+    let records = records(&stdout(&o));
+    assert_eq!(records[0]["type"], "lint-fetch", "{}", records[0]);
+    assert_eq!(records[0]["outcome"], "fetched");
+    let gptbot = records
+        .iter()
+        .find(|r| r["type"] == "audit" && r["crawler"] == "GPTBot")
+        .expect("GPTBot");
+    assert_eq!(gptbot["path"], server.url("/robots.txt"));
+    assert_eq!(gptbot["paths"][0]["access"], "blocked");
+    assert_eq!(gptbot["paths"][0]["line"], 2);
+    // A server that answers 503: nothing audited, exit 2.
+    let down = rt.block_on(TestServer::start(|_| Reply::status(503)));
+    let o = run(&["audit", &down.url("/")]);
+    assert_exit(&o, 2);
+    assert!(
+        crate::run::stderr(&o).contains("nothing audited"),
+        "{}",
+        crate::run::both(&o)
+    );
+}
