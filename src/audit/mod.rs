@@ -102,49 +102,45 @@ pub fn audit<'r, 'c>(
     catalogue: &'c Catalogue,
     paths: &[&str],
 ) -> Vec<CrawlerAudit<'r, 'c>> {
+    // Most crawlers follow the same groups (`*`): each distinct rule list is audited once.
+    let mut seen: std::collections::HashMap<Vec<usize>, (PathAudit<'r>, Vec<PathAudit<'r>>)> =
+        std::collections::HashMap::new();
     catalogue
         .crawlers()
         .iter()
         .map(|crawler| {
             let rules = match &crawler.token {
                 Some(t) => robots.rules_for(t),
-                None => robots.rules_for_any(&[crate::robots::ProductToken::verbatim("")]),
+                None => robots.rules_for_any(&[]),
             };
-            let rules = if crawler.token.is_none() && rules.group() == GroupMatch::Token {
-                // The empty token names only groups without a token (Mode::Google): not this.
-                robots.rules_for_any(&[])
-            } else {
-                rules
-            };
-            crawler_audit(robots, crawler, &rules, paths)
+            let groups: Vec<usize> = rules.group_indexes().collect();
+            let (root, audited) = seen
+                .entry(groups.clone())
+                .or_insert_with(|| {
+                    (
+                        path_audit(&rules, "/"),
+                        paths.iter().map(|p| path_audit(&rules, p)).collect(),
+                    )
+                })
+                .clone();
+            let usage = rules.usage_path("/");
+            let signals = rules.content_signals();
+            CrawlerAudit {
+                crawler,
+                group: rules.group(),
+                group_lines: groups
+                    .iter()
+                    .filter_map(|&g| robots.group(g).map(|g| g.line()))
+                    .collect(),
+                root,
+                paths: audited,
+                usage: usage.preferences,
+                usage_lines: usage.rules.iter().map(|r| r.line).collect(),
+                signals: signals.signals,
+                signal_lines: signals.lines.iter().map(|l| l.line).collect(),
+            }
         })
         .collect()
-}
-
-fn crawler_audit<'r, 'c>(
-    robots: &'r Robots,
-    crawler: &'c Crawler,
-    rules: &AgentRules<'r>,
-    paths: &[&str],
-) -> CrawlerAudit<'r, 'c> {
-    let groups: Vec<usize> = rules.group_indexes().collect();
-    let group_lines = groups
-        .iter()
-        .filter_map(|&g| robots.group(g).map(|g| g.line()))
-        .collect();
-    let usage = rules.usage_path("/");
-    let signals = rules.content_signals();
-    CrawlerAudit {
-        crawler,
-        group: rules.group(),
-        group_lines,
-        root: path_audit(rules, "/"),
-        paths: paths.iter().map(|p| path_audit(rules, p)).collect(),
-        usage: usage.preferences,
-        usage_lines: usage.rules.iter().map(|r| r.line).collect(),
-        signals: signals.signals,
-        signal_lines: signals.lines.iter().map(|l| l.line).collect(),
-    }
 }
 
 /// The literal start of a pattern (up to its first `*` or `$`); whether it has a `*`; whether

@@ -335,3 +335,34 @@ fn usage_and_signals() {
     assert!(gptbot.usage.is_unknown());
     assert!(gptbot.signal_lines.is_empty());
 }
+
+/// Hostile files (the fuzz regressions' inputs) and the real ones, in both modes: the audit and
+/// the catalogue's lint never panic, and the lint's diagnostics hold the parser's invariants
+/// (span on its line, in the input, in line order).
+#[cfg(feature = "sitemap")]
+#[test]
+fn any_file_audits() {
+    let c = Catalogue::builtin();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let mut files = Vec::new();
+    for dir in ["fuzz", "audit/real"] {
+        for entry in std::fs::read_dir(root.join(dir)).expect("dir") {
+            let path = entry.expect("entry").path();
+            if path.is_file() {
+                files.push(path);
+            }
+        }
+    }
+    assert!(files.len() > 15, "{}", files.len());
+    for path in files {
+        let bytes = std::fs::read(&path).expect("read");
+        for mode in [crawlgate::Mode::Rfc, crawlgate::Mode::Google] {
+            let parsed = Robots::parse_with(&bytes, &crawlgate::Options::mode(mode));
+            let a = audit(&parsed.robots, &c, &["/", "/a/../b", "//x", "", "*"]);
+            assert_eq!(a.len(), 166);
+            let found = crawlgate::audit::lint(&parsed.robots, &bytes, &c);
+            let starts = crate::invariants::line_starts(&bytes);
+            crate::invariants::assert_diagnostics(&bytes, &starts, mode, &found);
+        }
+    }
+}
