@@ -84,7 +84,8 @@ fn lists(robots: &Robots) -> Vec<AgentRules<'_>> {
                 Agent::Token(t) => robots.rules_for(&ProductToken::verbatim(t)),
                 Agent::Nobody => continue,
             };
-            if seen.insert(rules.matched_token()) {
+            // Agents of the same groups have the same list.
+            if seen.insert(rules.group_indexes().collect::<Vec<_>>()) {
                 out.push(rules);
             }
         }
@@ -94,6 +95,9 @@ fn lists(robots: &Robots) -> Vec<AgentRules<'_>> {
 
 /// Does this rule list block every path: a `disallow` of `/` (or `/*`, `*`) and no `allow`?
 pub(crate) fn blocks_everything(rules: &AgentRules<'_>) -> bool {
+    if rules.check_path("/").allowed {
+        return false;
+    }
     let mut full = false;
     for r in rules.rules() {
         match r.kind {
@@ -105,6 +109,12 @@ pub(crate) fn blocks_everything(rules: &AgentRules<'_>) -> bool {
 }
 
 fn blocked_but_signalled(robots: &Robots, lines: &mut Lines<'_>, out: &mut Vec<Diagnostic>) {
+    // Nearly every file has neither record: nothing to look at.
+    if robots.content_signal_lines().next().is_none()
+        && robots.content_usage_rules().next().is_none()
+    {
+        return;
+    }
     let mut reported = BTreeSet::new();
     for rules in lists(robots) {
         if !blocks_everything(&rules) {
@@ -170,6 +180,9 @@ fn blocked_but_signalled(robots: &Robots, lines: &mut Lines<'_>, out: &mut Vec<D
 }
 
 fn bing_crawl_delay(robots: &Robots, lines: &mut Lines<'_>, out: &mut Vec<Diagnostic>) {
+    if !robots.records().any(|r| r.key == OtherKey::CrawlDelay) {
+        return;
+    }
     let bing = ProductToken::verbatim("bingbot");
     let rules = robots.rules_for(&bing);
     if rules.matched_token() != Some("bingbot") {
