@@ -25,7 +25,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
-TARGETS=(parse check differential origin policy sitemap)
+TARGETS=(parse check differential origin policy sitemap audit)
 CARGO_FUZZ_VERSION=0.13.2
 
 usage() {
@@ -60,6 +60,7 @@ max_len() {
         origin) echo 4096 ;;
         policy) echo 4096 ;;
         sitemap) echo 16384 ;;
+        audit) echo 16384 ;;
     esac
 }
 dict() {
@@ -129,6 +130,13 @@ seed() {
             while IFS= read -r -d '' f; do
                 copy "$f" "$dir/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
             done < <(find "$ROOT/testdata/sitemap" -type f ! -name '*.md' ! -name '*.expect' ! -name 'bomb-*' -print0)
+            ;;
+        audit)
+            # Real files that name AI crawlers (the structured input takes them as its tail).
+            for f in "$ROOT/testdata/audit/real"/* "$ROOT/testdata/diagnostics"/*.txt; do
+                case "$f" in *content-after-limit* | *line-too-long*) continue ;; esac
+                copy "$f" "$dir/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
+            done
             ;;
         differential | policy) ;; # structured input: no file makes a useful seed
     esac
