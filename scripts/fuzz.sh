@@ -3,7 +3,7 @@
 #                     or every target:   scripts/fuzz.sh all [SECONDS]
 #       build every target, run nothing:   scripts/fuzz.sh build
 #
-# TARGET: parse, check, differential, origin, policy, sitemap, tdmrep (see fuzz/README.md). SECONDS defaults to 60.
+# TARGET: parse, check, differential, origin, policy, sitemap, tdmrep, audit (see fuzz/README.md). SECONDS defaults to 60.
 #
 # - Installs cargo-fuzz (`cargo install cargo-fuzz --locked`) when it is missing.
 # - Uses the nightly toolchain when rustup has one; otherwise the default (stable) toolchain
@@ -25,7 +25,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
-TARGETS=(parse check differential origin policy sitemap tdmrep)
+TARGETS=(parse check differential origin policy sitemap tdmrep audit)
 CARGO_FUZZ_VERSION=0.13.2
 
 usage() {
@@ -61,6 +61,7 @@ max_len() {
         policy) echo 4096 ;;
         sitemap) echo 16384 ;;
         tdmrep) echo 8192 ;;
+        audit) echo 16384 ;;
     esac
 }
 dict() {
@@ -137,6 +138,13 @@ seed() {
                 # The file, a NUL, then a path to evaluate.
                 [ -e "$dir/seed-$(basename "$f")" ] ||
                     { cat "$f"; printf '\0/directory-b/images/a.jpg'; } >"$dir/seed-$(basename "$f")"
+            done
+            ;;
+        audit)
+            # Real files that name AI crawlers (the structured input takes them as its tail).
+            for f in "$ROOT/testdata/audit/real"/* "$ROOT/testdata/diagnostics"/*.txt; do
+                case "$f" in *content-after-limit* | *line-too-long*) continue ;; esac
+                copy "$f" "$dir/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
             done
             ;;
         differential | policy) ;; # structured input: no file makes a useful seed

@@ -165,6 +165,28 @@ codes! {
     /// A group with `user-agent` lines and no `allow`/`disallow` line at the end of the file:
     /// its agents may crawl everything, instead of following the `*` group's rules.
     EmptyGroup = "empty-group", Warning;
+    /// A `user-agent` value that is a whole User-Agent header or holds spaces (`Brightbot 1.0`,
+    /// `Mozilla/5.0 (compatible; GPTBot/1.2; …)`): read as its leading product token, which for
+    /// a browser-style header is `mozilla`; a reader that takes the value whole matches nothing.
+    UserAgentHeader = "user-agent-header", Warning;
+    /// A `content-signal` line: Search Console's robots.txt report shows it as "Syntax not
+    /// understood", because Google does not know the record; it is still read (by crawlers that
+    /// read it) and changes nothing else in the file.
+    SignalNotUnderstood = "signal-not-understood", Warning;
+    /// A group whose rules block the whole site (`Disallow: /`) while its `content-signal` or
+    /// `content-usage` lines allow a use: preferences apply only to what may be crawled, so the
+    /// `yes` says nothing, and the file says two things.
+    BlockedButSignalled = "blocked-but-signalled", Warning;
+    /// A `crawl-delay` in a `bingbot` group that differs from the `*` group's: Bing takes
+    /// `crawl-delay` from the `*` group even when a `bingbot` group exists.
+    BingCrawlDelay = "bing-crawl-delay", Warning;
+    /// With a crawler catalogue: a group's product token that no catalogued crawler sends but
+    /// that is a near miss of one (`GPT-Bot` for `GPTBot`): the crawler follows `*` instead.
+    NearMissAgent = "near-miss-agent", Warning;
+    /// With a crawler catalogue: a crawler allowed everywhere by a group of its own while the
+    /// file's `content-signal` or `content-usage` for it refuses the use it crawls for
+    /// (`ai-train=no` for a training crawler); one that reads only the rules crawls and uses.
+    AllowedButRefused = "allowed-but-refused", Warning;
 }}
 
 /// One problem in a parsed file.

@@ -84,6 +84,8 @@
 //! - `redb` (default): the embedded on-disk store (redb); implies `fetch` and `serde`.
 //! - `redis` (default): the Redis store, for fleets; implies `fetch` and `serde`.
 //! - `sitemap` (default): the sitemap reader, validator and discovery walk (quick-xml, flate2).
+//! - `audit` (default): `audit`, which AI crawlers a robots.txt lets read what, against the
+//!   embedded ai.robots.txt catalogue or one of the same shape; implies `serde`.
 //! - `serde`: stored states and sitemap entries as JSON (serde, serde_json).
 //! - `middleware`: `engine::GateMiddleware` for reqwest-middleware clients; implies `fetch`.
 //!
@@ -94,6 +96,8 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+#[cfg(feature = "audit")]
+pub mod audit;
 pub mod diagnostic;
 #[cfg(feature = "fetch")]
 pub mod engine;
@@ -173,6 +177,11 @@ pub struct ReadmeDoctests;
 #[cfg(doctest)]
 #[doc = include_str!("../docs/library.md")]
 pub struct LibraryDoctests;
+
+/// See [`LibraryDoctests`].
+#[cfg(all(doctest, feature = "audit"))]
+#[doc = include_str!("../docs/audit.md")]
+pub struct AuditDoctests;
 
 /// See [`LibraryDoctests`].
 #[cfg(doctest)]

@@ -173,6 +173,11 @@ pub enum Command {
     /// problem.
     #[command(after_help = LINT_AFTER_HELP)]
     Lint(LintArgs),
+    /// Which AI crawlers robots.txt files let read what: each crawler of a catalogue
+    /// (ai.robots.txt's, built in) by purpose, blocked, partly or allowed, with the line that
+    /// decides; or the groups to add to block a purpose.
+    #[command(after_help = AUDIT_AFTER_HELP)]
+    Audit(AuditArgs),
     /// Decide whether crawlers may fetch URLs: under a robots.txt file, or under each site's
     /// own (fetched once and kept in the crawl state, with the failure rules).
     #[command(after_help = CHECK_AFTER_HELP)]
@@ -349,6 +354,66 @@ impl From<ModeArg> for Mode {
             ModeArg::Rfc => Mode::Rfc,
             ModeArg::Google => Mode::Google,
         }
+    }
+}
+
+pub const AUDIT_AFTER_HELP: &str = "\
+Output: per file, its problems (as `lint` prints them, with the catalogue's own checks), then a
+table per purpose (training, search, agent, other): each crawler's access to `/` and to each
+--path (blocked, partly, allowed), the group it follows, the line that decides and whether its
+operator says it obeys robots.txt; then the catalogue names that are not product tokens. With
+--json an `audit` record per crawler, then a summary. With --suggest, only the groups to add.
+
+Exit status:
+  0  no errors (warnings allowed unless --deny-warnings)
+  1  errors, or warnings with --deny-warnings
+  2  a file could not be read or fetched (the others are still audited), or a usage error";
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// robots.txt files to audit; `-` reads standard input; an http(s) URL or origin: its
+    /// robots.txt, fetched now.
+    #[arg(value_name = "FILE|URL", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Only crawlers of these purposes (repeatable): training, search, agent, other.
+    #[arg(long, value_name = "PURPOSE", value_parser = parse_purpose)]
+    pub purpose: Vec<crawlgate::audit::Purpose>,
+    /// A path (or URL) to audit besides `/` (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub path: Vec<String>,
+    /// Paths to audit besides `/`, one per line (blank lines and `#` lines skipped).
+    #[arg(long, value_name = "FILE")]
+    pub paths: Option<PathBuf>,
+    /// A crawler catalogue of the shape of ai.robots.txt's `robots.json`, instead of the
+    /// built-in copy.
+    #[arg(long, value_name = "FILE")]
+    pub catalogue: Option<PathBuf>,
+    /// Print the groups to add to block crawlers of a purpose (`block=training`), merged with
+    /// the file's groups, instead of the table.
+    #[arg(long, value_name = "block=PURPOSE", value_parser = parse_suggest, conflicts_with = "json")]
+    pub suggest: Option<crawlgate::audit::Purpose>,
+    /// Print JSON Lines: the problems, an `audit` record per crawler, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 on warnings too.
+    #[arg(long)]
+    pub deny_warnings: bool,
+    /// Parsing mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+fn parse_purpose(s: &str) -> Result<crawlgate::audit::Purpose, String> {
+    crawlgate::audit::Purpose::from_name(s)
+        .ok_or_else(|| format!("`{s}` is not a purpose: training, search, agent or other"))
+}
+
+fn parse_suggest(s: &str) -> Result<crawlgate::audit::Purpose, String> {
+    match s.split_once('=') {
+        Some(("block", p)) => parse_purpose(p),
+        _ => Err(format!("`{s}`: expected block=PURPOSE (block=training)")),
     }
 }
 

@@ -15,7 +15,8 @@
 //  2  shared:  urls (URL inputs), crawler (agents as tokens), tally, records (check records and
 //              their columns), state (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
-// Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap.
+//  4  live:    live (a robots.txt fetched now, for lint and audit)
+// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -27,6 +28,7 @@ mod output;
 mod progress;
 
 mod crawler;
+mod live;
 mod records;
 #[cfg(feature = "fetch")]
 mod state;
@@ -36,6 +38,7 @@ mod urls;
 #[cfg(feature = "fetch")]
 mod engine;
 
+mod audit;
 mod check;
 mod explain;
 mod fetch;
@@ -114,6 +117,7 @@ fn main() -> ExitCode {
     let mut out = Out::stdout(cli.quiet);
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &mut out),
+        Command::Audit(args) => audit::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
         Command::Explain(args) => explain::run(args, &mut out),
         Command::Url(args) => url::run(args, &mut out),

@@ -59,6 +59,7 @@ macro_rules! slot_iterator {
 mod agent;
 mod buckets;
 mod canonical;
+pub(crate) mod crawler_lint;
 mod directive;
 mod group;
 mod lexer;

@@ -12,7 +12,8 @@ use std::borrow::Cow;
 
 use nom::Offset;
 
-use super::agent::leading_token;
+use super::agent::{leading_token, ProductToken};
+use super::crawler_lint;
 use super::directive::{directive_of, Directive, OtherKey, Spelling};
 use super::lexer::{is_ws, lex_content, Lexed, Separator};
 use super::rate::RequestRate;
@@ -88,6 +89,8 @@ struct Builder<'a> {
     /// Where the previous group's rules are, for `repeated`: how many rules before the
     /// current group's the previous group's start, and where they end.
     echo: (u32, u32),
+    /// A `content-signal` line got its `signal-not-understood` (one per file).
+    signal_noted: bool,
 }
 
 pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
@@ -125,6 +128,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         problems: Vec::new(),
         derived: false,
         echo: (0, 0),
+        signal_noted: false,
     };
 
     // google/robotstxt skips any prefix of the BOM (EF, EF BB, EF BB BF) at the very start.
@@ -480,7 +484,11 @@ impl<'a> Builder<'a> {
                 );
                 group::AgentSlot::NOBODY
             } else {
-                if token.len() < value.len() {
+                if token.len() < value.len() && is_header_like(value) {
+                    let span = self.span(value);
+                    let message = header_message(&self.lossy(value), &self.lossy(token));
+                    self.push(Code::UserAgentHeader, n, span, message);
+                } else if token.len() < value.len() {
                     let span = self.span(value);
                     // Common (thousands in a large corpus): joined without `format!`.
                     self.push(
@@ -950,6 +958,19 @@ impl<'a> Builder<'a> {
             return;
         };
         let mut problems = std::mem::take(&mut self.problems);
+        if !self.signal_noted {
+            // Once per file: every such line gets the same answer.
+            self.signal_noted = true;
+            let line = self.span(key).start..self.span(value).end;
+            self.push(
+                Code::SignalNotUnderstood,
+                n,
+                line,
+                "Search Console's robots.txt report shows `content-signal` lines as \"Syntax \
+                 not understood\": Google does not know the record; they are still read by \
+                 crawlers that do, and nothing else in the file changes",
+            );
+        }
         let signals = usage::parse_content_signal(value, &mut problems);
         self.flush_problems(n, value, &mut problems);
         self.problems = problems;
@@ -1035,9 +1056,7 @@ impl<'a> Builder<'a> {
                 &mut diagnostics,
             );
         }
-        // Lines are visited in order; the only out-of-order entries are file-level ones and
-        // the semantic lint's.
-        diagnostics.sort_by_key(|d| (d.line, d.span.start));
+
         // A cache keeps the compiled file for as long as the origin: the reservations made
         // from the input's size, and vectors' doubling slack, are given back.
         self.texts.shrink_to_fit();
@@ -1049,7 +1068,9 @@ impl<'a> Builder<'a> {
         self.sitemaps.shrink_to_fit();
         self.records.shrink_to_fit();
         self.usage.shrink_to_fit();
-        Parsed {
+        let diagnose = self.diagnose;
+        let input = self.input;
+        let mut parsed = Parsed {
             robots: Robots {
                 mode: self.mode,
                 texts: self.texts,
@@ -1064,8 +1085,41 @@ impl<'a> Builder<'a> {
                 bytes_used,
             },
             diagnostics,
+        };
+        if diagnose {
+            crawler_lint::run(&parsed.robots, input, &mut parsed.diagnostics);
         }
+        // Lines are visited in order; the only out-of-order entries are file-level ones and
+        // the semantic lints'.
+        parsed.diagnostics.sort_by_key(|d| (d.line, d.span.start));
+        parsed
     }
+}
+
+/// A `user-agent` value with more than a product token and a version: whitespace inside it,
+/// or a parenthesised comment (a whole User-Agent header).
+fn is_header_like(value: &[u8]) -> bool {
+    let value = super::lexer::trim_end(value);
+    value.iter().any(|&b| b == b' ' || b == b'\t' || b == b'(')
+}
+
+/// The `user-agent-header` message: what the value is read as, and the crawler a browser-style
+/// header names (`Mozilla/5.0 (compatible; GPTBot/1.2; …)` → `gptbot`).
+fn header_message(value: &str, token: &str) -> String {
+    let named = ProductToken::from_user_agent(value)
+        .ok()
+        .filter(|t| !t.as_str().eq_ignore_ascii_case(token));
+    let mut m = format!(
+        "`{value}` is a User-Agent header, not a product token: read as `{}`",
+        token.to_ascii_lowercase()
+    );
+    match named {
+        Some(t) => m.push_str(&format!(
+            ", which does not name the crawler it holds; write `User-agent: {t}`"
+        )),
+        None => m.push_str("; a reader that takes the value whole matches no crawler"),
+    }
+    m
 }
 
 /// The `ignored-directive` message for `key`: a constant, as such records are common (one

@@ -38,7 +38,15 @@ fn run(name: &str) -> (Vec<Diagnostic>, BTreeSet<(String, u32)>) {
     invariants::assert_diagnostics(&bytes, &starts, mode, &parsed.diagnostics);
     // Each problem's path, parsed without diagnostics, compiles to the same file.
     invariants::assert_quiet_same(&bytes, mode, &parsed);
-    (parsed.diagnostics, want)
+    let mut diagnostics = parsed.diagnostics.clone();
+    // The codes that need a crawler catalogue: the audit's lint, on fixtures that ask for it.
+    if bytes.starts_with(b"# catalogue: builtin\n") {
+        let catalogue = crawlgate::audit::Catalogue::builtin();
+        let found = crawlgate::audit::lint(&parsed.robots, &bytes, &catalogue);
+        invariants::assert_diagnostics(&bytes, &starts, mode, &found);
+        diagnostics.extend(found);
+    }
+    (diagnostics, want)
 }
 
 #[test]

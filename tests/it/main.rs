@@ -20,9 +20,11 @@ mod support;
 mod invariants;
 
 // The robots.txt parser and matcher.
+#[cfg(feature = "audit")]
+mod audit; // the AI-crawler catalogue and audit, on real files
 mod bounds; // memory and time bounds on hostile input
 mod conformance; // google/robotstxt's reference cases, with the divergences listed
-#[cfg(feature = "sitemap")]
+#[cfg(all(feature = "sitemap", feature = "audit"))]
 mod diagnostics; // a fixture per diagnostic code
 mod differential; // Mode::Google against the robotstxt crate
 #[cfg(feature = "sitemap")]

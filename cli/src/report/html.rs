@@ -23,6 +23,8 @@ use super::enabled::Report;
 use super::model::{Cell, Diff, FileView, ProblemView, RobotsReport, VersionView};
 use crate::output::{plural, problems};
 
+mod ai;
+
 const CSS: &str = include_str!("html/report.css");
 const JS: &str = include_str!("html/report.js");
 
@@ -226,6 +228,9 @@ fn robots_txt(h: &mut String, r: &RobotsReport, n: usize, agents: &[String]) {
     if let Some(f) = &r.file {
         file(h, f, n, &r.robots_txt);
     }
+    if let Some(f) = &r.file {
+        ai::section(h, &f.ai, n);
+    }
     versions(h, &r.versions, n, r.file.as_ref().map(|f| f.version));
     verdict_tables(h, r, agents);
     h.push_str("</section>\n");
@@ -313,6 +318,7 @@ fn source(h: &mut String, f: &FileView, n: usize, url: &str) {
         attr(url)
     );
     // The problems of each line (line 0 and lines past the end are in the list only).
+    let deciding = ai::deciding_lines(&f.ai);
     let mut by_line: Vec<Vec<&ProblemView>> = vec![Vec::new(); f.lines.len() + 1];
     for p in &f.problems {
         if let Some(on) = by_line.get_mut(p.line as usize) {
@@ -322,11 +328,17 @@ fn source(h: &mut String, f: &FileView, n: usize, url: &str) {
     for (i, line) in f.lines.iter().enumerate() {
         let number = i + 1;
         let on = by_line.get(number).map_or(&[][..], Vec::as_slice);
+        // A line that decides for an AI crawler (the "AI crawlers" section links to it).
+        let decides = if deciding.contains(&(number as u32)) {
+            " ai-decides"
+        } else {
+            ""
+        };
         match line_severity(on) {
             Some(severity) => {
                 let _ = writeln!(
                     h,
-                    "<div class=\"line {severity}\" id=\"r{n}-L{number}\" data-line=\"{number}\" \
+                    "<div class=\"line {severity}{decides}\" id=\"r{n}-L{number}\" data-line=\"{number}\" \
                      tabindex=\"-1\"><span class=\"ln\" data-n=\"{number}\"></span><span \
                      class=\"tx\">{}</span></div>",
                     text(line)
@@ -350,7 +362,7 @@ fn source(h: &mut String, f: &FileView, n: usize, url: &str) {
             None => {
                 let _ = writeln!(
                     h,
-                    "<div class=\"line\" id=\"r{n}-L{number}\" data-line=\"{number}\"><span \
+                    "<div class=\"line{decides}\" id=\"r{n}-L{number}\" data-line=\"{number}\"><span \
                      class=\"ln\" data-n=\"{number}\"></span><span class=\"tx\">{}</span></div>",
                     text(line)
                 );

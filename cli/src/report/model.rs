@@ -59,8 +59,8 @@ pub struct Inputs<'a> {
 }
 
 pub use crate::schema::report::{
-    Cell, Diff, DiffLine, FileView, InForce, MatrixRow, ModeDifference, ProblemView, RobotsReport,
-    VerdictChange, VersionView,
+    AiCrawlerView, AiView, Cell, Diff, DiffLine, FileView, InForce, MatrixRow, ModeDifference,
+    ProblemView, RobotsReport, VerdictChange, VersionView,
 };
 
 /// The rules a version stands for, for working out verdicts.
@@ -252,7 +252,42 @@ fn file_view(inputs: &Inputs<'_>, v: &Version, number: usize) -> Option<FileView
         lines: split_lines(body),
         problems,
         cut: f.cut,
+        ai: ai_view(&parsed.robots, &crawlgate::audit::Catalogue::builtin()),
     })
+}
+
+/// The AI crawlers of `catalogue` against a file, for `/`.
+pub fn ai_view(robots: &Robots, catalogue: &crawlgate::audit::Catalogue) -> AiView {
+    let crawlers = crawlgate::audit::audit(robots, catalogue, &[])
+        .into_iter()
+        .map(|a| {
+            let rule = a.root.decision.rule();
+            AiCrawlerView {
+                crawler: a.crawler.name.clone(),
+                purpose: a.crawler.purpose.as_str(),
+                access: a.root.access.as_str(),
+                group: a.group.as_str(),
+                group_lines: a.group_lines.clone(),
+                line: rule.map(|r| r.line),
+                rule: rule.map(|r| r.text.to_string()),
+                other_line: a.root.other.map(|r| r.line),
+                respects: a.crawler.respect.as_str(),
+                operator: a.crawler.operator.clone(),
+                valid_token: a.crawler.valid_token,
+            }
+        })
+        .collect();
+    let catalogue = match catalogue.date() {
+        Some(date) => format!(
+            "ai.robots.txt {} ({date})",
+            catalogue.version().get(..7).unwrap_or(catalogue.version())
+        ),
+        None => "a custom catalogue".to_owned(),
+    };
+    AiView {
+        catalogue,
+        crawlers,
+    }
 }
 
 /// The lines of a body as the parser numbers them: `\n`, `\r\n` and `\r` each end one (RFC 9309

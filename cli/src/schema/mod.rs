@@ -33,8 +33,10 @@ pub enum Record<'a> {
     Error(InputError<'a>),
     /// What applies to one agent under a robots.txt (`explain`).
     Explain(Explain<'a>),
-    /// A robots.txt fetched to be linted (`lint URL`).
+    /// A robots.txt fetched to be linted (`lint URL`, `audit URL`).
     LintFetch(LintFetch<'a>),
+    /// One crawler's standing in a robots.txt (`audit`).
+    Audit(Audit<'a>),
     /// One URL's robots.txt URL (`url`).
     RobotsTxtUrl(RobotsTxtUrl<'a>),
     /// One origin fetched now (`fetch`, `recrawl`).
@@ -487,6 +489,15 @@ pub struct Summary {
     pub origins: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entries: Option<usize>,
+    /// `audit`: crawler audits printed (one per crawler and file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crawlers: Option<usize>,
+    /// `audit`: of those, blocked from `/`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub blocked: Option<usize>,
+    /// `audit`: of those, blocked from part of the site.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partly: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -509,4 +520,53 @@ pub struct Summary {
     /// URLs, failed fetches.
     pub failed: usize,
     pub exit: u8,
+}
+
+/// `audit`: one catalogued crawler's standing in one robots.txt.
+#[derive(Debug, Serialize)]
+pub struct Audit<'a> {
+    /// The robots.txt as named: a path, a URL, or `<stdin>`.
+    pub path: &'a str,
+    /// The catalogue's name (`GPTBot`, `Brightbot 1.0`).
+    pub crawler: &'a str,
+    /// The product token groups are matched on (lowercase); `null` when the name has none.
+    pub token: Option<&'a str>,
+    /// Is the catalogue's name itself a valid product token?
+    pub valid_token: bool,
+    /// `training`, `search`, `agent` or `other`.
+    pub purpose: &'static str,
+    /// Why: `null` when read from the catalogue's `function` text, else the hand review's
+    /// reason.
+    pub purpose_override: Option<&'static str>,
+    pub operator: &'a str,
+    /// `yes`, `no` or `unclear`: does its operator say it obeys robots.txt?
+    pub respects_robots_txt: &'static str,
+    /// `token` (its own groups), `star` or `none`.
+    pub group: &'static str,
+    /// The first line of each group that applies.
+    pub group_lines: Vec<u32>,
+    /// `/` and each path asked about.
+    pub paths: Vec<AuditPath<'a>>,
+    /// The `Content-Usage` preferences at `/`: `train_ai` and `search`, each `allowed`,
+    /// `disallowed` or `unknown`.
+    pub usage: std::collections::BTreeMap<&'static str, &'static str>,
+    pub usage_lines: Vec<u32>,
+    /// The `Content-Signal`s of its groups: `search`, `ai_input`, `ai_train`.
+    pub signals: std::collections::BTreeMap<&'static str, &'static str>,
+    pub signal_lines: Vec<u32>,
+}
+
+/// `audit`: one path for one crawler.
+#[derive(Debug, Serialize)]
+pub struct AuditPath<'a> {
+    pub path: &'a str,
+    /// `allowed`, `partly` or `blocked`: the path and what lies under it.
+    pub access: &'static str,
+    /// The path itself.
+    pub allowed: bool,
+    /// The line of the rule that decided for the path, and the rule as written.
+    pub line: Option<u32>,
+    pub rule: Option<String>,
+    /// When `partly`: the line of a rule of the other kind that decides under the path.
+    pub other_line: Option<u32>,
 }

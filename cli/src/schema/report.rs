@@ -76,6 +76,41 @@ pub struct FileView {
     pub problems: Vec<ProblemView>,
     /// Lines past the parsing limit were not read.
     pub cut: bool,
+    /// The AI-crawler audit of the file, for the HTML page (not in `--json`: `crawlgate audit
+    /// --json` gives it).
+    #[serde(skip)]
+    pub ai: AiView,
+}
+
+/// The AI crawlers of the built-in catalogue against one file (`report --html`).
+#[derive(Debug, Default)]
+pub struct AiView {
+    /// `ai.robots.txt 738c80d (2026-08-22)`.
+    pub catalogue: String,
+    /// In catalogue order.
+    pub crawlers: Vec<AiCrawlerView>,
+}
+
+/// One crawler's standing in the file, for `/`.
+#[derive(Debug)]
+pub struct AiCrawlerView {
+    pub crawler: String,
+    /// `training`, `search`, `agent`, `other`.
+    pub purpose: &'static str,
+    /// `blocked`, `partly`, `allowed`.
+    pub access: &'static str,
+    /// `token`, `star`, `none`, and the first lines of those groups.
+    pub group: &'static str,
+    pub group_lines: Vec<u32>,
+    /// The rule that decided for `/` (line, as written), and for `partly` the line of a rule
+    /// that decides under it.
+    pub line: Option<u32>,
+    pub rule: Option<String>,
+    pub other_line: Option<u32>,
+    /// `yes`, `no`, `unclear`.
+    pub respects: &'static str,
+    pub operator: String,
+    pub valid_token: bool,
 }
 
 /// One problem of a file.

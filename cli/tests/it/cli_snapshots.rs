@@ -344,3 +344,46 @@ fn sitemap_discover() {
         file!["snapshots/sitemap-discover.jsonl": Text],
     );
 }
+
+#[test]
+fn audit() {
+    let case = Case::new(&[]);
+    // A catalogue of five (one name with markup in its operator, one with an escape sequence
+    // in its name, one that is not a token) against a crafted file and two paths.
+    case.run_both(
+        &["audit"],
+        &[
+            "testdata/audit/site.txt",
+            "--catalogue",
+            "testdata/audit/catalogue.json",
+            "--paths",
+            "testdata/audit/paths.txt",
+        ],
+        0,
+        file!["snapshots/audit.txt": Text],
+        file!["snapshots/audit.jsonl": Text],
+    );
+    // The built-in catalogue on a real file: its search crawlers.
+    case.run(
+        &[
+            "audit",
+            "--purpose",
+            "search",
+            "testdata/audit/real/www.blu-ray.com.txt",
+        ],
+        0,
+        file!["snapshots/audit-builtin-search.txt": Text],
+    );
+    case.run(
+        &[
+            "audit",
+            "--suggest",
+            "block=training",
+            "testdata/audit/site.txt",
+            "--catalogue",
+            "testdata/audit/catalogue.json",
+        ],
+        0,
+        file!["snapshots/audit-suggest.txt": Text],
+    );
+}

@@ -16,6 +16,7 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 mod cli; // lint, check, url: exit codes, output, bad input
 mod cli_agents; // agents and modes, and Google's reference cases through the binary
+mod cli_audit; // the AI-crawler audit and its suggestions
 #[cfg(feature = "fetch")]
 mod cli_edge; // challenged, priced (402) and HTML robots.txt in fetch, report and lint
 #[cfg(feature = "fetch")]
@@ -37,3 +38,5 @@ mod cli_status; // exit statuses as a CI job reads them
 mod cli_usage;
 #[cfg(feature = "redb")]
 mod report_html; // the HTML report in headless Chromium
+#[cfg(feature = "redb")]
+mod report_html_ai; // the report's AI crawlers section in headless Chromium
