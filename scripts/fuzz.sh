@@ -25,7 +25,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
-TARGETS=(parse check differential origin policy sitemap)
+TARGETS=(parse check differential origin policy sitemap page_headers page_html)
 CARGO_FUZZ_VERSION=0.13.2
 
 usage() {

@@ -6,7 +6,7 @@
 //! | 0 | `diagnostic`, `plain_url` |
 //! | 1 | `origin` |
 //! | 2 | `robots` |
-//! | 3 | `sitemap` |
+//! | 3 | `sitemap`, `page` |
 //! | 4 | `policy` (pure, clock-free) |
 //! | 5 | `store`, `http` |
 //! | 6 | `engine` |
@@ -24,6 +24,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("origin", 1),
     ("robots", 2),
     ("sitemap", 3),
+    ("page", 3),
     ("policy", 4),
     ("store", 5),
     ("http", 5),
