@@ -15,7 +15,7 @@
 //  2  shared:  urls (URL inputs), crawler (agents as tokens), tally, records (check records and
 //              their columns), state (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
-// Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap.
+// Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap, page.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -41,6 +41,7 @@ mod explain;
 mod fetch;
 mod history;
 mod lint;
+mod page;
 mod recrawl;
 mod report;
 mod sitemap;
@@ -124,6 +125,7 @@ fn main() -> ExitCode {
         Command::Sitemap(SitemapCommand::Lint(args)) => sitemap::lint(args, &mut out),
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),
+        Command::Page(args) => page::run(args, &mut out),
         command @ (Command::Completions(_) | Command::Man) => generated(command, &mut out),
     }
     .and_then(|status| {

@@ -366,7 +366,7 @@ impl Fetcher {
 
     /// [`Fetcher::retrieve`], sending `validators` with every hop. Waits for a turn under
     /// [`FetchOptions::max_in_flight`] first; the timeout starts with the turn.
-    async fn retrieve_with(
+    pub(super) async fn retrieve_with(
         &self,
         url: &str,
         cap: usize,
@@ -383,6 +383,7 @@ impl Fetcher {
             etag: None,
             last_modified: None,
             declared_size: None,
+            page_headers: Vec::new(),
             end: RetrievalEnd::Status(0),
         };
         if permit.is_err() {
@@ -428,6 +429,7 @@ impl Fetcher {
             seen.etag = None;
             seen.last_modified = None;
             seen.declared_size = None;
+            seen.page_headers.clear();
             let hop_started = Instant::now();
             if let Err(why) = self.check_literal(&url) {
                 tracing::debug!(target: TARGET, url = %url, hop = seen.redirects, refused = %why, "request refused");
@@ -476,6 +478,11 @@ impl Fetcher {
                     .map(str::to_owned)
             };
             seen.content_type = text(reqwest::header::CONTENT_TYPE);
+            seen.page_headers = headers
+                .iter()
+                .filter(|(name, _)| is_page_header(name.as_str()))
+                .map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec()))
+                .collect();
             seen.etag = text(ETAG);
             seen.last_modified = text(LAST_MODIFIED);
             tracing::debug!(
@@ -558,6 +565,14 @@ impl Fetcher {
     }
 }
 
+/// A field `crate::page` reads (names as reqwest gives them: lowercase).
+fn is_page_header(name: &str) -> bool {
+    matches!(
+        name,
+        "x-robots-tag" | "robots-tag" | "tdm-reservation" | "tdm-policy" | "content-usage"
+    )
+}
+
 /// What [`Fetcher::retrieve`] saw.
 #[derive(Debug)]
 pub(crate) struct Retrieval {
@@ -579,6 +594,9 @@ pub(crate) struct Retrieval {
     pub last_modified: Option<String>,
     /// `Content-Length` of that response when its body is not encoded: the file's size.
     pub declared_size: Option<u64>,
+    /// The page-directive fields of that response (`x-robots-tag`, `robots-tag`,
+    /// `tdm-reservation`, `tdm-policy`, `content-usage`), names lowercase, in order.
+    pub page_headers: Vec<(String, Vec<u8>)>,
     /// What came of it.
     pub end: RetrievalEnd,
 }

@@ -7,6 +7,8 @@
 //!   a [`LocalError`], never the site's fault.
 //! - `decode`, `headers`, `address`, `classify`: content codings, the headers a fetch reads,
 //!   which addresses may be connected to, and what an error means.
+//! - [`page`]: one page's status, page-directive headers and first bytes, for
+//!   [`crate::page::evaluate`].
 //! - [`sitemaps`] (with feature `sitemap`): fetch a sitemap, or walk an origin's sitemaps.
 //!
 //! The engine ([`crate::engine::RobotsCache`]) decides when to fetch; this module only fetches.
@@ -16,6 +18,7 @@ mod classify;
 pub mod client;
 mod decode;
 pub(crate) mod headers;
+pub mod page;
 #[cfg(feature = "sitemap")]
 pub mod sitemaps;
 
@@ -24,5 +27,6 @@ pub use client::{
     default_max_in_flight, FetchError, FetchOptions, Fetcher, LocalError, MAX_REDIRECT_URL,
     MAX_RESPONSE_HEADERS,
 };
+pub use page::{PageFetchError, PageResponse};
 #[cfg(feature = "sitemap")]
 pub use sitemaps::{Discovery, SitemapFetchError};
