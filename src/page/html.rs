@@ -10,10 +10,12 @@
 //! bytes, html5gum is the smaller, sufficient tool.
 //!
 //! **Which `<meta>` count.** Those in the document's head, as a browser's tree builder places
-//! them: the head ends at `</head>`, `<body>`, or at the first start tag or text that cannot be
-//! in a head (WHATWG "in head" insertion mode: anything but `base`, `basefont`, `bgsound`,
-//! `link`, `meta`, `noscript`, `noframes`, `script`, `style`, `template`, `title`), after
-//! which a browser puts everything in the body. draft-illyes-repext §4 says to consider only
+//! them: the head ends at `<body>`, or at the first start tag or text that cannot be in a head
+//! (WHATWG "in head" insertion mode: anything but `base`, `basefont`, `bgsound`, `link`,
+//! `meta`, `noscript`, `noframes`, `script`, `style`, `template`, `title`); a `<meta>` between
+//! `</head>` and `<body>` is put back into the head ("after head" mode), so `</head>` alone
+//! does not end the scan. A browser puts everything after the head in the body.
+//! draft-illyes-repext §4 says to consider only
 //! the head's `meta` elements, and Google reads a robots meta tag that an invalid element
 //! pushed into the body as outside the head. A `<meta>` inside `<template>` is not in the
 //! document; text in `<script>`, `<style>`, `<title>` and (scripting on, as crawlers that
@@ -135,7 +137,7 @@ pub(crate) fn scan(html: &[u8], budget: usize, field_limit: usize) -> Head {
                     raw = None;
                 } else if name == b"template" {
                     template = template.saturating_sub(1);
-                } else if raw.is_none() && matches!(name, b"head" | b"body" | b"html" | b"br") {
+                } else if raw.is_none() && matches!(name, b"body" | b"html" | b"br") {
                     head.scanned = tag.span.end;
                     ended = true;
                     break;

@@ -47,7 +47,7 @@
 //!
 //! Each header field and each `content` attribute is read up to [`Options::field_limit`]
 //! (8 KiB by default, the draft's floor): a directive the limit cuts, and what follows it, is
-//! ignored. The HTML scan stops at the end of the head (`</head>`, `<body>`, or the first
+//! ignored. The HTML scan stops at the end of the head (`<body>`, or the first
 //! element or text a browser would put in the body) and never reads more than
 //! [`Options::html_budget`] bytes, so a hostile 10 MB page without `</head>` costs the budget
 //! and no more.
