@@ -52,6 +52,9 @@ SECONDS_EACH="${2:-60}"
 #   sitemap       16384: a few entries with every extension, CDATA, references, gzip headers;
 #                 odd first bytes run with 300-byte and 3-entry limits, so the limits are
 #                 reached without long inputs.
+#   page_headers  4096: a few header lines past the target's 256-byte field limit (so a cut
+#                 member is common); the limits, not the length, are what is tested.
+#   page_html     8192: twice the target's 4,096-byte HTML budget, so the budget is reached.
 max_len() {
     case "$1" in
         parse) echo 65536 ;;
@@ -60,12 +63,15 @@ max_len() {
         origin) echo 4096 ;;
         policy) echo 4096 ;;
         sitemap) echo 16384 ;;
+        page_headers) echo 4096 ;;
+        page_html) echo 8192 ;;
     esac
 }
 dict() {
     case "$1" in
         origin) echo "$FUZZ/url.dict" ;;
         sitemap) echo "$FUZZ/sitemap.dict" ;;
+        page_headers | page_html) echo "$FUZZ/page.dict" ;;
         *) echo "$FUZZ/robots.dict" ;;
     esac
 }
@@ -129,6 +135,14 @@ seed() {
             while IFS= read -r -d '' f; do
                 copy "$f" "$dir/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
             done < <(find "$ROOT/testdata/sitemap" -type f ! -name '*.md' ! -name '*.expect' ! -name 'bomb-*' -print0)
+            ;;
+        page_html)
+            while IFS= read -r -d '' f; do
+                copy "$f" "$dir/seed-$(basename "$f")"
+            done < <(find "$ROOT/testdata/page" -type f -name '*.html' -print0)
+            ;;
+        page_headers)
+            printf 'X-Robots-Tag: googlebot: unavailable_after: Wed, 25 Jun 2010 15:00:00 GMT, noarchive\nRobots-Tag: *;nosnippet, examplebot;noindex;max-snippet=20\ncontent-usage: train-ai=n\ntdm-reservation: 1' >"$dir/seed-headers"
             ;;
         differential | policy) ;; # structured input: no file makes a useful seed
     esac
