@@ -7,8 +7,13 @@ use crawlgate::ProductToken;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(agent) = ProductToken::new("examplebot") else { return };
-    let options = Options { field_limit: 512, html_budget: 4096 };
+    let Ok(agent) = ProductToken::new("examplebot") else {
+        return;
+    };
+    let options = Options {
+        field_limit: 512,
+        html_budget: 4096,
+    };
     let none: [(&str, &[u8]); 0] = [];
     let page = evaluate(none, Some(data), &agent, &options);
     assert!(page.html_scanned <= data.len().min(options.html_budget));

@@ -396,7 +396,10 @@ fn the_head_ends_where_a_browser_ends_it() {
     );
     assert!(!p.rules.index);
     // Between `</head>` and `<body>` a browser puts a `<meta>` back into the head.
-    let p = html("bot", "<head></head>\n<meta name=robots content=noindex>\n<body>");
+    let p = html(
+        "bot",
+        "<head></head>\n<meta name=robots content=noindex>\n<body>",
+    );
     assert!(!p.rules.index);
     // No head at all: a meta before any body content is in the head a browser makes.
     let p = html("bot", r#"<meta name="robots" content="noindex"><p>hi"#);
