@@ -76,8 +76,14 @@ pub(crate) fn cut(s: &str, limit: usize) -> (&str, bool) {
     (&s[..end], true)
 }
 
-/// Scans at most `budget` bytes of `html` for the head's `<meta>` elements.
-pub(crate) fn scan(html: &[u8], budget: usize, field_limit: usize) -> Head {
+/// Scans at most `budget` bytes of `html` for the head's `<meta>` elements whose `name` (trimmed,
+/// lowercased) `wanted` accepts: the others are never copied.
+pub(crate) fn scan(
+    html: &[u8],
+    budget: usize,
+    field_limit: usize,
+    wanted: impl Fn(&str) -> bool,
+) -> Head {
     let input = &html[..html.len().min(budget)];
     let mut emitter = DefaultEmitter::<usize>::new_with_span();
     emitter.naively_switch_states(true);
@@ -110,14 +116,18 @@ pub(crate) fn scan(html: &[u8], budget: usize, field_limit: usize) -> Head {
                         else {
                             continue;
                         };
+                        let meta_name = meta_name
+                            .trim_matches(|c: char| c.is_ascii_whitespace())
+                            .to_ascii_lowercase();
+                        if !wanted(&meta_name) {
+                            continue;
+                        }
                         let at = tag.span.start.min(input.len());
                         line += memchr::memchr_iter(b'\n', &input[line_at..at]).count();
                         line_at = at;
                         let (content, was_cut) = cut(&content, field_limit);
                         head.metas.push(Meta {
-                            name: meta_name
-                                .trim_matches(|c: char| c.is_ascii_whitespace())
-                                .to_ascii_lowercase(),
+                            name: meta_name,
                             content: content.to_owned(),
                             cut: was_cut,
                             offset: at,

@@ -137,7 +137,7 @@ pub struct Source {
     /// The directive as written (`max-snippet:20`), as it came: escape it before showing it.
     pub raw: String,
     /// Header: the field's index among the headers given (0-based); `<meta>`: the element's
-    /// index among the head's `<meta name content>` elements.
+    /// index among the head's `<meta>` elements read (`robots`, the agent's, TDMRep's).
     pub index: usize,
     /// Header: byte offset of the directive in the field's value; `<meta>`: byte offset of the
     /// element's `<` in the HTML.
@@ -696,7 +696,10 @@ where
         }
     }
     if let Some(html) = html {
-        let head = html::scan(html, options.html_budget, options.field_limit);
+        let agent = reader.agent;
+        let head = html::scan(html, options.html_budget, options.field_limit, |name| {
+            name == "robots" || name == agent || name == "tdm-reservation" || name == "tdm-policy"
+        });
         reader.out.html_scanned = head.scanned;
         if head.budget_hit {
             let source = Source {
