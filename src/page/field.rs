@@ -2,6 +2,20 @@
 //! `Robots-Tag` (draft-illyes-repext §3.1.1, an RFC 8941 List) and the legacy comma lists of
 //! `X-Robots-Tag` and of `<meta>` (Google's syntax, with an optional `agent:` prefix).
 
+/// `bytes` as text with the same byte offsets: each byte of a sequence that is not UTF-8 reads
+/// as `?` (`from_utf8_lossy`'s U+FFFD is three bytes, which would move every offset after it).
+pub(crate) fn text(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        out.extend(std::iter::repeat_n('?', chunk.invalid().len()));
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// One directive as written, before it is understood.
 #[derive(Debug, Clone)]
 pub(crate) struct Piece {

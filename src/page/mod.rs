@@ -494,7 +494,7 @@ impl Reader<'_> {
         let pieces = match structured {
             Some(members) => field::structured(&members),
             None => {
-                let text = String::from_utf8_lossy(value);
+                let text = field::text(value);
                 let mut text: &str = &text;
                 if was_cut {
                     // The piece the limit cut is dropped.

@@ -492,6 +492,53 @@ fn every_code_fires() {
 
 const DEFAULT_BUDGET: usize = crawlgate::page::DEFAULT_HTML_BUDGET;
 
+/// Found by the `page_headers` fuzzer: bytes that are not UTF-8 before a directive moved its
+/// offset past the end of the field (read through `from_utf8_lossy`). Offsets are byte offsets
+/// of the value as sent.
+#[test]
+fn offsets_are_bytes_of_the_value_even_when_not_utf8() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/fuzz/page-headers-lossy-offset"
+    );
+    let data = std::fs::read(path).expect("fixture");
+    let fields: Vec<(String, Vec<u8>)> = data
+        .split(|&b| b == b'\n')
+        .map(|line| match line.iter().position(|&b| b == b':') {
+            Some(i) => (
+                String::from_utf8_lossy(&line[..i]).into_owned(),
+                line[i + 1..].to_vec(),
+            ),
+            None => ("x-robots-tag".to_owned(), line.to_vec()),
+        })
+        .collect();
+    let options = Options {
+        field_limit: 256,
+        ..Options::default()
+    };
+    let p = evaluate(
+        fields.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
+        None,
+        &bot("examplebot"),
+        &options,
+    );
+    for f in &p.found {
+        let (_, value) = &fields[f.source.index];
+        assert!(f.source.offset <= value.len().min(256), "{f:?}");
+    }
+    let p = headers("x", &[("X-Robots-Tag", "\u{fffd}")]);
+    assert!(p.rules.index);
+    let raw = [(&b"x-robots-tag"[..], &b"\xff\xfe, noindex"[..])];
+    let p = evaluate(
+        raw.iter()
+            .map(|(k, v)| (std::str::from_utf8(k).unwrap_or(""), *v)),
+        None,
+        &bot("x"),
+        &Options::default(),
+    );
+    assert_eq!(p.found[0].source.offset, 4);
+}
+
 #[test]
 fn directives_name_their_rules() {
     let p = headers("bot", &[("X-Robots-Tag", "none")]);
