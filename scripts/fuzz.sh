@@ -3,7 +3,7 @@
 #                     or every target:   scripts/fuzz.sh all [SECONDS]
 #       build every target, run nothing:   scripts/fuzz.sh build
 #
-# TARGET: parse, check, differential, origin, policy, sitemap, tdmrep, audit (see fuzz/README.md). SECONDS defaults to 60.
+# TARGET: parse, check, differential, origin, policy, sitemap, tdmrep, audit, page_headers, page_html (see fuzz/README.md). SECONDS defaults to 60.
 #
 # - Installs cargo-fuzz (`cargo install cargo-fuzz --locked`) when it is missing.
 # - Uses the nightly toolchain when rustup has one; otherwise the default (stable) toolchain
@@ -25,7 +25,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
-TARGETS=(parse check differential origin policy sitemap tdmrep audit)
+TARGETS=(parse check differential origin policy sitemap tdmrep audit page_headers page_html)
 CARGO_FUZZ_VERSION=0.13.2
 
 usage() {
@@ -52,6 +52,9 @@ SECONDS_EACH="${2:-60}"
 #   sitemap       16384: a few entries with every extension, CDATA, references, gzip headers;
 #                 odd first bytes run with 300-byte and 3-entry limits, so the limits are
 #                 reached without long inputs.
+#   page_headers  4096: a few header lines past the target's 256-byte field limit (so a cut
+#                 member is common); the limits, not the length, are what is tested.
+#   page_html     8192: twice the target's 4,096-byte HTML budget, so the budget is reached.
 max_len() {
     case "$1" in
         parse) echo 65536 ;;
@@ -62,6 +65,8 @@ max_len() {
         sitemap) echo 16384 ;;
         tdmrep) echo 8192 ;;
         audit) echo 16384 ;;
+        page_headers) echo 4096 ;;
+        page_html) echo 8192 ;;
     esac
 }
 dict() {
@@ -69,6 +74,7 @@ dict() {
         origin) echo "$FUZZ/url.dict" ;;
         sitemap) echo "$FUZZ/sitemap.dict" ;;
         tdmrep) echo "$FUZZ/tdmrep.dict" ;;
+        page_headers | page_html) echo "$FUZZ/page.dict" ;;
         *) echo "$FUZZ/robots.dict" ;;
     esac
 }
@@ -146,6 +152,14 @@ seed() {
                 case "$f" in *content-after-limit* | *line-too-long*) continue ;; esac
                 copy "$f" "$dir/seed-$(basename "$(dirname "$f")")-$(basename "$f")"
             done
+            ;;
+        page_html)
+            while IFS= read -r -d '' f; do
+                copy "$f" "$dir/seed-$(basename "$f")"
+            done < <(find "$ROOT/testdata/page" -type f -name '*.html' -print0)
+            ;;
+        page_headers)
+            printf 'X-Robots-Tag: googlebot: unavailable_after: Wed, 25 Jun 2010 15:00:00 GMT, noarchive\nRobots-Tag: *;nosnippet, examplebot;noindex;max-snippet=20\ncontent-usage: train-ai=n\ntdm-reservation: 1' >"$dir/seed-headers"
             ;;
         differential | policy) ;; # structured input: no file makes a useful seed
     esac

@@ -17,6 +17,8 @@
 //!   finds where a URL's robots.txt lives. `sitemap` (feature `sitemap`) reads and validates
 //!   sitemaps — XML, text, RSS, Atom, gzip — as a stream in flat memory and cross-checks their
 //!   URLs against robots.txt.
+//! - [`page`]: page-level directives — `Robots-Tag`/`X-Robots-Tag` headers, `<meta name="robots">`,
+//!   `noai`, TDMRep and `Content-Usage` — for one agent, merged, each with its source.
 //! - [`policy`]: the failure ladder (4xx: allow all; 5xx, 429, unreachable: stop for 12
 //!   hours, then the last good version for 30 days) over an origin's stored state, and the
 //!   gate's arithmetic (crawl-delay, request-rate, backoff): pure and clock-free.
@@ -90,7 +92,8 @@
 //! - `middleware`: `engine::GateMiddleware` for reqwest-middleware clients; implies `fetch`.
 //!
 //! With `--no-default-features` the core — parsing, diagnostics, matching, origins, the
-//! failure ladder — builds on nom, memchr, aho-corasick, url, sha2 and thiserror alone.
+//! failure ladder, page directives — builds on nom, memchr, aho-corasick, url, sha2, html5gum
+//! and thiserror alone.
 //!
 //! [RFC 9309]: https://www.rfc-editor.org/rfc/rfc9309.html
 #![forbid(unsafe_code)]
@@ -104,6 +107,7 @@ pub mod engine;
 #[cfg(feature = "fetch")]
 pub mod http;
 pub mod origin;
+pub mod page;
 mod plain_url;
 pub mod policy;
 pub mod robots;
@@ -197,3 +201,6 @@ pub struct SitemapsDoctests;
 #[cfg(all(doctest, feature = "fetch"))]
 #[doc = include_str!("../docs/tdmrep.md")]
 pub struct TdmrepDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../docs/page.md")]
+pub struct PageDoctests;

@@ -143,6 +143,18 @@ Exit status:
   2  a target is neither a host nor an http(s) URL, nothing is recorded for it (--offline), the
      state cannot be opened, or a usage error";
 
+pub const PAGE_AFTER_HELP: &str = "\
+Output: per page, its URL (or file) and status, the merged answer for --agent (index, follow,
+archive, snippet, previews, unavailable_after, translate, AI uses, TDMRep, Content-Usage), then
+each directive that applies with its source (`header NAME #N @OFFSET` or `meta NAME line N`),
+unknown directives and problems. The most restrictive directive wins. Each URL is fetched once
+(GET, redirects followed, the first 512 KiB read). --json: one {\"type\":\"page\",…} record per
+page, then a summary.
+
+Exit status:
+  0  every page read
+  2  a page could not be fetched or read, or a usage error";
+
 pub const URL_AFTER_HELP: &str = "\
 Exit status:
   0  every URL has a robots.txt URL
@@ -210,6 +222,10 @@ pub enum Command {
     /// Read, validate and list sitemaps.
     #[command(subcommand)]
     Sitemap(SitemapCommand),
+    /// Show what a page says crawlers may do with it: `Robots-Tag`/`X-Robots-Tag` headers,
+    /// robots `<meta>`, `noai`, TDMRep and `Content-Usage`, for an agent, with their sources.
+    #[command(after_help = PAGE_AFTER_HELP)]
+    Page(PageArgs),
     /// Print a shell completion script (`crawlgate completions bash > /etc/bash_completion.d/crawlgate`).
     Completions(CompletionsArgs),
     /// Print the manual page, in roff (`crawlgate man | man -l -`).
@@ -709,4 +725,34 @@ pub struct UrlArgs {
     /// Print JSON Lines: one record per URL, then a summary record.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PageArgs {
+    /// Pages to fetch (each once).
+    #[arg(
+        value_name = "URL",
+        required_unless_present = "html",
+        conflicts_with = "html"
+    )]
+    pub urls: Vec<String>,
+    /// Read a local HTML file instead of fetching (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// A response header to read with --html, as `Name: value` (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "html")]
+    pub headers: Vec<String>,
+    /// The crawler whose directives apply (its product token).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        default_value = "Googlebot"
+    )]
+    pub agent: String,
+    /// Print JSON Lines: one record per page, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub http: HttpArgs,
 }

@@ -16,7 +16,7 @@
 //              their columns), state (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
 //  4  live:    live (a robots.txt fetched now, for lint and audit)
-// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap.
+// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap, page.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -44,6 +44,7 @@ mod explain;
 mod fetch;
 mod history;
 mod lint;
+mod page;
 mod recrawl;
 mod report;
 mod sitemap;
@@ -128,6 +129,7 @@ fn main() -> ExitCode {
         Command::Sitemap(SitemapCommand::Lint(args)) => sitemap::lint(args, &mut out),
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),
+        Command::Page(args) => page::run(args, &mut out),
         command @ (Command::Completions(_) | Command::Man) => generated(command, &mut out),
     }
     .and_then(|status| {

@@ -17,11 +17,14 @@ from ._crawlgate import (
     Diagnostic,
     Judgement,
     OriginState,
+    PageDirectives,
+    PageSource,
     ProductToken,
     RequestRate,
     Robots,
     Rule,
     __version__,
+    page_directives,
     robots_txt_url,
 )
 
@@ -32,10 +35,13 @@ __all__ = [
     "Diagnostic",
     "Judgement",
     "OriginState",
+    "PageDirectives",
+    "PageSource",
     "ProductToken",
     "RequestRate",
     "Robots",
     "Rule",
     "__version__",
+    "page_directives",
     "robots_txt_url",
 ]

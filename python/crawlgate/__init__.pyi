@@ -5,11 +5,14 @@ from ._crawlgate import (
     Diagnostic as Diagnostic,
     Judgement as Judgement,
     OriginState as OriginState,
+    PageDirectives as PageDirectives,
+    PageSource as PageSource,
     ProductToken as ProductToken,
     RequestRate as RequestRate,
     Robots as Robots,
     Rule as Rule,
     __version__ as __version__,
+    page_directives as page_directives,
     robots_txt_url as robots_txt_url,
 )
 
@@ -20,10 +23,13 @@ __all__ = [
     "Diagnostic",
     "Judgement",
     "OriginState",
+    "PageDirectives",
+    "PageSource",
     "ProductToken",
     "RequestRate",
     "Robots",
     "Rule",
     "__version__",
+    "page_directives",
     "robots_txt_url",
 ]

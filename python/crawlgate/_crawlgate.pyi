@@ -1,6 +1,7 @@
 """Type stubs for the native module ``crawlgate._crawlgate`` (Rust, PyO3)."""
 
 from datetime import datetime
+from collections.abc import Iterable, Mapping
 from typing import Literal, final
 
 # "rfc" or "google", case-insensitively.
@@ -228,3 +229,88 @@ class OriginState:
 
 def robots_txt_url(url: str) -> str:
     """The robots.txt URL of ``url``'s origin; ``ValueError`` if it has none."""
+
+@final
+class PageSource:
+    """Where a page directive was found."""
+
+    @property
+    def kind(self) -> Literal["header", "meta"]: ...
+    @property
+    def name(self) -> str:
+        """The header's or the ``<meta>``'s name, lowercase."""
+    @property
+    def agent(self) -> str | None:
+        """The product token it is scoped to; ``None`` for every agent."""
+    @property
+    def raw(self) -> str:
+        """The directive as written."""
+    @property
+    def line(self) -> int:
+        """``<meta>``: its 1-based line; header: 0."""
+    @property
+    def offset(self) -> int: ...
+    @property
+    def rules(self) -> list[str]:
+        """The rules it sets (``["noindex", "nofollow"]`` for ``none``)."""
+    def __eq__(self, other: object, /) -> bool: ...
+
+@final
+class PageDirectives:
+    """What a page says one agent may do with it (most restrictive wins), with the sources."""
+
+    @property
+    def index(self) -> bool: ...
+    @property
+    def follow(self) -> bool: ...
+    @property
+    def archive(self) -> bool: ...
+    @property
+    def snippet(self) -> bool: ...
+    @property
+    def max_snippet(self) -> int | None: ...
+    @property
+    def image_index(self) -> bool: ...
+    @property
+    def max_image_preview(self) -> Literal["none", "standard", "large"] | None: ...
+    @property
+    def max_video_preview(self) -> int | None: ...
+    @property
+    def unavailable_after(self) -> int | None:
+        """Unix seconds."""
+    @property
+    def translate(self) -> bool: ...
+    @property
+    def index_if_embedded(self) -> bool: ...
+    @property
+    def noai(self) -> bool: ...
+    @property
+    def noimageai(self) -> bool: ...
+    @property
+    def noml(self) -> bool: ...
+    @property
+    def tdm_reservation(self) -> bool | None: ...
+    @property
+    def tdm_policy(self) -> str | None: ...
+    @property
+    def train_ai(self) -> Literal["allowed", "disallowed", "unknown"]: ...
+    @property
+    def search(self) -> Literal["allowed", "disallowed", "unknown"]: ...
+    @property
+    def sources(self) -> list[PageSource]: ...
+    @property
+    def unknown(self) -> list[PageSource]: ...
+    @property
+    def problems(self) -> list[tuple[str, str, str]]:
+        """``(code, severity, message)`` of each problem."""
+
+HeaderValue = str | bytes | bytearray
+
+def page_directives(
+    headers: Mapping[str | bytes, HeaderValue | Iterable[HeaderValue]]
+    | Iterable[tuple[str | bytes, HeaderValue]],
+    body: bytes | bytearray | str | None,
+    agent: Agent,
+) -> PageDirectives:
+    """A page's directives for ``agent`` from its response headers and the first bytes of its
+    HTML (``None`` when it is not HTML)."""

@@ -27,6 +27,22 @@ Settings read (all optional):
 - ``CRAWLGATE_CLOCK``: import path of a function returning seconds since the epoch (default
   ``time.time``), so that tests can move time.
 
+Page directives (what a page says may be done with it: ``X-Robots-Tag``/``Robots-Tag``, robots
+``<meta>``, ``noai``, TDMRep, ``Content-Usage``) are honoured by a spider middleware::
+
+    SPIDER_MIDDLEWARES = {"crawlgate.scrapy.PageDirectivesMiddleware": 100}
+
+- ``CRAWLGATE_PAGE_AGENT``: the product token the directives are read for (default: the token
+  of ``USER_AGENT``).
+- ``CRAWLGATE_PAGE_NOFOLLOW``: drop the requests a callback yields from a ``nofollow`` page
+  (default ``True``).
+- ``CRAWLGATE_PAGE_NOINDEX`` and ``CRAWLGATE_PAGE_NOAI``: ``"mark"`` (default: a dict item gets
+  ``crawlgate_page``, ``{"index", "follow", "ai_reserved"}``), ``"drop"`` (the items of such a
+  page are dropped) or ``"ignore"``. A page is AI-reserved by ``noai``, ``noml``,
+  ``tdm-reservation: 1`` or ``Content-Usage: train-ai=n``.
+
+The page's ``PageDirectives`` is in ``response.meta["crawlgate_page"]``.
+
 Scrapy is imported only by the classes that need it: ``import crawlgate`` works without it.
 """
 
@@ -37,13 +53,13 @@ import re
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from ._crawlgate import Judgement, OriginState, ProductToken, Robots
+from ._crawlgate import Judgement, OriginState, PageDirectives, ProductToken, Robots, page_directives
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
-__all__ = ["RobotParser", "RobotsTxtMiddleware", "OriginCache", "agent_token"]
+__all__ = ["RobotParser", "RobotsTxtMiddleware", "OriginCache", "PageDirectivesMiddleware", "agent_token"]
 
 logger = logging.getLogger(__name__)
 
@@ -408,3 +424,87 @@ class RobotsTxtMiddleware:
                 conf["jitter"] = 0.0
         self._stats.set_value(f"crawlgate/crawl_delay/{key}", wanted)
         logger.debug("crawl-delay %.2fs for slot %s", wanted, key)
+
+
+def ai_reserved(d: PageDirectives) -> bool:
+    """Whether a page reserves AI use: ``noai``, ``noml``, TDMRep ``tdm-reservation: 1`` or
+    ``Content-Usage: train-ai=n``."""
+    return d.noai or d.noml or d.tdm_reservation is True or d.train_ai == "disallowed"
+
+
+class PageDirectivesMiddleware:
+    """Spider middleware: reads each response's page directives for the crawler's token and
+    honours them (see the module's settings)."""
+
+    MODES = ("mark", "drop", "ignore")
+
+    def __init__(self, agent: ProductToken, nofollow: bool, noindex: str, noai: str, stats: Any = None) -> None:
+        for name, mode in (("CRAWLGATE_PAGE_NOINDEX", noindex), ("CRAWLGATE_PAGE_NOAI", noai)):
+            if mode not in self.MODES:
+                raise ValueError(f"{name} must be one of {', '.join(self.MODES)}, not {mode!r}")
+        self.agent = agent
+        self.nofollow = nofollow
+        self.noindex = noindex
+        self.noai = noai
+        self.stats = stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> PageDirectivesMiddleware:
+        s = crawler.settings
+        agent = s.get("CRAWLGATE_PAGE_AGENT") or s.get("USER_AGENT") or "scrapy"
+        return cls(
+            agent_token(agent),
+            s.getbool("CRAWLGATE_PAGE_NOFOLLOW", True),
+            s.get("CRAWLGATE_PAGE_NOINDEX", "mark"),
+            s.get("CRAWLGATE_PAGE_NOAI", "mark"),
+            crawler.stats,
+        )
+
+    def _inc(self, key: str) -> None:
+        if self.stats is not None:
+            self.stats.inc_value(f"crawlgate/page/{key}")
+
+    def directives(self, response: Response) -> PageDirectives:
+        """The response's directives, read once and kept in its ``meta``."""
+        meta = response.meta
+        found = meta.get("crawlgate_page")
+        if isinstance(found, PageDirectives):
+            return found
+        headers = [(k, v) for k, values in response.headers.items() for v in values]
+        content_type = (response.headers.get(b"Content-Type") or b"").lower()
+        body = response.body if b"html" in content_type else None
+        d = page_directives(headers, body, self.agent)
+        meta["crawlgate_page"] = d
+        return d
+
+    def _each(self, response: Response, x: Any, d: PageDirectives) -> Any:
+        from scrapy import Request
+
+        if isinstance(x, Request):
+            if self.nofollow and not d.follow:
+                self._inc("nofollow_dropped")
+                return None
+            return x
+        reserved = ai_reserved(d)
+        if (not d.index and self.noindex == "drop") or (reserved and self.noai == "drop"):
+            self._inc("items_dropped")
+            return None
+        marks = (not d.index and self.noindex == "mark") or (reserved and self.noai == "mark")
+        if marks and isinstance(x, dict):
+            x["crawlgate_page"] = {"index": d.index, "follow": d.follow, "ai_reserved": reserved}
+            self._inc("items_marked")
+        return x
+
+    def process_spider_output(self, response: Response, result: Any, spider: Any = None) -> Any:
+        d = self.directives(response)
+        for x in result:
+            kept = self._each(response, x, d)
+            if kept is not None:
+                yield kept
+
+    async def process_spider_output_async(self, response: Response, result: Any, spider: Any = None) -> Any:
+        d = self.directives(response)
+        async for x in result:
+            kept = self._each(response, x, d)
+            if kept is not None:
+                yield kept

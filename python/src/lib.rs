@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod input;
+mod page;
 mod policy;
 mod robots;
 
@@ -35,7 +36,10 @@ fn _crawlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<robots::PyRequestRate>()?;
     m.add_class::<policy::PyOriginState>()?;
     m.add_class::<policy::PyJudgement>()?;
+    m.add_class::<page::PyPageDirectives>()?;
+    m.add_class::<page::PyPageSource>()?;
     m.add_function(wrap_pyfunction!(robots_txt_url, m)?)?;
+    m.add_function(wrap_pyfunction!(page::page_directives, m)?)?;
     m.add("DEFAULT_MAX_BYTES", crawlgate::DEFAULT_MAX_BYTES)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -4,7 +4,8 @@ Usage: python crawl_spider.py CONFIG.json — CONFIG has ``groups`` (lists of UR
 ``settings`` and ``stats_out`` (where the crawl's stats are written as JSON). ``order`` is
 ``"all"`` (every URL is a start URL), ``"home-first"`` (each group's first URL starts, the rest
 are requested from its callback, as links found on a home page) or ``"chain"`` (each URL is
-requested from the callback of the one before it)."""
+requested from the callback of the one before it) or ``"links"`` (the first URL starts; each
+page yields an item and follows its links)."""
 
 from __future__ import annotations
 
@@ -26,11 +27,17 @@ class ListSpider(scrapy.Spider):
 
     async def start(self):
         for group in self.groups:
-            firsts = group if self.order == "all" else group[:1]
+            firsts = group if self.order == "all" else group[:1]  # links: the first only
             for url in firsts:
                 yield scrapy.Request(url, cb_kwargs={"group": group}, dont_filter=True)
 
     def parse(self, response, group):
+        if self.order == "links":
+            # An item per page, and every link followed (the page-directives crawl).
+            yield {"url": response.url}
+            for href in response.css("a::attr(href)").getall():
+                yield response.follow(href, cb_kwargs={"group": group})
+            return
         if self.order == "all" or response.request.url != group[0] and self.order == "home-first":
             return
         if self.order == "home-first":

@@ -358,3 +358,23 @@ def test_google_mode_takes_any_str_agent_as_google_does():
         ):
             with pytest.raises(ValueError):
                 call()
+
+
+def test_page_directives_from_headers_and_meta():
+    d = crawlgate.page_directives(
+        {"X-Robots-Tag": "examplebot: noindex", "Robots-Tag": [b"*;nosnippet"]},
+        b'<head><meta name="robots" content="noai, max-snippet:20"></head>',
+        "ExampleBot/1.0",
+    )
+    assert not d.index and not d.snippet and d.noai and d.follow
+    assert d.max_snippet == 20
+    assert [s.raw for s in d.sources] == ["noindex", "nosnippet", "noai", "max-snippet:20"]
+    assert d.sources[0].kind == "header" and d.sources[0].agent == "examplebot"
+    assert d.sources[2].kind == "meta" and d.sources[2].line == 1
+    other = crawlgate.page_directives([("x-robots-tag", "examplebot: noindex")], None, "otherbot")
+    assert other.index and other.sources == []
+    odd = crawlgate.page_directives([("X-Robots-Tag", "noodp")], None, "bot")
+    assert [s.raw for s in odd.unknown] == ["noodp"]
+    assert odd.problems[0][0] == "unknown-directive"
+    with pytest.raises(TypeError):
+        crawlgate.page_directives([("a", 1)], None, "bot")

@@ -144,3 +144,43 @@ def test_robot_parser_under_scrapys_middleware(tmp_path, sites):
     # crawled. This is what crawlgate.scrapy.RobotsTxtMiddleware exists to change.
     assert set(down.paths()) == {"/robots.txt", *PAGES}
     assert stats["robotstxt/forbidden"] == 2
+
+
+def page(body: str, headers: dict[str, str] | None = None) -> tuple[int, bytes, dict[str, str]]:
+    return (200, body.encode(), {"Content-Type": "text/html; charset=utf-8", **(headers or {})})
+
+
+def test_page_directives_middleware(tmp_path, sites):
+    """A crawl that follows links: a `nofollow` page's links are not followed, items of
+    `noindex` and AI-reserved pages are marked (or dropped), through headers and `<meta>`."""
+    site = sites("127.0.0.1", text(200, b"User-agent: *\nAllow: /\n"))
+    site.routes.update({
+        "/": page('<a href="/nofollow">x</a> <a href="/noindex">y</a> <a href="/noai">z</a>'),
+        "/nofollow": page('<head><meta name="robots" content="nofollow"></head><a href="/hidden">h</a>'),
+        "/noindex": page('<a href="/leaf">l</a>', {"X-Robots-Tag": "scrapy: noindex"}),
+        "/noai": page('<head><meta name="tdm-reservation" content="1"></head>'),
+        "/leaf": page("<p>leaf</p>"),
+        "/hidden": page("<p>never requested</p>"),
+    })
+    items_file = tmp_path / "items.jsonl"
+    settings = {
+        "DOWNLOADER_MIDDLEWARES": MIDDLEWARES,
+        "SPIDER_MIDDLEWARES": {"crawlgate.scrapy.PageDirectivesMiddleware": 100},
+        "FEEDS": {str(items_file): {"format": "jsonlines"}},
+    }
+    stats = run_crawl(tmp_path, [[site.url("/")]], settings, order="links")
+    assert "/hidden" not in site.paths(), site.paths()
+    assert set(site.paths()) == {"/robots.txt", "/", "/nofollow", "/noindex", "/noai", "/leaf"}
+    assert stats["crawlgate/page/nofollow_dropped"] == 1
+    items = {i["url"].rsplit("/", 1)[1]: i for i in map(json.loads, items_file.read_text().splitlines())}
+    assert items["noindex"]["crawlgate_page"] == {"index": False, "follow": True, "ai_reserved": False}
+    assert items["noai"]["crawlgate_page"] == {"index": True, "follow": True, "ai_reserved": True}
+    assert "crawlgate_page" not in items["leaf"] and "crawlgate_page" not in items[""]
+    # Dropping instead of marking.
+    items_file.unlink()
+    settings["CRAWLGATE_PAGE_NOINDEX"] = "drop"
+    settings["CRAWLGATE_PAGE_NOAI"] = "drop"
+    stats = run_crawl(tmp_path, [[site.url("/")]], settings, order="links")
+    urls = {json.loads(line)["url"].rsplit("/", 1)[1] for line in items_file.read_text().splitlines()}
+    assert urls == {"", "nofollow", "leaf"}
+    assert stats["crawlgate/page/items_dropped"] == 2

@@ -459,6 +459,7 @@ impl Fetcher {
             last_modified: None,
             declared_size: None,
             payment: None,
+            page_headers: Vec::new(),
             end: RetrievalEnd::Status(0),
         };
         if permit.is_err() {
@@ -533,6 +534,7 @@ impl Fetcher {
             seen.last_modified = None;
             seen.declared_size = None;
             seen.payment = None;
+            seen.page_headers.clear();
             let hop_started = Instant::now();
             if let Err(why) = self.check_literal(&url) {
                 tracing::debug!(target: TARGET, url = %url, hop = seen.redirects, refused = %why, "request refused");
@@ -581,6 +583,11 @@ impl Fetcher {
                     .map(str::to_owned)
             };
             seen.content_type = text(reqwest::header::CONTENT_TYPE);
+            seen.page_headers = headers
+                .iter()
+                .filter(|(name, _)| is_page_header(name.as_str()))
+                .map(|(name, value)| (name.as_str().to_owned(), value.as_bytes().to_vec()))
+                .collect();
             seen.etag = text(ETAG);
             seen.last_modified = text(LAST_MODIFIED);
             tracing::debug!(
@@ -669,6 +676,14 @@ impl Fetcher {
     }
 }
 
+/// A field `crate::page` reads (names as reqwest gives them: lowercase).
+fn is_page_header(name: &str) -> bool {
+    matches!(
+        name,
+        "x-robots-tag" | "robots-tag" | "tdm-reservation" | "tdm-policy" | "content-usage"
+    )
+}
+
 /// What [`Fetcher::retrieve`] saw.
 #[derive(Debug)]
 pub(crate) struct Retrieval {
@@ -692,6 +707,9 @@ pub(crate) struct Retrieval {
     pub declared_size: Option<u64>,
     /// The price headers of a 402.
     pub payment: Option<crate::policy::Payment>,
+    /// The page-directive fields of that response (`x-robots-tag`, `robots-tag`,
+    /// `tdm-reservation`, `tdm-policy`, `content-usage`), names lowercase, in order.
+    pub page_headers: Vec<(String, Vec<u8>)>,
     /// What came of it.
     pub end: RetrievalEnd,
 }

@@ -7,6 +7,8 @@
 //!   a [`LocalError`], never the site's fault.
 //! - `decode`, `headers`, `address`, `classify`: content codings, the headers a fetch reads,
 //!   which addresses may be connected to, and what an error means.
+//! - [`page`]: one page's status, page-directive headers and first bytes, for
+//!   [`crate::page::evaluate`].
 //! - [`sitemaps`] (with feature `sitemap`): fetch a sitemap, or walk an origin's sitemaps.
 //! - `tdmrep`: [`Fetcher::fetch_tdmrep`], an origin's `/.well-known/tdmrep.json` ([`TdmFetch`]).
 //!
@@ -17,6 +19,7 @@ mod classify;
 pub mod client;
 mod decode;
 pub(crate) mod headers;
+pub mod page;
 #[cfg(feature = "sitemap")]
 pub mod sitemaps;
 mod tdmrep;
@@ -27,6 +30,7 @@ pub use client::{
     MAX_REDIRECT_URL, MAX_RESPONSE_HEADERS,
 };
 pub use headers::{ChallengeMarker, CHALLENGE_MARKERS};
+pub use page::{PageFetchError, PageResponse};
 #[cfg(feature = "sitemap")]
 pub use sitemaps::{Discovery, SitemapFetchError};
 pub use tdmrep::{TdmFetch, TdmFetchOutcome};

@@ -76,6 +76,9 @@ mod sfv;
 mod swar;
 mod usage;
 
+// The `Content-Usage` statement reader, for the response header (`crate::page`).
+pub(crate) use usage::parse_content_usage;
+
 use std::ops::Range;
 use std::sync::OnceLock;
 

@@ -1147,3 +1147,66 @@ async fn tarpits_do_not_hold_fast_origins_behind_them() {
         "the tarpits beyond the slow share were given up"
     );
 }
+
+/// `fetch_page`: the final response's page-directive fields (only those, repeated ones kept in
+/// order), its status, and its body cut at the cap; a 404's headers with no body.
+#[tokio::test]
+async fn fetch_page_keeps_directive_fields_and_caps_the_body() {
+    let server = TestServer::start(|req: &Request| match req.path.as_str() {
+        "/old" => Reply::Full {
+            status: 301,
+            headers: vec![
+                ("location".into(), "/page".into()),
+                ("x-robots-tag".into(), "noarchive".into()),
+            ],
+            body: Vec::new(),
+        },
+        "/page" => Reply::Full {
+            status: 200,
+            headers: vec![
+                ("content-type".into(), "text/html".into()),
+                ("x-robots-tag".into(), "noindex".into()),
+                ("X-Robots-Tag".into(), "examplebot: nofollow".into()),
+                ("tdm-reservation".into(), "1".into()),
+                ("server".into(), "test".into()),
+            ],
+            body: vec![b'x'; 10_000],
+        },
+        _ => Reply::Full {
+            status: 404,
+            headers: vec![("x-robots-tag".into(), "none".into())],
+            body: b"<html>not found</html>".to_vec(),
+        },
+    })
+    .await;
+    let page = fetcher()
+        .fetch_page(&server.url("/old"), 1000)
+        .await
+        .expect("fetched");
+    assert_eq!(page.status, 200);
+    assert_eq!(page.redirects, 1);
+    assert_eq!(page.final_url, server.url("/page"));
+    assert!(page.is_html());
+    let names: Vec<(&str, &[u8])> = page
+        .headers
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_slice()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("x-robots-tag", &b"noindex"[..]),
+            ("x-robots-tag", &b"examplebot: nofollow"[..]),
+            ("tdm-reservation", &b"1"[..]),
+        ],
+        "the redirect's own fields are not the page's"
+    );
+    assert_eq!(page.body.len(), 1000);
+    let missing = fetcher()
+        .fetch_page(&server.url("/gone"), 1000)
+        .await
+        .expect("fetched");
+    assert_eq!(missing.status, 404);
+    assert!(missing.body.is_empty());
+    assert_eq!(missing.headers.len(), 1);
+}

@@ -5,8 +5,8 @@
 //! |---|---|
 //! | 0 | `diagnostic`, `plain_url` |
 //! | 1 | `origin` |
-//! | 2 | `robots` |
-//! | 3 | `sitemap`, `audit` |
+//! | 2 | `robots`, `tdmrep` |
+//! | 3 | `sitemap`, `audit`, `page` |
 //! | 4 | `policy` (pure, clock-free) |
 //! | 5 | `store`, `http` |
 //! | 6 | `engine` |
@@ -26,6 +26,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("tdmrep", 2),
     ("sitemap", 3),
     ("audit", 3),
+    ("page", 3),
     ("policy", 4),
     ("store", 5),
     ("http", 5),

@@ -33,6 +33,7 @@ mod docs; // docs/diagnostics.md's code tables against the code
 mod fuzz_regressions; // inputs the fuzzers found, replayed
 mod layout; // the library's floors: no import points up
 mod matching; // the matcher against a naive oracle (proptest)
+mod page; // page-level directives: headers and the HTML head
 mod parser;
 mod policy; // the failure ladder, pure
 #[cfg(feature = "sitemap")]

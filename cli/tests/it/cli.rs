@@ -943,6 +943,7 @@ fn help_names_every_capability_and_completions_and_man_are_generated() {
         "fetch",
         "history",
         "recrawl",
+        "page",
         "sitemap",
         "completions",
         "man",

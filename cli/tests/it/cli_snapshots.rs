@@ -110,6 +110,23 @@ fn lint() {
 }
 
 #[test]
+fn page_html() {
+    let case = Case::new(&[]);
+    case.run_both(
+        &["page", "--agent", "examplebot"],
+        &[
+            "--html",
+            "testdata/page/example.html",
+            "--header",
+            "Robots-Tag: *;nosnippet, examplebot;noindex",
+        ],
+        0,
+        file!["snapshots/page.txt": Text],
+        file!["snapshots/page.jsonl": Text],
+    );
+}
+
+#[test]
 fn check_robots() {
     let case = Case::new(&[]);
     let urls = [

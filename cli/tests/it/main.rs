@@ -26,6 +26,8 @@ mod cli_fetch;
 #[cfg(feature = "fetch")]
 mod cli_long; // long runs: progress, concurrency, interruption
 #[cfg(feature = "fetch")]
+mod cli_page; // page directives: a real server, a local file
+#[cfg(feature = "fetch")]
 mod cli_report;
 #[cfg(feature = "fetch")]
 mod cli_sitemap;
