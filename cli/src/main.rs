@@ -13,7 +13,8 @@
 //  0  leaves:  args (the clap types), status, input, clock (fetch), schema
 //  1  output:  output (stdout, JSON Lines, errors), progress
 //  2  shared:  urls (URL inputs), crawler (agents as tokens), tally, records (check records and
-//              their columns), state (fetch)
+//              their columns), explained (what applies to an agent: explain records), state
+//              (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
 // Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap.
 mod args;
@@ -27,6 +28,7 @@ mod output;
 mod progress;
 
 mod crawler;
+mod explained;
 mod records;
 #[cfg(feature = "fetch")]
 mod state;
