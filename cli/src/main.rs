@@ -16,7 +16,7 @@
 //              their columns), explained (what applies to an agent: explain records), state
 //              (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
-// Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap.
+// Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap, mcp.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -43,6 +43,8 @@ mod explain;
 mod fetch;
 mod history;
 mod lint;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod recrawl;
 mod report;
 mod sitemap;
@@ -113,6 +115,17 @@ fn main() -> ExitCode {
         Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     };
     agents_apart(&mut cli, &matches);
+    // The protocol owns standard output: no `Out`, which would hold its lock.
+    #[cfg(feature = "mcp")]
+    if let Command::Mcp(args) = &cli.command {
+        return mcp::run(args).map_or_else(
+            |e| {
+                output::error(format_args!("{e:#}"));
+                Status::Failed.into()
+            },
+            Status::into,
+        );
+    }
     let mut out = Out::stdout(cli.quiet);
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &mut out),
@@ -127,6 +140,9 @@ fn main() -> ExitCode {
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),
         command @ (Command::Completions(_) | Command::Man) => generated(command, &mut out),
+        #[cfg(feature = "mcp")]
+        // Served above, before `out` was made.
+        Command::Mcp(_) => Ok(Status::Clean),
     }
     .and_then(|status| {
         out.flush()?;
