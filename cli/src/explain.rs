@@ -17,7 +17,7 @@
 //! [`AgentRules::rules`]: crawlgate::AgentRules::rules
 
 use crawlgate::policy::Verdict;
-use crawlgate::{Mode, ProductToken, Robots};
+use crawlgate::{Mode, Robots};
 
 use crate::args::ExplainArgs;
 use crate::crawler::{self, Crawlers};
@@ -358,7 +358,7 @@ mod remote {
 
     use crawlgate::engine::{Answer, RobotsCache};
 
-    use crawlgate::{request_path, Origin};
+    use crawlgate::{request_path, Origin, ProductToken};
 
     use super::*;
     use crate::engine::{
