@@ -226,6 +226,11 @@ pub enum Command {
     /// robots `<meta>`, `noai`, TDMRep and `Content-Usage`, for an agent, with their sources.
     #[command(after_help = PAGE_AFTER_HELP)]
     Page(PageArgs),
+    /// Serve `check_url`, `explain_robots` and `robots_report` to AI agents: a Model Context
+    /// Protocol server on standard input and output, on the crawl state.
+    #[cfg(feature = "mcp")]
+    #[command(after_help = MCP_AFTER_HELP)]
+    Mcp(McpArgs),
     /// Print a shell completion script (`crawlgate completions bash > /etc/bash_completion.d/crawlgate`).
     Completions(CompletionsArgs),
     /// Print the manual page, in roff (`crawlgate man | man -l -`).
@@ -711,6 +716,51 @@ pub struct RecrawlArgs {
     /// Parsing mode.
     #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
     pub mode: ModeArg,
+    #[command(flatten)]
+    pub http: HttpArgs,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
+
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub const MCP_AFTER_HELP: &str = "\
+Register it in an MCP client as the command `crawlgate mcp --agent TOKEN` (see docs/mcp.md).
+Tools: check_url {url, agent?, mode?} (allowed, disallowed or unreachable, with the deciding
+rule, the reason and the crawl-delay), explain_robots {url, agent?, mode?} (the group that
+applies, its rules, the sitemaps and the file's problems) and robots_report {url} (the report
+record of `report --json`). Each answers with a JSON object (the `--json` records' fields) and
+a short text. A bad URL, a refused address or an unreachable robots.txt is a tool error.
+
+Standard output carries the protocol only; warnings go to standard error. The tools fetch
+robots.txt only, through the crawl state, and never from loopback, private or link-local
+addresses unless --allow-private.
+
+Exit status:
+  0  the client closed the connection
+  2  the state cannot be opened, the protocol failed, or a usage error";
+
+/// `crawlgate mcp`.
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+pub struct McpArgs {
+    /// The agent whose answers a call that names none gets: the product token the AI agent
+    /// declares (`ExampleAgent`) or its User-Agent header. Without it, every `check_url` and
+    /// `explain_robots` call must give `agent`. Also the User-Agent header sent, unless
+    /// --user-agent.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        allow_hyphen_values = true
+    )]
+    pub agent: Option<String>,
+    /// The matching mode of a call that names none.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    /// Also fetch robots.txt from loopback, private, link-local and other non-public addresses
+    /// (refused by default: the URLs come from a model).
+    #[arg(long)]
+    pub allow_private: bool,
     #[command(flatten)]
     pub http: HttpArgs,
     #[command(flatten)]

@@ -13,10 +13,11 @@
 //  0  leaves:  args (the clap types), status, input, clock (fetch), schema
 //  1  output:  output (stdout, JSON Lines, errors), progress
 //  2  shared:  urls (URL inputs), crawler (agents as tokens), tally, records (check records and
-//              their columns), state (fetch)
+//              their columns), explained (what applies to an agent: explain records), state
+//              (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
 //  4  live:    live (a robots.txt fetched now, for lint and audit)
-// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap, page.
+// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap, page, mcp.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -28,6 +29,7 @@ mod output;
 mod progress;
 
 mod crawler;
+mod explained;
 mod live;
 mod records;
 #[cfg(feature = "fetch")]
@@ -44,6 +46,8 @@ mod explain;
 mod fetch;
 mod history;
 mod lint;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod page;
 mod recrawl;
 mod report;
@@ -115,6 +119,17 @@ fn main() -> ExitCode {
         Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     };
     agents_apart(&mut cli, &matches);
+    // The protocol owns standard output: no `Out`, which would hold its lock.
+    #[cfg(feature = "mcp")]
+    if let Command::Mcp(args) = &cli.command {
+        return mcp::run(args).map_or_else(
+            |e| {
+                output::error(format_args!("{e:#}"));
+                Status::Failed.into()
+            },
+            Status::into,
+        );
+    }
     let mut out = Out::stdout(cli.quiet);
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &mut out),
@@ -131,6 +146,9 @@ fn main() -> ExitCode {
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),
         Command::Page(args) => page::run(args, &mut out),
         command @ (Command::Completions(_) | Command::Man) => generated(command, &mut out),
+        #[cfg(feature = "mcp")]
+        // Served above, before `out` was made.
+        Command::Mcp(_) => Ok(Status::Clean),
     }
     .and_then(|status| {
         out.flush()?;

@@ -3,14 +3,18 @@
 //! goes to the network. Results are returned (or streamed) in order: printing is the commands'.
 
 pub mod fetch_now;
+pub mod report;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 use crawlgate::engine::{Answer, CacheOptions, CheckError, RobotsCache};
 
 use crawlgate::http::FetchOptions;
-use crawlgate::policy::{Content, GoodVersion, Judgement, OriginState, VerdictReason, Version};
+use crawlgate::policy::{
+    Content, GoodVersion, Judgement, OriginState, Verdict, VerdictReason, Version,
+};
 use crawlgate::{Origin, ProductToken};
 use futures_util::stream::{Stream, StreamExt};
 use futures_util::FutureExt;
@@ -126,6 +130,24 @@ pub async fn answer_crawlers(
         answers.push((token.clone(), cache.check(token, url).await?));
     }
     Ok(answers)
+}
+
+/// The file whose rules are in force, to show its `user-agent` lines as written (`None`
+/// when the verdict is not `rules`, or the store cannot give it back).
+pub async fn body_in_force(
+    cache: &RobotsCache,
+    state: &State,
+    origin: &Origin,
+    verdict: Verdict,
+) -> Option<Arc<[u8]>> {
+    if verdict != Verdict::Rules {
+        return None;
+    }
+    let digest = cache
+        .state(origin)
+        .await
+        .and_then(|s| s.good_file().map(|f| f.digest))?;
+    state.store.body(origin, &digest).await.ok().flatten()
 }
 
 /// The cause of a result that is not a file.

@@ -38,6 +38,8 @@ mod cli_state;
 mod cli_status; // exit statuses as a CI job reads them
 #[cfg(feature = "fetch")]
 mod cli_usage;
+#[cfg(feature = "mcp")]
+mod mcp; // `crawlgate mcp` driven by the SDK's client over stdio
 #[cfg(feature = "redb")]
 mod report_html; // the HTML report in headless Chromium
 #[cfg(feature = "redb")]

@@ -139,7 +139,7 @@ mod tests {
             b"User-agent: GPTBot\nDisallow: /<script>alert(3)</script>\nDisallow: /\n",
         )
         .robots;
-        let ai = crate::report::model::ai_view(&robots, &catalogue);
+        let ai = crate::engine::report::ai_view(&robots, &catalogue);
         let mut h = String::new();
         section(&mut h, &ai, 1);
         for raw in ["<script", "<img", "<b>"] {
