@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 scripts/import-graph.py cli/src \
     'args/status/input/clock/schema,output/progress,urls/crawler/tally/records/state,engine' \
-    'check,explain,fetch,history,lint,recrawl,report,sitemap,url' | tail -2
+    'check,explain,fetch,history,lint,recrawl,report,serve,sitemap,url' | tail -2

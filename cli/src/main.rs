@@ -15,7 +15,7 @@
 //  2  shared:  urls (URL inputs), crawler (agents as tokens), tally, records (check records and
 //              their columns), state (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
-// Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, sitemap.
+// Commands, on top: lint, check, explain, url, fetch, history, recrawl, report, serve, sitemap.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -43,6 +43,7 @@ mod history;
 mod lint;
 mod recrawl;
 mod report;
+mod serve;
 mod sitemap;
 mod url;
 
@@ -121,6 +122,7 @@ fn main() -> ExitCode {
         Command::History(args) => history::history(args, &mut out),
         Command::Recrawl(args) => recrawl::recrawl(args, &mut out),
         Command::Report(args) => report::report(args, &mut out),
+        Command::Serve(args) => serve::serve(args, &mut out),
         Command::Sitemap(SitemapCommand::Lint(args)) => sitemap::lint(args, &mut out),
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),

@@ -3,6 +3,7 @@
 //! goes to the network. Results are returned (or streamed) in order: printing is the commands'.
 
 pub mod fetch_now;
+pub mod report;
 
 use std::time::Duration;
 

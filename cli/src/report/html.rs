@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use sha2::{Digest as _, Sha256};
 
 use super::enabled::Report;
-use super::model::{Cell, Diff, FileView, ProblemView, RobotsReport, VersionView};
+use crate::engine::report::{Cell, Diff, FileView, ProblemView, RobotsReport, VersionView};
 use crate::output::{plural, problems};
 
 const CSS: &str = include_str!("html/report.css");

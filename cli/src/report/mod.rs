@@ -5,12 +5,11 @@
 //!
 //! Every fetch is recorded in the crawl state and the report is rendered from the state, so
 //! that running it daily builds the 30-day history; `--offline` renders without fetching.
-//! The pieces: [`model`] works the report out (pure), [`terminal`] and [`html`] render it.
+//! The pieces: `engine::report` works the report out (pure; shared with `serve`), [`terminal`]
+//! and [`html`] render it.
 
 #[cfg(feature = "fetch")]
 pub mod html;
-#[cfg(feature = "fetch")]
-pub mod model;
 #[cfg(feature = "fetch")]
 mod terminal;
 
@@ -38,9 +37,9 @@ mod enabled {
     use crawlgate::{Mode, Origin, ProductToken};
     use crawlgate::{Options, Robots};
 
-    use super::model::{self, AgentSpec, Inputs, RobotsReport};
     use super::*;
     use crate::engine::fetch_now::fetch_all;
+    use crate::engine::report::{self as model, AgentSpec, Inputs, RobotsReport};
     use crate::engine::{engine, fetch_options, runtime};
     use crate::schema::{self, Record};
     use crate::state;

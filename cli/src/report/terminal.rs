@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use super::enabled::Report;
-use super::model::{Cell, RobotsReport, VersionView};
+use crate::engine::report::{Cell, RobotsReport, VersionView};
 use crate::output::{escape, plural, problems, Out};
 
 pub fn render(out: &mut Out, report: &Report) -> std::io::Result<()> {

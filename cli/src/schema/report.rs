@@ -1,4 +1,4 @@
-//! The `report` record of `--json`: one robots.txt's report, as `report::model` works it out
+//! The `report` record of `--json`: one robots.txt's report, as `engine::report` works it out
 //! and the terminal and HTML renderings read it (documented in the README).
 
 use serde::Serialize;

@@ -35,3 +35,5 @@ mod cli_status; // exit statuses as a CI job reads them
 mod cli_usage;
 #[cfg(feature = "redb")]
 mod report_html; // the HTML report in headless Chromium
+#[cfg(all(feature = "serve", feature = "redb", feature = "redis"))]
+mod serve; // `crawlgate serve` as a process: routes, limits, SIGTERM, replicas on Redis
