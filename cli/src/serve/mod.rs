@@ -316,3 +316,108 @@ mod enabled {
         response
     }
 }
+
+/// Request decoding on any bytes, through the router in process: a 4xx, never a 5xx or a
+/// panic.
+#[cfg(all(test, feature = "serve"))]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use axum::body::Body;
+    use axum::http::Request;
+    use crawlgate::engine::{CacheOptions, RobotsCache, SystemClock};
+    use crawlgate::http::AddressPolicy;
+    use crawlgate::store::MemoryStore;
+    use proptest::prelude::*;
+    use tower::ServiceExt;
+
+    use super::enabled::{router, Settings};
+
+    fn app() -> axum::Router {
+        let mut options = CacheOptions::default();
+        // Nothing leaves the machine, whatever the bytes say.
+        options.fetch.addresses = AddressPolicy::PublicOnly;
+        options.fetch.timeout = Duration::from_millis(100);
+        let cache = RobotsCache::with_store(
+            options,
+            Arc::new(MemoryStore::new()),
+            Arc::new(SystemClock),
+        )
+        .expect("engine");
+        router(
+            cache,
+            Settings {
+                tokens: Vec::new(),
+                allow_private: false,
+                max_urls: 100,
+                max_body: 4096,
+                max_in_flight: 8,
+                request_timeout: Duration::from_secs(10),
+                max_wait: Duration::from_secs(1),
+                mode: crawlgate::Mode::Rfc,
+            },
+        )
+    }
+
+    fn status(path: &str, body: Vec<u8>) -> u16 {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async {
+            let request = Request::post(path)
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .expect("request");
+            app()
+                .oneshot(request)
+                .await
+                .expect("the router never fails")
+                .status()
+                .as_u16()
+        })
+    }
+
+    /// Bytes that look like a request more often than random ones do.
+    fn bodies() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            proptest::collection::vec(any::<u8>(), 0..6000),
+            "\\{(\"(agent|urls|url|status|wait|retry_after|mode)\": ?(-?[0-9]{1,30}|\"[^\"]{0,20}\"|\\[[^\\]]{0,40}\\]|null|true|\\{\\})(, )?){0,4}\\}?"
+                .prop_map(String::into_bytes),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn any_body_is_a_4xx(
+            path in prop::sample::select(vec!["/v1/check", "/v1/acquire", "/v1/record", "/v1/recrawl"]),
+            body in bodies(),
+        ) {
+            let code = status(path, body);
+            prop_assert!((400..500).contains(&code), "{path}: {code}");
+        }
+
+        #[test]
+        fn any_query_is_answered_without_a_5xx(query in "[ -~]{0,80}") {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            let encoded: String = query
+                .bytes()
+                .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+                .collect();
+            let code = runtime.block_on(async {
+                let request = Request::get(format!("/v1/robots?url={encoded}"))
+                    .body(Body::empty())
+                    .expect("request");
+                app().oneshot(request).await.expect("router").status().as_u16()
+            });
+            // 404: an http(s) URL of which nothing is recorded; else a 4xx naming `url`.
+            prop_assert!((400..500).contains(&code), "{query}: {code}");
+        }
+    }
+}
