@@ -12,10 +12,12 @@ from ._crawlgate import (
     __version__ as __version__,
     robots_txt_url as robots_txt_url,
 )
+from .client import Client as Client, ServiceError as ServiceError
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "AgentRules",
+    "Client",
     "Decision",
     "Diagnostic",
     "Judgement",
@@ -24,6 +26,7 @@ __all__ = [
     "RequestRate",
     "Robots",
     "Rule",
+    "ServiceError",
     "__version__",
     "robots_txt_url",
 ]

@@ -18,6 +18,7 @@ use crawlgate::engine::RobotsCache;
 use crawlgate::http::AddressPolicy;
 use crawlgate::policy::{spacing, Digest, GateOptions};
 use crawlgate::{Mode, Origin, ProductToken};
+use futures_util::stream::{self, StreamExt};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -27,6 +28,9 @@ use crate::engine::fetch_now::fetch_now;
 use crate::engine::report::{build, Inputs};
 use crate::records::state_record;
 use crate::schema::Record;
+
+/// URLs of one /v1/check request answered at once (origins loaded or fetched side by side).
+const CHECK_CONCURRENCY: usize = 64;
 
 /// What every handler shares.
 pub struct App {
@@ -222,20 +226,30 @@ pub async fn check(
     }
     let crawler = std::slice::from_ref(&token);
     let mut results = Vec::with_capacity(req.urls.len());
-    // One answer per URL; the rules and verdict come from memory once the origin is loaded.
-    let mut robots_txts: Vec<String> = Vec::with_capacity(req.urls.len());
-    let mut answers = Vec::with_capacity(req.urls.len());
-    for url in &req.urls {
-        let answer = app
-            .cache
-            .check(&token, url)
-            .await
-            .map_err(|e| ApiError::bad("urls", e.to_string()))?;
-        let verdict = app.cache.judgement(&answer.origin).await.verdict;
-        let rules = app.cache.rules(&answer.origin).await;
-        robots_txts.push(answer.origin.robots_txt_url());
-        answers.push((answer, verdict, rules));
-    }
+    // Up to CHECK_CONCURRENCY URLs at once, answers in order: the origins not in memory are
+    // read (or fetched) side by side; the rules and verdict come from memory once loaded.
+    let answers: Vec<_> = stream::iter(req.urls.iter().cloned())
+        .map(|url| {
+            let (cache, token) = (app.cache.clone(), token.clone());
+            async move {
+                let answer = cache.check(&token, &url).await?;
+                let verdict = cache.judgement(&answer.origin).await.verdict;
+                let rules = cache.rules(&answer.origin).await;
+                Ok::<_, crawlgate::engine::CheckError>((answer, verdict, rules))
+            }
+        })
+        .buffered(CHECK_CONCURRENCY)
+        .collect()
+        .await;
+    let answers = answers
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| a.map_err(|e| ApiError::bad(format!("urls[{i}]"), e.to_string())))
+        .collect::<Result<Vec<_>, _>>()?;
+    let robots_txts: Vec<String> = answers
+        .iter()
+        .map(|(a, _, _)| a.origin.robots_txt_url())
+        .collect();
     for ((url, (answer, verdict, rules)), robots_txt) in
         req.urls.iter().zip(&answers).zip(&robots_txts)
     {

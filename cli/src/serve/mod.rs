@@ -339,12 +339,9 @@ mod tests {
         // Nothing leaves the machine, whatever the bytes say.
         options.fetch.addresses = AddressPolicy::PublicOnly;
         options.fetch.timeout = Duration::from_millis(100);
-        let cache = RobotsCache::with_store(
-            options,
-            Arc::new(MemoryStore::new()),
-            Arc::new(SystemClock),
-        )
-        .expect("engine");
+        let cache =
+            RobotsCache::with_store(options, Arc::new(MemoryStore::new()), Arc::new(SystemClock))
+                .expect("engine");
         router(
             cache,
             Settings {
