@@ -9,6 +9,7 @@
 # - Builds the wheel with `maturin build --release` (Rust and cargo must be installed: the
 #   crate's rust-version is 1.90) and installs that wheel, so the tests run against the wheel,
 #   not the source tree.
+# - Builds the `crawlgate` binary (CRAWLGATE_BIN, unless set) for crawlgate.Client's tests.
 # - Runs pytest on python/tests: the API, bad input, Google's 145 conformance cases in both
 #   modes, and real Scrapy crawls of local HTTP servers. Nothing is skipped: a missing
 #   dependency is an error.
@@ -82,7 +83,15 @@ installed=$(cd / && "$VENV/bin/python" -c 'import crawlgate; print(crawlgate.__f
 [[ $installed == "$VENV"/* ]] || die "crawlgate imported from $installed, not from the venv"
 step "wheel $(basename "${wheels[0]}")"
 
-# 4. The tests, against the installed wheel (`pytest`, not `python -m pytest`: the source tree
+# 4. The `crawlgate` binary, for crawlgate.Client's tests against a real `crawlgate serve`
+# (CRAWLGATE_BIN, unless given).
+if [[ -z "${CRAWLGATE_BIN:-}" ]]; then
+    (cd "$ROOT" && cargo build -q -p crawlgate-cli --bin crawlgate)
+    export CRAWLGATE_BIN="$ROOT/target/debug/crawlgate"
+fi
+step "crawlgate binary"
+
+# 5. The tests, against the installed wheel (`pytest`, not `python -m pytest`: the source tree
 # is not put on sys.path).
 (cd "$PY_DIR" && "$VENV/bin/pytest" -p no:cacheprovider "$@" tests)
 step "pytest"

@@ -219,6 +219,10 @@ pub enum Command {
     /// unless --offline; the report's first line says which.
     #[command(after_help = REPORT_AFTER_HELP)]
     Report(ReportArgs),
+    /// Serve the engine over HTTP: JSON routes under /v1 (check, acquire, record, robots,
+    /// recrawl) for crawlers in any language, on the crawl state (replicas share a Redis).
+    #[command(after_help = SERVE_AFTER_HELP)]
+    Serve(ServeArgs),
     /// Read, validate and list sitemaps.
     #[command(subcommand)]
     Sitemap(SitemapCommand),
@@ -761,6 +765,58 @@ pub struct McpArgs {
     /// (refused by default: the URLs come from a model).
     #[arg(long)]
     pub allow_private: bool,
+    #[command(flatten)]
+    pub http: HttpArgs,
+    #[command(flatten)]
+    pub state: StateArgs,
+}
+
+pub const SERVE_AFTER_HELP: &str = "\
+Routes: POST /v1/check, /v1/acquire, /v1/record, /v1/recrawl; GET /v1/robots?url=URL,
+/healthz, /readyz, /metrics (Prometheus text), /openapi.json. Errors are JSON:
+{\"error\":{\"code\":…,\"message\":…,\"field\":…}}. See docs/serve.md.
+
+Only the robots.txt of http(s) origins is fetched; loopback, private and link-local targets are
+refused unless --allow-private. With --token-file, every route but /healthz and /readyz needs
+`Authorization: Bearer TOKEN`. SIGTERM or Ctrl-C: stop accepting, finish the requests in
+flight, flush the state, exit 0.";
+
+/// `crawlgate serve`.
+#[derive(Debug, Args)]
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
+pub struct ServeArgs {
+    /// The address to listen on (never all interfaces unless given).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8477")]
+    pub listen: std::net::SocketAddr,
+    /// Bearer tokens, one per line (blank lines and `#` lines skipped): without one, requests
+    /// get a 401. Without --token-file, no token is asked for.
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// Fetch robots.txt from loopback, private and link-local addresses too (a service on a
+    /// trusted network; tests).
+    #[arg(long)]
+    pub allow_private: bool,
+    /// The most URLs in one /v1/check request.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_urls: usize,
+    /// The largest request body, in bytes (larger: 413).
+    #[arg(long, value_name = "BYTES", default_value_t = 2 * 1024 * 1024)]
+    pub max_body: usize,
+    /// Requests handled at once (more wait for a place).
+    #[arg(long, value_name = "N", default_value_t = 512)]
+    pub max_in_flight: usize,
+    /// Seconds a request may take, robots.txt fetches and long-polls included (longer: 503).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub request_timeout: f64,
+    /// The longest /v1/acquire long-poll (`"wait": true`), in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    pub max_wait: f64,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Matching mode of the service (a request may name it, and must name this one).
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
     #[command(flatten)]
     pub http: HttpArgs,
     #[command(flatten)]

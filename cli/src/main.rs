@@ -17,7 +17,7 @@
 //              (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
 //  4  live:    live (a robots.txt fetched now, for lint and audit)
-// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap, page, mcp.
+// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap, page, mcp, serve.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -51,6 +51,7 @@ mod mcp;
 mod page;
 mod recrawl;
 mod report;
+mod serve;
 mod sitemap;
 mod url;
 
@@ -141,6 +142,7 @@ fn main() -> ExitCode {
         Command::History(args) => history::history(args, &mut out),
         Command::Recrawl(args) => recrawl::recrawl(args, &mut out),
         Command::Report(args) => report::report(args, &mut out),
+        Command::Serve(args) => serve::serve(args, &mut out),
         Command::Sitemap(SitemapCommand::Lint(args)) => sitemap::lint(args, &mut out),
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),

@@ -7,7 +7,8 @@ behaviour on request (``mode="google"``), diagnostics, and the crawl failure lad
 >>> d.allowed, d.line, d.rule.text
 (False, 2, 'Disallow: /private')
 
-Scrapy integration lives in :mod:`crawlgate.scrapy` (imported only when used).
+Scrapy integration lives in :mod:`crawlgate.scrapy` (imported only when used); a client of
+``crawlgate serve`` is :class:`crawlgate.Client`.
 """
 
 from ._crawlgate import (
@@ -27,10 +28,12 @@ from ._crawlgate import (
     page_directives,
     robots_txt_url,
 )
+from .client import Client, ServiceError
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "AgentRules",
+    "Client",
     "Decision",
     "Diagnostic",
     "Judgement",
@@ -41,6 +44,7 @@ __all__ = [
     "RequestRate",
     "Robots",
     "Rule",
+    "ServiceError",
     "__version__",
     "page_directives",
     "robots_txt_url",

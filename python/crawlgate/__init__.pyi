@@ -15,10 +15,12 @@ from ._crawlgate import (
     page_directives as page_directives,
     robots_txt_url as robots_txt_url,
 )
+from .client import Client as Client, ServiceError as ServiceError
 
 __all__ = [
     "DEFAULT_MAX_BYTES",
     "AgentRules",
+    "Client",
     "Decision",
     "Diagnostic",
     "Judgement",
@@ -29,6 +31,7 @@ __all__ = [
     "RequestRate",
     "Robots",
     "Rule",
+    "ServiceError",
     "__version__",
     "page_directives",
     "robots_txt_url",

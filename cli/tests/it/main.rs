@@ -44,3 +44,5 @@ mod mcp; // `crawlgate mcp` driven by the SDK's client over stdio
 mod report_html; // the HTML report in headless Chromium
 #[cfg(feature = "redb")]
 mod report_html_ai; // the report's AI crawlers section in headless Chromium
+#[cfg(all(feature = "serve", feature = "redb", feature = "redis"))]
+mod serve; // `crawlgate serve` as a process: routes, limits, SIGTERM, replicas on Redis

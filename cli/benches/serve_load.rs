@@ -1,0 +1,258 @@
+//! `crawlgate serve` under load, beside the engine in process, in one run: 10,000 warm origins
+//! (one local server answering on loopback addresses `127.b.c.d`, one robots.txt per host),
+//! 64 keep-alive clients on the same machine.
+//!
+//! Prints: single-URL `POST /v1/check` requests/s with p50/p99 latency; URL checks/s in
+//! batches of 1,000; in-process `RobotsCache::check` calls/s on one thread; resident memory
+//! per warm origin of the service (`VmRSS` before and after warming) and of the engine in
+//! this process. The client shares the machine's cores with the server: on a 2-core machine
+//! the figures are the pair's, not the server's alone.
+//!
+//! Run: `cargo bench -p crawlgate-cli --bench serve_load` (`SERVE_LOAD_SECONDS`, default 10 per
+//! phase; `SERVE_LOAD_ORIGINS`, default 10,000).
+
+#[path = "../../tests/support/mod.rs"]
+mod support;
+
+use std::io::BufRead;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crawlgate::engine::{CacheOptions, RobotsCache};
+use crawlgate::ProductToken;
+
+const CLIENTS: usize = 64;
+const BATCH: usize = 1000;
+
+fn env_num(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn host(i: u64) -> String {
+    format!(
+        "127.{}.{}.{}",
+        1 + i / 62_500,
+        1 + i / 250 % 250,
+        1 + i % 250
+    )
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn percentile(sorted: &[u64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i] as f64 / 1000.0
+}
+
+fn main() {
+    let origins = env_num("SERVE_LOAD_ORIGINS", 10_000);
+    let seconds = env_num("SERVE_LOAD_SECONDS", 10);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // One server for every loopback host; the robots.txt names its host in a comment.
+    let server = rt.block_on(support::TestServer::start_on("0.0.0.0", |req| {
+        if req.path == "/robots.txt" {
+            support::Reply::text(
+                200,
+                "User-agent: *\nDisallow: /private\nAllow: /private/open\nDisallow: /*.pdf$\n",
+            )
+        } else {
+            support::Reply::status(404)
+        }
+    }));
+    let port = server.addr.port();
+    let url = |i: u64, path: &str| format!("http://{}:{port}{path}", host(i));
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_crawlgate"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--no-state",
+            "--allow-private",
+            "--max-in-flight",
+            "1024",
+        ])
+        .env("HOME", dir.path())
+        .env("XDG_STATE_HOME", dir.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("crawlgate serve");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut first)
+        .expect("listening line");
+    let addr = first
+        .split("http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("address")
+        .to_owned();
+    let base = format!("http://{addr}");
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(CLIENTS)
+        .build()
+        .expect("client");
+    let rss_before = rss_kib(child.id());
+
+    // Warm: every origin fetched once by the service.
+    let warm = Instant::now();
+    rt.block_on(async {
+        for chunk in (0..origins).collect::<Vec<_>>().chunks(BATCH) {
+            let urls: Vec<String> = chunk.iter().map(|i| url(*i, "/")).collect();
+            let body = serde_json::json!({"agent": "bot", "urls": urls});
+            let r = client
+                .post(format!("{base}/v1/check"))
+                .json(&body)
+                .send()
+                .await
+                .expect("warm request");
+            assert!(
+                r.status().is_success(),
+                "{}",
+                r.text().await.unwrap_or_default()
+            );
+        }
+    });
+    let warm_s = warm.elapsed().as_secs_f64();
+    let rss_after = rss_kib(child.id());
+    println!(
+        "warm: {origins} origins fetched through the service in {warm_s:.1} s; robots.txt requests served: {}",
+        server.hits()
+    );
+
+    // Single-URL requests, 64 clients, for `seconds`.
+    let single = |batch: usize| {
+        let stop = Arc::new(AtomicBool::new(false));
+        let done = Arc::new(AtomicU64::new(0));
+        let started = Instant::now();
+        let latencies = rt.block_on(async {
+            let mut tasks = Vec::new();
+            for c in 0..CLIENTS {
+                let (client, base, stop, done) =
+                    (client.clone(), base.clone(), stop.clone(), done.clone());
+                let urls: Vec<String> = (0..BATCH as u64 * 4)
+                    .map(|k| {
+                        let i = (k * 7919 + c as u64 * 104_729) % origins;
+                        let path = match k % 4 {
+                            0 => "/private/x",
+                            1 => "/private/open/y",
+                            2 => "/doc.pdf",
+                            _ => "/page?q=1",
+                        };
+                        format!("http://{}:{port}{path}", host(i))
+                    })
+                    .collect();
+                tasks.push(tokio::spawn(async move {
+                    let mut lat = Vec::new();
+                    let mut k = 0;
+                    while !stop.load(Ordering::Relaxed) {
+                        let slice: Vec<&String> =
+                            (0..batch).map(|j| &urls[(k + j) % urls.len()]).collect();
+                        k += batch;
+                        let body = serde_json::json!({"agent": "bot", "urls": slice});
+                        let t = Instant::now();
+                        let r = client
+                            .post(format!("{base}/v1/check"))
+                            .json(&body)
+                            .send()
+                            .await;
+                        let ok = match r {
+                            Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
+                            Err(_) => false,
+                        };
+                        assert!(ok, "a request failed under load");
+                        lat.push(t.elapsed().as_micros() as u64);
+                        done.fetch_add(batch as u64, Ordering::Relaxed);
+                    }
+                    lat
+                }));
+            }
+            tokio::time::sleep(Duration::from_secs(seconds)).await;
+            stop.store(true, Ordering::Relaxed);
+            let mut all = Vec::new();
+            for t in tasks {
+                all.extend(t.await.expect("client task"));
+            }
+            all
+        });
+        let took = started.elapsed().as_secs_f64();
+        let mut lat = latencies;
+        lat.sort_unstable();
+        (
+            lat.len() as f64 / took,
+            done.load(Ordering::Relaxed) as f64 / took,
+            percentile(&lat, 0.5),
+            percentile(&lat, 0.99),
+        )
+    };
+    let (rps, _, p50, p99) = single(1);
+    println!(
+        "single-URL POST /v1/check, {CLIENTS} keep-alive clients: {rps:.0} requests/s, p50 {p50:.2} ms, p99 {p99:.2} ms"
+    );
+    let (rps, ups, p50, p99) = single(BATCH);
+    println!(
+        "batches of {BATCH} URLs, {CLIENTS} clients: {ups:.0} URL checks/s ({rps:.0} requests/s), p50 {p50:.2} ms, p99 {p99:.2} ms"
+    );
+
+    // The engine in this process on the same origins: check() on one thread.
+    let me = std::process::id();
+    let rss_engine_before = rss_kib(me);
+    let token = ProductToken::new("bot").expect("token");
+    let mut options = CacheOptions::default();
+    options.max_origins = origins.max(1) * 2;
+    let (calls, took, rss_engine_after) = rt.block_on(async {
+        let cache = RobotsCache::new(options).expect("engine");
+        for i in 0..origins {
+            let _ = cache.check(&token, &url(i, "/")).await;
+        }
+        let rss = rss_kib(me);
+        let urls: Vec<String> = (0..4096u64)
+            .map(|k| url((k * 7919) % origins, "/private/x"))
+            .collect();
+        let t = Instant::now();
+        let mut calls = 0u64;
+        while t.elapsed() < Duration::from_secs(seconds.min(5)) {
+            for u in &urls {
+                let a = cache.check(&token, u).await.expect("check");
+                std::hint::black_box(a);
+            }
+            calls += urls.len() as u64;
+        }
+        (calls, t.elapsed().as_secs_f64(), rss)
+    });
+    println!(
+        "in process: RobotsCache::check {:.0} calls/s on one thread",
+        calls as f64 / took
+    );
+    let per =
+        |before: u64, after: u64| after.saturating_sub(before) as f64 * 1024.0 / origins as f64;
+    println!(
+        "resident memory per warm origin: service {:.0} bytes, engine in process {:.0} bytes",
+        per(rss_before, rss_after),
+        per(rss_engine_before, rss_engine_after)
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}

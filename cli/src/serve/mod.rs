@@ -1,0 +1,420 @@
+//! `crawlgate serve`: the engine as an HTTP/1.1 and HTTP/2 JSON service, so that crawlers in
+//! any language share one crawl policy (and, as replicas on one Redis, one robots.txt fetch
+//! per origin). axum routes to plain handlers ([`api`]); tower layers bound each request
+//! (body size, time, requests in flight) and trace it; a bearer token guards the routes when
+//! `--token-file` is given. SIGTERM drains the requests in flight and flushes the store.
+
+use crate::args::ServeArgs;
+use crate::output::Out;
+use crate::status::Status;
+
+#[cfg(not(feature = "serve"))]
+pub fn serve(_: &ServeArgs, _: &mut Out) -> anyhow::Result<Status> {
+    anyhow::bail!("this build has no server (feature `serve`)")
+}
+
+#[cfg(feature = "serve")]
+mod api;
+#[cfg(feature = "serve")]
+mod metrics;
+
+#[cfg(feature = "serve")]
+pub use enabled::serve;
+
+#[cfg(feature = "serve")]
+mod enabled {
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use anyhow::Context;
+    use axum::error_handling::HandleErrorLayer;
+    use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+    use axum::http::StatusCode;
+    use axum::middleware::{self, Next};
+    use axum::response::{IntoResponse, Response};
+    use axum::routing::{get, post};
+    use axum::Router;
+    use crawlgate::engine::RobotsCache;
+    use crawlgate::http::{AddressPolicy, FetchOptions};
+    use crawlgate::Mode;
+    use sha2::{Digest, Sha256};
+    use subtle::ConstantTimeEq;
+    use tower::ServiceBuilder;
+    use tower_http::trace::TraceLayer;
+
+    use super::api::{self, ApiError, App};
+    use super::metrics::Metrics;
+    use super::*;
+    use crate::engine::{engine, fetch_options};
+    use crate::state;
+
+    /// The limits and settings the router is built with.
+    pub struct Settings {
+        pub tokens: Vec<[u8; 32]>,
+        pub allow_private: bool,
+        pub max_urls: usize,
+        pub max_body: usize,
+        pub max_in_flight: usize,
+        pub request_timeout: Duration,
+        pub max_wait: Duration,
+        pub mode: Mode,
+    }
+
+    fn seconds(value: f64, name: &str) -> anyhow::Result<Duration> {
+        if !(value.is_finite() && value > 0.0) {
+            anyhow::bail!("{name} must be a positive number of seconds");
+        }
+        Ok(Duration::from_secs_f64(value.min(86_400.0)))
+    }
+
+    /// The tokens of `--token-file`, one per line (blank and `#` lines skipped), as SHA-256
+    /// digests: compared in constant time, and never kept or logged as given.
+    fn tokens(args: &ServeArgs) -> anyhow::Result<Vec<[u8; 32]>> {
+        let Some(path) = &args.token_file else {
+            return Ok(Vec::new());
+        };
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read --token-file {}", path.display()))?;
+        let tokens: Vec<[u8; 32]> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(|t| Sha256::digest(t.as_bytes()).into())
+            .collect();
+        if tokens.is_empty() {
+            anyhow::bail!("--token-file {} holds no token", path.display());
+        }
+        Ok(tokens)
+    }
+
+    /// `crawlgate serve`: listens until SIGTERM or Ctrl-C, then finishes the requests in
+    /// flight and flushes the state.
+    pub fn serve(args: &ServeArgs, out: &mut Out) -> anyhow::Result<Status> {
+        let settings = Settings {
+            tokens: tokens(args)?,
+            allow_private: args.allow_private,
+            max_urls: args.max_urls.max(1),
+            max_body: args.max_body.max(1),
+            max_in_flight: args.max_in_flight.max(1),
+            request_timeout: seconds(args.request_timeout, "--request-timeout")?,
+            max_wait: seconds(args.max_wait, "--max-wait")?,
+            mode: args.mode.into(),
+        };
+        let user_agent = args
+            .http
+            .user_agent
+            .clone()
+            .unwrap_or_else(|| FetchOptions::default().user_agent);
+        let mut fetch = fetch_options(&args.http, user_agent, settings.mode)?;
+        fetch.addresses = if args.allow_private {
+            AddressPolicy::Any
+        } else {
+            AddressPolicy::PublicOnly
+        };
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        if let Some(n) = args.threads {
+            builder.worker_threads(n.max(1));
+        }
+        let runtime = builder
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        init_tracing();
+        runtime.block_on(async {
+            let state = state::open(&args.state, true).await?;
+            let cache = engine(fetch, &state)?;
+            let router = router(cache.clone(), settings);
+            let listener = tokio::net::TcpListener::bind(args.listen)
+                .await
+                .with_context(|| format!("cannot listen on {}", args.listen))?;
+            let addr = listener.local_addr()?;
+            out.line(format_args!(
+                "crawlgate serve: listening on http://{addr} (state: {})",
+                state.name
+            ))?;
+            out.flush()?;
+            axum::serve(listener, router)
+                .with_graceful_shutdown(shutdown())
+                .await
+                .context("the server failed")?;
+            state::finish(&cache, &state, out).await?;
+            out.line(format_args!("crawlgate serve: stopped"))?;
+            anyhow::Ok(())
+        })?;
+        Ok(Status::Clean)
+    }
+
+    /// The request log on standard error, at `RUST_LOG`'s level (default: warnings).
+    fn init_tracing() {
+        use tracing_subscriber::EnvFilter;
+        let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .with_ansi(false)
+            .try_init();
+    }
+
+    /// Resolves on SIGTERM or Ctrl-C.
+    async fn shutdown() {
+        let ctrl_c = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        #[cfg(unix)]
+        let term = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(_) => std::future::pending::<()>().await,
+            }
+        };
+        #[cfg(not(unix))]
+        let term = std::future::pending::<()>();
+        tokio::select! {
+            () = ctrl_c => {},
+            () = term => {},
+        }
+    }
+
+    /// The routes and their layers.
+    pub fn router(cache: RobotsCache, settings: Settings) -> Router {
+        let app = Arc::new(App {
+            cache,
+            metrics: Metrics::default(),
+            tokens: settings.tokens,
+            allow_private: settings.allow_private,
+            max_urls: settings.max_urls,
+            max_wait: settings.max_wait,
+            mode: settings.mode,
+            reported: Default::default(),
+        });
+        let guarded = Router::new()
+            .route("/v1/check", post(api::check))
+            .route("/v1/acquire", post(api::acquire))
+            .route("/v1/record", post(api::record))
+            .route("/v1/robots", get(api::robots))
+            .route("/v1/recrawl", post(api::recrawl))
+            .route("/metrics", get(api::metrics))
+            .route("/openapi.json", get(api::openapi))
+            .route_layer(middleware::from_fn_with_state(app.clone(), authorize));
+        let open = Router::new()
+            .route("/healthz", get(api::healthz))
+            .route("/readyz", get(api::readyz));
+        guarded
+            .merge(open)
+            .fallback(api::not_found)
+            .method_not_allowed_fallback(api::method_not_allowed)
+            .layer(
+                ServiceBuilder::new()
+                    .layer(TraceLayer::new_for_http())
+                    .layer(middleware::from_fn_with_state(app.clone(), observe))
+                    .layer(HandleErrorLayer::new(overloaded))
+                    .timeout(settings.request_timeout)
+                    .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
+                        settings.max_in_flight,
+                    ))
+                    .layer(DefaultBodyLimit::max(settings.max_body)),
+            )
+            .with_state(app)
+    }
+
+    /// A request that ran out of time (`--request-timeout`).
+    async fn overloaded(error: tower::BoxError) -> Response {
+        if error.is::<tower::timeout::error::Elapsed>() {
+            ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "timeout",
+                "the request took longer than the service allows (crawlgate serve --request-timeout)",
+            )
+            .into_response()
+        } else {
+            ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "internal error",
+            )
+            .into_response()
+        }
+    }
+
+    /// Counts the request by route and status, with its latency.
+    async fn observe(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+        let route = route_name(request.extensions().get::<MatchedPath>());
+        let started = Instant::now();
+        app.metrics.in_flight.fetch_add(1, Ordering::Relaxed);
+        // Counted down however the request ends (a client that goes away drops it).
+        let _in_flight = InFlight(&app.metrics.in_flight);
+        let response = next.run(request).await;
+        app.metrics
+            .observe(route, response.status().as_u16(), started.elapsed());
+        response
+    }
+
+    struct InFlight<'a>(&'a std::sync::atomic::AtomicU64);
+
+    impl Drop for InFlight<'_> {
+        fn drop(&mut self) {
+            self.0.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The route's name for the metrics (a fixed set, whatever path was asked for).
+    fn route_name(path: Option<&MatchedPath>) -> &'static str {
+        const ROUTES: [&str; 9] = [
+            "/v1/check",
+            "/v1/acquire",
+            "/v1/record",
+            "/v1/robots",
+            "/v1/recrawl",
+            "/healthz",
+            "/readyz",
+            "/metrics",
+            "/openapi.json",
+        ];
+        path.and_then(|p| ROUTES.iter().find(|r| **r == p.as_str()).copied())
+            .unwrap_or("other")
+    }
+
+    /// The bearer token, when the service has tokens: compared as SHA-256 digests in constant
+    /// time against every token; a 401 with a JSON error without a known one.
+    async fn authorize(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+        if app.tokens.is_empty() {
+            return next.run(request).await;
+        }
+        let given = request
+            .headers()
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                let (scheme, token) = v.split_once(' ')?;
+                scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+            });
+        let known = given.is_some_and(|t| {
+            let digest: [u8; 32] = Sha256::digest(t.as_bytes()).into();
+            // Every token compared, so that the time does not tell which one matched.
+            app.tokens
+                .iter()
+                .fold(subtle::Choice::from(0), |found, k| found | k.ct_eq(&digest))
+                .into()
+        });
+        if known {
+            return next.run(request).await;
+        }
+        app.metrics.unauthorized.fetch_add(1, Ordering::Relaxed);
+        let mut response = ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "a known bearer token is needed: Authorization: Bearer TOKEN",
+        )
+        .into_response();
+        response.headers_mut().insert(
+            axum::http::header::WWW_AUTHENTICATE,
+            axum::http::HeaderValue::from_static("Bearer"),
+        );
+        response
+    }
+}
+
+/// Request decoding on any bytes, through the router in process: a 4xx, never a 5xx or a
+/// panic.
+#[cfg(all(test, feature = "serve"))]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use axum::body::Body;
+    use axum::http::Request;
+    use crawlgate::engine::{CacheOptions, RobotsCache, SystemClock};
+    use crawlgate::http::AddressPolicy;
+    use crawlgate::store::MemoryStore;
+    use proptest::prelude::*;
+    use tower::ServiceExt;
+
+    use super::enabled::{router, Settings};
+
+    fn app() -> axum::Router {
+        let mut options = CacheOptions::default();
+        // Nothing leaves the machine, whatever the bytes say.
+        options.fetch.addresses = AddressPolicy::PublicOnly;
+        options.fetch.timeout = Duration::from_millis(100);
+        let cache =
+            RobotsCache::with_store(options, Arc::new(MemoryStore::new()), Arc::new(SystemClock))
+                .expect("engine");
+        router(
+            cache,
+            Settings {
+                tokens: Vec::new(),
+                allow_private: false,
+                max_urls: 100,
+                max_body: 4096,
+                max_in_flight: 8,
+                request_timeout: Duration::from_secs(10),
+                max_wait: Duration::from_secs(1),
+                mode: crawlgate::Mode::Rfc,
+            },
+        )
+    }
+
+    fn status(path: &str, body: Vec<u8>) -> u16 {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async {
+            let request = Request::post(path)
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .expect("request");
+            app()
+                .oneshot(request)
+                .await
+                .expect("the router never fails")
+                .status()
+                .as_u16()
+        })
+    }
+
+    /// Bytes that look like a request more often than random ones do.
+    fn bodies() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            proptest::collection::vec(any::<u8>(), 0..6000),
+            "\\{(\"(agent|urls|url|status|wait|retry_after|mode)\": ?(-?[0-9]{1,30}|\"[^\"]{0,20}\"|\\[[^\\]]{0,40}\\]|null|true|\\{\\})(, )?){0,4}\\}?"
+                .prop_map(String::into_bytes),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn any_body_is_a_4xx(
+            path in prop::sample::select(vec!["/v1/check", "/v1/acquire", "/v1/record", "/v1/recrawl"]),
+            body in bodies(),
+        ) {
+            let code = status(path, body);
+            prop_assert!((400..500).contains(&code), "{path}: {code}");
+        }
+
+        #[test]
+        fn any_query_is_answered_without_a_5xx(query in "[ -~]{0,80}") {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            let encoded: String = query
+                .bytes()
+                .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+                .collect();
+            let code = runtime.block_on(async {
+                let request = Request::get(format!("/v1/robots?url={encoded}"))
+                    .body(Body::empty())
+                    .expect("request");
+                app().oneshot(request).await.expect("router").status().as_u16()
+            });
+            // 404: an http(s) URL of which nothing is recorded; else a 4xx naming `url`.
+            prop_assert!((400..500).contains(&code), "{query}: {code}");
+        }
+    }
+}

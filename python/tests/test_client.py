@@ -1,0 +1,83 @@
+"""``crawlgate.Client`` against a real ``crawlgate serve`` process (the binary from
+``CRAWLGATE_BIN``, which scripts/python-test.sh sets) and a real local robots.txt site."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterator
+
+import pytest
+
+from crawlgate import Client, ServiceError
+
+from sites import Site, text
+
+TOKEN = "python-client-token"
+
+
+@pytest.fixture()
+def site() -> Iterator[Site]:
+    s = Site("127.0.0.1", {"/robots.txt": text(200, b"User-agent: *\nDisallow: /private\n")})
+    yield s
+    s.close()
+
+
+@pytest.fixture()
+def service() -> Iterator[str]:
+    binary = os.environ.get("CRAWLGATE_BIN")
+    assert binary, "CRAWLGATE_BIN names the crawlgate binary (scripts/python-test.sh sets it)"
+    with tempfile.TemporaryDirectory() as home:
+        tokens = os.path.join(home, "tokens")
+        with open(tokens, "w", encoding="utf-8") as f:
+            f.write(TOKEN + "\n")
+        proc = subprocess.Popen(
+            [binary, "serve", "--listen", "127.0.0.1:0", "--no-state", "--allow-private",
+             "--token-file", tokens],
+            stdout=subprocess.PIPE, text=True, env={**os.environ, "HOME": home})
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            assert "http://" in line, line
+            yield line.split("http://", 1)[1].split()[0]
+        finally:
+            proc.terminate()
+            assert proc.wait(timeout=30) == 0
+
+
+def test_every_method(site: Site, service: str) -> None:
+    with Client(f"http://{service}", token=TOKEN) as client:
+        assert client.healthy() and client.ready()
+        results = client.check("bot", [site.url("/a"), site.url("/private/b")])
+        assert [r["allowed"] for r in results] == [True, False]
+        assert results[1]["rule"] == "Disallow: /private"
+        assert results[1]["line"] == 2
+        assert client.allowed("bot", site.url("/x"))
+        first = client.acquire("bot", site.url("/a"))
+        assert first["permit"] is True
+        second = client.acquire("bot", site.url("/b"))
+        assert second["permit"] is False and second["wait_ms"] > 0
+        recorded = client.record(site.url("/a"), 503, retry_after=60)
+        assert recorded["recorded"] == "backed-off" and recorded["backoff_ms"] == 60000
+        report = client.robots(site.url("/"))
+        assert report["type"] == "report" and report["status"] == "fetched"
+        fetched = client.recrawl(site.url("/"))
+        assert fetched["type"] == "fetch" and fetched["status"] == 200
+    assert site.paths().count("/robots.txt") == 2
+
+
+def test_errors_are_raised_with_their_field(site: Site, service: str) -> None:
+    with Client(f"http://{service}", token=TOKEN) as client:
+        with pytest.raises(ServiceError) as bad:
+            client.check("bot", [site.url("/a"), "ftp://example.com/"])
+        assert (bad.value.status, bad.value.code, bad.value.field) == (400, "bad-field", "urls[1]")
+        with pytest.raises(ServiceError) as missing:
+            client.robots("http://example.com/")
+        assert missing.value.status == 404
+    with Client(f"http://{service}", token="wrong") as stranger:
+        with pytest.raises(ServiceError) as denied:
+            stranger.check("bot", [site.url("/a")])
+        assert denied.value.status == 401 and denied.value.code == "unauthorized"
+    with pytest.raises(ValueError):
+        Client("ftp://example.com")
