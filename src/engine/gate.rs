@@ -77,15 +77,7 @@ impl RobotsCache {
             Err(_) => None,
         };
         let now = self.clock().now();
-        let spacing = spacing(
-            answer.crawl_delay,
-            answer.request_rate.as_ref(),
-            now,
-            &gate.options,
-        );
-        if spacing.capped {
-            tracing::debug!(target: TARGET, origin = %origin, delay_ms = spacing.delay.as_millis() as u64, source = ?spacing.source, "spacing capped at max_delay");
-        }
+        let spacing = self.spacing_of(&answer, now);
         let reservation = self.reserve(&origin, now, spacing.delay).await;
         if !reservation.wait.is_zero() {
             self.clock().sleep(reservation.wait).await;
@@ -98,6 +90,133 @@ impl RobotsCache {
             strikes: reservation.strikes,
             held,
         })
+    }
+
+    /// Checks `url` for `token` and, if allowed, reserves the origin's next slot without
+    /// waiting for it: the same schedule as [`RobotsCache::acquire`] (the store's, shared by
+    /// every process on it, else the process's own), for a caller that waits elsewhere: a
+    /// service answering "come back at `not_before`", a queue that re-schedules the URL.
+    /// The slot is the caller's: fetch when [`Slot::wait`] has passed, without reserving again,
+    /// then record the response with [`RobotsCache::record_fetch`]. No concurrency slot is
+    /// held ([`CacheOptions::gate`](super::CacheOptions)'s `max_concurrency` is the in-process
+    /// [`Permit`]'s).
+    pub async fn reserve_slot(&self, token: &ProductToken, url: &str) -> Result<Slot, Refused> {
+        let answer = self.check(token, url).await?;
+        if !answer.allowed {
+            return Err(Refused::Disallowed {
+                url: url.to_owned(),
+                answer: Box::new(answer),
+            });
+        }
+        let at = self.clock().now();
+        let spacing = self.spacing_of(&answer, at);
+        let reservation = self.reserve(&answer.origin, at, spacing.delay).await;
+        Ok(Slot {
+            answer,
+            spacing,
+            at,
+            wait: reservation.wait,
+        })
+    }
+
+    /// Records how a fetch from `origin` went, for a slot from [`RobotsCache::reserve_slot`]
+    /// (a [`Permit`] records through [`Permit::record`]; the rules are the same): a 429 or 503
+    /// backs the origin off (`Retry-After` honoured up to the cap, else exponential), another
+    /// answer ends a run of them, and the site-availability report is fed.
+    pub async fn record_fetch(
+        &self,
+        origin: &Origin,
+        status: u16,
+        retry_after: Option<Duration>,
+    ) -> Recorded {
+        self.record_outcome(origin, status, retry_after, None).await
+    }
+
+    /// The spacing `answer`'s crawl-delay or request-rate asks for at `now`, capped.
+    fn spacing_of(&self, answer: &Answer, now: SystemTime) -> Spacing {
+        let spacing = spacing(
+            answer.crawl_delay,
+            answer.request_rate.as_ref(),
+            now,
+            &self.gate().options,
+        );
+        if spacing.capped {
+            tracing::debug!(target: TARGET, origin = %answer.origin, delay_ms = spacing.delay.as_millis() as u64, source = ?spacing.source, "spacing capped at max_delay");
+        }
+        spacing
+    }
+
+    /// What [`Permit::record`] and [`RobotsCache::record_fetch`] do. `strikes`: the backoff run
+    /// the slot was reserved in, when known (0: none, so nothing to end).
+    async fn record_outcome(
+        &self,
+        origin: &Origin,
+        status: u16,
+        retry_after: Option<Duration>,
+        strikes: Option<u32>,
+    ) -> Recorded {
+        let options = &self.gate().options;
+        let now = self.clock().now();
+        match status {
+            429 | 503 => {
+                let rules = options.backoff();
+                let store = self.store();
+                let mut wait = None;
+                if store.keeps_schedule() {
+                    match store.back_off(origin, now, retry_after, rules).await {
+                        Ok(w) => {
+                            self.store_ok();
+                            wait = Some(w);
+                        }
+                        Err(e) => self.store_failed(&e),
+                    }
+                }
+                let wait = match wait {
+                    Some(w) => w,
+                    None => {
+                        self.gate()
+                            .local
+                            .back_off(origin, now, retry_after, &rules)
+                            .0
+                    }
+                };
+                tracing::info!(target: TARGET, origin = %origin, status, retry_after_s = retry_after.map(|d| d.as_secs()), backoff_ms = wait.as_millis() as u64, "origin backed off");
+                if status == 503 {
+                    self.report_site(origin, false, now).await;
+                }
+                Recorded::BackedOff(wait)
+            }
+            500..=599 => {
+                self.report_site(origin, false, now).await;
+                Recorded::Failed
+            }
+            _ => {
+                if strikes != Some(0) {
+                    let store = self.store();
+                    if store.keeps_schedule() {
+                        match store.recovered(origin).await {
+                            Ok(()) => self.store_ok(),
+                            Err(e) => self.store_failed(&e),
+                        }
+                    }
+                    self.gate().local.recovered(origin);
+                }
+                self.report_site(origin, true, now).await;
+                Recorded::Served
+            }
+        }
+    }
+
+    /// A site-availability report, unless the last one said the same recently.
+    async fn report_site(&self, origin: &Origin, up: bool, now: SystemTime) {
+        let interval = self.gate().options.availability_interval;
+        if let Some(last) = self.last_site_report(origin).await {
+            let recent = now.duration_since(last.at).is_ok_and(|age| age < interval);
+            if last.up == up && recent {
+                return;
+            }
+        }
+        self.record_page_fetch(origin, up).await;
     }
 
     /// A slot from the store, or from the process's own schedule when the store keeps none or
@@ -115,6 +234,20 @@ impl RobotsCache {
         }
         self.gate().local.reserve(origin, now, spacing)
     }
+}
+
+/// A slot reserved by [`RobotsCache::reserve_slot`]: the URL's answer and when to fetch it.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Slot {
+    /// The check's answer (origin, reason, crawl-delay, request-rate, sitemaps).
+    pub answer: Answer,
+    /// The spacing the slot was reserved with, and whether the cap applied.
+    pub spacing: Spacing,
+    /// When it was reserved (the engine's clock).
+    pub at: SystemTime,
+    /// How long from `at` until the slot comes (zero: now).
+    pub wait: Duration,
 }
 
 /// Leave to fetch one URL now, from [`RobotsCache::acquire`]. Holds one of the origin's
@@ -183,59 +316,9 @@ impl Permit {
     /// (`Retry-After` honoured up to [`GateOptions::max_retry_after`](crate::policy::GateOptions::max_retry_after), else exponential); other
     /// answers end a run of them. Returns what it did.
     pub async fn record(self, status: u16, retry_after: Option<Duration>) -> Recorded {
-        let cache = &self.cache;
-        let origin = &self.answer.origin;
-        let options = &cache.gate().options;
-        let now = cache.clock().now();
-        match status {
-            429 | 503 => {
-                let rules = options.backoff();
-                let store = cache.store();
-                let mut wait = None;
-                if store.keeps_schedule() {
-                    match store.back_off(origin, now, retry_after, rules).await {
-                        Ok(w) => {
-                            cache.store_ok();
-                            wait = Some(w);
-                        }
-                        Err(e) => cache.store_failed(&e),
-                    }
-                }
-                let wait = match wait {
-                    Some(w) => w,
-                    None => {
-                        cache
-                            .gate()
-                            .local
-                            .back_off(origin, now, retry_after, &rules)
-                            .0
-                    }
-                };
-                tracing::info!(target: TARGET, origin = %origin, status, retry_after_s = retry_after.map(|d| d.as_secs()), backoff_ms = wait.as_millis() as u64, "origin backed off");
-                if status == 503 {
-                    self.report(false, now).await;
-                }
-                Recorded::BackedOff(wait)
-            }
-            500..=599 => {
-                self.report(false, now).await;
-                Recorded::Failed
-            }
-            _ => {
-                if self.strikes > 0 {
-                    let store = cache.store();
-                    if store.keeps_schedule() {
-                        match store.recovered(origin).await {
-                            Ok(()) => cache.store_ok(),
-                            Err(e) => cache.store_failed(&e),
-                        }
-                    }
-                    cache.gate().local.recovered(origin);
-                }
-                self.report(true, now).await;
-                Recorded::Served
-            }
-        }
+        self.cache
+            .record_outcome(&self.answer.origin, status, retry_after, Some(self.strikes))
+            .await
     }
 
     /// [`Permit::record`] with the `Retry-After` read from the response's headers (seconds, or
@@ -253,21 +336,10 @@ impl Permit {
     /// down; no backoff.
     pub async fn record_unreachable(self) -> Recorded {
         let now = self.cache.clock().now();
-        self.report(false, now).await;
+        self.cache
+            .report_site(&self.answer.origin, false, now)
+            .await;
         Recorded::Failed
-    }
-
-    /// A site-availability report, unless the last one said the same recently.
-    async fn report(&self, up: bool, now: SystemTime) {
-        let origin = &self.answer.origin;
-        let interval = self.cache.gate().options.availability_interval;
-        if let Some(last) = self.cache.last_site_report(origin).await {
-            let recent = now.duration_since(last.at).is_ok_and(|age| age < interval);
-            if last.up == up && recent {
-                return;
-            }
-        }
-        self.cache.record_page_fetch(origin, up).await;
     }
 }
 

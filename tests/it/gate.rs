@@ -599,3 +599,52 @@ async fn permits_feed_the_site_availability_report_without_a_write_per_page() {
     let later = report(cache.clone()).await.expect("a report");
     assert!(!later.up && later.at == clock.now());
 }
+
+/// `reserve_slot` (a service's acquire: the slot reserved, the wait told, nobody sleeps) keeps
+/// the schedule `acquire` keeps, and `record_fetch` (its record) backs the origin off on a 429
+/// with `Retry-After` and ends the run on a 200, as a permit's record does; a disallowed URL
+/// gets no slot, and its answer names the rule.
+#[tokio::test]
+async fn slots_reserved_without_waiting_keep_the_schedule() {
+    let (cache, clock) = engine(no_default_delay());
+    rules(
+        &cache,
+        "http://slots.test",
+        "User-agent: *\nCrawl-delay: 2\nDisallow: /private\n",
+    )
+    .await;
+    let first = cache
+        .reserve_slot(&bot(), "http://slots.test/a")
+        .await
+        .expect("allowed");
+    assert_eq!(first.wait, Duration::ZERO);
+    assert_eq!(first.spacing.delay, Duration::from_secs(2));
+    let second = cache
+        .reserve_slot(&bot(), "http://slots.test/b")
+        .await
+        .expect("allowed");
+    assert_eq!(second.wait, Duration::from_secs(2), "one spacing after the first");
+    // Both slots have passed; then the site answers 429 with `Retry-After: 30`.
+    clock.set(clock.now() + Duration::from_secs(4));
+    let origin = Origin::from_url("http://slots.test/").expect("origin");
+    let backed = cache
+        .record_fetch(&origin, 429, Some(Duration::from_secs(30)))
+        .await;
+    assert_eq!(backed, Recorded::BackedOff(Duration::from_secs(30)));
+    let after = cache
+        .reserve_slot(&bot(), "http://slots.test/c")
+        .await
+        .expect("allowed");
+    assert!(
+        after.wait >= Duration::from_secs(30),
+        "the backoff holds the next slot: {:?}",
+        after.wait
+    );
+    assert_eq!(cache.record_fetch(&origin, 200, None).await, Recorded::Served);
+    match cache.reserve_slot(&bot(), "http://slots.test/private/x").await {
+        Err(Refused::Disallowed { answer, .. }) => {
+            assert_eq!(answer.rule.expect("a rule decided").line, 3);
+        }
+        other => panic!("a disallowed URL gets no slot: {other:?}"),
+    }
+}

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -14,9 +14,9 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use crawlgate::engine::RobotsCache;
+use crawlgate::engine::{Recorded, Refused, RobotsCache};
 use crawlgate::http::AddressPolicy;
-use crawlgate::policy::{spacing, Digest, GateOptions};
+use crawlgate::policy::Digest;
 use crawlgate::{Mode, Origin, ProductToken};
 use futures_util::stream::{self, StreamExt};
 use serde::de::DeserializeOwned;
@@ -42,9 +42,6 @@ pub struct App {
     pub max_urls: usize,
     pub max_wait: Duration,
     pub mode: Mode,
-    /// When each origin's availability was last reported up or down, to write it at most
-    /// once per interval (as the engine's permits do).
-    pub reported: Mutex<HashMap<Origin, (bool, Instant)>>,
 }
 
 /// A JSON error: `{"error": {"code", "message", "field"}}`.
@@ -306,10 +303,11 @@ struct Acquired<'a> {
     check: Record<'a>,
 }
 
-/// `POST /v1/acquire`: checks the URL and, if allowed, reserves the origin's next slot in the
-/// store (shared by every replica and process on it): a permit now, or the time it comes
-/// (`wait: true` waits for it, up to `--max-wait`). The slot is the caller's: fetch at
-/// `not_before` without acquiring again, then `POST /v1/record` the response.
+/// `POST /v1/acquire`: checks the URL and, if allowed, reserves the origin's next slot
+/// ([`RobotsCache::reserve_slot`]: the store's schedule, shared by every replica and process on
+/// it): a permit now, or the time it comes (`wait: true` waits for it, up to `--max-wait`).
+/// The slot is the caller's: fetch at `not_before` without acquiring again, then
+/// `POST /v1/record` the response.
 pub async fn acquire(
     State(app): State<Arc<App>>,
     body: Result<Bytes, BytesRejection>,
@@ -318,10 +316,16 @@ pub async fn acquire(
     let token = token(&app, &req.agent)?;
     vet(&app, &req.url, || "url".to_owned())?;
     let cache = &app.cache;
-    let answer = cache
-        .check(&token, &req.url)
-        .await
-        .map_err(|e| ApiError::bad("url", e.to_string()))?;
+    let (answer, slot) = match cache.reserve_slot(&token, &req.url).await {
+        Ok(slot) => {
+            app.metrics.slots.fetch_add(1, Ordering::Relaxed);
+            let timing = (slot.spacing.delay, slot.at, slot.wait);
+            (slot.answer, Some(timing))
+        }
+        Err(Refused::Disallowed { answer, .. }) => (*answer, None),
+        Err(Refused::Check(e)) => return Err(ApiError::bad("url", e.to_string())),
+        Err(e) => return Err(ApiError::bad("url", e.to_string())),
+    };
     let verdict = cache.judgement(&answer.origin).await.verdict;
     let rules = cache.rules(&answer.origin).await;
     let robots_txt = answer.origin.robots_txt_url();
@@ -335,9 +339,6 @@ pub async fn acquire(
         rules.as_ref(),
         &robots_txt,
     );
-    let gate = GateOptions::default();
-    let now = cache.now();
-    let space = spacing(answer.crawl_delay, answer.request_rate.as_ref(), now, &gate);
     let mut reply = Acquired {
         r#type: "acquire",
         url: &req.url,
@@ -345,32 +346,20 @@ pub async fn acquire(
         permit: false,
         not_before: None,
         wait_ms: 0,
-        spacing_ms: millis(space.delay),
+        spacing_ms: 0,
         check: Record::Check(record),
     };
-    if answer.allowed {
-        let wait = cache
-            .store()
-            .reserve(&answer.origin, now, space.delay)
-            .await
-            .map_err(|e| {
-                ApiError::new(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "store-unavailable",
-                    format!("the state store did not answer: {e}"),
-                )
-            })?
-            .wait;
-        app.metrics.slots.fetch_add(1, Ordering::Relaxed);
+    if let Some((spacing, at, wait)) = slot {
         let mut left = wait;
         if req.wait && !wait.is_zero() {
             let nap = wait.min(app.max_wait);
             tokio::time::sleep(nap).await;
             left = wait - nap;
         }
+        reply.spacing_ms = millis(spacing);
         reply.permit = left.is_zero();
         reply.wait_ms = millis(left);
-        reply.not_before = Some(rfc3339_ms(now + wait));
+        reply.not_before = Some(rfc3339_ms(at + wait));
     }
     Ok(Json(reply).into_response())
 }
@@ -390,9 +379,10 @@ pub struct RecordRequest {
     retry_after: Option<u64>,
 }
 
-/// `POST /v1/record`: how a fetch went. A 429 or 503 backs the origin off for every replica
-/// (`Retry-After` honoured up to the engine's cap, else exponential); another answer ends a
-/// backoff run; 5xx and 503 report the site down, the others up (for the 30-day rule).
+/// `POST /v1/record`: how a fetch went ([`RobotsCache::record_fetch`]). A 429 or 503 backs
+/// the origin off for every replica (`Retry-After` honoured up to the engine's cap, else
+/// exponential); another answer ends a backoff run; 5xx and 503 report the site down, the
+/// others up (for the 30-day rule).
 pub async fn record(
     State(app): State<Arc<App>>,
     body: Result<Bytes, BytesRejection>,
@@ -402,41 +392,21 @@ pub async fn record(
         return Err(ApiError::bad("status", "not an HTTP status (100–599)"));
     }
     let origin = vet(&app, &req.url, || "url".to_owned())?;
-    let cache = &app.cache;
-    let now = cache.now();
-    let store = cache.store();
-    let unavailable = |e: crawlgate::store::StoreError| {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "store-unavailable",
-            format!("the state store did not answer: {e}"),
-        )
-    };
-    let (recorded, backoff) = match req.status {
-        429 | 503 => {
-            let rules = GateOptions::default().backoff();
-            let retry_after = req.retry_after.map(Duration::from_secs);
-            let wait = store
-                .back_off(&origin, now, retry_after, rules)
-                .await
-                .map_err(unavailable)?;
+    let retry_after = req.retry_after.map(Duration::from_secs);
+    let (recorded, backoff) = match app
+        .cache
+        .record_fetch(&origin, req.status, retry_after)
+        .await
+    {
+        Recorded::BackedOff(wait) => {
             app.metrics.backoffs.fetch_add(1, Ordering::Relaxed);
-            if req.status == 503 {
-                report(&app, &origin, false).await;
-            }
             ("backed-off", Some(millis(wait)))
         }
-        500..=599 => {
-            report(&app, &origin, false).await;
-            ("failed", None)
-        }
-        _ => {
-            store.recovered(&origin).await.map_err(unavailable)?;
-            report(&app, &origin, true).await;
-            ("served", None)
-        }
+        Recorded::Failed => ("failed", None),
+        Recorded::Served => ("served", None),
+        _ => ("served", None),
     };
-    Ok(Json(Recorded {
+    Ok(Json(RecordedReply {
         r#type: "recorded",
         url: &req.url,
         status: req.status,
@@ -448,7 +418,7 @@ pub async fn record(
 
 /// `POST /v1/record` answer.
 #[derive(Serialize)]
-struct Recorded<'a> {
+struct RecordedReply<'a> {
     r#type: &'static str,
     url: &'a str,
     status: u16,
@@ -456,25 +426,6 @@ struct Recorded<'a> {
     recorded: &'static str,
     /// How long the origin is backed off, in milliseconds (after a 429 or 503).
     backoff_ms: Option<u64>,
-}
-
-/// Reports the site up or down, unless this process reported the same within the engine's
-/// availability interval.
-async fn report(app: &App, origin: &Origin, up: bool) {
-    let interval = GateOptions::default().availability_interval;
-    {
-        let mut reported = app.reported.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((last, at)) = reported.get(origin) {
-            if *last == up && at.elapsed() < interval {
-                return;
-            }
-        }
-        if reported.len() > 100_000 {
-            reported.clear();
-        }
-        reported.insert(origin.clone(), (up, Instant::now()));
-    }
-    app.cache.record_page_fetch(origin, up).await;
 }
 
 /// `GET /v1/robots` query.

@@ -188,7 +188,6 @@ mod enabled {
             max_urls: settings.max_urls,
             max_wait: settings.max_wait,
             mode: settings.mode,
-            reported: Default::default(),
         });
         let guarded = Router::new()
             .route("/v1/check", post(api::check))
