@@ -195,7 +195,10 @@ pub struct Version {
     /// The HTTP status of the run's first fetch, the one that produced its result (the 200
     /// that brought a file the later 304s re-confirm). `None` when no response arrived, and in
     /// states stored before it was recorded (read [`Version::status`] then).
-    #[cfg_attr(feature = "serde", serde(default))]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub first_status: Option<u16>,
     /// Where the latest fetch was served from (after redirects).
     pub final_url: String,
