@@ -183,13 +183,21 @@ fn bing_crawl_delay(robots: &Robots, lines: &mut Lines<'_>, out: &mut Vec<Diagno
     if !robots.records().any(|r| r.key == OtherKey::CrawlDelay) {
         return;
     }
-    let bing = ProductToken::verbatim("bingbot");
-    let rules = robots.rules_for(&bing);
-    if rules.matched_token() != Some("bingbot") {
+    // The groups that name `bingbot` and `*`, read off the groups table: asking for an
+    // agent's rules here would build the agent index a crawler pays for only when it checks.
+    let naming = |wanted: &dyn Fn(&Agent<'_>) -> bool| -> Vec<usize> {
+        robots
+            .groups()
+            .filter(|g| g.agents().any(|(a, _)| wanted(&a)))
+            .map(|g| g.index())
+            .collect()
+    };
+    let bing_groups =
+        naming(&|a| matches!(a, Agent::Token(t) if t.eq_ignore_ascii_case("bingbot")));
+    if bing_groups.is_empty() {
         return;
     }
-    let bing_groups: Vec<usize> = rules.group_indexes().collect();
-    let star_groups: Vec<usize> = robots.rules_for_any(&[]).group_indexes().collect();
+    let star_groups = naming(&|a| matches!(a, Agent::Star));
     if star_groups.is_empty() {
         return;
     }

@@ -502,6 +502,14 @@ pub(crate) struct Index {
 }
 
 impl Index {
+    /// Drops the per-list lookups built so far: a lint that checked paths leaves the file as
+    /// parsing left it, so that a crawler pays for a lookup only when it checks.
+    pub(super) fn forget_lookups(&mut self) {
+        for entry in &mut self.entries {
+            entry.lookup = OnceLock::new();
+        }
+    }
+
     /// In `Mode::Google` a group whose `user-agent` has no product token ([`Agent::Nobody`])
     /// is the group of the empty agent, as google/robotstxt compares the caller's agent with
     /// the empty token it extracts; only [`ProductToken::verbatim`] makes an empty agent.

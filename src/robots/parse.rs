@@ -1088,6 +1088,10 @@ impl<'a> Builder<'a> {
         };
         if diagnose {
             crawler_lint::run(&parsed.robots, input, &mut parsed.diagnostics);
+            // What the lint's checks built (the rule order, lookups) is not kept: a crawler
+            // builds them on its own first check, if it needs them.
+            parsed.robots.order = std::sync::OnceLock::new();
+            parsed.robots.index.forget_lookups();
         }
         // Lines are visited in order; the only out-of-order entries are file-level ones and
         // the semantic lints'.

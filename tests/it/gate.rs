@@ -623,7 +623,11 @@ async fn slots_reserved_without_waiting_keep_the_schedule() {
         .reserve_slot(&bot(), "http://slots.test/b")
         .await
         .expect("allowed");
-    assert_eq!(second.wait, Duration::from_secs(2), "one spacing after the first");
+    assert_eq!(
+        second.wait,
+        Duration::from_secs(2),
+        "one spacing after the first"
+    );
     // Both slots have passed; then the site answers 429 with `Retry-After: 30`.
     clock.set(clock.now() + Duration::from_secs(4));
     let origin = Origin::from_url("http://slots.test/").expect("origin");
@@ -640,8 +644,14 @@ async fn slots_reserved_without_waiting_keep_the_schedule() {
         "the backoff holds the next slot: {:?}",
         after.wait
     );
-    assert_eq!(cache.record_fetch(&origin, 200, None).await, Recorded::Served);
-    match cache.reserve_slot(&bot(), "http://slots.test/private/x").await {
+    assert_eq!(
+        cache.record_fetch(&origin, 200, None).await,
+        Recorded::Served
+    );
+    match cache
+        .reserve_slot(&bot(), "http://slots.test/private/x")
+        .await
+    {
         Err(Refused::Disallowed { answer, .. }) => {
             assert_eq!(answer.rule.expect("a rule decided").line, 3);
         }
