@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI: build every fuzz target, then run each for FUZZ_CI_SECONDS (default 15): 150 s of
+# CI: build every fuzz target, then run each for FUZZ_CI_SECONDS (default 10): 100 s of
 # fuzzing for the ten targets, the budget the CI run has for it. On a fresh machine (rustup's
 # stable toolchain only) scripts/fuzz.sh first installs cargo-fuzz (about 35 s) and builds with
 # RUSTC_BOOTSTRAP=1. Longer hunts: scripts/fuzz.sh TARGET SECONDS.
@@ -11,5 +11,5 @@ start=$(date +%s)
 scripts/fuzz.sh build
 built=$(date +%s)
 echo "== fuzz install (if needed) and build: $((built - start)) s"
-FUZZ_QUIET=1 scripts/fuzz.sh all "${FUZZ_CI_SECONDS:-15}"
+FUZZ_QUIET=1 scripts/fuzz.sh all "${FUZZ_CI_SECONDS:-10}"
 echo "== fuzz: $(($(date +%s) - start)) s in all"
