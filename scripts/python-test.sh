@@ -84,9 +84,12 @@ installed=$(cd / && "$VENV/bin/python" -c 'import crawlgate; print(crawlgate.__f
 step "wheel $(basename "${wheels[0]}")"
 
 # 4. The `crawlgate` binary, for crawlgate.Client's tests against a real `crawlgate serve`
-# (CRAWLGATE_BIN, unless given).
+# (CRAWLGATE_BIN, unless given). Built as `scripts/test.sh` builds it for the command line's
+# tests (the workspace's tests, every feature), so that after those tests it is already there:
+# a plain `cargo build` unifies features differently (no dev-dependencies) and compiled the
+# library and the tool again, almost 3 minutes in CI.
 if [[ -z "${CRAWLGATE_BIN:-}" ]]; then
-    (cd "$ROOT" && cargo build -q -p crawlgate-cli --bin crawlgate)
+    (cd "$ROOT" && cargo test -q --workspace --all-features --no-run)
     export CRAWLGATE_BIN="$ROOT/target/debug/crawlgate"
 fi
 step "crawlgate binary"
