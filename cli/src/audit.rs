@@ -26,20 +26,6 @@ struct Tally {
     allowed: usize,
 }
 
-enum Input<'a> {
-    File(Source),
-    Url(&'a str),
-}
-
-fn is_url(arg: &str) -> bool {
-    arg.split_once("://").is_some_and(|(scheme, _)| {
-        !scheme.is_empty()
-            && scheme
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
-    })
-}
-
 /// `--path` and the lines of `--paths FILE` (blank and `#` lines skipped).
 fn paths(args: &AuditArgs) -> anyhow::Result<Vec<String>> {
     let mut paths = args.path.clone();
@@ -81,44 +67,15 @@ pub fn run(args: &AuditArgs, out: &mut Out) -> anyhow::Result<Status> {
     let catalogue = catalogue(args)?;
     let paths = paths(args)?;
     let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
-    let inputs: Vec<Input> = args
-        .files
-        .iter()
-        .map(|p| match p.to_str() {
-            Some(s) if is_url(s) => Input::Url(s),
-            _ => Input::File(Source::new(p)),
-        })
-        .collect();
-    if inputs
-        .iter()
-        .filter(|i| matches!(i, Input::File(s) if s.is_stdin()))
-        .count()
-        > 1
-    {
-        anyhow::bail!("standard input (`-`) can be audited only once");
-    }
+    let inputs = live::inputs(&args.files, "audited")?;
     let options = Options::mode(args.mode.into());
     let mut tally = Tally::default();
     let mut net = live::Net::new(&args.http, args.mode.into(), ("audit", "audited"));
     for input in &inputs {
-        let (name, bytes) = match input {
-            Input::File(source) => match source.read_robots() {
-                Ok(bytes) => (source.name().into_owned(), bytes),
-                Err(e) => {
-                    out.error(format_args!("{e:#}"));
-                    tally.unreadable += 1;
-                    continue;
-                }
-            },
-            Input::Url(url) => match net.fetch(url, out, args.json)? {
-                Some(fetched) => fetched,
-                None => {
-                    if net.failed() {
-                        tally.unreadable += 1;
-                    }
-                    continue;
-                }
-            },
+        let Some((name, bytes)) =
+            live::read(&mut net, input, out, args.json, &mut tally.unreadable)?
+        else {
+            continue;
         };
         tally.files += 1;
         let parsed = Robots::parse_with(&bytes, &options);

@@ -6,8 +6,7 @@ use std::borrow::Cow;
 use crawlgate::{Code, Diagnostic, Options, Robots, Severity};
 
 use crate::args::LintArgs;
-use crate::input::Source;
-use crate::live;
+use crate::live::{self, Input};
 use crate::output::{escape, plural, problems, Out, ProblemCap};
 use crate::schema::{Problem, Record, Summary};
 use crate::status::Status;
@@ -21,39 +20,8 @@ struct Tally {
     unreadable: usize,
 }
 
-/// One argument: a file (or `-`), or an http(s) URL whose origin's robots.txt is fetched.
-enum Input<'a> {
-    File(Source),
-    Url(&'a str),
-}
-
-/// Whether an argument is meant as a URL (`scheme://…`) rather than a path. A file whose path
-/// looks like one can be given as `./https:/…`.
-fn is_url(arg: &str) -> bool {
-    arg.split_once("://").is_some_and(|(scheme, _)| {
-        !scheme.is_empty()
-            && scheme
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
-    })
-}
-
 pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
-    let inputs: Vec<Input> = args
-        .files
-        .iter()
-        .map(|p| match p.to_str() {
-            Some(s) if is_url(s) => Input::Url(s),
-            _ => Input::File(Source::new(p)),
-        })
-        .collect();
-    let stdin = inputs
-        .iter()
-        .filter(|i| matches!(i, Input::File(s) if s.is_stdin()))
-        .count();
-    if stdin > 1 {
-        anyhow::bail!("standard input (`-`) can be linted only once");
-    }
+    let inputs = live::inputs(&args.files, "linted")?;
     let options = Options::mode(args.mode.into());
     let mut tally = Tally::default();
     let mut cap = ProblemCap::new(args.max_problems);
@@ -64,24 +32,10 @@ pub fn run(args: &LintArgs, out: &mut Out) -> anyhow::Result<Status> {
             Input::File(source) => source.size(),
             Input::Url(_) => None,
         };
-        let (name, bytes) = match input {
-            Input::File(source) => match source.read_robots() {
-                Ok(bytes) => (source.name().into_owned(), bytes),
-                Err(e) => {
-                    out.error(format_args!("{e:#}"));
-                    tally.unreadable += 1;
-                    continue;
-                }
-            },
-            Input::Url(url) => match net.fetch(url, out, args.json)? {
-                Some(fetched) => fetched,
-                None => {
-                    if net.failed() {
-                        tally.unreadable += 1;
-                    }
-                    continue;
-                }
-            },
+        let Some((name, bytes)) =
+            live::read(&mut net, input, out, args.json, &mut tally.unreadable)?
+        else {
+            continue;
         };
         tally.files += 1;
         let parsed = Robots::parse_with(&bytes, &options);

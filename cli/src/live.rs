@@ -2,7 +2,79 @@
 //! the engine's client, not recorded in the crawl state (a look at the file, not a crawl).
 //! Without the `fetch` feature every URL is an input that cannot be read.
 
+use std::path::PathBuf;
+
 pub use imp::Net;
+
+use crate::input::Source;
+use crate::output::Out;
+
+/// One argument: a file (or `-`), or an http(s) URL whose origin's robots.txt is fetched.
+pub enum Input<'a> {
+    File(Source),
+    Url(&'a str),
+}
+
+/// Whether an argument is meant as a URL (`scheme://…`) rather than a path. A file whose path
+/// looks like one can be given as `./https:/…`.
+fn is_url(arg: &str) -> bool {
+    arg.split_once("://").is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+    })
+}
+
+/// The command's arguments as inputs; standard input (`-`) at most once, as it can be read
+/// only once. `verb` is the command's past participle (`"linted"`), for the error.
+pub fn inputs<'a>(files: &'a [PathBuf], verb: &str) -> anyhow::Result<Vec<Input<'a>>> {
+    let inputs: Vec<Input> = files
+        .iter()
+        .map(|p| match p.to_str() {
+            Some(s) if is_url(s) => Input::Url(s),
+            _ => Input::File(Source::new(p)),
+        })
+        .collect();
+    let stdin = inputs
+        .iter()
+        .filter(|i| matches!(i, Input::File(s) if s.is_stdin()))
+        .count();
+    if stdin > 1 {
+        anyhow::bail!("standard input (`-`) can be {verb} only once");
+    }
+    Ok(inputs)
+}
+
+/// The name and bytes of one input (a file, or the robots.txt of a URL's origin). `None` when
+/// there is nothing to read: the reason is on standard error, and `unreadable` counts the
+/// input when it could not be read (a note that there is nothing to look at does not count).
+/// An error ends the run (standard output closed, no HTTP client).
+pub fn read(
+    net: &mut Net,
+    input: &Input,
+    out: &mut Out,
+    json: bool,
+    unreadable: &mut usize,
+) -> anyhow::Result<Option<(String, Vec<u8>)>> {
+    match input {
+        Input::File(source) => match source.read_robots() {
+            Ok(bytes) => Ok(Some((source.name().into_owned(), bytes))),
+            Err(e) => {
+                out.error(format_args!("{e:#}"));
+                *unreadable += 1;
+                Ok(None)
+            }
+        },
+        Input::Url(url) => {
+            let fetched = net.fetch(url, out, json)?;
+            if fetched.is_none() && net.failed() {
+                *unreadable += 1;
+            }
+            Ok(fetched)
+        }
+    }
+}
 
 #[cfg(not(feature = "fetch"))]
 mod imp {
