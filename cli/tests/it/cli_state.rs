@@ -1,9 +1,9 @@
 //! The CLI's lasting crawl state (`--state`, `--no-state`, `history`, `recrawl`), through the
 //! real binary, against real servers on 127.0.0.1 (and a real redis-server). Every test points
 //! HOME and XDG_STATE_HOME at its own temporary directory, so the user's state is never touched.
-#[cfg(feature = "redis")]
 use crate::support;
 use crate::support::assert_has;
+#[cfg(feature = "redis")]
 use crate::support::redis_server;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
