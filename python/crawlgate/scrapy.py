@@ -46,8 +46,10 @@ Its settings (all optional): ``CRAWLGATE_STATE`` (``None``: in memory; a file pa
 ``CRAWLGATE_DEFAULT_DELAY`` (1 s), ``CRAWLGATE_MAX_CRAWL_DELAY`` (60 s),
 ``CRAWLGATE_MAX_CONCURRENCY`` (requests in flight per origin in the process, 1),
 ``CRAWLGATE_BACKOFF_BASE`` (5 s), ``CRAWLGATE_BACKOFF_MAX`` (600 s),
-``CRAWLGATE_MAX_RETRY_AFTER`` (3600 s), ``CRAWLGATE_REDIS_PREFIX``. The product token obeyed is
-that of ``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``; robots.txt is fetched with ``USER_AGENT``.
+``CRAWLGATE_MAX_RETRY_AFTER`` (3600 s), ``CRAWLGATE_REDIS_PREFIX``, ``CRAWLGATE_GATE_ENABLED``
+(``True``). The product token obeyed is that of ``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``;
+robots.txt is fetched by the engine's own HTTP client with ``USER_AGENT`` and obeyed whatever
+``ROBOTSTXT_OBEY`` says.
 
 Page directives (what a page says may be done with it: ``X-Robots-Tag``/``Robots-Tag``, robots
 ``<meta>``, ``noai``, TDMRep, ``Content-Usage``) are honoured by a spider middleware::
