@@ -1,8 +1,9 @@
 """Type stubs for the native module ``crawlgate._crawlgate`` (Rust, PyO3)."""
 
 from datetime import datetime
-from collections.abc import Iterable, Mapping
-from typing import Literal, final
+from collections.abc import Awaitable, Iterable, Mapping
+from os import PathLike
+from typing import Any, Literal, final
 
 # "rfc" or "google", case-insensitively.
 Mode = str
@@ -15,6 +16,10 @@ Time = float | int | datetime
 Body = bytes | bytearray | str
 
 DEFAULT_MAX_BYTES: int
+# The gate's defaults, from the engine (GateOptions::default()): the spacing floor and cap, in
+# seconds.
+DEFAULT_DELAY: float
+MAX_DELAY: float
 __version__: str
 
 @final
@@ -153,6 +158,17 @@ class Robots:
     def rules_for(self, agent: Agent) -> AgentRules: ...
     def crawl_delay(self, agent: Agent) -> float | None: ...
     def request_rate(self, agent: Agent) -> RequestRate | None: ...
+    def spacing(
+        self,
+        agent: Agent,
+        *,
+        default_delay: float | None = None,
+        max_delay: float | None = None,
+        now: Time | None = None,
+    ) -> Spacing:
+        """The time between two requests to an origin with these rules, as the engine's gate
+        spaces them: the largest of crawl-delay, request-rate (inside its window) and
+        ``default_delay`` (the floor, ``DEFAULT_DELAY``), capped at ``max_delay``."""
     def to_robots_txt(self) -> str: ...
 
 @final
@@ -314,3 +330,135 @@ def page_directives(
 ) -> PageDirectives:
     """A page's directives for ``agent`` from its response headers and the first bytes of its
     HTML (``None`` when it is not HTML)."""
+
+@final
+class Spacing:
+    """The time between two requests to one origin, and what set it."""
+
+    @property
+    def delay(self) -> float:
+        """Seconds (whole milliseconds, rounded up)."""
+    @property
+    def source(self) -> str:
+        """``"default"`` (the floor), ``"crawl-delay"`` or ``"request-rate"``."""
+    @property
+    def capped(self) -> bool:
+        """The source asked for more than ``max_delay``; ``delay`` is the cap."""
+
+@final
+class Answer:
+    """The engine's answer for one URL. Truthy when allowed."""
+
+    @property
+    def allowed(self) -> bool: ...
+    @property
+    def origin(self) -> str:
+        """``scheme://host[:port]``."""
+    @property
+    def reason(self) -> str:
+        """As ``Judgement.reason``: ``"fetched"``, ``"no-robots-txt"``, ``"unreachable"``…"""
+    @property
+    def message(self) -> str: ...
+    @property
+    def rule(self) -> str | None:
+        """The deciding line as written, when a rule decided."""
+    @property
+    def line(self) -> int | None: ...
+    @property
+    def kind(self) -> Literal["allow", "disallow"] | None: ...
+    @property
+    def crawl_delay(self) -> float | None:
+        """The agent's crawl-delay as written (seconds, uncapped)."""
+    @property
+    def request_rate(self) -> RequestRate | None: ...
+    @property
+    def sitemaps(self) -> list[str]: ...
+    @property
+    def judged_url(self) -> str | None:
+        """The URL as an HTTP client requests it, when that differs from the one given."""
+    def __bool__(self) -> bool: ...
+
+@final
+class Recorded:
+    """What ``Permit.record`` did."""
+
+    @property
+    def kind(self) -> Literal["backed-off", "served", "failed", "other"]: ...
+    @property
+    def backoff(self) -> float | None:
+        """Seconds the origin is left alone from now, when backed off."""
+
+@final
+class Permit:
+    """Leave to fetch one URL now. Holds one of the origin's concurrency slots until recorded
+    or released."""
+
+    @property
+    def answer(self) -> Answer: ...
+    @property
+    def origin(self) -> str: ...
+    @property
+    def spacing(self) -> Spacing: ...
+    @property
+    def waited(self) -> float:
+        """Seconds ``acquire`` waited for the slot."""
+    @property
+    def active(self) -> bool:
+        """Not yet recorded or released."""
+    def record(self, status: int, retry_after: float | str | bytes | bytearray | None = None) -> Awaitable[Recorded]:
+        """Records the response's status and ``Retry-After`` (seconds, or the header's value);
+        429/503 back the origin off. ``RuntimeError`` when already recorded or released."""
+    def record_unreachable(self) -> Awaitable[Recorded]:
+        """Records that no response came (the site is reported down; no backoff)."""
+    def release(self) -> None:
+        """Frees the concurrency slot without recording (the request was not sent)."""
+
+class Disallowed(Exception):
+    """``RobotsCache.acquire`` gives no permit: robots.txt disallows the URL, or the failure
+    rules say not to fetch from its origin now."""
+
+    answer: Answer
+    url: str
+
+@final
+class RobotsCache:
+    """The crawl-policy engine with its gate, on asyncio (a tokio runtime owned by the
+    module)."""
+
+    def __new__(
+        cls,
+        state: str | PathLike[str] | None = None,
+        *,
+        agent: str | bytes | ProductToken,
+        user_agent: str | None = None,
+        mode: Mode = "rfc",
+        default_delay: float | None = None,
+        max_delay: float | None = None,
+        max_concurrency: int | None = None,
+        backoff_base: float | None = None,
+        backoff_max: float | None = None,
+        max_retry_after: float | None = None,
+        timeout: float | None = None,
+        public_only: bool = False,
+        redis_prefix: str | None = None,
+    ) -> RobotsCache:
+        """``state``: ``None`` (memory), a state file path, or ``"redis://HOST[:PORT][/DB]"``
+        (a fleet). ``OSError`` when the file cannot be opened, ``ConnectionError`` when Redis
+        cannot be reached, ``ValueError`` for bad options."""
+    def check(self, url: Url) -> Awaitable[Answer]:
+        """May the agent fetch ``url``? ``ValueError`` when it has no robots.txt origin."""
+    def acquire(self, url: Url) -> Awaitable[Permit]:
+        """May it, and when: a ``Permit`` once the origin's next slot has come; ``Disallowed``
+        when not allowed."""
+    def flush(self) -> Awaitable[None]:
+        """Writes what the store has not taken yet."""
+    def store_status(self) -> dict[str, Any]:
+        """``available``, ``errors``, ``last_error``, ``pending``."""
+    @property
+    def agent(self) -> str: ...
+    @property
+    def default_delay(self) -> float: ...
+    @property
+    def max_delay(self) -> float: ...
+    @property
+    def max_concurrency(self) -> int: ...

@@ -22,10 +22,34 @@ Settings read (all optional):
   (default 86400, 24 hours; a shorter ``Cache-Control: max-age`` wins, but never below
   ``CRAWLGATE_MIN_REFRESH``, default 60).
 - ``CRAWLGATE_RETRY_AFTER``: seconds between fetches while robots.txt is failing (default 3600).
-- ``CRAWLGATE_OBEY_CRAWL_DELAY``: map ``crawl-delay``/``request-rate`` to the download slot's
-  delay (default ``True``); ``CRAWLGATE_MAX_CRAWL_DELAY`` caps it (default 60 seconds).
+- ``CRAWLGATE_OBEY_CRAWL_DELAY``: set the download slot's delay to the engine's spacing
+  (default ``True``): the largest of ``crawl-delay``, ``request-rate`` and
+  ``CRAWLGATE_DEFAULT_DELAY`` (the floor, default 1 second, as the Rust engine's
+  ``GateOptions::default_delay``; 0 spaces only by what robots.txt asks), capped at
+  ``CRAWLGATE_MAX_CRAWL_DELAY`` (default 60 seconds), never below ``DOWNLOAD_DELAY``.
 - ``CRAWLGATE_CLOCK``: import path of a function returning seconds since the epoch (default
   ``time.time``), so that tests can move time.
+
+A third way, the engine's gate (``crawlgate.RobotsCache``): robots.txt fetched by the Rust
+engine, once per origin (once per fleet with Redis), and every request spaced per origin by
+crawl-delay, request-rate, the ``CRAWLGATE_DEFAULT_DELAY`` floor and backoff after 429/503
+(``Retry-After`` honoured), in one process or, with ``CRAWLGATE_STATE = "redis://…"``, across
+processes. It needs Scrapy's asyncio reactor (the default since Scrapy 2.13)::
+
+    DOWNLOADER_MIDDLEWARES = {
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+        "crawlgate.scrapy.GateMiddleware": 950,
+    }
+
+Its settings (all optional): ``CRAWLGATE_STATE`` (``None``: in memory; a file path; a
+``redis://`` URL; else the ``CRAWLGATE_STATE`` environment variable), ``CRAWLGATE_MODE``,
+``CRAWLGATE_DEFAULT_DELAY`` (1 s), ``CRAWLGATE_MAX_CRAWL_DELAY`` (60 s),
+``CRAWLGATE_MAX_CONCURRENCY`` (requests in flight per origin in the process, 1),
+``CRAWLGATE_BACKOFF_BASE`` (5 s), ``CRAWLGATE_BACKOFF_MAX`` (600 s),
+``CRAWLGATE_MAX_RETRY_AFTER`` (3600 s), ``CRAWLGATE_REDIS_PREFIX``, ``CRAWLGATE_GATE_ENABLED``
+(``True``). The product token obeyed is that of ``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``;
+robots.txt is fetched by the engine's own HTTP client with ``USER_AGENT`` and obeyed whatever
+``ROBOTSTXT_OBEY`` says.
 
 Page directives (what a page says may be done with it: ``X-Robots-Tag``/``Robots-Tag``, robots
 ``<meta>``, ``noai``, TDMRep, ``Content-Usage``) are honoured by a spider middleware::
@@ -49,17 +73,37 @@ Scrapy is imported only by the classes that need it: ``import crawlgate`` works 
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from ._crawlgate import Judgement, OriginState, PageDirectives, ProductToken, Robots, page_directives
+from ._crawlgate import (
+    DEFAULT_DELAY,
+    MAX_DELAY,
+    Disallowed,
+    Judgement,
+    OriginState,
+    PageDirectives,
+    Permit,
+    ProductToken,
+    Robots,
+    RobotsCache,
+    page_directives,
+)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Request, Response
 
-__all__ = ["RobotParser", "RobotsTxtMiddleware", "OriginCache", "PageDirectivesMiddleware", "agent_token"]
+__all__ = [
+    "GateMiddleware",
+    "OriginCache",
+    "PageDirectivesMiddleware",
+    "RobotParser",
+    "RobotsTxtMiddleware",
+    "agent_token",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -268,7 +312,8 @@ class RobotsTxtMiddleware:
             clock=clock or time.time,
         )
         self._obey_delay = settings.getbool("CRAWLGATE_OBEY_CRAWL_DELAY", True)
-        self._max_delay = settings.getfloat("CRAWLGATE_MAX_CRAWL_DELAY", 60.0)
+        self._default_delay = settings.getfloat("CRAWLGATE_DEFAULT_DELAY", DEFAULT_DELAY)
+        self._max_delay = settings.getfloat("CRAWLGATE_MAX_CRAWL_DELAY", MAX_DELAY)
         self._base_delay = settings.getfloat("DOWNLOAD_DELAY", 0.0)
 
     @classmethod
@@ -391,15 +436,13 @@ class RobotsTxtMiddleware:
         if not self._obey_delay:
             return
         judgement = self.cache.judgement(netloc)
-        robots = judgement.robots
-        if robots is None:
-            return
+        # The engine's spacing rule (as RobotsCache.acquire spaces): the largest of crawl-delay,
+        # request-rate and the default_delay floor, capped. Without rules (no robots.txt), the
+        # floor alone.
+        robots = judgement.robots or Robots.allow_all(self.cache.mode)
         token = agent_token(self._useragent(request))
-        delays = [robots.crawl_delay(token) or 0.0]
-        rate = robots.request_rate(token)
-        if rate is not None:
-            delays.append(rate.delay)
-        delay = min(max(delays), self._max_delay)
+        spacing = robots.spacing(token, default_delay=self._default_delay, max_delay=self._max_delay)
+        delay = spacing.delay
         if delay <= 0:
             return
         engine = self.crawler.engine
@@ -423,7 +466,123 @@ class RobotsTxtMiddleware:
                 conf["delay"] = wanted
                 conf["jitter"] = 0.0
         self._stats.set_value(f"crawlgate/crawl_delay/{key}", wanted)
-        logger.debug("crawl-delay %.2fs for slot %s", wanted, key)
+        logger.debug("spacing %.3fs (%s) for slot %s", wanted, spacing.source, key)
+
+
+_PERMIT = "crawlgate_permit"
+
+
+class GateMiddleware:
+    """A downloader middleware that asks crawlgate's engine before every request: may it be
+    fetched (robots.txt and the failure rules, fetched and cached by the engine), and when (the
+    origin's next slot). The request waits for its permit in ``process_request``, before it
+    reaches Scrapy's download slot; ``process_response`` records the status (a 429 or 503
+    backs the origin off, for its ``Retry-After`` when it has one), ``process_exception`` a
+    request that got no response.
+
+    Put it after ``RetryMiddleware`` (550) and ``RedirectMiddleware`` (600), e.g. at 950, so
+    that it sees every response as the site sent it (a retried 429 waits for the backoff).
+    The wait is on asyncio: Scrapy must run its asyncio reactor (the default since 2.13).
+    Scrapy's ``DOWNLOAD_DELAY`` and AutoThrottle still apply after the permit: the larger
+    delay wins.
+    """
+
+    def __init__(self, crawler: Crawler) -> None:
+        from scrapy import signals
+        from scrapy.exceptions import NotConfigured
+
+        settings = crawler.settings
+        if not settings.getbool("CRAWLGATE_GATE_ENABLED", True):
+            raise NotConfigured
+        try:
+            from scrapy.utils.reactor import is_asyncio_reactor_installed
+
+            asyncio_reactor = is_asyncio_reactor_installed()
+        except Exception:  # pragma: no cover - no reactor installed yet, or an older Scrapy
+            asyncio_reactor = True
+        if not asyncio_reactor:
+            raise RuntimeError(
+                "crawlgate.scrapy.GateMiddleware awaits asyncio futures: set TWISTED_REACTOR = "
+                "'twisted.internet.asyncioreactor.AsyncioSelectorReactor'"
+            )
+        self.crawler = crawler
+        self._stats = crawler.stats
+        user_agent = str(settings.get("USER_AGENT") or "Scrapy")
+        agent = settings.get("ROBOTSTXT_USER_AGENT") or user_agent
+        state = settings.get("CRAWLGATE_STATE") or os.environ.get("CRAWLGATE_STATE") or None
+        prefix = settings.get("CRAWLGATE_REDIS_PREFIX")
+        self.cache = RobotsCache(
+            state,
+            agent=agent_token(agent),
+            user_agent=user_agent,
+            mode=str(settings.get("CRAWLGATE_MODE", "rfc") or "rfc"),
+            default_delay=settings.getfloat("CRAWLGATE_DEFAULT_DELAY", DEFAULT_DELAY),
+            max_delay=settings.getfloat("CRAWLGATE_MAX_CRAWL_DELAY", MAX_DELAY),
+            max_concurrency=settings.getint("CRAWLGATE_MAX_CONCURRENCY", 1),
+            backoff_base=settings.getfloat("CRAWLGATE_BACKOFF_BASE", 5.0),
+            backoff_max=settings.getfloat("CRAWLGATE_BACKOFF_MAX", 600.0),
+            max_retry_after=settings.getfloat("CRAWLGATE_MAX_RETRY_AFTER", 3600.0),
+            redis_prefix=str(prefix) if prefix else None,
+        )
+        crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> GateMiddleware:
+        return cls(crawler)
+
+    async def process_request(self, request: Request, spider: Any = None) -> None:
+        from scrapy.exceptions import IgnoreRequest
+
+        if request.meta.get("dont_obey_robotstxt") or not request.url.startswith(("http://", "https://")):
+            return None
+        try:
+            permit = await self.cache.acquire(request.url)
+        except Disallowed as e:
+            self._stats.inc_value("robotstxt/forbidden")
+            self._stats.inc_value("crawlgate/gate/disallowed")
+            logger.debug(
+                "Forbidden by robots.txt (%(why)s): %(request)s",
+                {"why": e, "request": request},
+                extra={"spider": self.crawler.spider},
+            )
+            raise IgnoreRequest(str(e)) from None
+        except ValueError:  # no robots.txt origin: nothing to obey
+            return None
+        request.meta[_PERMIT] = permit
+        self._stats.inc_value("crawlgate/gate/permits")
+        if permit.waited > 0:
+            self._stats.inc_value("crawlgate/gate/waited_ms", round(permit.waited * 1000))
+        return None
+
+    async def process_response(self, request: Request, response: Response, spider: Any = None) -> Response:
+        permit = request.meta.pop(_PERMIT, None)
+        if isinstance(permit, Permit) and permit.active:
+            recorded = await permit.record(response.status, retry_after=response.headers.get(b"Retry-After"))
+            if recorded.kind == "backed-off":
+                self._stats.inc_value("crawlgate/gate/backoffs")
+                logger.info(
+                    "%(origin)s answered %(status)d: no request to it for %(backoff).1fs",
+                    {"origin": permit.origin, "status": response.status, "backoff": recorded.backoff or 0.0},
+                    extra={"spider": self.crawler.spider},
+                )
+        return response
+
+    async def process_exception(self, request: Request, exception: BaseException, spider: Any = None) -> None:
+        from scrapy.exceptions import IgnoreRequest
+
+        permit = request.meta.pop(_PERMIT, None)
+        if isinstance(permit, Permit) and permit.active:
+            if isinstance(exception, IgnoreRequest):
+                permit.release()  # dropped here, never sent
+            else:
+                await permit.record_unreachable()
+        return None
+
+    async def _spider_closed(self, spider: Any = None, reason: str = "") -> None:
+        try:
+            await self.cache.flush()
+        except OSError as e:
+            logger.warning("crawlgate: the crawl state was not all written: %s", e)
 
 
 def ai_reserved(d: PageDirectives) -> bool:

@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+mod gate;
 mod input;
 mod page;
 mod policy;
@@ -38,9 +39,19 @@ fn _crawlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::PyJudgement>()?;
     m.add_class::<page::PyPageDirectives>()?;
     m.add_class::<page::PyPageSource>()?;
+    m.add_class::<gate::PyRobotsCache>()?;
+    m.add_class::<gate::PyAnswer>()?;
+    m.add_class::<gate::PyPermit>()?;
+    m.add_class::<gate::PyRecorded>()?;
+    m.add_class::<gate::PySpacing>()?;
+    m.add("Disallowed", m.py().get_type::<gate::Disallowed>())?;
     m.add_function(wrap_pyfunction!(robots_txt_url, m)?)?;
     m.add_function(wrap_pyfunction!(page::page_directives, m)?)?;
     m.add("DEFAULT_MAX_BYTES", crawlgate::DEFAULT_MAX_BYTES)?;
+    // The gate's defaults, from the engine (`GateOptions::default()`).
+    let gate = crawlgate::policy::GateOptions::default();
+    m.add("DEFAULT_DELAY", gate.default_delay.as_secs_f64())?;
+    m.add("MAX_DELAY", gate.max_delay.as_secs_f64())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

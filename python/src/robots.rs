@@ -2,10 +2,13 @@
 
 use std::sync::Arc;
 
-use crawlgate::{Decision, Diagnostic, OtherKey, ProductToken, Reason, Robots, RuleRef};
+use crawlgate::{
+    Decision, Diagnostic, OtherKey, ProductToken, Reason, RequestRate, Robots, RuleRef,
+};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use crate::gate::{self, GateArgs, PySpacing};
 use crate::input;
 
 /// A crawler's product token (`[A-Za-z0-9_-]+`, compared case-insensitively).
@@ -241,6 +244,16 @@ pub struct PyRequestRate {
     seconds: f64,
 }
 
+impl PyRequestRate {
+    /// The engine's reading of a `request-rate` record.
+    pub(crate) fn from_rate(r: &RequestRate) -> Self {
+        PyRequestRate {
+            requests: r.requests,
+            seconds: r.per.as_secs_f64(),
+        }
+    }
+}
+
 #[pymethods]
 impl PyRequestRate {
     /// Seconds between requests (`seconds / requests`).
@@ -468,6 +481,41 @@ impl PyRobots {
             .filter(|r| r.key == OtherKey::RequestRate)
             .filter(|r| r.group.is_some_and(|g| groups.contains(&g)))
             .find_map(|r| parse_rate(r.value)))
+    }
+
+    /// The time between two requests to an origin with these rules, as the engine's gate
+    /// spaces them (`RobotsCache.acquire`): the largest of the agent's `crawl-delay`, its
+    /// `request-rate` interval (inside its UTC window, if it has one) and `default_delay` (the
+    /// floor, default 1 s), capped at `max_delay` (default 60 s). `now` (epoch seconds or a
+    /// datetime; default: the current time) decides a rate's window.
+    #[pyo3(signature = (agent, *, default_delay = None, max_delay = None, now = None))]
+    fn spacing(
+        &self,
+        agent: &Bound<'_, PyAny>,
+        default_delay: Option<f64>,
+        max_delay: Option<f64>,
+        now: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<PySpacing> {
+        let token = input::agent(agent, self.robots.mode())?;
+        let options = GateArgs {
+            default_delay,
+            max_delay,
+            max_concurrency: None,
+            backoff_base: None,
+            backoff_max: None,
+            max_retry_after: None,
+        }
+        .options()?;
+        let now = match now {
+            Some(t) if !t.is_none() => input::time(t)?,
+            _ => std::time::SystemTime::now(),
+        };
+        Ok(gate::spacing(
+            self.robots.crawl_delay(&token),
+            self.robots.request_rate(&token).as_ref(),
+            now,
+            &options,
+        ))
     }
 
     /// The rules written back as a clean robots.txt.

@@ -5,12 +5,15 @@ Usage: python crawl_spider.py CONFIG.json — CONFIG has ``groups`` (lists of UR
 ``"all"`` (every URL is a start URL), ``"home-first"`` (each group's first URL starts, the rest
 are requested from its callback, as links found on a home page) or ``"chain"`` (each URL is
 requested from the callback of the one before it) or ``"links"`` (the first URL starts; each
-page yields an item and follows its links)."""
+page yields an item and follows its links). With ``barrier`` (``{"dir", "parties"}``), the crawl
+starts once that many crawl processes are ready, so that they run at the same time."""
 
 from __future__ import annotations
 
 import json
 import sys
+import time
+from pathlib import Path
 
 import scrapy
 from scrapy import signals
@@ -49,6 +52,14 @@ class ListSpider(scrapy.Spider):
             yield scrapy.Request(url, cb_kwargs={"group": group}, dont_filter=True)
 
 
+def wait_for_others(directory: Path, parties: int) -> None:
+    """Says this process is ready, then waits (30 s at most) until `parties` are."""
+    (directory / f"ready-{id(directory)}-{time.monotonic_ns()}").touch()
+    deadline = time.monotonic() + 30
+    while len(list(directory.glob("ready-*"))) < parties and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
 def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as f:
         config = json.load(f)
@@ -73,6 +84,9 @@ def main() -> None:
 
     crawler.signals.connect(closed, signal=signals.spider_closed)
     process.crawl(crawler, groups=config["groups"], order=config.get("order", "all"))
+    barrier = config.get("barrier")
+    if barrier:
+        wait_for_others(Path(barrier["dir"]), int(barrier["parties"]))
     process.start()
     with open(config["stats_out"], "w", encoding="utf-8") as f:
         json.dump(stats, f)

@@ -1,5 +1,6 @@
 """Local HTTP test sites: one ``http.server`` per site, in a thread, on a loopback address and a
-random port. Each logs the path and arrival time (monotonic) of every request it receives."""
+random port. Each logs the path and arrival time (monotonic) of every request it receives. A
+route is one response, or a list of responses given in turn (the last one repeated)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ Route = tuple[int, bytes, dict[str, str]]
 
 
 class Site:
-    def __init__(self, host: str, routes: dict[str, Route], default: Route | None = None) -> None:
+    def __init__(self, host: str, routes: dict[str, Route | list[Route]], default: Route | None = None) -> None:
         self.routes = routes
         self.default = default or (200, b"<html><body>a page</body></html>", {"Content-Type": "text/html"})
         self.log: list[tuple[str, float]] = []
@@ -24,7 +25,10 @@ class Site:
             def do_GET(self) -> None:  # noqa: N802
                 with site.lock:
                     site.log.append((self.path, time.monotonic()))
-                status, body, headers = site.routes.get(self.path, site.default)
+                    route = site.routes.get(self.path, site.default)
+                    if isinstance(route, list):
+                        route = route.pop(0) if len(route) > 1 else route[0]
+                status, body, headers = route
                 self.send_response(status)
                 for k, v in headers.items():
                     self.send_header(k, v)
@@ -51,6 +55,11 @@ class Site:
     def page_times(self) -> list[float]:
         with self.lock:
             return [t for p, t in self.log if p != "/robots.txt"]
+
+    def page_log(self) -> list[tuple[str, float]]:
+        """``(path, arrival)`` of every request but robots.txt's, in arrival order."""
+        with self.lock:
+            return sorted(((p, t) for p, t in self.log if p != "/robots.txt"), key=lambda e: e[1])
 
     def close(self) -> None:
         self.server.shutdown()

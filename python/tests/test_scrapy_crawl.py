@@ -87,14 +87,17 @@ def test_middleware_crawl(tmp_path, sites):
         tmp_path,
         [urls(rules), urls(down), urls(missing), urls(slow, slow_pages),
          [unreachable + "/", unreachable + "/x"]],
-        {"DOWNLOADER_MIDDLEWARES": MIDDLEWARES},
+        # The engine's spacing floor (1 s by default), lowered to keep the test short.
+        {"DOWNLOADER_MIDDLEWARES": MIDDLEWARES, "CRAWLGATE_DEFAULT_DELAY": 0.3},
     )
     # Disallowed pages are not requested; the others are.
     assert set(rules.paths()) == {"/robots.txt", "/", "/page1", "/page2"}
     # 503: robots.txt only (the ladder stops the site for 12 hours).
     assert set(down.paths()) == {"/robots.txt"}
-    # 404: everything, /private included.
+    # 404: everything, /private included, spaced by the floor (no crawl-delay there).
     assert set(missing.paths()) == {"/robots.txt", *PAGES}
+    times = sorted(missing.page_times())
+    assert min(b - a for a, b in zip(times, times[1:])) >= 0.25
     # crawl-delay: 1 s between requests, measured at the server.
     times = sorted(slow.page_times())
     assert len(times) == len(slow_pages)
@@ -115,7 +118,8 @@ def test_middleware_refreshes_robots_txt_in_long_crawls(tmp_path, sites):
     run_crawl(
         tmp_path,
         [urls(site, pages)],
-        {"DOWNLOADER_MIDDLEWARES": MIDDLEWARES, "CRAWLGATE_MIN_REFRESH": 0},
+        # The floor below the crawl-delay: the site's 0.5 s spaces (1 s by default).
+        {"DOWNLOADER_MIDDLEWARES": MIDDLEWARES, "CRAWLGATE_MIN_REFRESH": 0, "CRAWLGATE_DEFAULT_DELAY": 0.1},
         order="chain",
     )
     paths = site.paths()

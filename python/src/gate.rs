@@ -1,0 +1,702 @@
+//! The engine and its gate on asyncio: `RobotsCache` (`check`, `acquire`), `Answer`, `Permit`
+//! (`record`), `Recorded`, `Spacing`, and the `Disallowed` exception.
+//!
+//! The engine's futures run on a tokio runtime owned by this module (built on first use, so
+//! that importing the module starts no threads); pyo3-async-runtimes turns each into an
+//! asyncio awaitable of the running loop. Cancelling the awaitable drops the Rust future.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use crawlgate::engine::{
+    Answer, CacheOptions, Permit, Recorded, Refused, RobotsCache, SystemClock,
+};
+use crawlgate::http::AddressPolicy;
+use crawlgate::policy::{GateOptions, Spacing};
+use crawlgate::store::{EmbeddedStore, MemoryStore, RedisOptions, RedisStore, Store};
+use crawlgate::{Mode, ProductToken, RequestRate};
+use pyo3::exceptions::{
+    PyConnectionError, PyException, PyOSError, PyRuntimeError, PyTypeError, PyValueError,
+};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
+use tokio::runtime::Runtime;
+
+use crate::input;
+use crate::robots::PyRequestRate;
+
+pyo3::create_exception!(
+    crawlgate._crawlgate,
+    Disallowed,
+    PyException,
+    "robots.txt does not allow the URL, or the failure rules say not to fetch from its origin now: `RobotsCache.acquire` gives no permit. `answer` says why, `url` is the URL asked for."
+);
+
+/// The module's tokio runtime, built on first use and kept for the life of the process.
+static RUNTIME: Mutex<Option<&'static Runtime>> = Mutex::new(None);
+
+/// The runtime the engine's futures run on (pyo3-async-runtimes spawns them there too).
+pub(crate) fn runtime() -> PyResult<&'static Runtime> {
+    let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(rt) = *slot {
+        return Ok(rt);
+    }
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("crawlgate")
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tokio runtime: {e}")))?;
+    let rt: &'static Runtime = Box::leak(Box::new(rt));
+    // Only this module initialises pyo3-async-runtimes (its state is this library's own), and
+    // only here, under the lock: it cannot have a runtime yet. Were it to, its own would be
+    // used for everything, so that the engine and its futures share one.
+    let rt = match pyo3_async_runtimes::tokio::init_with_runtime(rt) {
+        Ok(()) => rt,
+        Err(()) => pyo3_async_runtimes::tokio::get_runtime(),
+    };
+    *slot = Some(rt);
+    Ok(rt)
+}
+
+/// Seconds as a float.
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// An optional duration option in seconds.
+fn option_secs(value: Option<f64>, what: &str) -> PyResult<Option<Duration>> {
+    value.map(|v| input::duration(v, what)).transpose()
+}
+
+/// What set a spacing, kebab-case: `"default"`, `"crawl-delay"`, `"request-rate"`. Read from
+/// the variant's name, so that a source the engine adds gets a name here too.
+fn source_name(source: impl std::fmt::Debug) -> String {
+    let debug = format!("{source:?}");
+    let name: String = debug
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, c) in name.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('-');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The time between two requests to one origin, and what set it.
+#[pyclass(name = "Spacing", module = "crawlgate._crawlgate", frozen, get_all)]
+#[derive(Clone)]
+pub struct PySpacing {
+    /// Seconds between two requests' slots (whole milliseconds, rounded up).
+    delay: f64,
+    /// What asked for it: `"default"` (the floor, `default_delay`), `"crawl-delay"` or
+    /// `"request-rate"`.
+    source: String,
+    /// The source asked for more than `max_delay`; `delay` is the cap.
+    capped: bool,
+}
+
+impl From<Spacing> for PySpacing {
+    fn from(s: Spacing) -> Self {
+        PySpacing {
+            delay: secs(s.delay),
+            source: source_name(s.source),
+            capped: s.capped,
+        }
+    }
+}
+
+#[pymethods]
+impl PySpacing {
+    fn __repr__(&self) -> String {
+        format!(
+            "Spacing(delay={}, source={:?}, capped={})",
+            self.delay,
+            self.source,
+            if self.capped { "True" } else { "False" }
+        )
+    }
+}
+
+/// Gate options from the keyword arguments (`None`: the engine's default).
+pub(crate) struct GateArgs {
+    pub default_delay: Option<f64>,
+    pub max_delay: Option<f64>,
+    pub max_concurrency: Option<usize>,
+    pub backoff_base: Option<f64>,
+    pub backoff_max: Option<f64>,
+    pub max_retry_after: Option<f64>,
+}
+
+impl GateArgs {
+    pub(crate) fn options(&self) -> PyResult<GateOptions> {
+        let mut o = GateOptions::default();
+        if let Some(d) = option_secs(self.default_delay, "default_delay")? {
+            o.default_delay = d;
+        }
+        if let Some(d) = option_secs(self.max_delay, "max_delay")? {
+            o.max_delay = d;
+        }
+        if let Some(n) = self.max_concurrency {
+            if n == 0 {
+                return Err(PyValueError::new_err("max_concurrency must be at least 1"));
+            }
+            o.max_concurrency = n;
+        }
+        if let Some(d) = option_secs(self.backoff_base, "backoff_base")? {
+            o.backoff_base = d;
+        }
+        if let Some(d) = option_secs(self.backoff_max, "backoff_max")? {
+            o.backoff_max = d;
+        }
+        if let Some(d) = option_secs(self.max_retry_after, "max_retry_after")? {
+            o.max_retry_after = d;
+        }
+        Ok(o)
+    }
+}
+
+/// The spacing the engine gives an origin whose rules for the agent say `crawl_delay`
+/// (seconds) and `request_rate`, at `now`: [`crawlgate::policy::spacing`].
+pub(crate) fn spacing(
+    crawl_delay: Option<f64>,
+    request_rate: Option<&RequestRate>,
+    now: SystemTime,
+    options: &GateOptions,
+) -> PySpacing {
+    // As the engine reads it: a finite, non-negative number; only an overflow fails: saturate.
+    let crawl_delay = crawl_delay.map(|d| Duration::try_from_secs_f64(d).unwrap_or(Duration::MAX));
+    crawlgate::policy::spacing(crawl_delay, request_rate, now, options).into()
+}
+
+/// The engine's answer for one URL. Truthy when allowed.
+#[pyclass(name = "Answer", module = "crawlgate._crawlgate", frozen, get_all)]
+#[derive(Clone)]
+pub struct PyAnswer {
+    /// May the agent fetch the URL?
+    allowed: bool,
+    /// The URL's robots.txt origin (`scheme://host[:port]`).
+    origin: String,
+    /// Why the origin's verdict is what it is: `"fetched"`, `"no-robots-txt"`,
+    /// `"unreachable"`, … (as `Judgement.reason`).
+    reason: &'static str,
+    /// The reason in words.
+    message: String,
+    /// The deciding rule's line as written, when a rule decided.
+    rule: Option<String>,
+    /// Its 1-based line.
+    line: Option<u32>,
+    /// `"allow"` or `"disallow"`, when a rule decided.
+    kind: Option<&'static str>,
+    /// The agent's `Crawl-delay` as written (seconds, uncapped).
+    crawl_delay: Option<f64>,
+    /// The agent's `Request-rate`.
+    request_rate: Option<PyRequestRate>,
+    /// The `Sitemap` URLs of the rules in force.
+    sitemaps: Vec<String>,
+    /// The URL as an HTTP client requests it, when that is not the URL as given.
+    judged_url: Option<String>,
+}
+
+impl From<&Answer> for PyAnswer {
+    fn from(a: &Answer) -> Self {
+        PyAnswer {
+            allowed: a.allowed,
+            origin: a.origin.to_string(),
+            reason: a.reason.as_str(),
+            message: a.reason.to_string(),
+            rule: a.rule.as_ref().map(|r| r.text.clone()),
+            line: a.rule.as_ref().map(|r| r.line),
+            kind: a.rule.as_ref().map(|r| r.kind.as_str()),
+            crawl_delay: a.crawl_delay.map(secs),
+            request_rate: a.request_rate.as_ref().map(PyRequestRate::from_rate),
+            sitemaps: a.sitemaps.iter().map(str::to_owned).collect(),
+            judged_url: a.judged_url.clone(),
+        }
+    }
+}
+
+#[pymethods]
+impl PyAnswer {
+    fn __bool__(&self) -> bool {
+        self.allowed
+    }
+
+    fn __repr__(&self) -> String {
+        match (&self.rule, self.line) {
+            (Some(rule), Some(line)) => format!(
+                "Answer(allowed={}, origin={:?}, line={line}, rule={rule:?})",
+                if self.allowed { "True" } else { "False" },
+                self.origin
+            ),
+            _ => format!(
+                "Answer(allowed={}, origin={:?}, reason={:?})",
+                if self.allowed { "True" } else { "False" },
+                self.origin,
+                self.reason
+            ),
+        }
+    }
+}
+
+/// What `Permit.record` did.
+#[pyclass(name = "Recorded", module = "crawlgate._crawlgate", frozen, get_all)]
+pub struct PyRecorded {
+    /// `"backed-off"` (a 429 or 503: no slot of the origin for `backoff` seconds), `"served"`
+    /// (another answer: a run of 429/503 ends) or `"failed"` (a 5xx other than 503, or no
+    /// response: the site is reported down).
+    kind: &'static str,
+    /// Seconds the origin is left alone from now, when backed off.
+    backoff: Option<f64>,
+}
+
+impl From<Recorded> for PyRecorded {
+    fn from(r: Recorded) -> Self {
+        let (kind, backoff) = match r {
+            Recorded::BackedOff(d) => ("backed-off", Some(secs(d))),
+            Recorded::Served => ("served", None),
+            Recorded::Failed => ("failed", None),
+            _ => ("other", None),
+        };
+        PyRecorded { kind, backoff }
+    }
+}
+
+#[pymethods]
+impl PyRecorded {
+    fn __repr__(&self) -> String {
+        match self.backoff {
+            Some(b) => format!("Recorded(kind={:?}, backoff={b})", self.kind),
+            None => format!("Recorded(kind={:?})", self.kind),
+        }
+    }
+}
+
+/// Leave to fetch one URL now, from `RobotsCache.acquire`. Holds one of the origin's
+/// concurrency slots until recorded or released.
+#[pyclass(name = "Permit", module = "crawlgate._crawlgate", frozen)]
+pub struct PyPermit {
+    permit: Mutex<Option<Permit>>,
+    /// The check's answer.
+    #[pyo3(get)]
+    answer: PyAnswer,
+    /// The spacing the slot was reserved with.
+    #[pyo3(get)]
+    spacing: PySpacing,
+    /// Seconds `acquire` waited for the slot (after any wait for a concurrency slot).
+    #[pyo3(get)]
+    waited: f64,
+}
+
+impl PyPermit {
+    fn take(&self) -> PyResult<Permit> {
+        self.permit
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("this permit was already recorded or released"))
+    }
+}
+
+/// A `Retry-After`: seconds (int or float), or the header's value (str or bytes: seconds or an
+/// HTTP date, read by the engine; a value it cannot read is no `Retry-After`).
+enum RetryAfter {
+    None,
+    Secs(Duration),
+    Header(http::HeaderMap),
+}
+
+fn retry_after(ob: Option<&Bound<'_, PyAny>>) -> PyResult<RetryAfter> {
+    let Some(ob) = ob.filter(|o| !o.is_none()) else {
+        return Ok(RetryAfter::None);
+    };
+    let bytes: Option<Vec<u8>> = if let Ok(b) = ob.cast::<PyBytes>() {
+        Some(b.as_bytes().to_vec())
+    } else if let Ok(b) = ob.cast::<PyByteArray>() {
+        Some(b.to_vec())
+    } else if let Ok(s) = ob.cast::<PyString>() {
+        Some(s.to_str()?.as_bytes().to_vec())
+    } else {
+        None
+    };
+    if let Some(bytes) = bytes {
+        let mut headers = http::HeaderMap::new();
+        // A value that is not a header value at all (a control byte) says nothing.
+        if let Ok(value) = http::HeaderValue::from_bytes(&bytes) {
+            headers.insert(http::header::RETRY_AFTER, value);
+        }
+        return Ok(RetryAfter::Header(headers));
+    }
+    if ob.is_instance_of::<pyo3::types::PyBool>() {
+        return Err(PyTypeError::new_err(
+            "retry_after must be seconds (int or float), the header's value (str or bytes) or None, not bool",
+        ));
+    }
+    let secs: f64 = ob.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "retry_after must be seconds (int or float), the header's value (str or bytes) or None, not {}",
+            input::type_name(ob)
+        ))
+    })?;
+    Ok(RetryAfter::Secs(input::duration(secs, "retry_after")?))
+}
+
+fn status(code: i64) -> PyResult<u16> {
+    u16::try_from(code)
+        .ok()
+        .filter(|c| (100..=999).contains(c))
+        .ok_or_else(|| PyValueError::new_err(format!("status {code} is not an HTTP status")))
+}
+
+#[pymethods]
+impl PyPermit {
+    /// The URL's origin.
+    #[getter]
+    fn origin(&self) -> String {
+        self.answer.origin.clone()
+    }
+
+    /// Whether the permit is still held (not yet recorded or released).
+    #[getter]
+    fn active(&self) -> bool {
+        self.permit
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
+    /// Records the fetch's HTTP `status` and `Retry-After` (an awaitable of `Recorded`), and
+    /// frees the concurrency slot. 429 and 503 back the origin off: its `Retry-After` (seconds,
+    /// or the header's value as str or bytes) up to `max_retry_after`, else `backoff_base`
+    /// doubling per such answer in a row up to `backoff_max`; other answers end a run of them.
+    /// A permit is recorded once (`RuntimeError` after).
+    #[pyo3(signature = (status, retry_after = None))]
+    fn record<'py>(
+        &self,
+        py: Python<'py>,
+        status: i64,
+        retry_after: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let status = self::status(status)?;
+        let retry_after = self::retry_after(retry_after)?;
+        let permit = self.take()?;
+        runtime()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            let recorded = match retry_after {
+                RetryAfter::None => permit.record(status, None).await,
+                RetryAfter::Secs(d) => permit.record(status, Some(d)).await,
+                RetryAfter::Header(h) => permit.record_response(status, &h).await,
+            };
+            Ok(PyRecorded::from(recorded))
+        })
+    }
+
+    /// Records that the page could not be fetched at all (no response): the site is reported
+    /// down, no backoff (an awaitable of `Recorded`). Frees the concurrency slot.
+    fn record_unreachable<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let permit = self.take()?;
+        runtime()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            Ok(PyRecorded::from(permit.record_unreachable().await))
+        })
+    }
+
+    /// Frees the concurrency slot without recording anything (the request was not sent): the
+    /// origin's spacing still applies. Does nothing when already recorded or released.
+    fn release(&self) {
+        drop(self.permit.lock().unwrap_or_else(|e| e.into_inner()).take());
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Permit(origin={:?}, spacing={}, waited={})",
+            self.answer.origin, self.spacing.delay, self.waited
+        )
+    }
+}
+
+/// The crawl-policy engine with its gate, on asyncio.
+#[pyclass(name = "RobotsCache", module = "crawlgate._crawlgate", frozen)]
+pub struct PyRobotsCache {
+    cache: RobotsCache,
+    token: ProductToken,
+    /// Where the state is kept, for `repr` (a Redis URL without its password).
+    location: String,
+    options: GateOptions,
+}
+
+/// `state` as a store: `None` in memory, a `redis://` URL, else a file path.
+enum Location {
+    Memory,
+    Redis(String),
+    File(PathBuf),
+}
+
+fn location(state: Option<&Bound<'_, PyAny>>) -> PyResult<Location> {
+    let Some(state) = state.filter(|s| !s.is_none()) else {
+        return Ok(Location::Memory);
+    };
+    if let Ok(s) = state.cast::<PyString>() {
+        let s = s.to_str()?;
+        if s.is_empty() {
+            return Err(PyValueError::new_err(
+                "state is empty: give a file path, a redis:// URL, or None",
+            ));
+        }
+        let redis = ["redis://", "rediss://"].iter().any(|scheme| {
+            s.get(..scheme.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(scheme))
+        });
+        return Ok(if redis {
+            Location::Redis(s.to_owned())
+        } else {
+            Location::File(PathBuf::from(s))
+        });
+    }
+    let path: PathBuf = state.extract().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "state must be None, a path (str or os.PathLike) or a redis:// URL, not {}",
+            input::type_name(state)
+        ))
+    })?;
+    if path.as_os_str().is_empty() {
+        return Err(PyValueError::new_err(
+            "state is empty: give a file path, a redis:// URL, or None",
+        ));
+    }
+    Ok(Location::File(path))
+}
+
+/// A Redis URL without its password.
+fn redact(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) => format!("{scheme}://…@{host}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
+    }
+}
+
+fn refused(py: Python<'_>, refused: Refused) -> PyErr {
+    let message = refused.to_string();
+    match refused {
+        Refused::Disallowed { url, answer } => {
+            let err = Disallowed::new_err(message);
+            let value = err.value(py);
+            // Attributes on a fresh exception of our own type: setting them cannot fail but
+            // for memory, and then the message alone is raised.
+            let _ = value.setattr("answer", PyAnswer::from(answer.as_ref()));
+            let _ = value.setattr("url", url);
+            err
+        }
+        _ => PyValueError::new_err(message),
+    }
+}
+
+#[pymethods]
+impl PyRobotsCache {
+    /// An engine for one crawler. `state`: `None` (in memory), a file path (a crash-safe
+    /// state file, one process at a time; created if missing) or `"redis://HOST[:PORT][/DB]"`
+    /// (a fleet shares robots.txt fetches and the gate's schedule). `agent`: the crawler's
+    /// product token or User-Agent header (the groups obeyed); `user_agent`: the header sent
+    /// when fetching robots.txt (default: `agent` when it is a str). The gate's options are
+    /// seconds (`None`: the engine's default, as `GateOptions::default()` in Rust).
+    #[new]
+    #[pyo3(signature = (
+        state = None, *, agent, user_agent = None, mode = "rfc", default_delay = None,
+        max_delay = None, max_concurrency = None, backoff_base = None, backoff_max = None,
+        max_retry_after = None, timeout = None, public_only = false, redis_prefix = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        state: Option<&Bound<'_, PyAny>>,
+        agent: &Bound<'_, PyAny>,
+        user_agent: Option<String>,
+        mode: &str,
+        default_delay: Option<f64>,
+        max_delay: Option<f64>,
+        max_concurrency: Option<usize>,
+        backoff_base: Option<f64>,
+        backoff_max: Option<f64>,
+        max_retry_after: Option<f64>,
+        timeout: Option<f64>,
+        public_only: bool,
+        redis_prefix: Option<String>,
+    ) -> PyResult<Self> {
+        let mode: Mode = input::mode(mode)?;
+        let token = input::agent(agent, mode)?;
+        let mut options = CacheOptions::default();
+        options.fetch.mode = mode;
+        let header = user_agent.or_else(|| {
+            agent
+                .cast::<PyString>()
+                .ok()
+                .and_then(|s| s.to_str().ok().map(str::to_owned))
+        });
+        if let Some(ua) = header {
+            options.fetch.user_agent = ua;
+        }
+        if let Some(t) = option_secs(timeout, "timeout")? {
+            options.fetch.timeout = t;
+        }
+        if public_only {
+            options.fetch.addresses = AddressPolicy::PublicOnly;
+        }
+        options.gate = GateArgs {
+            default_delay,
+            max_delay,
+            max_concurrency,
+            backoff_base,
+            backoff_max,
+            max_retry_after,
+        }
+        .options()?;
+        let gate = options.gate.clone();
+        let location = location(state)?;
+        let rt = runtime()?;
+        let (store, name): (Arc<dyn Store>, String) = match location {
+            Location::Memory => (Arc::new(MemoryStore::new()), "memory".to_owned()),
+            Location::File(path) => {
+                let name = path.display().to_string();
+                // Blocking: reads the file, waits up to 5 s for another process to close it.
+                let store = py
+                    .detach(|| EmbeddedStore::open(&path))
+                    .map_err(|e| PyOSError::new_err(e.to_string()))?;
+                (Arc::new(store), name)
+            }
+            Location::Redis(url) => {
+                let name = redact(&url);
+                let mut redis = RedisOptions::new(url);
+                if let Some(prefix) = redis_prefix {
+                    redis.prefix = prefix;
+                }
+                let store = py
+                    .detach(|| rt.block_on(RedisStore::connect(redis)))
+                    .map_err(|e| PyConnectionError::new_err(e.to_string()))?;
+                (Arc::new(store), name)
+            }
+        };
+        let cache = {
+            let _guard = rt.enter();
+            RobotsCache::with_store(options, store, Arc::new(SystemClock))
+                .map_err(|e| PyValueError::new_err(e.to_string()))?
+        };
+        Ok(PyRobotsCache {
+            cache,
+            token,
+            location: name,
+            options: gate,
+        })
+    }
+
+    /// May the agent fetch `url`? An awaitable of `Answer`: robots.txt is fetched once per
+    /// origin (per fleet with Redis), cached and refreshed, and the failure rules applied.
+    /// `ValueError` when `url` has no robots.txt origin.
+    fn check<'py>(&self, py: Python<'py>, url: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+        let url = input::url(url)?;
+        let cache = self.cache.clone();
+        let token = self.token.clone();
+        runtime()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            match cache.check(&token, &url).await {
+                Ok(answer) => Ok(PyAnswer::from(&answer)),
+                Err(e) => Err(PyValueError::new_err(e.to_string())),
+            }
+        })
+    }
+
+    /// May the agent fetch `url`, and when? An awaitable of `Permit`, once the origin's next
+    /// slot has come (crawl-delay, request-rate, the `default_delay` floor, backoff; waiters on
+    /// one origin in arrival order). Raises `Disallowed` when robots.txt (or the failure rules)
+    /// say no, `ValueError` when `url` has no robots.txt origin. Cancelling the awaitable gives
+    /// up the place in line.
+    fn acquire<'py>(
+        &self,
+        py: Python<'py>,
+        url: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let url = input::url(url)?;
+        let cache = self.cache.clone();
+        let token = self.token.clone();
+        runtime()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            match cache.acquire(&token, &url).await {
+                Ok(permit) => Ok(PyPermit {
+                    answer: PyAnswer::from(permit.answer()),
+                    spacing: permit.spacing().into(),
+                    waited: secs(permit.waited()),
+                    permit: Mutex::new(Some(permit)),
+                }),
+                Err(e) => Err(Python::attach(|py| refused(py, e))),
+            }
+        })
+    }
+
+    /// Writes what the store has not taken yet (an awaitable). Call before exiting with a
+    /// state file. `OSError` when the store fails.
+    fn flush<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let cache = self.cache.clone();
+        runtime()?;
+        pyo3_async_runtimes::tokio::future_into_py(py, async move {
+            cache
+                .flush()
+                .await
+                .map_err(|e| PyOSError::new_err(e.to_string()))
+        })
+    }
+
+    /// Whether the store is answering, as the engine last saw it: a dict of `available`,
+    /// `errors` (failed operations so far), `last_error` and `pending` (changes not yet
+    /// written). While a shared store is unreachable the gate spaces requests in the process.
+    fn store_status<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let s = self.cache.store_status();
+        let d = PyDict::new(py);
+        d.set_item("available", s.available)?;
+        d.set_item("errors", s.errors)?;
+        d.set_item("last_error", s.last_error)?;
+        d.set_item("pending", s.pending)?;
+        Ok(d)
+    }
+
+    /// The product token whose rules are obeyed.
+    #[getter]
+    fn agent(&self) -> String {
+        self.token.as_str().to_owned()
+    }
+
+    /// The spacing floor in seconds (`default_delay`).
+    #[getter]
+    fn default_delay(&self) -> f64 {
+        secs(self.options.default_delay)
+    }
+
+    /// The longest spacing honoured, in seconds (`max_delay`).
+    #[getter]
+    fn max_delay(&self) -> f64 {
+        secs(self.options.max_delay)
+    }
+
+    /// Requests to one origin in flight at once in this process.
+    #[getter]
+    fn max_concurrency(&self) -> usize {
+        self.options.max_concurrency
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "RobotsCache(state={:?}, agent={:?})",
+            self.location,
+            self.token.as_str()
+        )
+    }
+}
