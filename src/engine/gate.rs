@@ -55,13 +55,14 @@ impl RobotsCache {
     /// [the engine's docs](crate::engine)): refused at once when robots.txt disallows it, else
     /// a [`Permit`] once the slot has come and one of the key's in-flight places is free
     /// ([`GateOptions::max_concurrency`](crate::policy::GateOptions::max_concurrency): in the
-    /// process, and across the fleet on a shared store). Record the fetch's outcome on the permit ([`Permit::record`]) so that
-    /// a 429 or 503 backs the origin off.
+    /// process, and across the fleet on a shared store). Record the fetch's outcome on the
+    /// permit ([`Permit::record`]) so that a 429 or 503 backs the key off.
     ///
     /// Waiters on one key are served in arrival order; keys are independent. The wait
     /// is not bounded here (at most about the spacing times the waiters ahead, or a backoff):
     /// wrap the call in a timeout to bound it. Dropping the future gives up the place in line;
-    /// a slot already reserved is not given back.
+    /// a slot already reserved is not given back, and a fleet-wide in-flight place whose
+    /// request to the store was under way may stay taken until its expiry.
     pub async fn acquire(&self, token: &ProductToken, url: &str) -> Result<Permit, Refused> {
         let answer = self.check(token, url).await?;
         if !answer.allowed {
@@ -132,8 +133,9 @@ impl RobotsCache {
 
     /// Records how a fetch from `origin` went, for a slot from [`RobotsCache::reserve_slot`]
     /// (a [`Permit`] records through [`Permit::record`]; the rules are the same): a 429 or 503
-    /// backs the origin's politeness key off (`Retry-After` honoured up to the cap, else exponential), another
-    /// answer ends a run of them, and the site-availability report is fed.
+    /// backs the origin's politeness key off (`Retry-After` honoured up to the cap, else
+    /// exponential), another answer ends a run of them, and the site-availability report is
+    /// fed.
     pub async fn record_fetch(
         &self,
         origin: &Origin,

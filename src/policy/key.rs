@@ -29,8 +29,9 @@ pub enum KeyKind {
     /// host with none (an IP address, `localhost`, a public suffix itself) is keyed by the host.
     Domain,
     /// The server's address, as the engine resolves the host (addresses the fetcher's address
-    /// policy, `FetchOptions::addresses`, refuses are not keys): several host names on one server are one key. IPv4 by the address, IPv6 by its
-    /// /64 network. A host that does not resolve is keyed by the host.
+    /// policy, `FetchOptions::addresses`, refuses are not keys): several host names on one
+    /// server are one key. IPv4 by the address, IPv6 by its /64 network. A host that does not
+    /// resolve is keyed by the host.
     Ip,
 }
 
