@@ -2,9 +2,9 @@
 //! ([`PoliteKey`]), chosen by [`KeyKind`] (`GateOptions::key`). robots.txt state stays per
 //! [`Origin`]; the key only groups origins for spacing, backoff and concurrency.
 //!
-//! The registrable domain comes from the Public Suffix List compiled into the [`psl`] crate
-//! (the list as of that crate's release: `psl` 2.1, see `Cargo.lock` for the exact version;
-//! a newer list arrives with `cargo update -p psl`).
+//! The registrable domain comes from the Public Suffix List compiled into the [`psl`] crate:
+//! the list as of the `psl` release in `Cargo.lock` (2.1.247 when this was written; the crate
+//! is re-released as the list changes, so a newer list arrives with `cargo update -p psl`).
 
 use std::fmt;
 use std::net::{IpAddr, Ipv6Addr};
