@@ -1,22 +1,27 @@
 //! The gate's schedule in shared and durable stores: three processes on a real `redis-server`
 //! keep one origin's spacing between them, measured where the requests arrive (a real HTTP
-//! server on 127.0.0.1); two engines whose clocks disagree by an hour still share one spacing;
-//! the Redis scripts follow the schedule's rules; a backoff in the embedded store survives a
+//! server on 127.0.0.1); three processes never have more requests in flight at the server than
+//! the fleet-wide limit, and a process killed with a permit in hand frees its place after the
+//! lease expiry; two engines whose clocks disagree by an hour still share one spacing; the
+//! Redis scripts follow the schedule's rules; a backoff in the embedded store survives a
 //! restart.
 //!
 //! One binary (`harness = false`) plays both parts: run by `cargo test`, it is the parent; with
 //! `CRAWLGATE_GATE_CHILD` set it is a crawler process that waits for `go` on stdin, fetches
-//! its pages through `RobotsCache::acquire`, and prints `done`.
+//! its pages through `RobotsCache::acquire` (`CRAWLGATE_MODE`: `spacing`, one page at a time;
+//! `in-flight`, several workers at once; `hold`, one permit kept while its request hangs), and
+//! prints `done`.
 
 mod support;
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crawlgate::engine::{CacheOptions, Clock, ManualClock, RobotsCache, SystemClock};
-use crawlgate::policy::{BackoffRules, GateOptions};
+use crawlgate::policy::{BackoffRules, GateOptions, PoliteKey};
 use crawlgate::policy::{Fetch, FetchOutcome};
 use crawlgate::store::{EmbeddedStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken, Robots};
@@ -27,6 +32,15 @@ use support::{Reply, TestServer};
 const DELAY: Duration = Duration::from_millis(200);
 /// Pages each process fetches.
 const PAGES: usize = 8;
+/// The fleet-wide in-flight limit of the `in-flight` test…
+const LIMIT: usize = 2;
+/// …its workers per process, pages per worker…
+const WORKERS: usize = 3;
+const WORKER_PAGES: usize = 3;
+/// …and how long the server takes over each page.
+const SLOW: Duration = Duration::from_millis(100);
+/// The in-flight lease expiry of the `hold` test.
+const EXPIRY: Duration = Duration::from_secs(1);
 
 fn main() {
     support::process::main(
@@ -34,6 +48,11 @@ fn main() {
         child_main,
         &[
             ("three_processes_keep_one_spacing_at_the_server", fleet),
+            (
+                "three_processes_never_exceed_the_in_flight_limit_at_the_server",
+                in_flight,
+            ),
+            ("a_killed_process_frees_its_place_after_the_expiry", killed),
             ("clock_skew_between_engines_does_not_matter", skew),
             ("redis_scripts_follow_the_schedule_rules", redis_rules),
             ("embedded_backoff_survives_a_restart", embedded_restart),
@@ -44,7 +63,7 @@ fn main() {
 /// A backoff for `o` that the store must record, and the wait it sets.
 async fn back_off(
     store: &dyn Store,
-    o: &Origin,
+    o: &PoliteKey,
     now: SystemTime,
     retry_after: Option<Duration>,
     rules: BackoffRules,
@@ -59,6 +78,11 @@ async fn back_off(
 #[track_caller]
 fn assert_within(d: Duration, lo: Duration, hi: Duration) {
     assert!(d > lo && d <= hi, "{d:?}");
+}
+
+/// The default (origin) politeness key of `url`.
+fn key(url: &str) -> PoliteKey {
+    PoliteKey::from(Origin::from_url(url).expect("origin"))
 }
 
 fn bot() -> ProductToken {
@@ -82,14 +106,15 @@ fn child_main() {
     let redis = std::env::var("CRAWLGATE_REDIS").expect("redis url");
     let base = std::env::var("CRAWLGATE_SITE").expect("site url");
     let name = std::env::var("CRAWLGATE_NAME").expect("name");
+    let mode = std::env::var("CRAWLGATE_MODE").expect("mode");
     support::runtime(2).block_on(async {
         let store: Arc<dyn Store> = Arc::new(
             RedisStore::connect(RedisOptions::new(redis))
                 .await
                 .expect("connect to redis"),
         );
-        let cache =
-            RobotsCache::with_store(options(), store, Arc::new(SystemClock)).expect("engine");
+        let cache = RobotsCache::with_store(child_options(&mode), store, Arc::new(SystemClock))
+            .expect("engine");
         let client = reqwest::Client::new();
         // robots.txt read and a connection open before the start, so that the measured
         // requests differ only in their schedule (and scheduling jitter), not in set-up.
@@ -104,17 +129,107 @@ fn child_main() {
         stdout.flush().expect("stdout");
         let mut line = String::new();
         std::io::stdin().read_line(&mut line).expect("stdin");
-        for k in 0..PAGES {
-            let url = format!("{base}/page?p={name}&k={k}");
-            let permit = cache.acquire(&bot(), &url).await.expect("allowed");
-            let response = client.get(&url).send().await.expect("fetch");
-            permit
-                .record_response(response.status().as_u16(), response.headers())
-                .await;
+        match mode.as_str() {
+            "spacing" => fetch_pages(&cache, &client, &base, &name, PAGES).await,
+            "in-flight" => {
+                let mut workers = tokio::task::JoinSet::new();
+                for w in 0..WORKERS {
+                    let (cache, client) = (cache.clone(), client.clone());
+                    let (base, name) = (base.clone(), format!("{name}w{w}"));
+                    workers.spawn(async move {
+                        fetch_pages(&cache, &client, &base, &name, WORKER_PAGES).await
+                    });
+                }
+                while let Some(done) = workers.join_next().await {
+                    done.expect("worker");
+                }
+            }
+            "hold" => {
+                let url = format!("{base}/hold");
+                let _permit = cache.acquire(&bot(), &url).await.expect("allowed");
+                writeln!(stdout, "holding").expect("stdout");
+                stdout.flush().expect("stdout");
+                // The server never answers: the process is killed here, permit in hand.
+                let _ = client.get(&url).send().await;
+            }
+            other => panic!("unknown mode {other}"),
         }
         writeln!(stdout, "done").expect("stdout");
         stdout.flush().expect("stdout");
     });
+}
+
+/// A child's engine options: the spacing test's, or a fleet-wide limit with no spacing.
+fn child_options(mode: &str) -> CacheOptions {
+    let mut options = options();
+    match mode {
+        "in-flight" => options.gate.max_concurrency = LIMIT,
+        "hold" => options.gate.in_flight_expiry = EXPIRY,
+        _ => {}
+    }
+    options
+}
+
+/// `pages` pages fetched one after the other through `acquire`, recorded.
+async fn fetch_pages(
+    cache: &RobotsCache,
+    client: &reqwest::Client,
+    base: &str,
+    name: &str,
+    pages: usize,
+) {
+    for k in 0..pages {
+        let url = format!("{base}/page?p={name}&k={k}");
+        let permit = cache.acquire(&bot(), &url).await.expect("allowed");
+        let response = client.get(&url).send().await.expect("fetch");
+        permit
+            .record_response(response.status().as_u16(), response.headers())
+            .await;
+    }
+}
+
+/// Starts a crawler process in `mode` and waits for its `ready`.
+fn spawn_child(
+    mode: &str,
+    redis: &RedisServer,
+    site: &str,
+    name: &str,
+) -> (Child, BufReader<ChildStdout>) {
+    let mut child = Command::new(std::env::current_exe().expect("current exe"))
+        .env("CRAWLGATE_GATE_CHILD", "1")
+        .env("CRAWLGATE_MODE", mode)
+        .env("CRAWLGATE_REDIS", redis.url())
+        .env("CRAWLGATE_SITE", site)
+        .env("CRAWLGATE_NAME", name)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn a crawler process");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    out.read_line(&mut line).expect("ready");
+    assert_eq!(line.trim(), "ready");
+    (child, out)
+}
+
+/// Sends `go` to every child (all connected: they start together).
+fn go(children: &mut [(Child, BufReader<ChildStdout>)]) {
+    for (child, _) in children {
+        let stdin = child.stdin.as_mut().expect("stdin");
+        writeln!(stdin, "go").expect("go");
+        stdin.flush().expect("go");
+    }
+}
+
+/// Waits for every child's `done` and a clean exit.
+fn finish(children: &mut [(Child, BufReader<ChildStdout>)]) {
+    for (child, out) in children {
+        let mut line = String::new();
+        out.read_line(&mut line).expect("done");
+        assert_eq!(line.trim(), "done");
+        assert!(child.wait().expect("exit").success());
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -135,36 +250,10 @@ fn fleet() {
         Reply::text(200, "page")
     }));
     let mut children: Vec<_> = (0..3)
-        .map(|i| {
-            let mut child = Command::new(std::env::current_exe().expect("current exe"))
-                .env("CRAWLGATE_GATE_CHILD", "1")
-                .env("CRAWLGATE_REDIS", redis.url())
-                .env("CRAWLGATE_SITE", server.url(""))
-                .env("CRAWLGATE_NAME", format!("c{i}"))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::inherit())
-                .spawn()
-                .expect("spawn a crawler process");
-            let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-            let mut line = String::new();
-            out.read_line(&mut line).expect("ready");
-            assert_eq!(line.trim(), "ready");
-            (child, out)
-        })
+        .map(|i| spawn_child("spacing", &redis, &server.url(""), &format!("c{i}")))
         .collect();
-    // All three connected: they start together.
-    for (child, _) in &mut children {
-        let stdin = child.stdin.as_mut().expect("stdin");
-        writeln!(stdin, "go").expect("go");
-        stdin.flush().expect("go");
-    }
-    for (child, out) in &mut children {
-        let mut line = String::new();
-        out.read_line(&mut line).expect("done");
-        assert_eq!(line.trim(), "done");
-        assert!(child.wait().expect("exit").success());
-    }
+    go(&mut children);
+    finish(&mut children);
     let mut arrivals = arrivals.lock().expect("arrivals").clone();
     arrivals.sort_by_key(|(t, _)| *t);
     assert_eq!(arrivals.len(), 3 * PAGES);
@@ -194,6 +283,104 @@ fn fleet() {
     );
 }
 
+/// Three processes, three workers each, on an origin without spacing whose pages take 100 ms:
+/// at the server (which counts the requests it is answering), never more than the fleet-wide
+/// limit at once, and the limit reached (the fleet is not serialised either).
+fn in_flight() {
+    // Each page's 100 ms is slept in the handler, on a server thread of its own, so that the
+    // count goes down only when the answer is about to be sent: a runtime thread per request,
+    // more than a broken limit (3 processes × 3 workers) could send at once.
+    let rt = support::runtime(12);
+    let redis = RedisServer::start();
+    let now = Arc::new(AtomicUsize::new(0));
+    let most = Arc::new(AtomicUsize::new(0));
+    let pages = Arc::new(AtomicUsize::new(0));
+    let server = rt.block_on(TestServer::start({
+        let (now, most, pages) = (now.clone(), most.clone(), pages.clone());
+        move |r| {
+            if r.path == "/robots.txt" {
+                return Reply::text(200, "User-agent: *\n");
+            }
+            let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+            most.fetch_max(n, Ordering::SeqCst);
+            pages.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(SLOW);
+            now.fetch_sub(1, Ordering::SeqCst);
+            Reply::text(200, "page")
+        }
+    }));
+    let mut children: Vec<_> = (0..3)
+        .map(|i| spawn_child("in-flight", &redis, &server.url(""), &format!("c{i}")))
+        .collect();
+    go(&mut children);
+    finish(&mut children);
+    let most = most.load(Ordering::SeqCst);
+    eprintln!("  most requests in flight at the server: {most} (limit {LIMIT})");
+    assert_eq!(pages.load(Ordering::SeqCst), 3 * WORKERS * WORKER_PAGES);
+    assert_eq!(most, LIMIT, "never above the limit, and the limit used");
+    // Every place was given back: the in-flight set is gone.
+    let key = format!(
+        "crawlgate:{{{}}}:inflight",
+        server.url("").trim_end_matches('/')
+    );
+    assert_eq!(redis.command(&[b"ZCARD", key.as_bytes()]), "0");
+}
+
+/// A process takes the origin's one place (expiry 1 s) and is killed (SIGKILL) while its
+/// request hangs at the server: another engine on the same Redis cannot get a permit while the
+/// place is held, and gets one once the expiry has passed.
+fn killed() {
+    let rt = support::runtime(2);
+    let redis = RedisServer::start();
+    let server = rt.block_on(TestServer::start(|r| {
+        if r.path == "/robots.txt" {
+            return Reply::text(200, "User-agent: *\n");
+        }
+        if r.path == "/hold" {
+            return Reply::Hang;
+        }
+        Reply::text(200, "page")
+    }));
+    let base = server.url("");
+    let mut holder = spawn_child("hold", &redis, &base, "h");
+    let sent = Instant::now();
+    go(std::slice::from_mut(&mut holder));
+    let mut line = String::new();
+    holder.1.read_line(&mut line).expect("holding");
+    assert_eq!(line.trim(), "holding");
+    // Its request has reached the server: the place is in use.
+    while server.hits_on("/hold") == 0 {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    rt.block_on(async {
+        let store = RedisStore::connect(RedisOptions::new(redis.url()))
+            .await
+            .expect("connect");
+        let mut options = options();
+        options.gate.in_flight_expiry = EXPIRY;
+        let cache = RobotsCache::with_store(options, Arc::new(store), Arc::new(SystemClock))
+            .expect("engine");
+        let url = format!("{base}/page");
+        let blocked =
+            tokio::time::timeout(Duration::from_millis(300), cache.acquire(&bot(), &url)).await;
+        assert!(blocked.is_err(), "the place is held");
+        holder.0.kill().expect("SIGKILL");
+        holder.0.wait().expect("reaped");
+        let permit = cache.acquire(&bot(), &url).await.expect("allowed");
+        let freed = sent.elapsed();
+        eprintln!(
+            "  a permit {freed:?} after the killed process was told to go (expiry {EXPIRY:?})"
+        );
+        // The place was taken after `go` was sent, so it cannot have expired before `sent` +
+        // the expiry; it is given out by the poll that follows (at most 100 ms apart).
+        assert!(freed >= EXPIRY, "{freed:?}");
+        assert!(freed < EXPIRY + Duration::from_secs(2), "{freed:?}");
+        let client = reqwest::Client::new();
+        let response = client.get(&url).send().await.expect("fetch");
+        permit.record(response.status().as_u16(), None).await;
+    });
+}
+
 /// Two engines on one Redis, their clocks an hour apart: the second's wait is still the
 /// spacing, because the schedule is measured on the server's clock and handed out as a wait.
 fn skew() {
@@ -210,7 +397,10 @@ fn skew() {
                     .await
                     .expect("connect");
                 let clock: Arc<dyn Clock> = clock;
-                RobotsCache::with_store(options(), Arc::new(store), clock).expect("engine")
+                // The first permit is held while the second is asked for: two in flight.
+                let mut options = options();
+                options.gate.max_concurrency = 2;
+                RobotsCache::with_store(options, Arc::new(store), clock).expect("engine")
             }
         };
         let a = engine(clock_a.clone()).await;
@@ -264,7 +454,7 @@ fn redis_rules() {
         let store = RedisStore::connect(RedisOptions::new(redis.url()))
             .await
             .expect("connect");
-        let o = Origin::from_url("http://rules.test/").expect("origin");
+        let o = key("http://rules.test/");
         let now = SystemTime::now();
         let rules = GateOptions::default().backoff();
         let spacing = Duration::from_secs(2);
@@ -283,7 +473,7 @@ fn redis_rules() {
         // Without Retry-After: 5 s × 2^1 = 10 s, but the 120 s backoff stands.
         let w = back_off(&store, &o, now, None, rules).await;
         assert!(w > Duration::from_secs(119), "{w:?}");
-        let o2 = Origin::from_url("http://rules2.test/").expect("origin");
+        let o2 = key("http://rules2.test/");
         let w = back_off(&store, &o2, now, None, rules).await;
         assert_within(w, Duration::from_millis(4900), Duration::from_secs(5));
         let w = back_off(&store, &o2, now, None, rules).await;
@@ -292,14 +482,14 @@ fn redis_rules() {
         let r = store.reserve(&o2, now, spacing).await.expect("reserve");
         assert_eq!(r.strikes, 0);
         // Retry-After above the cap is capped (1 hour).
-        let o3 = Origin::from_url("http://rules3.test/").expect("origin");
+        let o3 = key("http://rules3.test/");
         let w = back_off(&store, &o3, now, Some(Duration::from_secs(86_400)), rules).await;
         assert!(
             w <= Duration::from_secs(3600) && w > Duration::from_secs(3599),
             "{w:?}"
         );
         // `recovered` on an origin without a schedule leaves no key behind.
-        let o4 = Origin::from_url("http://rules4.test/").expect("origin");
+        let o4 = key("http://rules4.test/");
         store.recovered(&o4).await.expect("recovered");
         let exists = redis.command(&[b"EXISTS", b"crawlgate:{http://rules4.test}:gate"]);
         assert_eq!(exists, "0");
@@ -314,7 +504,7 @@ fn embedded_restart() {
     let rt = support::runtime(2);
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("state.redb");
-    let o = Origin::from_url("http://restart.test/").expect("origin");
+    let o = key("http://restart.test/");
     let t = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
     let rules = GateOptions::default().backoff();
     rt.block_on(async {

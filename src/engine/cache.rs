@@ -393,7 +393,7 @@ impl RobotsCache {
             // read again from the store (or fetched) because the cache refused it.
             .eviction_policy(EvictionPolicy::lru())
             .build();
-        let gate = Gate::new(options.gate.clone());
+        let gate = Gate::new(options.gate.clone(), options.fetch.addresses);
         let tdm = TdmCache::new(options.max_origins);
         Ok(RobotsCache {
             inner: Arc::new(Inner {
@@ -585,6 +585,10 @@ impl RobotsCache {
 
     pub(crate) fn gate(&self) -> &Gate {
         &self.inner.gate
+    }
+
+    pub(crate) fn owner(&self) -> &str {
+        &self.inner.owner
     }
 
     pub(crate) fn store_ok(&self) {

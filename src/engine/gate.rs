@@ -9,7 +9,7 @@ use super::answer::Answer;
 use super::cache::{CheckError, RobotsCache};
 use super::slots::Held;
 use crate::origin::Origin;
-use crate::policy::{spacing, Spacing};
+use crate::policy::{spacing, PoliteKey, Spacing};
 use crate::robots::ProductToken;
 use crate::store::Reservation;
 
@@ -50,15 +50,19 @@ fn disallowed(url: &str, answer: &Answer) -> String {
 }
 
 impl RobotsCache {
-    /// Checks `url` for `token` and, if allowed, waits for the origin's next slot (see
-    /// [the engine's docs](crate::engine)): refused at once when robots.txt disallows it, else a [`Permit`] once
-    /// the slot has come. Record the fetch's outcome on the permit ([`Permit::record`]) so that
-    /// a 429 or 503 backs the origin off.
+    /// Checks `url` for `token` and, if allowed, waits for the next slot of its politeness key
+    /// (its origin by default, see [`GateOptions::key`](crate::policy::GateOptions::key) and
+    /// [the engine's docs](crate::engine)): refused at once when robots.txt disallows it, else
+    /// a [`Permit`] once the slot has come and one of the key's in-flight places is free
+    /// ([`GateOptions::max_concurrency`](crate::policy::GateOptions::max_concurrency): in the
+    /// process, and across the fleet on a shared store). Record the fetch's outcome on the
+    /// permit ([`Permit::record`]) so that a 429 or 503 backs the key off.
     ///
-    /// Waiters on one origin are served in arrival order; origins are independent. The wait
+    /// Waiters on one key are served in arrival order; keys are independent. The wait
     /// is not bounded here (at most about the spacing times the waiters ahead, or a backoff):
     /// wrap the call in a timeout to bound it. Dropping the future gives up the place in line;
-    /// a slot already reserved is not given back.
+    /// a slot already reserved is not given back, and a fleet-wide in-flight place whose
+    /// request to the store was under way may stay taken until its expiry.
     pub async fn acquire(&self, token: &ProductToken, url: &str) -> Result<Permit, Refused> {
         let answer = self.check(token, url).await?;
         if !answer.allowed {
@@ -68,9 +72,9 @@ impl RobotsCache {
             });
         }
         let gate = self.gate();
-        let origin = answer.origin.clone();
-        let semaphore = gate.semaphore(&origin);
-        // Fair (first come, first served): the arrival order of waiters on one origin.
+        let key = self.politeness_key(&answer.origin).await;
+        let semaphore = gate.semaphore(&key);
+        // Fair (first come, first served): the arrival order of waiters on one key.
         let held = match semaphore.clone().acquire_owned().await {
             Ok(permit) => Some(Held { semaphore, permit }),
             // Never closed; if it were, gate on spacing alone.
@@ -78,17 +82,23 @@ impl RobotsCache {
         };
         let now = self.clock().now();
         let spacing = self.spacing_of(&answer, now);
-        let reservation = self.reserve(&origin, now, spacing.delay).await;
+        let reservation = self.reserve(&key, now, spacing.delay).await;
         if !reservation.wait.is_zero() {
             self.clock().sleep(reservation.wait).await;
         }
+        // The fleet's in-flight place is taken once the slot has come, so that it is held for
+        // the fetch only (its expiry need only outlast a request); waiting for it can only
+        // make the spacing longer.
+        let place = self.take_place(&key).await;
         Ok(Permit {
             cache: self.clone(),
             answer,
+            key,
             spacing,
             waited: reservation.wait,
             strikes: reservation.strikes,
             held,
+            place,
         })
     }
 
@@ -108,11 +118,13 @@ impl RobotsCache {
                 answer: Box::new(answer),
             });
         }
+        let key = self.politeness_key(&answer.origin).await;
         let at = self.clock().now();
         let spacing = self.spacing_of(&answer, at);
-        let reservation = self.reserve(&answer.origin, at, spacing.delay).await;
+        let reservation = self.reserve(&key, at, spacing.delay).await;
         Ok(Slot {
             answer,
+            key,
             spacing,
             at,
             wait: reservation.wait,
@@ -121,15 +133,18 @@ impl RobotsCache {
 
     /// Records how a fetch from `origin` went, for a slot from [`RobotsCache::reserve_slot`]
     /// (a [`Permit`] records through [`Permit::record`]; the rules are the same): a 429 or 503
-    /// backs the origin off (`Retry-After` honoured up to the cap, else exponential), another
-    /// answer ends a run of them, and the site-availability report is fed.
+    /// backs the origin's politeness key off (`Retry-After` honoured up to the cap, else
+    /// exponential), another answer ends a run of them, and the site-availability report is
+    /// fed.
     pub async fn record_fetch(
         &self,
         origin: &Origin,
         status: u16,
         retry_after: Option<Duration>,
     ) -> Recorded {
-        self.record_outcome(origin, status, retry_after, None).await
+        let key = self.politeness_key(origin).await;
+        self.record_outcome(origin, &key, status, retry_after, None)
+            .await
     }
 
     /// The spacing `answer`'s crawl-delay or request-rate asks for at `now`, capped.
@@ -151,6 +166,7 @@ impl RobotsCache {
     async fn record_outcome(
         &self,
         origin: &Origin,
+        key: &PoliteKey,
         status: u16,
         retry_after: Option<Duration>,
         strikes: Option<u32>,
@@ -163,7 +179,7 @@ impl RobotsCache {
                 let store = self.store();
                 let mut wait = None;
                 if store.keeps_schedule() {
-                    match store.back_off(origin, now, retry_after, rules).await {
+                    match store.back_off(key, now, retry_after, rules).await {
                         Ok(w) => {
                             self.store_ok();
                             wait = Some(w);
@@ -173,14 +189,9 @@ impl RobotsCache {
                 }
                 let wait = match wait {
                     Some(w) => w,
-                    None => {
-                        self.gate()
-                            .local
-                            .back_off(origin, now, retry_after, &rules)
-                            .0
-                    }
+                    None => self.gate().local.back_off(key, now, retry_after, &rules).0,
                 };
-                tracing::info!(target: TARGET, origin = %origin, status, retry_after_s = retry_after.map(|d| d.as_secs()), backoff_ms = wait.as_millis() as u64, "origin backed off");
+                tracing::info!(target: TARGET, origin = %origin, key = %key, status, retry_after_s = retry_after.map(|d| d.as_secs()), backoff_ms = wait.as_millis() as u64, "origin backed off");
                 if status == 503 {
                     self.report_site(origin, false, now).await;
                 }
@@ -194,12 +205,12 @@ impl RobotsCache {
                 if strikes != Some(0) {
                     let store = self.store();
                     if store.keeps_schedule() {
-                        match store.recovered(origin).await {
+                        match store.recovered(key).await {
                             Ok(()) => self.store_ok(),
                             Err(e) => self.store_failed(&e),
                         }
                     }
-                    self.gate().local.recovered(origin);
+                    self.gate().local.recovered(key);
                 }
                 self.report_site(origin, true, now).await;
                 Recorded::Served
@@ -221,10 +232,10 @@ impl RobotsCache {
 
     /// A slot from the store, or from the process's own schedule when the store keeps none or
     /// fails.
-    async fn reserve(&self, origin: &Origin, now: SystemTime, spacing: Duration) -> Reservation {
+    async fn reserve(&self, key: &PoliteKey, now: SystemTime, spacing: Duration) -> Reservation {
         let store = self.store();
         if store.keeps_schedule() {
-            match store.reserve(origin, now, spacing).await {
+            match store.reserve(key, now, spacing).await {
                 Ok(r) => {
                     self.store_ok();
                     return r;
@@ -232,7 +243,7 @@ impl RobotsCache {
                 Err(e) => self.store_failed(&e),
             }
         }
-        self.gate().local.reserve(origin, now, spacing)
+        self.gate().local.reserve(key, now, spacing)
     }
 }
 
@@ -242,6 +253,8 @@ impl RobotsCache {
 pub struct Slot {
     /// The check's answer (origin, reason, crawl-delay, request-rate, sitemaps).
     pub answer: Answer,
+    /// The politeness key the slot was reserved under.
+    pub key: PoliteKey,
     /// The spacing the slot was reserved with, and whether the cap applied.
     pub spacing: Spacing,
     /// When it was reserved (the engine's clock).
@@ -250,8 +263,9 @@ pub struct Slot {
     pub wait: Duration,
 }
 
-/// Leave to fetch one URL now, from [`RobotsCache::acquire`]. Holds one of the origin's
-/// concurrency slots until dropped.
+/// Leave to fetch one URL now, from [`RobotsCache::acquire`]. Holds one of its politeness
+/// key's in-flight places until recorded or dropped (on a shared store, a lease that also
+/// ends after [`GateOptions::in_flight_expiry`](crate::policy::GateOptions::in_flight_expiry)).
 ///
 /// Record how the fetch went with [`Permit::record`] (or [`Permit::record_response`],
 /// [`Permit::record_unreachable`]): a 429 or 503 backs the origin off, other answers feed the
@@ -262,16 +276,20 @@ pub struct Slot {
 pub struct Permit {
     cache: RobotsCache,
     answer: Answer,
+    key: PoliteKey,
     spacing: Spacing,
     waited: Duration,
     strikes: u32,
     held: Option<Held>,
+    /// The fleet-wide in-flight place (its holder name), on a store that counts them.
+    place: Option<String>,
 }
 
 impl fmt::Debug for Permit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Permit")
             .field("origin", &self.answer.origin)
+            .field("key", &self.key)
             .field("spacing", &self.spacing)
             .field("waited", &self.waited)
             .finish_non_exhaustive()
@@ -301,6 +319,11 @@ impl Permit {
         &self.answer.origin
     }
 
+    /// The politeness key the permit was scheduled under (the origin by default).
+    pub fn key(&self) -> &PoliteKey {
+        &self.key
+    }
+
     /// The spacing this permit was scheduled with, and whether the cap applied.
     pub fn spacing(&self) -> Spacing {
         self.spacing
@@ -315,10 +338,27 @@ impl Permit {
     /// Records the fetch's HTTP status and `Retry-After`. 429 and 503 back the origin off
     /// (`Retry-After` honoured up to [`GateOptions::max_retry_after`](crate::policy::GateOptions::max_retry_after), else exponential); other
     /// answers end a run of them. Returns what it did.
-    pub async fn record(self, status: u16, retry_after: Option<Duration>) -> Recorded {
-        self.cache
-            .record_outcome(&self.answer.origin, status, retry_after, Some(self.strikes))
-            .await
+    pub async fn record(mut self, status: u16, retry_after: Option<Duration>) -> Recorded {
+        let recorded = self
+            .cache
+            .record_outcome(
+                &self.answer.origin,
+                &self.key,
+                status,
+                retry_after,
+                Some(self.strikes),
+            )
+            .await;
+        self.release_place().await;
+        recorded
+    }
+
+    /// Frees the fleet-wide in-flight place now (after the outcome is recorded, so that a
+    /// backoff is in the store before another process's request goes).
+    async fn release_place(&mut self) {
+        if let Some(holder) = self.place.take() {
+            self.cache.release_place(&self.key, &holder).await;
+        }
     }
 
     /// [`Permit::record`] with the `Retry-After` read from the response's headers (seconds, or
@@ -334,19 +374,29 @@ impl Permit {
 
     /// Records that the page could not be fetched at all (no response): the site is reported
     /// down; no backoff.
-    pub async fn record_unreachable(self) -> Recorded {
+    pub async fn record_unreachable(mut self) -> Recorded {
         let now = self.cache.clock().now();
         self.cache
             .report_site(&self.answer.origin, false, now)
             .await;
+        self.release_place().await;
         Recorded::Failed
     }
 }
 
 impl Drop for Permit {
     fn drop(&mut self) {
+        if let Some(holder) = self.place.take() {
+            // Released in the background; without a runtime (the permit outlived it) the
+            // place ends at its expiry.
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                let cache = self.cache.clone();
+                let key = self.key.clone();
+                runtime.spawn(async move { cache.release_place(&key, &holder).await });
+            }
+        }
         if let Some(held) = self.held.take() {
-            self.cache.gate().release(&self.answer.origin, held);
+            self.cache.gate().release(&self.key, held);
         }
     }
 }

@@ -15,8 +15,8 @@
 //! Time goes through a [`Clock`]: [`SystemClock`] in a crawler, [`ManualClock`] in a test.
 //!
 //! - `cache`: the engine and its options; `answer`: one URL's [`Answer`]; `gate`: `acquire`,
-//!   permits and backoff; `slots`: the gate's state in the process (per-origin concurrency);
-//!   `clock`: time; `middleware`: the reqwest-middleware layer.
+//!   permits and backoff; `slots`: the gate's state in the process (per-key concurrency);
+//!   `keys`: politeness keys and fleet-wide in-flight places; `clock`: time; `middleware`: the reqwest-middleware layer.
 //!
 //! # Gating requests: not only *may I* fetch this URL, but *when*
 //!
@@ -62,10 +62,15 @@
 //!   `Retry-After` (seconds or an HTTP date, up to [`GateOptions::max_retry_after`](crate::policy::GateOptions::max_retry_after), 1 hour),
 //!   else for [`GateOptions::backoff_base`](crate::policy::GateOptions::backoff_base) (5 s) doubling with each 429/503 in a row up to
 //!   [`GateOptions::backoff_max`](crate::policy::GateOptions::backoff_max) (10 minutes); any other answer starts the doubling over.
+//! - **Politeness keys**: slots, backoffs and the concurrency limit belong to a
+//!   [`PoliteKey`](crate::policy::PoliteKey), chosen by [`GateOptions::key`](crate::policy::GateOptions::key):
+//!   the origin (default), the host, the registrable domain, or the server's IP address (IPv6
+//!   by /64). robots.txt stays per origin. [`Permit::key`] names it.
 //! - **Concurrency**: at most [`GateOptions::max_concurrency`](crate::policy::GateOptions::max_concurrency) permits (default 1) of one
-//!   origin are alive at once in this process; the next waiter takes its slot when one is
-//!   dropped. This limit is per process, not per fleet: two processes may each have one
-//!   request in flight to an origin (their slots are still spaced).
+//!   key are alive at once in this process; the next waiter takes its slot when one is
+//!   recorded or dropped. With the Redis store the limit holds across the fleet: each permit
+//!   also holds a lease with an expiry ([`GateOptions::in_flight_expiry`](crate::policy::GateOptions::in_flight_expiry), 60 s), taken
+//!   once its slot has come and released with it, so that a killed process frees its places.
 //! - **Availability**: a permit's outcome is also the site-availability report the 30-day
 //!   rule needs ([`RobotsCache::record_page_fetch`]): 2xx–4xx (but 429) say the site is up,
 //!   5xx and unreachable say it is down; the same report again is written at most every
@@ -78,7 +83,7 @@
 //! Waiting goes through the engine's [`Clock`] ([`Clock::sleep`]): a
 //! [`ManualClock`] runs a schedule of minutes in a test in no time.
 //!
-//! With the Redis store, the processes of a fleet share one schedule per origin: a slot is
+//! With the Redis store, the processes of a fleet share one schedule per key: a slot is
 //! reserved by one Lua script that reads the Redis server's `TIME`, so that every process
 //! measures against the same clock, and returns the wait as a duration, which each process
 //! sleeps on its own clock. Clock skew between machines therefore does not matter; network
@@ -100,6 +105,7 @@ mod answer;
 mod cache;
 mod clock;
 mod gate;
+mod keys;
 #[cfg(feature = "middleware")]
 mod middleware;
 mod slots;

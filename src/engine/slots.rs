@@ -1,5 +1,6 @@
-//! The gate's state in the process ([`Gate`]): its options, each origin's concurrency
-//! semaphore, and the schedule kept here when the store keeps none or fails.
+//! The gate's state in the process ([`Gate`]): its options, each politeness key's concurrency
+//! semaphore, the resolved addresses of the IP key, and the schedule kept here when the store
+//! keeps none or fails.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -7,17 +8,24 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::keys::Resolved;
 use super::lock;
-use crate::origin::Origin;
-use crate::policy::GateOptions;
+use crate::http::AddressPolicy;
+use crate::policy::{GateOptions, PoliteKey};
 use crate::store::LocalSchedules;
 
-/// The gate's part of the engine: options, per-origin concurrency, and the schedule kept in the
+/// The gate's part of the engine: options, per-key concurrency, and the schedule kept in the
 /// process when the store keeps none or fails.
 pub(crate) struct Gate {
     pub options: GateOptions,
-    concurrency: Mutex<HashMap<Origin, Arc<Semaphore>>>,
+    concurrency: Mutex<HashMap<PoliteKey, Arc<Semaphore>>>,
     pub local: LocalSchedules,
+    /// Hosts' IP keys, for [`KeyKind::Ip`](crate::policy::KeyKind::Ip).
+    pub resolved: Resolved,
+    /// Which addresses fetches may use: the others are not IP keys.
+    pub addresses: AddressPolicy,
+    /// Numbers this process's in-flight places (their holder names).
+    pub next_place: std::sync::atomic::AtomicU64,
 }
 
 impl fmt::Debug for Gate {
@@ -29,36 +37,39 @@ impl fmt::Debug for Gate {
 }
 
 impl Gate {
-    pub fn new(options: GateOptions) -> Gate {
+    pub fn new(options: GateOptions, addresses: AddressPolicy) -> Gate {
         Gate {
             options,
             concurrency: Mutex::new(HashMap::new()),
             local: LocalSchedules::default(),
+            resolved: Resolved::default(),
+            addresses,
+            next_place: std::sync::atomic::AtomicU64::new(1),
         }
     }
 
-    /// The origin's concurrency semaphore (made on first use; dropped with its last holder).
-    pub fn semaphore(&self, origin: &Origin) -> Arc<Semaphore> {
+    /// The key's concurrency semaphore (made on first use; dropped with its last holder).
+    pub fn semaphore(&self, key: &PoliteKey) -> Arc<Semaphore> {
         let permits = self
             .options
             .max_concurrency
             .clamp(1, Semaphore::MAX_PERMITS);
         lock(&self.concurrency)
-            .entry(origin.clone())
+            .entry(key.clone())
             .or_insert_with(|| Arc::new(Semaphore::new(permits)))
             .clone()
     }
 
     /// Frees a concurrency slot, and forgets the semaphore when nobody else holds or waits on
     /// it. Every clone is made under the map's lock, so the count read under it is exact.
-    pub fn release(&self, origin: &Origin, held: Held) {
+    pub fn release(&self, key: &PoliteKey, held: Held) {
         let mut map = lock(&self.concurrency);
         let Held { semaphore, permit } = held;
         drop(permit);
         if Arc::strong_count(&semaphore) == 2
-            && map.get(origin).is_some_and(|s| Arc::ptr_eq(s, &semaphore))
+            && map.get(key).is_some_and(|s| Arc::ptr_eq(s, &semaphore))
         {
-            map.remove(origin);
+            map.remove(key);
         }
     }
 }

@@ -18,11 +18,15 @@
 //! [RFC 9309 §2.3.1]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.3.1
 //! [Google's robots.txt documentation]: https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#http-status-codes
 
+#[cfg(feature = "fetch")]
+mod key;
 mod reason;
 mod schedule;
 mod state;
 mod unix_ms;
 
+#[cfg(feature = "fetch")]
+pub use key::{KeyKind, PoliteKey, UnknownKeyKind};
 pub use reason::Rfc3339;
 
 pub use schedule::{

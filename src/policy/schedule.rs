@@ -6,6 +6,8 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+#[cfg(feature = "fetch")]
+use super::key::KeyKind;
 use super::unix_ms::ms;
 use crate::robots::RequestRate;
 
@@ -25,8 +27,23 @@ pub struct GateOptions {
     /// `Request-rate`) is honoured as this cap, so that one site cannot park a crawler's
     /// workers for a day. [`Spacing::capped`] tells when it applied.
     pub max_delay: Duration,
-    /// Requests to one origin in flight at once, in this process (default 1, at least 1).
+    /// Requests of one politeness key ([`GateOptions::key`]) in flight at once (default 1, at
+    /// least 1): in this process, and, on a shared store (Redis), across every process on it,
+    /// each permit holding a lease that ends when it is recorded or dropped, or after
+    /// [`GateOptions::in_flight_expiry`] if its process died.
     pub max_concurrency: usize,
+    /// How long a fleet-wide in-flight lease lasts if its permit is never recorded nor dropped
+    /// (its process was killed): default 60 s. It is taken when the permit is handed out
+    /// (after the wait for its slot) and never renewed, so it must outlast the longest fetch
+    /// made under a permit: keep it above the crawler's request timeout. Only a shared store
+    /// (Redis) uses it; in one process a permit's slot is freed when the permit goes.
+    #[cfg(feature = "fetch")]
+    pub in_flight_expiry: Duration,
+    /// What requests share one schedule, backoff and in-flight limit: the origin (default),
+    /// the host, the registrable domain or the server's address ([`KeyKind`]). robots.txt
+    /// state stays per origin.
+    #[cfg(feature = "fetch")]
+    pub key: KeyKind,
     /// The first backoff after a 429 or 503 without `Retry-After` (default 5 s); it doubles
     /// with each such answer in a row…
     pub backoff_base: Duration,
@@ -46,6 +63,10 @@ impl Default for GateOptions {
             default_delay: Duration::from_secs(1),
             max_delay: Duration::from_secs(60),
             max_concurrency: 1,
+            #[cfg(feature = "fetch")]
+            in_flight_expiry: Duration::from_secs(60),
+            #[cfg(feature = "fetch")]
+            key: KeyKind::Origin,
             backoff_base: Duration::from_secs(5),
             backoff_max: Duration::from_secs(600),
             max_retry_after: Duration::from_secs(3600),

@@ -58,7 +58,7 @@ use super::{
     LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreError, StoreFuture,
     StoreUsage, Updated,
 };
-use crate::policy::{BackoffRules, GateState};
+use crate::policy::{BackoffRules, GateState, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -66,7 +66,8 @@ use crate::Origin;
 const STATES: TableDefinition<&str, &[u8]> = TableDefinition::new("states");
 /// (origin, SHA-256 of the body) → body.
 const BODIES: TableDefinition<(&str, &[u8; 32]), &[u8]> = TableDefinition::new("bodies");
-/// origin → its request schedule while it is backed off (`next_free`, `backoff_until`, both
+/// politeness key (as [`PoliteKey`] writes it: the origin for the default key) → its request
+/// schedule while it is backed off (`next_free`, `backoff_until`, both
 /// u64 ms, and `strikes`, u32, little-endian): created on the first backoff.
 const GATES: TableDefinition<&str, &[u8]> = TableDefinition::new("gates");
 
@@ -442,10 +443,10 @@ fn load_gates(db: &Database, schedules: &LocalSchedules) -> Result<(), StoreErro
     for entry in gates.iter().map_err(backend)? {
         let (key, value) = entry.map_err(backend)?;
         // A schedule that does not decode is dropped: it only delays requests.
-        if let (Ok(origin), Some(state)) =
-            (Origin::from_url(key.value()), gate_decode(value.value()))
+        if let (Some(key), Some(state)) =
+            (PoliteKey::parse(key.value()), gate_decode(value.value()))
         {
-            schedules.seed(&origin, state);
+            schedules.seed(key, state);
         }
     }
     Ok(())
@@ -577,33 +578,30 @@ impl Store for EmbeddedStore {
     /// (and its fsync) would buy nothing.
     fn reserve<'a>(
         &'a self,
-        origin: &'a Origin,
+        key: &'a PoliteKey,
         now: SystemTime,
         spacing: Duration,
     ) -> StoreFuture<'a, Reservation> {
-        let r = self.inner.schedules.reserve(origin, now, spacing);
+        let r = self.inner.schedules.reserve(key, now, spacing);
         Box::pin(async move { Ok(r) })
     }
 
     /// In memory and on disk, so that a restarted crawler honours the backoff.
     fn back_off<'a>(
         &'a self,
-        origin: &'a Origin,
+        key: &'a PoliteKey,
         now: SystemTime,
         retry_after: Option<Duration>,
         rules: BackoffRules,
     ) -> StoreFuture<'a, Duration> {
-        let (wait, state) = self
-            .inner
-            .schedules
-            .back_off(origin, now, retry_after, &rules);
-        let key = origin.to_string();
+        let (wait, state) = self.inner.schedules.back_off(key, now, retry_after, &rules);
+        let name = key.to_string();
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(backend)?;
             {
                 let mut gates = txn.open_table(GATES).map_err(backend)?;
                 gates
-                    .insert(key.as_str(), &gate_encode(&state)[..])
+                    .insert(name.as_str(), &gate_encode(&state)[..])
                     .map_err(backend)?;
             }
             txn.commit().map_err(backend)?;
@@ -611,14 +609,14 @@ impl Store for EmbeddedStore {
         })
     }
 
-    fn recovered<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, ()> {
-        self.inner.schedules.recovered(origin);
-        let key = origin.to_string();
+    fn recovered<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, ()> {
+        self.inner.schedules.recovered(key);
+        let name = key.to_string();
         self.blocking(move |db| {
             let txn = db.begin_write().map_err(backend)?;
             {
                 let mut gates = txn.open_table(GATES).map_err(backend)?;
-                gates.remove(key.as_str()).map_err(backend)?;
+                gates.remove(name.as_str()).map_err(backend)?;
             }
             txn.commit().map_err(backend)?;
             Ok(())

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 use super::{
     LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreFuture, StoreUsage, Updated,
 };
-use crate::policy::BackoffRules;
+use crate::policy::{BackoffRules, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -121,27 +121,27 @@ impl Store for MemoryStore {
 
     fn reserve<'a>(
         &'a self,
-        origin: &'a Origin,
+        key: &'a PoliteKey,
         now: SystemTime,
         spacing: Duration,
     ) -> StoreFuture<'a, Reservation> {
-        let r = self.schedules.reserve(origin, now, spacing);
+        let r = self.schedules.reserve(key, now, spacing);
         Box::pin(async move { Ok(r) })
     }
 
     fn back_off<'a>(
         &'a self,
-        origin: &'a Origin,
+        key: &'a PoliteKey,
         now: SystemTime,
         retry_after: Option<Duration>,
         rules: BackoffRules,
     ) -> StoreFuture<'a, Duration> {
-        let (wait, _) = self.schedules.back_off(origin, now, retry_after, &rules);
+        let (wait, _) = self.schedules.back_off(key, now, retry_after, &rules);
         Box::pin(async move { Ok(wait) })
     }
 
-    fn recovered<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, ()> {
-        self.schedules.recovered(origin);
+    fn recovered<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, ()> {
+        self.schedules.recovered(key);
         Box::pin(async move { Ok(()) })
     }
 

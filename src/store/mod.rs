@@ -41,7 +41,7 @@ pub use memory::MemoryStore;
 #[cfg(feature = "redis")]
 pub use redis::{RedisOptions, RedisStore};
 
-use crate::policy::{ms, unix_ms, BackoffRules, GateState};
+use crate::policy::{ms, unix_ms, BackoffRules, GateState, PoliteKey};
 use crate::policy::{Applied, Change, Digest, OriginState};
 use crate::Origin;
 
@@ -171,44 +171,71 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         false
     }
 
-    /// Reserves the origin's next request slot, atomically: the slot is the latest of now,
-    /// the end of the last slot's spacing, and the end of a backoff; the one after it is
-    /// `spacing` later. Returns how long to wait for it. Callers served one after the other get
-    /// slots in that order.
+    /// Reserves the next request slot of a politeness key, atomically: the slot is the latest
+    /// of now, the end of the last slot's spacing, and the end of a backoff; the one after it
+    /// is `spacing` later. Returns how long to wait for it. Callers served one after the other
+    /// get slots in that order.
     ///
     /// `now` is the caller's clock; a shared store may use its own instead (the Redis store
     /// uses the server's, so that processes on machines whose clocks disagree share one
     /// schedule), which is why the answer is a wait, not a time.
     fn reserve<'a>(
         &'a self,
-        origin: &'a Origin,
+        key: &'a PoliteKey,
         now: SystemTime,
         spacing: Duration,
     ) -> StoreFuture<'a, Reservation> {
-        let _ = (origin, now, spacing);
+        let _ = (key, now, spacing);
         Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
     }
 
-    /// Records a 429 or 503: no slot before `now` + [`backoff_delay`] (an earlier backoff that
-    /// ends later stands). Returns the wait from now.
+    /// Records a 429 or 503 for a politeness key: no slot before `now` + [`backoff_delay`] (an
+    /// earlier backoff that ends later stands). Returns the wait from now.
     ///
     /// [`backoff_delay`]: crate::policy::backoff_delay
     fn back_off<'a>(
         &'a self,
-        origin: &'a Origin,
+        key: &'a PoliteKey,
         now: SystemTime,
         retry_after: Option<Duration>,
         rules: BackoffRules,
     ) -> StoreFuture<'a, Duration> {
-        let _ = (origin, now, retry_after, rules);
+        let _ = (key, now, retry_after, rules);
         Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
     }
 
-    /// Records an answer that was not a 429 or 503: the origin's exponential backoff starts
-    /// over.
-    fn recovered<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, ()> {
-        let _ = origin;
+    /// Records an answer that was not a 429 or 503: the key's exponential backoff starts over.
+    fn recovered<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, ()> {
+        let _ = key;
         Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
+    }
+
+    /// Whether the store counts requests in flight across processes ([`Store::take_in_flight`],
+    /// [`Store::release_in_flight`]): the Redis store does; a store only one process uses
+    /// does not need to (the engine counts them in the process).
+    fn counts_in_flight(&self) -> bool {
+        false
+    }
+
+    /// Takes one of a key's `limit` in-flight places for `holder`, unless `limit` are held:
+    /// places not released within `expiry` of being taken are freed (their holder died).
+    /// A holder that already has a place keeps it and its expiry starts again. Returns whether
+    /// `holder` has a place now.
+    fn take_in_flight<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        holder: &'a str,
+        limit: usize,
+        expiry: Duration,
+    ) -> StoreFuture<'a, bool> {
+        let _ = (key, holder, limit, expiry);
+        Box::pin(async { Err(StoreError::Unsupported("in-flight limits")) })
+    }
+
+    /// Frees `holder`'s in-flight place of a key (nothing if it has none).
+    fn release_in_flight<'a>(&'a self, key: &'a PoliteKey, holder: &'a str) -> StoreFuture<'a, ()> {
+        let _ = (key, holder);
+        Box::pin(async { Err(StoreError::Unsupported("in-flight limits")) })
     }
 
     /// Whether other processes write to this store, so that copies of its states go stale.
@@ -342,14 +369,14 @@ pub struct Reservation {
 }
 
 /// Request schedules kept in the process (memory and embedded stores, and the gate's own when
-/// the store keeps none or fails): one [`GateState`] per origin, changed under a lock. Idle
-/// schedules are dropped now and then, so that the map holds the origins being crawled.
+/// the store keeps none or fails): one [`GateState`] per politeness key, changed under a lock. Idle
+/// schedules are dropped now and then, so that the map holds the keys being crawled.
 #[derive(Debug, Default)]
 pub(crate) struct LocalSchedules(Mutex<Schedules>);
 
 #[derive(Debug, Default)]
 struct Schedules {
-    map: HashMap<Origin, GateState>,
+    map: HashMap<PoliteKey, GateState>,
     /// The map is swept of idle schedules when it grows past this.
     sweep_at: usize,
 }
@@ -358,27 +385,27 @@ struct Schedules {
 const SWEEP_MIN: usize = 1024;
 
 impl LocalSchedules {
-    fn with<T>(&self, origin: &Origin, now: u64, f: impl FnOnce(&mut GateState) -> T) -> T {
+    fn with<T>(&self, key: &PoliteKey, now: u64, f: impl FnOnce(&mut GateState) -> T) -> T {
         // Plain values, consistent even if a holder panicked.
         let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if s.map.len() >= s.sweep_at.max(SWEEP_MIN) {
             s.map.retain(|_, g| !g.is_idle(now));
             s.sweep_at = s.map.len() * 2;
         }
-        f(s.map.entry(origin.clone()).or_default())
+        f(s.map.entry(key.clone()).or_default())
     }
 
     /// Puts a schedule in (read back from disk).
     #[cfg(feature = "redb")]
-    pub fn seed(&self, origin: &Origin, state: GateState) {
+    pub fn seed(&self, key: PoliteKey, state: GateState) {
         let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        s.map.entry(origin.clone()).or_insert(state);
+        s.map.entry(key).or_insert(state);
     }
 
     /// [`Store::reserve`] in the process.
-    pub fn reserve(&self, origin: &Origin, now: SystemTime, spacing: Duration) -> Reservation {
+    pub fn reserve(&self, key: &PoliteKey, now: SystemTime, spacing: Duration) -> Reservation {
         let now = unix_ms(now);
-        self.with(origin, now, |g| Reservation {
+        self.with(key, now, |g| Reservation {
             wait: Duration::from_millis(g.reserve(now, ms(spacing))),
             strikes: g.strikes,
         })
@@ -387,22 +414,22 @@ impl LocalSchedules {
     /// [`Store::back_off`] in the process; also returns the schedule after it.
     pub fn back_off(
         &self,
-        origin: &Origin,
+        key: &PoliteKey,
         now: SystemTime,
         retry_after: Option<Duration>,
         rules: &BackoffRules,
     ) -> (Duration, GateState) {
         let now = unix_ms(now);
-        self.with(origin, now, |g| {
+        self.with(key, now, |g| {
             let wait = g.back_off(now, retry_after, rules);
             (Duration::from_millis(wait), *g)
         })
     }
 
     /// [`Store::recovered`] in the process; the schedule after it.
-    pub fn recovered(&self, origin: &Origin) -> GateState {
+    pub fn recovered(&self, key: &PoliteKey) -> GateState {
         let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        match s.map.get_mut(origin) {
+        match s.map.get_mut(key) {
             Some(g) => {
                 g.recovered();
                 *g

@@ -18,10 +18,14 @@
 //! | `crawlgate:{https://example.com:8443}:state` | hash | `rev` (an integer), `state` ([`codec::encode`]) |
 //! | `crawlgate:{https://example.com:8443}:body:<64 hex digits>` | string | a robots.txt body, under its [`Digest`] |
 //! | `crawlgate:{https://example.com:8443}:lease` | string with a TTL | the lease holder's token |
-//! | `crawlgate:{https://example.com:8443}:gate` | hash with an expiry | the request schedule: `next`, `until` (ms), `strikes` |
+//! | `crawlgate:{KEY}:gate` | hash with an expiry | the request schedule of a politeness key: `next`, `until` (ms), `strikes` |
+//! | `crawlgate:{KEY}:inflight` | sorted set with an expiry | the key's in-flight leases: holder → expiry (ms, server time) |
 //!
-//! The origin in braces is a Redis Cluster hash tag: one origin's keys live in one hash slot, so
-//! a script may touch all of them. The prefix must therefore not contain braces.
+//! `KEY` is the [`PoliteKey`] as it writes itself: the origin for the default key (so the
+//! schedule sits beside the origin's state: `crawlgate:{https://example.com:8443}:gate`), else
+//! `host:…`, `domain:…` or `ip:…`. The part in braces is a Redis Cluster hash tag: one origin's
+//! (one key's) keys live in one hash slot, so a script may touch all of them. The prefix must
+//! therefore not contain braces.
 //!
 //! # Concurrency
 //!
@@ -37,7 +41,9 @@
 //!
 //! [`Store::reserve`], [`Store::back_off`] and [`Store::recovered`] are one Lua script each,
 //! mirroring [`GateState`](crate::policy::GateState): atomic on the server, so that a fleet
-//! shares one spacing per origin. The scripts read the server's `TIME` and ignore the caller's
+//! shares one spacing per politeness key. [`Store::take_in_flight`] is one more: it drops the
+//! key's expired leases, counts the others and adds one if under the limit, so that a fleet
+//! shares one in-flight limit and a killed process's leases end at their expiry. The scripts read the server's `TIME` and ignore the caller's
 //! clock: every process measures against the same clock, and gets back a *wait* that it sleeps
 //! on its own, so clock skew between the machines does not matter. A gate key expires a day
 //! after its schedule ends.
@@ -65,7 +71,7 @@ use redis::{RedisResult, Script};
 use super::{
     codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated,
 };
-use crate::policy::BackoffRules;
+use crate::policy::{BackoffRules, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -288,6 +294,14 @@ impl RedisStore {
     fn keys(&self, origin: &Origin) -> Keys {
         Keys {
             base: format!("{}:{{{origin}}}", self.prefix),
+        }
+    }
+
+    /// A politeness key's keys (its schedule and in-flight places), hash-tagged by the key:
+    /// for the default key, the origin's own tag.
+    fn schedule_keys(&self, key: &PoliteKey) -> Keys {
+        Keys {
+            base: format!("{}:{{{key}}}", self.prefix),
         }
     }
 
@@ -619,7 +633,7 @@ impl Store for RedisStore {
 
     fn reserve<'a>(
         &'a self,
-        origin: &'a Origin,
+        key: &'a PoliteKey,
         _now: SystemTime,
         spacing: Duration,
     ) -> StoreFuture<'a, Reservation> {
@@ -627,9 +641,9 @@ impl Store for RedisStore {
             let mut conn = self.conn.clone();
             let (wait, strikes): (u64, u32) = self
                 .run(
-                    || format!("reserving a request slot of {origin}"),
+                    || format!("reserving a request slot of {key}"),
                     RESERVE
-                        .key(self.keys(origin).gate())
+                        .key(self.schedule_keys(key).gate())
                         .arg(gate_ms(spacing))
                         .invoke_async(&mut conn),
                 )
@@ -643,7 +657,7 @@ impl Store for RedisStore {
 
     fn back_off<'a>(
         &'a self,
-        origin: &'a Origin,
+        key: &'a PoliteKey,
         _now: SystemTime,
         retry_after: Option<Duration>,
         rules: BackoffRules,
@@ -654,9 +668,9 @@ impl Store for RedisStore {
             let retry_after = retry_after.map_or(-1, |d| gate_ms(d) as i64);
             let wait: u64 = self
                 .run(
-                    || format!("backing off {origin}"),
+                    || format!("backing off {key}"),
                     BACK_OFF
-                        .key(self.keys(origin).gate())
+                        .key(self.schedule_keys(key).gate())
                         .arg(retry_after)
                         .arg(gate_ms(rules.base))
                         .arg(gate_ms(rules.max))
@@ -668,15 +682,59 @@ impl Store for RedisStore {
         })
     }
 
-    fn recovered<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, ()> {
+    fn recovered<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
             let _: i64 = self
                 .run(
-                    || format!("ending the backoff of {origin}"),
+                    || format!("ending the backoff of {key}"),
                     RECOVERED
-                        .key(self.keys(origin).gate())
+                        .key(self.schedule_keys(key).gate())
                         .invoke_async(&mut conn),
+                )
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn counts_in_flight(&self) -> bool {
+        true
+    }
+
+    fn take_in_flight<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        holder: &'a str,
+        limit: usize,
+        expiry: Duration,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let taken: i64 = self
+                .run(
+                    || format!("taking an in-flight place of {key}"),
+                    TAKE_IN_FLIGHT
+                        .key(self.schedule_keys(key).in_flight())
+                        .arg(holder)
+                        .arg(limit)
+                        .arg(gate_ms(expiry).max(1))
+                        .invoke_async(&mut conn),
+                )
+                .await?;
+            Ok(taken == 1)
+        })
+    }
+
+    fn release_in_flight<'a>(&'a self, key: &'a PoliteKey, holder: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let _: i64 = self
+                .run(
+                    || format!("releasing an in-flight place of {key}"),
+                    redis::cmd("ZREM")
+                        .arg(self.schedule_keys(key).in_flight())
+                        .arg(holder)
+                        .query_async(&mut conn),
                 )
                 .await?;
             Ok(())
@@ -722,6 +780,10 @@ impl Keys {
     fn gate(&self) -> String {
         format!("{}:gate", self.base)
     }
+
+    fn in_flight(&self) -> String {
+        format!("{}:inflight", self.base)
+    }
 }
 
 /// Milliseconds as sent to the scripts: at most 2^50 (some 35,000 years), so that Lua's doubles
@@ -756,6 +818,29 @@ local nxt = slot + tonumber(ARGV[1])
 redis.call('HSET', KEYS[1], 'next', string.format('%d', nxt))
 redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.max(nxt, tonumber(g[2] or '0')) + 86400000))
 return {{slot - now, tonumber(g[3] or '0')}}
+"
+    ))
+});
+
+/// Takes an in-flight place ([`Store::take_in_flight`]) on the server's clock: drops the
+/// expired members of the key's sorted set (scored by their expiry, ms), then renews
+/// `holder`'s place or adds one if fewer than the limit are held. The set expires with its
+/// last member. Returns 1 if `holder` has a place, else 0.
+static TAKE_IN_FLIGHT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        r"{SCRIPT_NOW}
+-- KEYS[1]: the in-flight sorted set; ARGV: the holder, the limit, the expiry (ms).
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', string.format('%d', now))
+local expires = string.format('%d', now + tonumber(ARGV[3]))
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+    return 0
+  end
+end
+redis.call('ZADD', KEYS[1], expires, ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+redis.call('PEXPIREAT', KEYS[1], last[2])
+return 1
 "
     ))
 });

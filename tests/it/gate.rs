@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crawlgate::engine::{Answer, CacheOptions, Clock, ManualClock, RobotsCache};
 use crawlgate::engine::{Permit, Recorded, Refused};
 
-use crawlgate::policy::{BackoffRules, DelaySource, GateOptions};
+use crawlgate::policy::{BackoffRules, DelaySource, GateOptions, PoliteKey};
 use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, OriginState};
 use crawlgate::store::{Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated};
 use crawlgate::{Origin, ProductToken, Robots};
@@ -518,7 +518,7 @@ impl Store for ScheduleLess {
     }
     fn reserve<'a>(
         &'a self,
-        _: &'a Origin,
+        _: &'a PoliteKey,
         _: SystemTime,
         _: Duration,
     ) -> StoreFuture<'a, Reservation> {
@@ -526,7 +526,7 @@ impl Store for ScheduleLess {
     }
     fn back_off<'a>(
         &'a self,
-        _: &'a Origin,
+        _: &'a PoliteKey,
         _: SystemTime,
         _: Option<Duration>,
         _: BackoffRules,

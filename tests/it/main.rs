@@ -61,6 +61,8 @@ mod store_redis; // a store that loses data never takes a known good version awa
 // The gate: when a crawler may fetch (virtual clock; the middleware against real servers).
 #[cfg(feature = "fetch")]
 mod gate;
+#[cfg(feature = "fetch")]
+mod gate_keys; // politeness keys at a real server: IP, origin, registrable domain
 #[cfg(feature = "middleware")]
 mod gate_middleware;
 

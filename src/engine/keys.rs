@@ -1,0 +1,118 @@
+//! Politeness keys in the engine: the key an origin's requests are scheduled under (its host
+//! resolved for [`KeyKind::Ip`]), and the fleet-wide in-flight places a shared store counts.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::cache::RobotsCache;
+use crate::origin::{Origin, Scheme};
+use crate::policy::{KeyKind, PoliteKey};
+
+/// How long a host's resolved IP key is kept (resolvers cache for about as long; a server
+/// that moves is keyed by its new address within this).
+const RESOLVED_TTL: Duration = Duration::from_secs(60);
+/// Hosts whose IP key is kept.
+const RESOLVED_MAX: u64 = 10_000;
+/// The longest a resolution may take; then the host is the key.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+/// The first pause before asking again for an in-flight place when all are held…
+const PLACE_POLL_MIN: Duration = Duration::from_millis(5);
+/// …doubling up to this.
+const PLACE_POLL_MAX: Duration = Duration::from_millis(100);
+
+/// Hosts' IP keys (or their host key when they did not resolve), kept [`RESOLVED_TTL`].
+pub(crate) struct Resolved(moka::future::Cache<Box<str>, PoliteKey>);
+
+impl Default for Resolved {
+    fn default() -> Resolved {
+        Resolved(
+            moka::future::Cache::builder()
+                .max_capacity(RESOLVED_MAX)
+                .time_to_live(RESOLVED_TTL)
+                .build(),
+        )
+    }
+}
+
+impl RobotsCache {
+    /// The politeness key of `origin`'s requests under the gate's [`KeyKind`]. For
+    /// [`KeyKind::Ip`] the host is resolved (by the system's resolver, on tokio's blocking
+    /// pool), the addresses the fetcher's address policy refuses are dropped, and the lowest
+    /// IPv4 address (else IPv6 /64) is the key; a host that does not resolve is its own key.
+    pub(crate) async fn politeness_key(&self, origin: &Origin) -> PoliteKey {
+        let gate = self.gate();
+        let kind = gate.options.key;
+        let key = PoliteKey::of(kind, origin);
+        if kind != KeyKind::Ip || key.kind() == KeyKind::Ip {
+            return key;
+        }
+        if let Some(known) = gate.resolved.0.get(origin.host()).await {
+            return known;
+        }
+        let port = origin.port().unwrap_or(match origin.scheme() {
+            Scheme::Http => 80,
+            Scheme::Https => 443,
+        });
+        let policy = gate.addresses;
+        let lookup = tokio::net::lookup_host((origin.host(), port));
+        let resolved = match tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await {
+            Ok(Ok(addresses)) => PoliteKey::from_addresses(
+                addresses
+                    .map(|a| a.ip())
+                    .filter(|ip| policy.allows(ip.to_canonical())),
+            ),
+            _ => None,
+        };
+        if resolved.is_none() {
+            tracing::debug!(target: "crawlgate::gate", host = origin.host(), "no address to key by: the host is the key");
+        }
+        let key = resolved.unwrap_or(key);
+        gate.resolved
+            .0
+            .insert(origin.host().into(), key.clone())
+            .await;
+        key
+    }
+
+    /// Waits for one of `key`'s fleet-wide in-flight places when the store counts them
+    /// ([`Store::counts_in_flight`](crate::store::Store::counts_in_flight)): the holder's
+    /// name, to release. `None` when the store does not count them, or fails (then the
+    /// process's own limit is the only one, as with a store of one process).
+    pub(crate) async fn take_place(&self, key: &PoliteKey) -> Option<String> {
+        let store = self.store();
+        if !store.counts_in_flight() {
+            return None;
+        }
+        let gate = self.gate();
+        let n = gate.next_place.fetch_add(1, Ordering::Relaxed);
+        let holder = format!("{}:{n}", self.owner());
+        let limit = gate.options.max_concurrency.max(1);
+        let expiry = gate.options.in_flight_expiry;
+        let mut pause = PLACE_POLL_MIN;
+        loop {
+            match store.take_in_flight(key, &holder, limit, expiry).await {
+                Ok(true) => {
+                    self.store_ok();
+                    return Some(holder);
+                }
+                Ok(false) => {
+                    self.store_ok();
+                    self.clock().sleep(pause).await;
+                    pause = (pause * 2).min(PLACE_POLL_MAX);
+                }
+                Err(e) => {
+                    self.store_failed(&e);
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// Frees an in-flight place taken by [`RobotsCache::take_place`].
+    pub(crate) async fn release_place(&self, key: &PoliteKey, holder: &str) {
+        match self.store().release_in_flight(key, holder).await {
+            Ok(()) => self.store_ok(),
+            Err(e) => self.store_failed(&e),
+        }
+    }
+}

@@ -1,0 +1,202 @@
+//! Politeness keys at a real server on 127.0.0.1, in real time: two host names of one server
+//! (`localhost` and `127.0.0.1`) are spaced as one under the IP key and independently under
+//! the origin key (the default); two subdomains of one registrable domain are spaced as one
+//! under the domain key. Arrival times are recorded by the server. (The fleet-wide in-flight
+//! limit, with processes on a real Redis, is in `../gate_fleet.rs`.)
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::support::{Reply, TestServer};
+use crawlgate::engine::{CacheOptions, RobotsCache};
+use crawlgate::policy::{Fetch, FetchOutcome, KeyKind};
+use crawlgate::{Origin, ProductToken, Robots};
+
+/// The site's `Crawl-delay`.
+const DELAY: Duration = Duration::from_millis(200);
+/// Pages fetched from each host name.
+const PAGES: usize = 4;
+/// What a gap between two arrivals may fall short of its slots (loopback and scheduling on two
+/// shared cores), as in `gate_middleware`.
+const JITTER: Duration = Duration::from_millis(20);
+
+/// Host (the `Host` header) and arrival time of every page request.
+type Arrivals = Arc<Mutex<Vec<(Instant, String)>>>;
+
+async fn site() -> (TestServer, Arrivals) {
+    let arrivals: Arrivals = Arc::default();
+    let seen = arrivals.clone();
+    let server = TestServer::start(move |r| {
+        if r.path == "/robots.txt" {
+            return Reply::text(200, "User-agent: *\nCrawl-delay: 0.2\n");
+        }
+        let host = r.header("host").unwrap_or("").to_owned();
+        seen.lock().expect("arrivals").push((Instant::now(), host));
+        Reply::text(200, "ok")
+    })
+    .await;
+    (server, arrivals)
+}
+
+fn engine(key: KeyKind) -> RobotsCache {
+    let mut options = CacheOptions::default();
+    options.gate.default_delay = Duration::ZERO;
+    options.gate.key = key;
+    RobotsCache::new(options).expect("engine")
+}
+
+fn bot() -> ProductToken {
+    ProductToken::new("testbot").expect("token")
+}
+
+/// Fetches `PAGES` pages from each of `bases` at once (a task per host name, as a crawler's
+/// workers would), each through `acquire` with `client`; returns the permits' keys.
+async fn crawl(cache: &RobotsCache, client: &reqwest::Client, bases: &[String]) -> Vec<String> {
+    let mut tasks = tokio::task::JoinSet::new();
+    for base in bases {
+        let (cache, client, base) = (cache.clone(), client.clone(), base.clone());
+        tasks.spawn(async move {
+            let mut keys = Vec::new();
+            for k in 0..PAGES {
+                let url = format!("{base}/page{k}");
+                let permit = cache.acquire(&bot(), &url).await.expect("allowed");
+                keys.push(permit.key().to_string());
+                let response = client.get(&url).send().await.expect("fetch");
+                permit
+                    .record_response(response.status().as_u16(), response.headers())
+                    .await;
+            }
+            keys
+        });
+    }
+    let mut keys = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        keys.extend(done.expect("task"));
+    }
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// Gaps between consecutive arrivals, in time order, and the first-to-last span.
+fn gaps(arrivals: &Arrivals) -> (Vec<Duration>, Duration) {
+    let mut times: Vec<Instant> = arrivals
+        .lock()
+        .expect("arrivals")
+        .iter()
+        .map(|(t, _)| *t)
+        .collect();
+    times.sort();
+    let gaps: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    (gaps.clone(), gaps.iter().sum())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_host_names_of_one_address_are_spaced_as_one_under_the_ip_key() {
+    let (server, arrivals) = site().await;
+    let port = server.addr.port();
+    let bases = [
+        format!("http://localhost:{port}"),
+        format!("http://127.0.0.1:{port}"),
+    ];
+    let client = reqwest::Client::new();
+    let keys = crawl(&engine(KeyKind::Ip), &client, &bases).await;
+    assert_eq!(keys, ["ip:127.0.0.1"]);
+    let (gaps, span) = gaps(&arrivals);
+    assert_eq!(gaps.len(), 2 * PAGES - 1);
+    for gap in &gaps {
+        assert!(*gap + JITTER >= DELAY, "gaps {gaps:?}");
+    }
+    assert!(
+        span + JITTER >= DELAY * (2 * PAGES as u32 - 1),
+        "span {span:?}"
+    );
+    let hosts: std::collections::HashSet<String> = arrivals
+        .lock()
+        .expect("arrivals")
+        .iter()
+        .map(|(_, h)| h.clone())
+        .collect();
+    assert_eq!(hosts.len(), 2, "both names reached the server: {hosts:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_host_names_of_one_address_are_independent_under_the_origin_key() {
+    let (server, arrivals) = site().await;
+    let port = server.addr.port();
+    let bases = [
+        format!("http://localhost:{port}"),
+        format!("http://127.0.0.1:{port}"),
+    ];
+    let client = reqwest::Client::new();
+    let keys = crawl(&engine(KeyKind::Origin), &client, &bases).await;
+    assert_eq!(keys, [bases[1].clone(), bases[0].clone()]);
+    // Two schedules side by side: the eight requests take the time of four, each host's own
+    // gaps the delay.
+    let (_, span) = gaps(&arrivals);
+    assert!(span < DELAY * (PAGES as u32 + 1), "span {span:?}");
+    for base in &bases {
+        let host = base.trim_start_matches("http://");
+        let own: Arrivals = Arc::new(Mutex::new(
+            arrivals
+                .lock()
+                .expect("arrivals")
+                .iter()
+                .filter(|(_, h)| h == host)
+                .cloned()
+                .collect(),
+        ));
+        let (gaps, _) = gaps(&own);
+        assert_eq!(gaps.len(), PAGES - 1, "{host}");
+        for gap in &gaps {
+            assert!(*gap + JITTER >= DELAY, "{host}: gaps {gaps:?}");
+        }
+    }
+}
+
+/// `a.example.test` and `b.example.test` (no DNS needed: the engine's key is the registrable
+/// domain, worked out from the name; the pages are fetched by a client that resolves both
+/// names to the test server, and robots.txt is put in as if fetched).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_subdomains_are_spaced_as_one_under_the_domain_key() {
+    let (server, arrivals) = site().await;
+    let cache = engine(KeyKind::Domain);
+    let body = "User-agent: *\nCrawl-delay: 0.2\n";
+    let mut client = reqwest::Client::builder();
+    let mut bases = Vec::new();
+    for name in ["a.example.test", "b.example.test"] {
+        let base = format!("http://{name}:{}", server.addr.port());
+        let origin = Origin::from_url(&base).expect("origin");
+        let outcome = FetchOutcome::Rules {
+            body: Arc::from(body.as_bytes()),
+            parsed: Arc::new(Robots::parse(body.as_bytes())),
+        };
+        cache
+            .insert(
+                &origin,
+                Fetch::new(origin.robots_txt_url(), Some(200), outcome),
+            )
+            .await;
+        client = client.resolve(name, server.addr);
+        bases.push(base);
+    }
+    let client = client.build().expect("client");
+    let keys = crawl(&cache, &client, &bases).await;
+    assert_eq!(keys, ["domain:example.test"]);
+    let (gaps, span) = gaps(&arrivals);
+    assert_eq!(gaps.len(), 2 * PAGES - 1);
+    for gap in &gaps {
+        assert!(*gap + JITTER >= DELAY, "gaps {gaps:?}");
+    }
+    assert!(
+        span + JITTER >= DELAY * (2 * PAGES as u32 - 1),
+        "span {span:?}"
+    );
+    let hosts: std::collections::HashSet<String> = arrivals
+        .lock()
+        .expect("arrivals")
+        .iter()
+        .map(|(_, h)| h.clone())
+        .collect();
+    assert_eq!(hosts.len(), 2, "{hosts:?}");
+}
