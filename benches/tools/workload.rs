@@ -11,7 +11,12 @@
 //! `check` parses every site's file, resolves `googlebot`'s rules once per site, then checks
 //! every URL once (subtract `load` and `parse-sites`); `parse-sites` is that
 //! without the checks; `check 2` makes two passes over the URLs (minus `check` is the steady
-//! state the bench times, without the first pass's index builds). The corpus is read as the benches read it (`benches/common/mod.rs`).
+//! state the bench times, without the first pass's index builds). `first` parses each site's
+//! file without diagnostics and checks its first URL (subtract `load`). `fast-parse`,
+//! `fast-first` and `fast-check N` are the same workloads for fast-robots (`&str` bodies and
+//! paths prepared before; subtract `fast-load`, which only prepares them; `fast-check` builds
+//! its compiled matchers, subtract `fast-matchers`). The corpus is read as the benches read it
+//! (`benches/common/mod.rs`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -61,6 +66,85 @@ fn main() {
                 println!("{allowed} allowed");
             }
         }
-        _ => eprintln!("usage: workload load|parse|parse-sites|check"),
+        "first" => {
+            let mut options = Options::default();
+            options.diagnostics = false;
+            let mut allowed = 0;
+            for site in &corpus.sites {
+                if let Some(url) = site.urls.first() {
+                    let robots = Robots::parse_with(black_box(&site.robots), &options).robots;
+                    allowed += usize::from(robots.check(&token, black_box(url)).allowed);
+                }
+            }
+            println!("{allowed} allowed");
+        }
+        "fast-load" | "fast-parse" | "fast-first" | "fast-matchers" | "fast-check" => {
+            fast(&what, corpus)
+        }
+        _ => eprintln!(
+            "usage: workload load|parse|parse-quiet|parse-sites|check [N]|first|fast-load|\
+             fast-parse|fast-first|fast-matchers|fast-check [N]"
+        ),
     }
+}
+
+/// The fast-robots workloads: bodies as `&str` (lossy) and paths taken out of the URLs, as
+/// `benches/parse.rs` and `benches/check.rs` give them to it.
+fn fast(what: &str, corpus: &common::Corpus) {
+    let files: Vec<String> = corpus
+        .files
+        .iter()
+        .map(|(_, b)| String::from_utf8_lossy(b).into_owned())
+        .collect();
+    let sites: Vec<(String, Vec<String>)> = corpus
+        .sites
+        .iter()
+        .map(|s| {
+            let paths = s
+                .urls
+                .iter()
+                .map(|u| crawlgate::request_path(u).into_owned())
+                .collect();
+            (String::from_utf8_lossy(&s.robots).into_owned(), paths)
+        })
+        .collect();
+    let mut allowed = 0;
+    match what {
+        "fast-parse" => {
+            for text in &files {
+                black_box(fast_robots::RobotsTxt::parse(black_box(text)));
+            }
+        }
+        "fast-first" => {
+            for (text, paths) in &sites {
+                if let Some(path) = paths.first() {
+                    let robots = fast_robots::RobotsTxt::parse(black_box(text));
+                    allowed += usize::from(robots.is_allowed(common::AGENT, black_box(path)));
+                }
+            }
+        }
+        "fast-matchers" | "fast-check" => {
+            let parsed: Vec<_> = sites
+                .iter()
+                .map(|(text, _)| fast_robots::RobotsTxt::parse(text))
+                .collect();
+            let matchers: Vec<_> = parsed.iter().map(|r| r.matcher()).collect();
+            if what == "fast-check" {
+                let passes: usize = std::env::args()
+                    .nth(2)
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(1);
+                for _ in 0..passes {
+                    for (m, (_, paths)) in matchers.iter().zip(&sites) {
+                        for path in paths {
+                            allowed += usize::from(m.is_allowed(common::AGENT, black_box(path)));
+                        }
+                    }
+                }
+            }
+            black_box(&matchers);
+        }
+        _ => {}
+    }
+    println!("{allowed} allowed");
 }
