@@ -168,7 +168,7 @@ impl Tools {
                        allowed, disallowed (a rule of the site's robots.txt forbids it) or \
                        unreachable (the robots.txt could not be read: do not fetch; a tool \
                        error), with the deciding rule (line and text), the reason, the URL as \
-                       judged and the crawl-delay in seconds. robots.txt is fetched once per \
+                       judged, the crawl-delay and the request-rate. robots.txt is fetched once per \
                        site and kept.",
         annotations(read_only_hint = true, open_world_hint = true)
     )]
@@ -224,14 +224,19 @@ impl Tools {
             }
             (None, _) => summary += &format!(" ({})", escape(&r.reason_text)),
         }
-        let delay = answer.crawl_delay.map(|d| d.as_secs_f64());
-        if let Some(seconds) = delay {
-            summary += &format!("; crawl-delay {seconds} s");
+        if let Some(d) = &r.crawl_delay {
+            summary += &format!("; crawl-delay {} s", d.seconds);
         }
+        if let Some(rate) = &r.request_rate {
+            summary += &format!("; request-rate {}/{} s", rate.requests, rate.seconds);
+            if let Some(window) = &rate.window {
+                summary += &format!(" ({window} UTC)");
+            }
+        }
+        // The record's fields in its order (as `check --json` writes them), then the answer.
         let mut structured = json(&Record::Check(r));
         if let Value::Object(map) = &mut structured {
             map.insert("answer".into(), Value::from(word));
-            map.insert("crawl_delay".into(), delay.map_or(Value::Null, Value::from));
         }
         answered(summary, structured, word == "unreachable")
     }
@@ -429,7 +434,7 @@ impl ServerHandler for Tools {
             .with_server_info(Implementation::new("crawlgate", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Before fetching a URL, call check_url: fetch only when it answers allowed, and \
-                 wait crawl_delay seconds between requests to one site. unreachable means the \
+                 wait crawl_delay.seconds between requests to one site. unreachable means the \
                  site's robots.txt could not be read: do not fetch. explain_robots shows why; \
                  robots_report shows the robots.txt's history.",
             )
