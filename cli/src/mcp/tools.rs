@@ -116,28 +116,28 @@ impl Tools {
         &self,
         agent: Option<String>,
         mode: Option<ModeParam>,
-    ) -> Result<(Crawlers, Mode), CallToolResult> {
+    ) -> Result<(Crawlers, Mode), Box<CallToolResult>> {
         let mode = match mode {
             Some(ModeParam::Rfc) => Mode::Rfc,
             Some(ModeParam::Google) => Mode::Google,
             None => self.server.mode,
         };
         let Some(agent) = agent.or_else(|| self.server.agent.clone()) else {
-            return Err(failed(
+            return Err(Box::new(failed(
                 "no agent: give `agent` (the crawler's product token), or start the server \
                  with --agent TOKEN",
-            ));
+            )));
         };
         match Crawlers::new(&[agent], &[], mode) {
             Ok(c) => Ok((c, mode)),
-            Err(e) => Err(failed(format!("agent: {e:#}"))),
+            Err(e) => Err(Box::new(failed(format!("agent: {e:#}")))),
         }
     }
 
     /// The origin of `url`, unless it is not an http(s) URL or its host is an address the
     /// server does not fetch from (host names are checked as they resolve, by the engine).
-    fn origin(&self, url: &str) -> Result<Origin, CallToolResult> {
-        let origin = Origin::from_url(url).map_err(|e| failed(format!("url: {e}")))?;
+    fn origin(&self, url: &str) -> Result<Origin, Box<CallToolResult>> {
+        let origin = Origin::from_url(url).map_err(|e| Box::new(failed(format!("url: {e}"))))?;
         if self.server.allow_private {
             return Ok(origin);
         }
@@ -149,11 +149,11 @@ impl Tools {
             .parse::<IpAddr>();
         let local_name = host == "localhost" || host.ends_with(".localhost");
         if local_name || ip.is_ok_and(|ip| !crawlgate::http::AddressPolicy::PublicOnly.allows(ip)) {
-            return Err(failed(format!(
+            return Err(Box::new(failed(format!(
                 "url: {} is not a public address: robots.txt is not fetched from loopback, \
                  private or link-local addresses (the server's --allow-private allows it)",
                 escape(host)
-            )));
+            ))));
         }
         Ok(origin)
     }
@@ -175,11 +175,11 @@ impl Tools {
     async fn check_url(&self, Parameters(p): Parameters<CheckUrlParams>) -> CallToolResult {
         let (crawlers, mode) = match self.crawler(p.agent, p.mode) {
             Ok(c) => c,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let origin = match self.origin(&p.url) {
             Ok(o) => o,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let cache = self.server.engine(mode);
         cache.current(&origin).await;
@@ -253,11 +253,11 @@ impl Tools {
     async fn explain_robots(&self, Parameters(p): Parameters<ExplainParams>) -> CallToolResult {
         let (crawlers, mode) = match self.crawler(p.agent, p.mode) {
             Ok(c) => c,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let origin = match self.origin(&p.url) {
             Ok(o) => o,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let cache = self.server.engine(mode);
         let judgement = cache.current(&origin).await;
@@ -365,7 +365,7 @@ impl Tools {
     async fn robots_report(&self, Parameters(p): Parameters<ReportParams>) -> CallToolResult {
         let origin = match self.origin(&p.url) {
             Ok(o) => o,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let server = &self.server;
         let cache = server.engine(server.mode);
