@@ -316,7 +316,11 @@ fn read_rule(number: usize, item: &Value, diagnostics: &mut Vec<Diagnostic>) -> 
         ));
         return None;
     };
-    for key in fields.keys() {
+    // In key order whatever the map keeps (serde_json's `preserve_order`, which a program
+    // may turn on, keeps the file's order).
+    let mut keys: Vec<&String> = fields.keys().collect();
+    keys.sort_unstable();
+    for key in keys {
         if !matches!(key.as_str(), "location" | "tdm-reservation" | "tdm-policy") {
             diagnostics.push(Diagnostic::new(
                 Code::UnknownProperty,

@@ -605,8 +605,9 @@ pub struct ConcurrencyArg {
 #[derive(Debug, Args)]
 #[cfg_attr(not(feature = "fetch"), allow(dead_code))]
 pub struct StateArgs {
-    /// The crawl state: a state file (created if missing) or a Redis server
-    /// (`redis://HOST[:PORT][/DB]`); also from CRAWLGATE_STATE. Default:
+    /// The crawl state: a state file (created if missing), a Redis server
+    /// (`redis://HOST[:PORT][/DB]`) or a Redis Cluster (`redis+cluster://HOST:PORT[,HOST:PORT…]`);
+    /// also from CRAWLGATE_STATE. Default:
     /// $XDG_STATE_HOME/crawlgate/state.redb, else ~/.local/state/crawlgate/state.redb.
     // CRAWLGATE_STATE is read by `state::open`, not by clap, so that --no-state overrides it
     // while still conflicting with an explicit --state.

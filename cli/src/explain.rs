@@ -89,7 +89,16 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
                             };
                             let usage = target.usage(&rules);
                             let judged = target.judged_url.clone();
-                            records::record(url, judged, token, crawler, &usage, &name, why)
+                            records::record(
+                                url,
+                                judged,
+                                &parsed.robots,
+                                token,
+                                crawler,
+                                &usage,
+                                &name,
+                                why,
+                            )
                         })
                         .collect();
                     Some(Section { explain, checks })

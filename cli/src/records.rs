@@ -3,7 +3,10 @@
 
 use std::borrow::Cow;
 
-use crawlgate::{AgentRules, Preference, ProductToken, RuleRef, Usage, UsageRuleRef};
+use crawlgate::{
+    AgentRules, OtherKey, Preference, ProductToken, RequestRate, Robots, RuleRef, Usage,
+    UsageRuleRef,
+};
 
 use crate::output::escape;
 use crate::schema::{self, Check};
@@ -20,9 +23,11 @@ pub struct Rules {
 /// The `check` record of a URL matched against rules (the verdict is `rules`), with or without
 /// `--robots`: one shape for both. `token` is the one of `crawler` whose groups applied
 /// ([`chosen`](crate::crawler::chosen)); `usage` the answer of its rules at the URL.
+#[allow(clippy::too_many_arguments)]
 pub fn record<'a>(
     url: &'a str,
     judged_url: Option<String>,
+    robots: &Robots,
     token: &'a ProductToken,
     crawler: &'a [ProductToken],
     usage: &Usage<'_>,
@@ -31,6 +36,7 @@ pub fn record<'a>(
 ) -> Check<'a> {
     let d = &usage.decision;
     let rule = d.rule();
+    let (crawl_delay, request_rate) = rates(robots, token);
     Check {
         url,
         judged_url,
@@ -45,9 +51,47 @@ pub fn record<'a>(
         verdict: crawlgate::policy::Verdict::Rules.as_str(),
         reason: why.reason,
         reason_text: why.reason_text,
+        crawl_delay,
+        request_rate,
         usage: usage_record(usage),
         tdm: None,
     }
+}
+
+/// The `Crawl-delay` and `Request-rate` of the groups that apply to `token`, with the line of
+/// the record each comes from (the first of those groups' that reads).
+pub fn rates(
+    robots: &Robots,
+    token: &ProductToken,
+) -> (Option<schema::CrawlDelay>, Option<schema::RequestRate>) {
+    let groups: Vec<usize> = robots.rules_for(token).group_indexes().collect();
+    let line_of = |key: OtherKey, reads: &dyn Fn(&str) -> bool| {
+        robots
+            .records()
+            .filter(|r| r.key == key)
+            .filter(|r| r.group.is_some_and(|g| groups.contains(&g)))
+            .find(|r| reads(r.value))
+            .map(|r| r.line)
+    };
+    let crawl_delay = robots.crawl_delay(token).map(|seconds| schema::CrawlDelay {
+        seconds,
+        line: line_of(OtherKey::CrawlDelay, &|v| v.trim().parse::<f64>().is_ok()),
+    });
+    let request_rate = robots.request_rate(token).map(|rate| schema::RequestRate {
+        requests: rate.requests,
+        seconds: rate.per.as_secs(),
+        window: rate.window.map(|w| {
+            format!(
+                "{:02}{:02}-{:02}{:02}",
+                w.start / 60,
+                w.start % 60,
+                w.end / 60,
+                w.end % 60
+            )
+        }),
+        line: line_of(OtherKey::RequestRate, &|v| RequestRate::parse(v).is_some()),
+    });
+    (crawl_delay, request_rate)
 }
 
 /// A URL as a client will request it, which is what is judged, in either mode, as the engine
@@ -204,6 +248,7 @@ pub fn state_record<'a>(
         let mut r = record(
             url,
             target.judged_url,
+            &parsed.robots,
             token,
             crawler,
             &usage,
@@ -240,6 +285,8 @@ pub fn state_record<'a>(
         reason: why.reason,
         reason_text: why.reason_text,
         agents: crawler.iter().map(ProductToken::as_str).collect(),
+        crawl_delay: None,
+        request_rate: None,
         usage: None,
         tdm: None,
     }

@@ -45,10 +45,12 @@ fn location(args: &StateArgs) -> anyhow::Result<Location> {
 }
 
 fn is_redis_url(s: &str) -> bool {
-    ["redis://", "rediss://"].iter().any(|scheme| {
-        s.get(..scheme.len())
-            .is_some_and(|p| p.eq_ignore_ascii_case(scheme))
-    })
+    ["redis://", "rediss://", "redis+cluster://"]
+        .iter()
+        .any(|scheme| {
+            s.get(..scheme.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(scheme))
+        })
 }
 
 #[cfg(feature = "redb")]
@@ -145,6 +147,20 @@ async fn open_redis(url: String) -> anyhow::Result<State> {
 
 /// The URL with its password hidden, for messages.
 fn redact(url: &str) -> String {
+    // `redis+cluster://[user:password@]host:port,host:port…` is no URL to the url crate.
+    if let Some(rest) = url
+        .get(..16)
+        .filter(|s| s.eq_ignore_ascii_case("redis+cluster://"))
+        .and_then(|_| url.get(16..))
+    {
+        return match rest.rsplit_once('@') {
+            Some((auth, hosts)) => match auth.split_once(':') {
+                Some((user, _)) => format!("redis+cluster://{user}:***@{hosts}"),
+                None => format!("redis+cluster://{auth}@{hosts}"),
+            },
+            None => url.to_owned(),
+        };
+    }
     match ::url::Url::parse(url) {
         Ok(mut u) if u.password().is_some() => {
             let _ = u.set_password(Some("***"));

@@ -59,12 +59,13 @@ use super::answer::{answer, Answer};
 use super::clock::{Clock, SystemClock};
 use super::lock;
 use super::slots::Gate;
+use super::stats::{CacheStats, FetchClass, Stats};
 use super::tdm::{TdmAnswer, TdmCache, TdmError};
 use crate::http::{FetchError, FetchOptions, Fetcher, LocalError};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{
     Change, Digest, Fetch, FetchOutcome, FetchRecord, GateOptions, Judgement, OriginState,
-    PolicyOptions,
+    PolicyOptions, Verdict,
 };
 use crate::robots::{Options, Parsed, ProductToken, Robots};
 use crate::store::{MemoryStore, Store, StoreError};
@@ -325,6 +326,8 @@ struct Inner {
     tdm: TdmCache,
     /// Re-reads that found the store knowing less than memory.
     lost_data: AtomicU64,
+    /// Fetches by outcome, lookups by source, leases ([`RobotsCache::stats`]).
+    stats: Stats,
 }
 
 impl std::fmt::Debug for RobotsCache {
@@ -412,6 +415,7 @@ impl RobotsCache {
                 gate,
                 tdm,
                 lost_data: AtomicU64::new(0),
+                stats: Stats::default(),
             }),
         })
     }
@@ -424,6 +428,22 @@ impl RobotsCache {
         let now = self.inner.clock.now();
         let judgement = view.state.verdict_at(now, &self.inner.options.policy);
         Ok(answer(origin, &judgement, view.rules.as_ref(), token, url))
+    }
+
+    /// [`RobotsCache::check`], with the origin's verdict and the parsed rules the answer came
+    /// from, read in the same lookup (a service writing the whole record asks once, not three
+    /// times).
+    pub async fn check_in_force(
+        &self,
+        token: &ProductToken,
+        url: &str,
+    ) -> Result<(Answer, Verdict, Option<Arc<Parsed>>), CheckError> {
+        let origin = Origin::from_url(url)?;
+        let view = self.inner.view(&origin).await;
+        let now = self.inner.clock.now();
+        let judgement = view.state.verdict_at(now, &self.inner.options.policy);
+        let answer = answer(origin, &judgement, view.rules.as_ref(), token, url);
+        Ok((answer, judgement.verdict, view.rules.clone()))
     }
 
     /// What TDMRep's `/.well-known/tdmrep.json` says about `url`: reserved or not, the TDM
@@ -657,6 +677,12 @@ impl RobotsCache {
         }
     }
 
+    /// The engine's counters since it started: robots.txt fetches by outcome, lookups by
+    /// where they were answered from, fetch leases.
+    pub fn stats(&self) -> CacheStats {
+        self.inner.stats.snapshot()
+    }
+
     /// How many origins are in memory (approximate while moka settles).
     pub fn origin_count(&self) -> u64 {
         self.inner.slots.entry_count()
@@ -674,6 +700,7 @@ impl Inner {
     /// old), else from a flight.
     async fn view(self: &Arc<Self>, origin: &Origin) -> Arc<View> {
         if let Some(slot) = self.slots.get(origin).await {
+            self.stats.memory_hit();
             let view = slot.view();
             let now = self.clock.now();
             // A shared store's copy goes stale, and changes the store refused are retried: both
@@ -787,14 +814,17 @@ impl Inner {
             // Fetched before: answer from it (a due one is refreshed once it is in memory).
             Ok(Some(state)) if state.last_fetch().is_some() => {
                 self.health.ok();
+                self.stats.store_hit();
                 self.compile(origin, state, None, None).await
             }
             Ok(known) => {
                 self.health.ok();
+                self.stats.miss();
                 self.fetch_and_record(origin, known, false).await
             }
             Err(e) => {
                 self.health.failed(&e);
+                self.stats.miss();
                 self.fetch_and_record(origin, None, false).await
             }
         }
@@ -889,10 +919,12 @@ impl Inner {
         let ttl = self.options.lease_ttl();
         let waited_since = tokio::time::Instant::now();
         let mut leased = false;
+        let mut waited = false;
         loop {
             match self.store.try_lease(origin, &self.owner, ttl).await {
                 Ok(true) => {
                     self.health.ok();
+                    self.stats.lease_taken();
                     leased = true;
                     // Someone may have fetched between our read and the lease.
                     let memory = self.slots.get(origin).await.map(|s| s.view());
@@ -922,7 +954,12 @@ impl Inner {
                 Ok(false) => {
                     // Another process is fetching: wait for its result, for at most
                     // `lease_wait` (the holder may have died; its lease lives on until `ttl`).
+                    if !waited {
+                        waited = true;
+                        self.stats.lease_waited();
+                    }
                     if waited_since.elapsed() >= self.options.lease_wait.min(ttl) {
+                        self.stats.lease_lost();
                         let memory = self.slots.get(origin).await.map(|s| s.view());
                         if let Some(state) = known.take().filter(|s| s.last_fetch().is_some()) {
                             tracing::warn!(target: TARGET, origin = %origin, "another process's fetch lease outlived the lease wait: answering from the copy");
@@ -955,8 +992,12 @@ impl Inner {
         let started = self.clock.now();
         let fetched = self.fetch_retrying_local(origin, &state).await;
         let fetch = match fetched {
-            Ok(fetch) => fetch,
+            Ok(fetch) => {
+                self.stats.fetch(FetchClass::of(&fetch.outcome));
+                fetch
+            }
             Err(local) => {
+                self.stats.fetch(FetchClass::LocalFailure);
                 // Nothing was learned: the state stays as it was, due, and is fetched again on
                 // the next check.
                 if leased {

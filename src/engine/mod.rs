@@ -16,7 +16,8 @@
 //!
 //! - `cache`: the engine and its options; `answer`: one URL's [`Answer`]; `gate`: `acquire`,
 //!   permits and backoff; `slots`: the gate's state in the process (per-key concurrency);
-//!   `keys`: politeness keys and fleet-wide in-flight places; `clock`: time; `middleware`: the reqwest-middleware layer.
+//!   `keys`: politeness keys and fleet-wide in-flight places; `stats`: the counters
+//!   ([`RobotsCache::stats`]); `clock`: time; `middleware`: the reqwest-middleware layer.
 //!
 //! # Gating requests: not only *may I* fetch this URL, but *when*
 //!
@@ -109,6 +110,7 @@ mod keys;
 #[cfg(feature = "middleware")]
 mod middleware;
 mod slots;
+mod stats;
 mod tdm;
 
 pub use answer::{Answer, DecidingRule, SitemapUrls};
@@ -119,6 +121,7 @@ pub use clock::{Clock, ManualClock, Sleep, SystemClock};
 pub use gate::{Permit, Recorded, Refused, Slot};
 #[cfg(feature = "middleware")]
 pub use middleware::{refusal, GateMiddleware};
+pub use stats::{CacheStats, FetchClass};
 pub use tdm::{TdmAnswer, TdmError, TdmReservation};
 
 /// Locks, recovering from a poisoned lock: the engine's data behind locks are plain values,

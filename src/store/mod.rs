@@ -27,6 +27,8 @@ mod embedded;
 mod memory;
 #[cfg(feature = "redis")]
 mod redis;
+#[cfg(feature = "redis")]
+mod redis_conn;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -27,6 +27,15 @@
 //! (one key's) keys live in one hash slot, so a script may touch all of them. The prefix must
 //! therefore not contain braces.
 //!
+//! # Redis Cluster
+//!
+//! A URL `redis+cluster://host:port[,host:port…]` names a Redis Cluster (or a Valkey cluster):
+//! redis-rs's cluster client sends each command to the node of its key's slot and follows the
+//! cluster when slots move. Every script touches one origin's keys only, which the hash tag puts
+//! in one slot; listing and measuring keys walk every master that serves slots. The
+//! connection, one server or a cluster, is one type (`redis_conn::Conn`) that every command
+//! goes through.
+//!
 //! # Concurrency
 //!
 //! An update reads `rev` and `state`, works out the new state and the bodies to add and drop in
@@ -65,9 +74,9 @@ use std::future::Future;
 use std::sync::{Arc, LazyLock};
 use std::time::{Duration, SystemTime};
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisResult, Script};
 
+use super::redis_conn::{redact_cluster, Conn, Node, Timeouts};
 use super::{
     codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated,
 };
@@ -90,8 +99,10 @@ const SCAN_COUNT: usize = 500;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RedisOptions {
-    /// The server: `redis://[user:password@]host[:port][/db]`, `rediss://…` is not supported
-    /// (this build has no TLS for Redis). Default `redis://127.0.0.1:6379/`.
+    /// The server: `redis://[user:password@]host[:port][/db]`, or a Redis Cluster (Valkey's
+    /// too): `redis+cluster://[user:password@]host:port[,host:port…]`, one or more of its
+    /// nodes (the others are discovered). `rediss://…` is not supported (this build has no
+    /// TLS for Redis). Default `redis://127.0.0.1:6379/`.
     pub url: String,
     /// Put before every key, so that several fleets (or tests) can share a server. Must not
     /// contain `{` or `}` (the origin is the cluster hash tag). Default `crawlgate`.
@@ -134,7 +145,8 @@ impl RedisOptions {
 /// [`StoreError::Backend`] within about the connect + response timeouts.
 #[derive(Clone)]
 pub struct RedisStore {
-    conn: ConnectionManager,
+    /// One server or a cluster: every command goes through it.
+    conn: Conn,
     prefix: Arc<str>,
     /// The URL without its password, for messages.
     location: Arc<str>,
@@ -170,25 +182,16 @@ impl RedisStore {
                 options.prefix
             )));
         }
-        let client = redis::Client::open(options.url.as_str())
-            .map_err(|e| open_error(format!("bad Redis URL: {e}")))?;
-        // One retry with a short pause: a blip is absorbed, a dead server is reported quickly
-        // (each call also has its own deadline below).
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(options.connect_timeout))
-            .set_response_timeout(Some(options.response_timeout))
-            .set_number_of_retries(1)
-            .set_min_delay(Duration::from_millis(50))
-            .set_max_delay(Duration::from_millis(250));
+        let timeouts = Timeouts {
+            connect: options.connect_timeout,
+            response: options.response_timeout,
+        };
         let deadline = options.connect_timeout + options.response_timeout;
-        let conn = match tokio::time::timeout(
-            deadline * 2,
-            ConnectionManager::new_with_config(client, config),
-        )
-        .await
+        let conn = match tokio::time::timeout(deadline * 2, Conn::connect(&options.url, &timeouts))
+            .await
         {
             Ok(Ok(conn)) => conn,
-            Ok(Err(e)) => return Err(open_error(e.to_string())),
+            Ok(Err(e)) => return Err(open_error(e)),
             Err(_) => {
                 return Err(open_error(format!(
                     "no connection within {:?}",
@@ -391,32 +394,43 @@ impl RedisStore {
         })
     }
 
-    /// Every key matching `pattern`, each once.
-    async fn scan(&self, pattern: &str) -> Result<Vec<Vec<u8>>, StoreError> {
+    /// Every key matching `pattern`, each once, with the node that holds it (every master
+    /// of a cluster is walked).
+    async fn scan(&self, pattern: &str) -> Result<Vec<(Node, Vec<u8>)>, StoreError> {
         let mut conn = self.conn.clone();
-        let mut cursor: u64 = 0;
-        let mut seen: HashSet<Vec<u8>> = HashSet::new();
-        loop {
-            let (next, keys): (u64, Vec<Vec<u8>>) = self
-                .run(
-                    || format!("listing the keys {pattern}"),
-                    redis::cmd("SCAN")
-                        .arg(cursor)
-                        .arg("MATCH")
-                        .arg(pattern)
-                        .arg("COUNT")
-                        .arg(SCAN_COUNT)
-                        .query_async(&mut conn),
-                )
-                .await?;
-            // SCAN may return a key twice (while the server resizes its table).
-            seen.extend(keys);
-            if next == 0 {
-                break;
+        let masters = self
+            .run(
+                || "listing the cluster's masters".to_owned(),
+                conn.masters(),
+            )
+            .await?;
+        let mut found = Vec::new();
+        for node in masters {
+            let mut cursor: u64 = 0;
+            let mut seen: HashSet<Vec<u8>> = HashSet::new();
+            loop {
+                let mut scan = redis::cmd("SCAN");
+                scan.arg(cursor)
+                    .arg("MATCH")
+                    .arg(pattern)
+                    .arg("COUNT")
+                    .arg(SCAN_COUNT);
+                let (next, keys): (u64, Vec<Vec<u8>>) = self
+                    .run(
+                        || format!("listing the keys {pattern}"),
+                        conn.on(&node, &scan),
+                    )
+                    .await?;
+                // SCAN may return a key twice (while the server resizes its table).
+                seen.extend(keys);
+                if next == 0 {
+                    break;
+                }
+                cursor = next;
             }
-            cursor = next;
+            found.extend(seen.into_iter().map(|k| (node.clone(), k)));
         }
-        Ok(seen.into_iter().collect())
+        Ok(found)
     }
 
     /// `prefix:{*}:<suffix>`, with the prefix's glob characters escaped.
@@ -445,24 +459,33 @@ impl RedisStore {
 
     async fn origins_inner(&self) -> Result<Vec<Origin>, StoreError> {
         let keys = self.scan(&self.pattern("state")).await?;
-        let mut origins: Vec<Origin> = keys.iter().filter_map(|k| self.origin_of(k)).collect();
+        let mut origins: Vec<Origin> = keys.iter().filter_map(|(_, k)| self.origin_of(k)).collect();
         origins.sort_unstable();
         origins.dedup();
         Ok(origins)
     }
 
-    /// The sum of `command key [field]` over `keys`, pipelined.
+    /// The sum of `command key [field]` over `keys`, pipelined to the node of each key.
     async fn total(
         &self,
         command: &str,
         field: Option<&str>,
-        keys: &[Vec<u8>],
+        keys: &[(Node, Vec<u8>)],
     ) -> Result<u64, StoreError> {
         let mut conn = self.conn.clone();
         let mut total = 0u64;
-        for chunk in keys.chunks(SCAN_COUNT) {
+        let mut rest = keys;
+        while let Some((node, _)) = rest.first() {
+            // The keys of one node, at most SCAN_COUNT, in one pipeline.
+            let n = rest
+                .iter()
+                .take(SCAN_COUNT)
+                .take_while(|(other, _)| other == node)
+                .count();
+            let (chunk, after) = rest.split_at(n);
+            rest = after;
             let mut pipe = redis::pipe();
-            for key in chunk {
+            for (_, key) in chunk {
                 let cmd = pipe.cmd(command).arg(key);
                 if let Some(field) = field {
                     cmd.arg(field);
@@ -471,7 +494,7 @@ impl RedisStore {
             let sizes: Vec<u64> = self
                 .run(
                     || format!("measuring keys ({command})"),
-                    pipe.query_async(&mut conn),
+                    conn.pipeline_on(node, &pipe),
                 )
                 .await?;
             total += sizes.iter().sum::<u64>();
@@ -482,7 +505,7 @@ impl RedisStore {
     async fn usage_inner(&self) -> Result<StoreUsage, StoreError> {
         let mut states = self.scan(&self.pattern("state")).await?;
         // Counted as `origins` lists them: keys that do not name an origin are not ours.
-        states.retain(|k| self.origin_of(k).is_some());
+        states.retain(|(_, k)| self.origin_of(k).is_some());
         let bodies = self.scan(&self.pattern("body:*")).await?;
         Ok(StoreUsage {
             origins: states.len() as u64,
@@ -952,6 +975,9 @@ fn random_below(n: u64) -> u64 {
 
 /// The URL without its password.
 fn redact(url: &str) -> String {
+    if let Some(redacted) = redact_cluster(url) {
+        return redacted;
+    }
     match url::Url::parse(url) {
         Ok(mut parsed) if parsed.password().is_some() => {
             // Only fails for URLs that cannot have a password, which this one has.

@@ -57,6 +57,8 @@ mod store_embedded;
 mod store_loss;
 #[cfg(feature = "redis")]
 mod store_redis; // a store that loses data never takes a known good version away
+#[cfg(feature = "redis")]
+mod store_redis_cluster; // the Redis store on a real three-master Redis Cluster
 
 // The gate: when a crawler may fetch (virtual clock; the middleware against real servers).
 #[cfg(feature = "fetch")]

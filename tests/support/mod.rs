@@ -10,6 +10,7 @@ pub mod chromium;
 pub mod gzip;
 pub mod naive;
 pub mod process;
+pub mod redis_cluster;
 pub mod redis_server;
 pub mod rules;
 pub mod sitemap;

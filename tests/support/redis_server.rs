@@ -34,7 +34,7 @@ impl RedisServer {
         let mut last_error = String::new();
         for _ in 0..5 {
             let port = free_port();
-            match spawn(&program, port, &dir) {
+            match spawn(&program, port, &dir, &[]) {
                 Ok(child) => {
                     return RedisServer {
                         child: Some(child),
@@ -68,7 +68,7 @@ impl RedisServer {
     /// Starts the server again on the same port and directory (after [`RedisServer::kill`]).
     pub fn restart(&mut self) {
         self.stop();
-        match spawn(&self.program, self.port, &self.dir) {
+        match spawn(&self.program, self.port, &self.dir, &[]) {
             Ok(child) => self.child = Some(child),
             Err(e) => panic!("redis-server did not restart on port {}: {e}", self.port),
         }
@@ -99,14 +99,7 @@ impl RedisServer {
     /// Sends one command and returns the reply: `+OK` as `OK`, `:1` as `1`, a bulk string as
     /// its text, a nil as `(nil)`, an error as `ERR …` (arrays are not supported).
     pub fn command(&self, args: &[&[u8]]) -> String {
-        let mut stream = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port))
-            .unwrap_or_else(|e| panic!("cannot connect to redis-server: {e}"));
-        stream
-            .set_read_timeout(Some(Duration::from_secs(5)))
-            .expect("read timeout");
-        stream.write_all(&encode(args)).expect("write command");
-        let mut reader = BufReader::new(stream);
-        read_reply(&mut reader).unwrap_or_else(|e| panic!("no reply from redis-server: {e}"))
+        command_on(self.port, args)
     }
 
     fn stop(&mut self) {
@@ -125,8 +118,26 @@ impl Drop for RedisServer {
     }
 }
 
-/// Runs the server and waits until it answers PING (or exits, or the time is up).
-fn spawn(program: &Path, port: u16, dir: &Path) -> Result<Child, String> {
+/// Sends one command to the server on `port` (see [`RedisServer::command`]).
+pub(crate) fn command_on(port: u16, args: &[&[u8]]) -> String {
+    let mut stream = TcpStream::connect((Ipv4Addr::LOCALHOST, port))
+        .unwrap_or_else(|e| panic!("cannot connect to redis-server: {e}"));
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("read timeout");
+    stream.write_all(&encode(args)).expect("write command");
+    let mut reader = BufReader::new(stream);
+    read_reply(&mut reader).unwrap_or_else(|e| panic!("no reply from redis-server: {e}"))
+}
+
+/// Runs the server with `extra` arguments and waits until it answers PING (or exits, or the
+/// time is up).
+pub(crate) fn spawn(
+    program: &Path,
+    port: u16,
+    dir: &Path,
+    extra: &[&str],
+) -> Result<Child, String> {
     let log_path = dir.join("redis.log");
     let log =
         std::fs::File::create(&log_path).map_err(|e| format!("cannot create the log file: {e}"))?;
@@ -144,6 +155,7 @@ fn spawn(program: &Path, port: u16, dir: &Path) -> Result<Child, String> {
         .arg("")
         .arg("--appendonly")
         .arg("no")
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log2)
@@ -193,7 +205,7 @@ fn log_tail(path: &Path) -> String {
     lines[lines.len().saturating_sub(5)..].join(" | ")
 }
 
-fn find_redis_server() -> PathBuf {
+pub(crate) fn find_redis_server() -> PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
         .map(|dir| dir.join("redis-server"))
@@ -206,18 +218,18 @@ fn find_redis_server() -> PathBuf {
         })
 }
 
-fn is_executable(path: &Path) -> bool {
+pub(crate) fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     // The OS picks a free port; the listener closes before the server binds it.
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1:0");
     listener.local_addr().expect("local address").port()
 }
 
-fn fresh_dir() -> PathBuf {
+pub(crate) fn fresh_dir() -> PathBuf {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -232,7 +244,7 @@ fn fresh_dir() -> PathBuf {
     dir
 }
 
-fn encode(args: &[&[u8]]) -> Vec<u8> {
+pub(crate) fn encode(args: &[&[u8]]) -> Vec<u8> {
     let mut out = format!("*{}\r\n", args.len()).into_bytes();
     for arg in args {
         out.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
@@ -242,7 +254,7 @@ fn encode(args: &[&[u8]]) -> Vec<u8> {
     out
 }
 
-fn read_reply(reader: &mut impl BufRead) -> std::io::Result<String> {
+pub(crate) fn read_reply(reader: &mut impl BufRead) -> std::io::Result<String> {
     let mut line = String::new();
     reader.read_line(&mut line)?;
     let line = line.trim_end_matches("\r\n");

@@ -141,6 +141,7 @@ fn check_local(
             let r = record(
                 url,
                 target.judged_url.clone(),
+                robots,
                 token,
                 crawler,
                 &usage,

@@ -116,28 +116,28 @@ impl Tools {
         &self,
         agent: Option<String>,
         mode: Option<ModeParam>,
-    ) -> Result<(Crawlers, Mode), CallToolResult> {
+    ) -> Result<(Crawlers, Mode), Box<CallToolResult>> {
         let mode = match mode {
             Some(ModeParam::Rfc) => Mode::Rfc,
             Some(ModeParam::Google) => Mode::Google,
             None => self.server.mode,
         };
         let Some(agent) = agent.or_else(|| self.server.agent.clone()) else {
-            return Err(failed(
+            return Err(Box::new(failed(
                 "no agent: give `agent` (the crawler's product token), or start the server \
                  with --agent TOKEN",
-            ));
+            )));
         };
         match Crawlers::new(&[agent], &[], mode) {
             Ok(c) => Ok((c, mode)),
-            Err(e) => Err(failed(format!("agent: {e:#}"))),
+            Err(e) => Err(Box::new(failed(format!("agent: {e:#}")))),
         }
     }
 
     /// The origin of `url`, unless it is not an http(s) URL or its host is an address the
     /// server does not fetch from (host names are checked as they resolve, by the engine).
-    fn origin(&self, url: &str) -> Result<Origin, CallToolResult> {
-        let origin = Origin::from_url(url).map_err(|e| failed(format!("url: {e}")))?;
+    fn origin(&self, url: &str) -> Result<Origin, Box<CallToolResult>> {
+        let origin = Origin::from_url(url).map_err(|e| Box::new(failed(format!("url: {e}"))))?;
         if self.server.allow_private {
             return Ok(origin);
         }
@@ -149,11 +149,11 @@ impl Tools {
             .parse::<IpAddr>();
         let local_name = host == "localhost" || host.ends_with(".localhost");
         if local_name || ip.is_ok_and(|ip| !crawlgate::http::AddressPolicy::PublicOnly.allows(ip)) {
-            return Err(failed(format!(
+            return Err(Box::new(failed(format!(
                 "url: {} is not a public address: robots.txt is not fetched from loopback, \
                  private or link-local addresses (the server's --allow-private allows it)",
                 escape(host)
-            )));
+            ))));
         }
         Ok(origin)
     }
@@ -168,18 +168,18 @@ impl Tools {
                        allowed, disallowed (a rule of the site's robots.txt forbids it) or \
                        unreachable (the robots.txt could not be read: do not fetch; a tool \
                        error), with the deciding rule (line and text), the reason, the URL as \
-                       judged and the crawl-delay in seconds. robots.txt is fetched once per \
+                       judged, the crawl-delay and the request-rate. robots.txt is fetched once per \
                        site and kept.",
         annotations(read_only_hint = true, open_world_hint = true)
     )]
     async fn check_url(&self, Parameters(p): Parameters<CheckUrlParams>) -> CallToolResult {
         let (crawlers, mode) = match self.crawler(p.agent, p.mode) {
             Ok(c) => c,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let origin = match self.origin(&p.url) {
             Ok(o) => o,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let cache = self.server.engine(mode);
         cache.current(&origin).await;
@@ -224,14 +224,19 @@ impl Tools {
             }
             (None, _) => summary += &format!(" ({})", escape(&r.reason_text)),
         }
-        let delay = answer.crawl_delay.map(|d| d.as_secs_f64());
-        if let Some(seconds) = delay {
-            summary += &format!("; crawl-delay {seconds} s");
+        if let Some(d) = &r.crawl_delay {
+            summary += &format!("; crawl-delay {} s", d.seconds);
         }
+        if let Some(rate) = &r.request_rate {
+            summary += &format!("; request-rate {}/{} s", rate.requests, rate.seconds);
+            if let Some(window) = &rate.window {
+                summary += &format!(" ({window} UTC)");
+            }
+        }
+        // The record's fields in its order (as `check --json` writes them), then the answer.
         let mut structured = json(&Record::Check(r));
         if let Value::Object(map) = &mut structured {
             map.insert("answer".into(), Value::from(word));
-            map.insert("crawl_delay".into(), delay.map_or(Value::Null, Value::from));
         }
         answered(summary, structured, word == "unreachable")
     }
@@ -248,11 +253,11 @@ impl Tools {
     async fn explain_robots(&self, Parameters(p): Parameters<ExplainParams>) -> CallToolResult {
         let (crawlers, mode) = match self.crawler(p.agent, p.mode) {
             Ok(c) => c,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let origin = match self.origin(&p.url) {
             Ok(o) => o,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let cache = self.server.engine(mode);
         let judgement = cache.current(&origin).await;
@@ -360,7 +365,7 @@ impl Tools {
     async fn robots_report(&self, Parameters(p): Parameters<ReportParams>) -> CallToolResult {
         let origin = match self.origin(&p.url) {
             Ok(o) => o,
-            Err(e) => return e,
+            Err(e) => return *e,
         };
         let server = &self.server;
         let cache = server.engine(server.mode);
@@ -429,7 +434,7 @@ impl ServerHandler for Tools {
             .with_server_info(Implementation::new("crawlgate", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Before fetching a URL, call check_url: fetch only when it answers allowed, and \
-                 wait crawl_delay seconds between requests to one site. unreachable means the \
+                 wait crawl_delay.seconds between requests to one site. unreachable means the \
                  site's robots.txt could not be read: do not fetch. explain_robots shows why; \
                  robots_report shows the robots.txt's history.",
             )

@@ -102,6 +102,11 @@ pub struct Check<'a> {
     /// The tokens of the crawler asking, most specific first: `--agents`' tokens, or the one
     /// `--agent`. `agent` is the one whose groups applied (the first when none named did).
     pub agents: Vec<&'a str>,
+    /// The `Crawl-delay` of the groups that applied (as `explain` gives it); `null` when they
+    /// have none or the verdict is not `rules`.
+    pub crawl_delay: Option<CrawlDelay>,
+    /// Their `Request-rate`; `null` likewise.
+    pub request_rate: Option<RequestRate>,
     /// The usage preferences in force (`Content-Usage`); `null` when the URL is disallowed
     /// (they apply only to crawlable URLs), the verdict is not `rules`, or no rule matches.
     pub usage: Option<UsageRecord>,
@@ -291,6 +296,18 @@ pub struct ExplainRule {
 #[derive(Debug, Serialize)]
 pub struct CrawlDelay {
     pub seconds: f64,
+    pub line: Option<u32>,
+}
+
+/// The request rate that applies (`Request-rate: 1/5s 0600-0845`), and its line.
+#[derive(Debug, Serialize)]
+pub struct RequestRate {
+    /// Requests…
+    pub requests: u32,
+    /// …per this many seconds.
+    pub seconds: u64,
+    /// When the rate applies, UTC (`HHMM-HHMM`); `null`: always.
+    pub window: Option<String>,
     pub line: Option<u32>,
 }
 

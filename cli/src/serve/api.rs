@@ -225,16 +225,12 @@ pub async fn check(
     let mut results = Vec::with_capacity(req.urls.len());
     // Up to CHECK_CONCURRENCY URLs at once, answers in order: the origins not in memory are
     // read (or fetched) side by side; the rules and verdict come from memory once loaded.
-    let answers: Vec<_> = stream::iter(req.urls.iter().cloned())
-        .map(|url| {
-            let (cache, token) = (app.cache.clone(), token.clone());
-            async move {
-                let answer = cache.check(&token, &url).await?;
-                let verdict = cache.judgement(&answer.origin).await.verdict;
-                let rules = cache.rules(&answer.origin).await;
-                Ok::<_, crawlgate::engine::CheckError>((answer, verdict, rules))
-            }
-        })
+    // One lookup per URL gives the answer, the verdict and the rules together.
+    // (By index: a closure over borrowed items would not be a `Send` future for every
+    // lifetime, which the router needs.)
+    let (cache, token_ref, urls) = (&app.cache, &token, &req.urls);
+    let answers: Vec<_> = stream::iter(0..urls.len())
+        .map(|i| cache.check_in_force(token_ref, &urls[i]))
         .buffered(CHECK_CONCURRENCY)
         .collect()
         .await;

@@ -1,6 +1,7 @@
 //! `GET /metrics`: the service's counters in the Prometheus text format (0.0.4), hand-written:
-//! requests by route and status, a latency histogram per route, robots.txt fetches and store
-//! health from the engine, and the slots reserved.
+//! requests by route and status, a latency histogram per route, robots.txt fetches by outcome,
+//! cache lookups by source, fetch leases and store health from the engine, and the slots
+//! reserved.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -8,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use crawlgate::engine::RobotsCache;
+use crawlgate::engine::{FetchClass, RobotsCache};
 
 /// Upper bounds of the latency buckets, in seconds.
 const BUCKETS: [f64; 12] = [
@@ -174,6 +175,47 @@ impl Metrics {
             "robots.txt fetches that failed on this side (not the site's answer).",
             cache.local_failures().count,
         )?;
+        let stats = cache.stats();
+        writeln!(
+            s,
+            "# HELP crawlgate_robots_fetches_total robots.txt fetches, by outcome."
+        )?;
+        writeln!(s, "# TYPE crawlgate_robots_fetches_total counter")?;
+        for class in FetchClass::ALL {
+            writeln!(
+                s,
+                "crawlgate_robots_fetches_total{{outcome=\"{}\"}} {}",
+                class.as_str(),
+                stats.fetches_of(class)
+            )?;
+        }
+        writeln!(
+            s,
+            "# HELP crawlgate_cache_lookups_total Origin lookups, by where they were answered from (memory; the store, for an origin not in memory; a fetch, for one the store did not know)."
+        )?;
+        writeln!(s, "# TYPE crawlgate_cache_lookups_total counter")?;
+        for (source, n) in [
+            ("memory", stats.memory_hits),
+            ("store", stats.store_hits),
+            ("fetch", stats.fetched),
+        ] {
+            writeln!(
+                s,
+                "crawlgate_cache_lookups_total{{source=\"{source}\"}} {n}"
+            )?;
+        }
+        writeln!(
+            s,
+            "# HELP crawlgate_fetch_leases_total Fleet fetch leases: taken (this process fetched), waited (for another's fetch), lost (the wait ran out)."
+        )?;
+        writeln!(s, "# TYPE crawlgate_fetch_leases_total counter")?;
+        for (event, n) in [
+            ("taken", stats.leases_taken),
+            ("waited", stats.leases_waited),
+            ("lost", stats.leases_lost),
+        ] {
+            writeln!(s, "crawlgate_fetch_leases_total{{event=\"{event}\"}} {n}")?;
+        }
         gauge(
             s,
             "crawlgate_origins_cached",

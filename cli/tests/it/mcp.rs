@@ -60,7 +60,8 @@ fn is_error(r: &CallToolResult) -> bool {
 }
 
 const ROBOTS: &str = "User-agent: *\nDisallow: /private\nCrawl-delay: 2\n\
-                      Sitemap: http://example.com/sitemap.xml\nNoindex: /x\n";
+                      Sitemap: http://example.com/sitemap.xml\nNoindex: /x\n\
+                      Request-rate: 1/5s 0600-0845\n";
 
 #[test]
 fn tools_are_listed_with_their_arguments() {
@@ -104,11 +105,43 @@ fn check_explain_and_report_from_one_fetch() {
         assert_eq!(a["allowed"], true);
         assert_eq!(a["agent"], "exampleagent");
         assert_eq!(a["verdict"], "rules");
-        assert_eq!(a["crawl_delay"], 2.0);
+        assert_eq!(a["crawl_delay"], json!({"seconds": 2.0, "line": 3}));
+        assert_eq!(
+            a["request_rate"],
+            json!({"requests": 1, "seconds": 5, "window": "0600-0845", "line": 6})
+        );
+        // The fields in the order of the CLI's `check --json` record, then the answer.
+        let keys: Vec<&str> = a.as_object().expect("object").keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "type",
+                "url",
+                "judged_url",
+                "agent",
+                "allowed",
+                "decided_by",
+                "line",
+                "rule",
+                "group",
+                "robots_txt",
+                "verdict",
+                "reason",
+                "reason_text",
+                "agents",
+                "crawl_delay",
+                "request_rate",
+                "usage",
+                "answer"
+            ]
+        );
         assert_eq!(a["robots_txt"], server.url("/robots.txt"));
         let text = texts(&allowed);
         assert!(text[0].starts_with("allowed: "), "{text:?}");
-        assert!(text[0].contains("crawl-delay 2 s"), "{text:?}");
+        assert!(
+            text[0].contains("crawl-delay 2 s; request-rate 1/5 s (0600-0845 UTC)"),
+            "{text:?}"
+        );
         // The same JSON as text, for clients that read text only.
         assert_eq!(
             serde_json::from_str::<Value>(&text[1]).ok().as_ref(),
@@ -135,7 +168,7 @@ fn check_explain_and_report_from_one_fetch() {
         let text = texts(&disallowed);
         assert_eq!(
             text[0],
-            format!("disallowed: {url} for otherbot (line 2: Disallow: /private); crawl-delay 2 s")
+            format!("disallowed: {url} for otherbot (line 2: Disallow: /private); crawl-delay 2 s; request-rate 1/5 s (0600-0845 UTC)")
         );
 
         // Google's parser: the same file, the other mode.

@@ -610,3 +610,158 @@ fn replicas_on_one_redis_fetch_each_origin_once_and_survive_a_kill() {
     let (code, text) = b.get("/readyz", None);
     assert_eq!(code, 200, "{text}");
 }
+
+/// A robots.txt server whose robots.txt answers `status` (with the file when 200).
+fn answering(rt: &tokio::runtime::Runtime, status: u16) -> TestServer {
+    rt.block_on(TestServer::start(move |req| {
+        if req.path != "/robots.txt" {
+            Reply::status(404)
+        } else if status == 200 {
+            Reply::text(200, ROBOTS)
+        } else {
+            Reply::status(status)
+        }
+    }))
+}
+
+/// A labelled metric's value (`name{label="value"}`), from /metrics.
+fn labelled(text: &str, name: &str, label: &str, value: &str) -> u64 {
+    let key = format!("{name}{{{label}=\"{value}\"}} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(&key)?.parse().ok())
+        .unwrap_or_else(|| panic!("no {key} in {text}"))
+}
+
+#[test]
+fn metrics_count_fetches_by_outcome_lookups_and_leases() {
+    let rt = crate::support::runtime(1);
+    let (ok, missing, failing) = (
+        answering(&rt, 200),
+        answering(&rt, 404),
+        answering(&rt, 503),
+    );
+    let serve = Serve::start(&["--no-state", "--allow-private"]);
+    let urls = json!([
+        ok.url("/a"),
+        missing.url("/b"),
+        failing.url("/c"),
+        ok.url("/private/d")
+    ]);
+    let v = serve.json(
+        "/v1/check",
+        None,
+        json!({"agent": "bot", "urls": urls}),
+        200,
+    );
+    let allowed: Vec<bool> = v["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["allowed"].as_bool().expect("allowed"))
+        .collect();
+    // 200: the rules; 404: everything allowed; 503: nothing allowed (the failure rules).
+    assert_eq!(allowed, [true, true, false, false]);
+    // Once more: every origin is in memory now.
+    serve.json(
+        "/v1/check",
+        None,
+        json!({"agent": "bot", "urls": urls}),
+        200,
+    );
+
+    let (code, text) = serve.get("/metrics", None);
+    assert_eq!(code, 200, "{text}");
+    let fetches =
+        |outcome: &str| labelled(&text, "crawlgate_robots_fetches_total", "outcome", outcome);
+    // What the robots servers saw, class by class.
+    assert_eq!(fetches("ok"), ok.hits_on("/robots.txt") as u64);
+    assert_eq!(fetches("4xx"), missing.hits_on("/robots.txt") as u64);
+    assert_eq!(fetches("5xx"), failing.hits_on("/robots.txt") as u64);
+    assert_eq!((fetches("ok"), fetches("4xx"), fetches("5xx")), (1, 1, 1));
+    for other in [
+        "not-modified",
+        "unreachable",
+        "challenge",
+        "payment-required",
+        "local-failure",
+    ] {
+        assert_eq!(fetches(other), 0, "{other}");
+    }
+    // Three origins fetched (not in the store), the second request's four URLs from memory.
+    let lookups = |source: &str| labelled(&text, "crawlgate_cache_lookups_total", "source", source);
+    assert_eq!((lookups("fetch"), lookups("store")), (3, 0));
+    assert!(lookups("memory") >= 4, "{text}");
+    // The memory store hands every lease at once: one per fetch, no wait.
+    let leases = |event: &str| labelled(&text, "crawlgate_fetch_leases_total", "event", event);
+    assert_eq!(
+        (leases("taken"), leases("waited"), leases("lost")),
+        (3, 0, 0)
+    );
+}
+
+#[test]
+fn replicas_on_a_redis_cluster_share_one_fetch_per_origin() {
+    let cluster = crate::support::redis_cluster::RedisCluster::start();
+    let rt = crate::support::runtime(2);
+    let sites: Vec<TestServer> = (0..4)
+        .map(|_| robots_server(&rt, Some(Duration::from_millis(200))))
+        .collect();
+    let state = cluster.url();
+    let a = Serve::start(&["--state", &state, "--allow-private"]);
+    let b = Serve::start(&["--state", &state, "--allow-private"]);
+    let mut clients = Vec::new();
+    for round in 0..2 {
+        for (i, site) in sites.iter().enumerate() {
+            for addr in [&a.addr, &b.addr] {
+                let addr = addr.clone();
+                let url = site.url(&format!("/r{round}/{i}"));
+                clients.push(std::thread::spawn(move || {
+                    let body = json!({"agent": "bot", "urls": [url]}).to_string();
+                    request(&addr, "POST", "/v1/check", None, Some(body.as_bytes()))
+                }));
+            }
+        }
+    }
+    for c in clients {
+        let (code, text) = c.join().expect("client");
+        assert_eq!(code, 200, "{text}");
+    }
+    for site in &sites {
+        assert_eq!(
+            site.hits_on("/robots.txt"),
+            1,
+            "one fetch per origin for both replicas"
+        );
+    }
+    // The fleet's fetches as the replicas count them: one per origin in all.
+    let metrics: Vec<String> = [&a, &b].iter().map(|s| s.get("/metrics", None).1).collect();
+    let sum = |name: &str, label: &str, value: &str| -> u64 {
+        metrics
+            .iter()
+            .map(|t| labelled(t, name, label, value))
+            .sum()
+    };
+    let n = sites.len() as u64;
+    assert_eq!(sum("crawlgate_robots_fetches_total", "outcome", "ok"), n);
+    assert!(sum("crawlgate_fetch_leases_total", "event", "taken") >= n);
+    // The schedule is shared too: a slot taken on A makes B wait.
+    let first = a.json(
+        "/v1/acquire",
+        None,
+        json!({"agent": "bot", "url": sites[0].url("/x")}),
+        200,
+    );
+    assert_eq!(first["permit"], true, "{first}");
+    let second = b.json(
+        "/v1/acquire",
+        None,
+        json!({"agent": "bot", "url": sites[0].url("/y")}),
+        200,
+    );
+    assert_eq!(second["permit"], false, "{second}");
+    // The report reads the state back from the cluster.
+    let (code, text) = b.get(&format!("/v1/robots?url={}", sites[3].url("/")), None);
+    assert_eq!(code, 200, "{text}");
+    let (code, text) = b.get("/readyz", None);
+    assert_eq!(code, 200, "{text}");
+}
