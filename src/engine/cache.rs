@@ -64,7 +64,7 @@ use crate::http::{FetchError, FetchOptions, Fetcher, LocalError};
 use crate::origin::{Origin, OriginError};
 use crate::policy::{
     Change, Digest, Fetch, FetchOutcome, FetchRecord, GateOptions, Judgement, OriginState,
-    PolicyOptions,
+    PolicyOptions, Verdict,
 };
 use crate::robots::{Options, Parsed, ProductToken, Robots};
 use crate::store::{MemoryStore, Store, StoreError};
@@ -132,6 +132,10 @@ pub struct CacheOptions {
     /// [`Options::diagnostics`](crate::Options::diagnostics)). For tools that show a fetched
     /// file's problems; a crawler does not read them.
     pub keep_diagnostics: bool,
+    /// How much of a fetched page is read for its directives
+    /// ([`RobotsCache::page_directives`], the middleware): the per-field limit and the HTML
+    /// byte budget (default 8 KiB and 512 KiB).
+    pub page: crate::page::Options,
 }
 
 impl Default for CacheOptions {
@@ -151,6 +155,7 @@ impl Default for CacheOptions {
             lease_wait: Duration::from_secs(5),
             gate: GateOptions::default(),
             keep_diagnostics: false,
+            page: crate::page::Options::default(),
         }
     }
 }
@@ -419,11 +424,29 @@ impl RobotsCache {
     /// May `token` fetch `url`? Reads the origin's state from memory, or from the store, or
     /// fetches its robots.txt (once, however many tasks ask), and applies the failure rules.
     pub async fn check(&self, token: &ProductToken, url: &str) -> Result<Answer, CheckError> {
+        Ok(self.check_with_verdict(token, url).await?.0)
+    }
+
+    /// [`RobotsCache::check`]'s answer with the verdict it came from.
+    pub(crate) async fn check_with_verdict(
+        &self,
+        token: &ProductToken,
+        url: &str,
+    ) -> Result<(Answer, Verdict), CheckError> {
         let origin = Origin::from_url(url)?;
         let view = self.inner.view(&origin).await;
         let now = self.inner.clock.now();
         let judgement = view.state.verdict_at(now, &self.inner.options.policy);
-        Ok(answer(origin, &judgement, view.rules.as_ref(), token, url))
+        let verdict = judgement.verdict;
+        Ok((
+            answer(origin, &judgement, view.rules.as_ref(), token, url),
+            verdict,
+        ))
+    }
+
+    /// The engine's options.
+    pub fn options(&self) -> &CacheOptions {
+        &self.inner.options
     }
 
     /// What TDMRep's `/.well-known/tdmrep.json` says about `url`: reserved or not, the TDM

@@ -102,6 +102,7 @@ mod clock;
 mod gate;
 #[cfg(feature = "middleware")]
 mod middleware;
+mod policy;
 mod slots;
 mod tdm;
 
@@ -113,6 +114,7 @@ pub use clock::{Clock, ManualClock, Sleep, SystemClock};
 pub use gate::{Permit, Recorded, Refused, Slot};
 #[cfg(feature = "middleware")]
 pub use middleware::{refusal, GateMiddleware};
+pub use policy::{CrawlPolicy, Edge, PagePart, PolicyWarning, TdmPart, TdmSource};
 pub use tdm::{TdmAnswer, TdmError, TdmReservation};
 
 /// Locks, recovering from a poisoned lock: the engine's data behind locks are plain values,
