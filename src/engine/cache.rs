@@ -452,8 +452,8 @@ impl RobotsCache {
     /// What TDMRep's `/.well-known/tdmrep.json` says about `url`: reserved or not, the TDM
     /// policy, the rule that decided and where the answer comes from. The file is fetched per
     /// origin on request (one fetch however many ask), kept in memory as long as a robots.txt
-    /// (`max-age`, else `default_ttl`), and read through robots.txt's failure ladder; it is
-    /// not written to the store (see the `tdm` module docs).
+    /// (`max-age`, else `default_ttl`), read through robots.txt's failure ladder, and kept in
+    /// the store as a record of its own per origin (a restart answers without a refetch).
     ///
     /// Only the file: a page's own `tdm-reservation` header or `<meta>` supersedes it (TDMRep
     /// §5, processing priority).
@@ -464,6 +464,7 @@ impl RobotsCache {
             .tdm
             .answer(
                 &inner.fetcher,
+                inner.store.as_ref(),
                 &inner.options,
                 || inner.clock.now(),
                 &origin,

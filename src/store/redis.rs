@@ -63,7 +63,8 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisResult, Script};
 
 use super::{
-    codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated,
+    codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, TdmRecord,
+    Updated,
 };
 use crate::policy::BackoffRules;
 use crate::policy::{Change, Digest, OriginState};
@@ -495,6 +496,41 @@ impl RedisStore {
 }
 
 impl Store for RedisStore {
+    fn load_tdm<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<TdmRecord>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let bytes: Option<Vec<u8>> = self
+                .run(
+                    || format!("reading the TDMRep record of {origin}"),
+                    redis::cmd("GET")
+                        .arg(self.keys(origin).tdm())
+                        .query_async(&mut conn),
+                )
+                .await?;
+            bytes
+                .map(|b| codec::decode_tdm(&b))
+                .transpose()
+                .map_err(|message| StoreError::Corrupt {
+                    origin: origin.to_string(),
+                    message,
+                })
+        })
+    }
+
+    fn save_tdm<'a>(&'a self, origin: &'a Origin, record: &'a TdmRecord) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            self.run(
+                || format!("writing the TDMRep record of {origin}"),
+                redis::cmd("SET")
+                    .arg(self.keys(origin).tdm())
+                    .arg(codec::encode_tdm(record))
+                    .query_async::<()>(&mut conn),
+            )
+            .await
+        })
+    }
+
     fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<OriginState>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
@@ -721,6 +757,10 @@ impl Keys {
 
     fn gate(&self) -> String {
         format!("{}:gate", self.base)
+    }
+
+    fn tdm(&self) -> String {
+        format!("{}:tdm", self.base)
     }
 }
 
