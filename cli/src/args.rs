@@ -155,6 +155,21 @@ Exit status:
   0  every page read
   2  a page could not be fetched or read, or a usage error";
 
+pub const POLICY_AFTER_HELP: &str = "\
+Output: per URL, the whole crawl policy for --agent, each part with its source: robots.txt
+(allowed or not, the deciding line, the verdict's reason), a refusal at the edge (a challenge,
+402 with its price, unreachable), TDMRep (the page's `tdm-reservation` header or <meta> over the
+origin's /.well-known/tdmrep.json), and the page's directives (fetched once, GET, as the page
+command, even when robots.txt disallows it, so that what the site says is seen). A URL
+robots.txt disallows whose page says noindex is flagged (noindex-unseen): crawlers never see
+that noindex. --no-page skips the page. --json: one {\"type\":\"policy\",…} record per URL,
+then a summary.
+
+Exit status:
+  0  every URL answered, no warning
+  1  a warning (noindex-unseen)
+  2  a URL could not be answered, or a usage error";
+
 pub const URL_AFTER_HELP: &str = "\
 Exit status:
   0  every URL has a robots.txt URL
@@ -230,6 +245,11 @@ pub enum Command {
     /// robots `<meta>`, `noai`, TDMRep and `Content-Usage`, for an agent, with their sources.
     #[command(after_help = PAGE_AFTER_HELP)]
     Page(PageArgs),
+    /// Show the whole crawl policy of URLs for an agent: robots.txt, the edge, TDMRep and the
+    /// page's directives, each with its source; flags a disallowed page that says noindex.
+    #[cfg(feature = "fetch")]
+    #[command(after_help = POLICY_AFTER_HELP)]
+    Policy(PolicyArgs),
     /// Serve `check_url`, `explain_robots` and `robots_report` to AI agents: a Model Context
     /// Protocol server on standard input and output, on the crawl state.
     #[cfg(feature = "mcp")]
@@ -832,6 +852,29 @@ pub struct UrlArgs {
     /// Print JSON Lines: one record per URL, then a summary record.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PolicyArgs {
+    /// URLs to answer.
+    #[arg(value_name = "URL", required = true)]
+    pub urls: Vec<String>,
+    /// The crawler whose policy it is (its product token).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "CRAWLGATE_AGENT",
+        default_value = "Googlebot"
+    )]
+    pub agent: String,
+    /// Do not fetch the pages: robots.txt, the edge and TDMRep's file only.
+    #[arg(long)]
+    pub no_page: bool,
+    /// Print JSON Lines: one record per URL, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub http: HttpArgs,
 }
 
 #[derive(Debug, Args)]

@@ -17,7 +17,7 @@
 //              (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
 //  4  live:    live (a robots.txt fetched now, for lint and audit)
-// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap, page, mcp, serve.
+// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap, page, policy, mcp, serve.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -49,6 +49,8 @@ mod lint;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod page;
+#[cfg(feature = "fetch")]
+mod policy;
 mod recrawl;
 mod report;
 mod serve;
@@ -147,6 +149,8 @@ fn main() -> ExitCode {
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),
         Command::Page(args) => page::run(args, &mut out),
+        #[cfg(feature = "fetch")]
+        Command::Policy(args) => policy::run(args, &mut out),
         command @ (Command::Completions(_) | Command::Man) => generated(command, &mut out),
         #[cfg(feature = "mcp")]
         // Served above, before `out` was made.

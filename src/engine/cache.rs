@@ -133,6 +133,10 @@ pub struct CacheOptions {
     /// [`Options::diagnostics`](crate::Options::diagnostics)). For tools that show a fetched
     /// file's problems; a crawler does not read them.
     pub keep_diagnostics: bool,
+    /// How much of a fetched page is read for its directives
+    /// ([`RobotsCache::page_directives`], the middleware): the per-field limit and the HTML
+    /// byte budget (default 8 KiB and 512 KiB).
+    pub page: crate::page::Options,
 }
 
 impl Default for CacheOptions {
@@ -152,6 +156,7 @@ impl Default for CacheOptions {
             lease_wait: Duration::from_secs(5),
             gate: GateOptions::default(),
             keep_diagnostics: false,
+            page: crate::page::Options::default(),
         }
     }
 }
@@ -423,11 +428,29 @@ impl RobotsCache {
     /// May `token` fetch `url`? Reads the origin's state from memory, or from the store, or
     /// fetches its robots.txt (once, however many tasks ask), and applies the failure rules.
     pub async fn check(&self, token: &ProductToken, url: &str) -> Result<Answer, CheckError> {
+        Ok(self.check_with_verdict(token, url).await?.0)
+    }
+
+    /// [`RobotsCache::check`]'s answer with the verdict it came from.
+    pub(crate) async fn check_with_verdict(
+        &self,
+        token: &ProductToken,
+        url: &str,
+    ) -> Result<(Answer, Verdict), CheckError> {
         let origin = Origin::from_url(url)?;
         let view = self.inner.view(&origin).await;
         let now = self.inner.clock.now();
         let judgement = view.state.verdict_at(now, &self.inner.options.policy);
-        Ok(answer(origin, &judgement, view.rules.as_ref(), token, url))
+        let verdict = judgement.verdict;
+        Ok((
+            answer(origin, &judgement, view.rules.as_ref(), token, url),
+            verdict,
+        ))
+    }
+
+    /// The engine's options.
+    pub fn options(&self) -> &CacheOptions {
+        &self.inner.options
     }
 
     /// [`RobotsCache::check`], with the origin's verdict and the parsed rules the answer came
@@ -449,8 +472,8 @@ impl RobotsCache {
     /// What TDMRep's `/.well-known/tdmrep.json` says about `url`: reserved or not, the TDM
     /// policy, the rule that decided and where the answer comes from. The file is fetched per
     /// origin on request (one fetch however many ask), kept in memory as long as a robots.txt
-    /// (`max-age`, else `default_ttl`), and read through robots.txt's failure ladder; it is
-    /// not written to the store (see the `tdm` module docs).
+    /// (`max-age`, else `default_ttl`), read through robots.txt's failure ladder, and kept in
+    /// the store as a record of its own per origin (a restart answers without a refetch).
     ///
     /// Only the file: a page's own `tdm-reservation` header or `<meta>` supersedes it (TDMRep
     /// §5, processing priority).
@@ -461,6 +484,7 @@ impl RobotsCache {
             .tdm
             .answer(
                 &inner.fetcher,
+                inner.store.as_ref(),
                 &inner.options,
                 || inner.clock.now(),
                 &origin,

@@ -109,6 +109,7 @@ mod gate;
 mod keys;
 #[cfg(feature = "middleware")]
 mod middleware;
+mod policy;
 mod slots;
 mod stats;
 mod tdm;
@@ -122,6 +123,7 @@ pub use gate::{Permit, Recorded, Refused, Slot};
 #[cfg(feature = "middleware")]
 pub use middleware::{refusal, GateMiddleware};
 pub use stats::{CacheStats, FetchClass};
+pub use policy::{CrawlPolicy, Edge, PagePart, PolicyWarning, TdmPart, TdmSource};
 pub use tdm::{TdmAnswer, TdmError, TdmReservation};
 
 /// Locks, recovering from a poisoned lock: the engine's data behind locks are plain values,

@@ -4,8 +4,11 @@
 //!
 //! The ladder is [`OriginState`]'s own, fed with the file's fetches: a file is a good version,
 //! a 4xx is "no file" (nothing reserved), a failure stops for 12 hours (the reservation is
-//! unknown) and then the last good file applies for 30 days. The states live in memory only,
-//! not in the engine's [`Store`](crate::store::Store): a restart fetches the file again.
+//! unknown) and then the last good file applies for 30 days. Each origin's file is also kept in
+//! the engine's [`Store`](crate::store::Store) as a record of its own
+//! ([`TdmRecord`]: the ladder's state and the last good body), read back when the origin is not
+//! in memory, so that a restart on a durable store answers without fetching the file again.
+//! A store that fails is not an answer's failure: the file is then fetched as if none were kept.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,6 +22,7 @@ use crate::diagnostic::Severity;
 use crate::http::{Fetcher, LocalError, TdmFetch, TdmFetchOutcome};
 use crate::policy::RobotsFile;
 use crate::policy::{Change, Content, Digest, FetchRecord, OriginState, Verdict, VerdictReason};
+use crate::store::{Store, TdmRecord};
 use crate::tdmrep::{self, Rule};
 use crate::Origin;
 
@@ -86,6 +90,27 @@ pub enum TdmError {
 struct Slot {
     state: OriginState,
     good: Option<Arc<tdmrep::Parsed>>,
+    /// The good file's body, as stored.
+    body: Option<Arc<[u8]>>,
+}
+
+impl Slot {
+    /// A slot from a stored record (its body parsed again).
+    fn from_record(record: TdmRecord) -> Slot {
+        let body: Option<Arc<[u8]>> = record.body.map(Arc::from);
+        Slot {
+            good: body
+                .as_deref()
+                .filter(|_| record.state.good_file().is_some())
+                .map(|b| Arc::new(tdmrep::TdmRep::parse(b))),
+            body,
+            state: record.state,
+        }
+    }
+
+    fn record(&self) -> TdmRecord {
+        TdmRecord::new(self.state.clone(), self.body.as_deref().map(<[u8]>::to_vec))
+    }
 }
 
 /// The engine's `tdmrep.json` files.
@@ -119,6 +144,7 @@ impl TdmCache {
     pub(crate) async fn answer(
         &self,
         fetcher: &Fetcher,
+        store: &dyn Store,
         options: &CacheOptions,
         now: impl Fn() -> SystemTime,
         origin: &Origin,
@@ -137,10 +163,23 @@ impl TdmCache {
                     if let Some(slot) = self.fresh(origin, now()).await {
                         return Ok(slot);
                     }
-                    let before = self.slots.get(origin).await;
+                    let mut before = self.slots.get(origin).await;
+                    if before.is_none() {
+                        // Not in memory: the store's record, if it keeps one.
+                        if let Ok(Some(record)) = store.load_tdm(origin).await {
+                            let slot = Arc::new(Slot::from_record(record));
+                            self.slots.insert(origin.clone(), slot.clone()).await;
+                            if !slot.state.is_due(now()) {
+                                return Ok(slot);
+                            }
+                            before = Some(slot);
+                        }
+                    }
                     let fetch = fetcher.fetch_tdmrep(origin).await?;
                     let slot = Arc::new(apply(before.as_deref(), &fetch, now(), options));
                     self.slots.insert(origin.clone(), slot.clone()).await;
+                    // Kept for the next process; a store that fails costs a fetch then.
+                    let _ = store.save_tdm(origin, &slot.record()).await;
                     Ok(slot)
                 }
                 .await;
@@ -170,6 +209,7 @@ impl TdmCache {
 fn apply(before: Option<&Slot>, fetch: &TdmFetch, at: SystemTime, options: &CacheOptions) -> Slot {
     let mut state = before.map(|s| s.state.clone()).unwrap_or_default();
     let mut good = before.and_then(|s| s.good.clone());
+    let mut good_body = before.and_then(|s| s.body.clone());
     let (content, body, wait) = match &fetch.outcome {
         TdmFetchOutcome::File { body, parsed } => {
             let errors = parsed
@@ -189,6 +229,7 @@ fn apply(before: Option<&Slot>, fetch: &TdmFetch, at: SystemTime, options: &Cach
                 html: false,
             };
             good = Some(parsed.clone());
+            good_body = Some(body.clone());
             let wait = fetch.max_age.map_or(options.default_ttl, |a| {
                 a.clamp(options.min_ttl, options.max_ttl)
             });
@@ -223,8 +264,13 @@ fn apply(before: Option<&Slot>, fetch: &TdmFetch, at: SystemTime, options: &Cach
     if state.good_file().is_none() {
         // No file is good now (a 4xx since): nothing to evaluate.
         good = None;
+        good_body = None;
     }
-    Slot { state, good }
+    Slot {
+        state,
+        good,
+        body: good_body,
+    }
 }
 
 /// How long until a failed or refused fetch is tried again.

@@ -32,6 +32,8 @@ pub(crate) struct Meta {
     pub content: String,
     /// Whether `content` was cut.
     pub cut: bool,
+    /// Named by `http-equiv`, not `name` (`<meta http-equiv="X-Robots-Tag">`).
+    pub http_equiv: bool,
     /// Byte offset of the `<meta` in the document.
     pub offset: usize,
     /// 1-based line of the `<meta` in the document.
@@ -77,7 +79,8 @@ pub(crate) fn cut(s: &str, limit: usize) -> (&str, bool) {
 }
 
 /// Scans at most `budget` bytes of `html` for the head's `<meta>` elements whose `name` (trimmed,
-/// lowercased) `wanted` accepts: the others are never copied.
+/// lowercased) `wanted` accepts, and those with `http-equiv="X-Robots-Tag"` (any case) and no
+/// `name`: the others are never copied.
 pub(crate) fn scan(
     html: &[u8],
     budget: usize,
@@ -112,14 +115,25 @@ pub(crate) fn scan(
                                 .get(k)
                                 .map(|v| String::from_utf8_lossy(&v.value).into_owned())
                         };
-                        let (Some(meta_name), Some(content)) = (attr(b"name"), attr(b"content"))
-                        else {
+                        let Some(content) = attr(b"content") else {
                             continue;
                         };
-                        let meta_name = meta_name
-                            .trim_matches(|c: char| c.is_ascii_whitespace())
-                            .to_ascii_lowercase();
-                        if !wanted(&meta_name) {
+                        let trimmed = |v: String| {
+                            v.trim_matches(|c: char| c.is_ascii_whitespace())
+                                .to_ascii_lowercase()
+                        };
+                        // `name` first: an element with both is a named one (WHATWG: a
+                        // `meta` has one of `name`, `http-equiv`, `charset`, `itemprop`).
+                        let (meta_name, http_equiv) = match attr(b"name") {
+                            Some(n) => (trimmed(n), false),
+                            None => match attr(b"http-equiv") {
+                                Some(e) if trimmed(e.clone()) == "x-robots-tag" => {
+                                    (trimmed(e), true)
+                                }
+                                _ => continue,
+                            },
+                        };
+                        if !http_equiv && !wanted(&meta_name) {
                             continue;
                         }
                         let at = tag.span.start.min(input.len());
@@ -130,6 +144,7 @@ pub(crate) fn scan(
                             name: meta_name,
                             content: content.to_owned(),
                             cut: was_cut,
+                            http_equiv,
                             offset: at,
                             line,
                         });

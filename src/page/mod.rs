@@ -15,7 +15,10 @@
 //!   its colon looks like an agent prefix and an RFC 822 date has a comma — is handled: the
 //!   directives that take a value are never agents, and a date's comma stays in the date.
 //! - **`<meta name="robots">`** and **`<meta name="TOKEN">`** in the document's head, scanned
-//!   by a WHATWG tokenizer (see [`html`](self) below) within a byte budget.
+//!   by a WHATWG tokenizer (see [`html`](self) below) within a byte budget; and
+//!   `<meta http-equiv="X-Robots-Tag">`, read as the header (Google documents the header and
+//!   the robots `<meta>`, not this pragma; sites write it meaning the header). Directives are
+//!   separated by commas: `noindex nofollow` is one unknown directive, as Google reads it.
 //! - **AI uses**: `noai`, `noimageai` (DeviantArt, ArtStation, Misskey), `noml` (Mojeek) as
 //!   robots directives; TDMRep's `tdm-reservation: 1|0` and `tdm-policy: URL` as headers and
 //!   as `<meta>` (W3C TDM Reservation Protocol, "TDM Header Field" and "TDM Metadata in HTML
@@ -437,6 +440,19 @@ impl Reader<'_> {
                 .and_then(date::parse)
                 .map(Directive::UnavailableAfter)
                 .ok_or("`unavailable_after` takes a date (RFC 822, RFC 850 or ISO 8601)"),
+            (name, None) if is_space_separated(name) => {
+                self.problem(
+                    Code::UnknownDirective,
+                    source.clone(),
+                    "directives separated by spaces, not commas: read as one unknown \
+                     directive, as Google does (\"if you have multiple content values, you \
+                     must place a comma between them\"); write `noindex, nofollow`",
+                );
+                if applies {
+                    self.out.unknown.push(source);
+                }
+                return;
+            }
             _ => {
                 self.problem(
                     Code::UnknownDirective,
@@ -629,6 +645,35 @@ impl Reader<'_> {
     }
 }
 
+/// Directives that take no value, as [`Reader::robots`] knows them.
+const FLAGS: &[&str] = &[
+    "noindex",
+    "nofollow",
+    "none",
+    "noarchive",
+    "nocache",
+    "nosnippet",
+    "noimageindex",
+    "notranslate",
+    "indexifembedded",
+    "noai",
+    "noimageai",
+    "noml",
+    "all",
+    "index",
+    "follow",
+];
+
+/// `noindex nofollow`: two or more known directives with spaces and no comma between them.
+fn is_space_separated(name: &str) -> bool {
+    let mut words = name.split_ascii_whitespace();
+    let first = words.next();
+    let rest: Vec<&str> = words.collect();
+    first.is_some_and(|w| FLAGS.contains(&w))
+        && !rest.is_empty()
+        && rest.iter().all(|w| FLAGS.contains(w))
+}
+
 fn cut_bytes(value: &[u8], limit: usize) -> (&[u8], bool) {
     if value.len() <= limit {
         (value, false)
@@ -730,8 +775,9 @@ where
                 offset: meta.offset,
                 line: meta.line,
             };
-            let ours = meta.name == reader.agent;
-            if !(meta.name == "robots" || ours || meta.name.starts_with("tdm-")) {
+            let ours = meta.name == reader.agent && !meta.http_equiv;
+            if !(meta.name == "robots" || ours || meta.name.starts_with("tdm-") || meta.http_equiv)
+            {
                 continue;
             }
             if meta.cut {
@@ -740,6 +786,22 @@ where
                     template.clone(),
                     "a `content` longer than the field limit: the rest is ignored",
                 );
+            }
+            if meta.http_equiv {
+                // `<meta http-equiv="X-Robots-Tag" content="…">`: the header's legacy syntax,
+                // `agent:` prefixes included. Google documents the robots `<meta>` and the
+                // header, not this pragma (HTML defines no such `http-equiv` state, browsers
+                // ignore it), but sites write it meaning the header; it is read as the
+                // header is, its directives placed at the element.
+                let mut text: &str = &meta.content;
+                if meta.cut {
+                    text = text.rfind(',').map_or("", |i| &text[..i]);
+                }
+                for mut piece in field::legacy(text, true) {
+                    piece.offset = 0;
+                    reader.robots(piece, &template);
+                }
+                continue;
             }
             if meta.name.starts_with("tdm-") && !ours {
                 if matches!(meta.name.as_str(), "tdm-reservation" | "tdm-policy") {

@@ -4,6 +4,7 @@
 //! with `redis-cli GET` or a dump, which matters more here than a few hundred bytes.
 
 use crate::policy::OriginState;
+use crate::store::TdmRecord;
 
 /// The format written today. A reader refuses newer formats rather than misread them.
 pub const FORMAT: u32 = 1;
@@ -40,6 +41,50 @@ pub fn decode(bytes: &[u8]) -> Result<OriginState, String> {
         ));
     }
     serde_json::from_value(envelope.state).map_err(|e| e.to_string())
+}
+
+/// The format of TDMRep records ([`TdmRecord`]) written today: a record type of its own, with
+/// its own number, apart from the states'.
+pub const TDM_FORMAT: u32 = 1;
+
+#[derive(serde::Serialize)]
+struct TdmEnvelopeRef<'a> {
+    tdm_format: u32,
+    state: &'a OriginState,
+    body: Option<&'a [u8]>,
+}
+
+#[derive(serde::Deserialize)]
+struct TdmEnvelope {
+    tdm_format: u32,
+    state: serde_json::Value,
+    body: Option<Vec<u8>>,
+}
+
+/// The stored form of a TDMRep record.
+pub fn encode_tdm(record: &TdmRecord) -> Vec<u8> {
+    let envelope = TdmEnvelopeRef {
+        tdm_format: TDM_FORMAT,
+        state: &record.state,
+        body: record.body.as_deref(),
+    };
+    serde_json::to_vec(&envelope).unwrap_or_default()
+}
+
+/// Reads a stored TDMRep record; the error says what is wrong with it.
+pub fn decode_tdm(bytes: &[u8]) -> Result<TdmRecord, String> {
+    let envelope: TdmEnvelope = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+    if envelope.tdm_format != TDM_FORMAT {
+        return Err(format!(
+            "TDMRep record format {} (this crawlgate reads format {TDM_FORMAT})",
+            envelope.tdm_format
+        ));
+    }
+    let state = serde_json::from_value(envelope.state).map_err(|e| e.to_string())?;
+    Ok(TdmRecord {
+        state,
+        body: envelope.body,
+    })
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@ use redb::{
 use super::codec;
 use super::{
     LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreError, StoreFuture,
-    StoreUsage, Updated,
+    StoreUsage, TdmRecord, Updated,
 };
 use crate::policy::{BackoffRules, GateState, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
@@ -70,6 +70,8 @@ const BODIES: TableDefinition<(&str, &[u8; 32]), &[u8]> = TableDefinition::new("
 /// schedule while it is backed off (`next_free`, `backoff_until`, both
 /// u64 ms, and `strikes`, u32, little-endian): created on the first backoff.
 const GATES: TableDefinition<&str, &[u8]> = TableDefinition::new("gates");
+/// origin → its TDMRep record ([`codec::encode_tdm`]): created on the first record.
+const TDM: TableDefinition<&str, &[u8]> = TableDefinition::new("tdmrep");
 
 /// How long [`EmbeddedStore::open`] waits for another process to close the file.
 const DEFAULT_LOCK_WAIT: Duration = Duration::from_secs(5);
@@ -488,6 +490,42 @@ fn apply_in(txn: &WriteTransaction, key: &str, changes: &[Change]) -> Result<Pla
 }
 
 impl Store for EmbeddedStore {
+    fn load_tdm<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<TdmRecord>> {
+        let key = origin.to_string();
+        self.blocking(move |db| {
+            let txn = db.begin_read().map_err(backend)?;
+            let Some(table) = read_table!(txn, TDM) else {
+                return Ok(None);
+            };
+            match table.get(key.as_str()).map_err(backend)? {
+                Some(bytes) => codec::decode_tdm(bytes.value())
+                    .map(Some)
+                    .map_err(|message| StoreError::Corrupt {
+                        origin: key.clone(),
+                        message,
+                    }),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn save_tdm<'a>(&'a self, origin: &'a Origin, record: &'a TdmRecord) -> StoreFuture<'a, ()> {
+        let key = origin.to_string();
+        let bytes = codec::encode_tdm(record);
+        self.blocking(move |db| {
+            let mut txn = db.begin_write().map_err(backend)?;
+            txn.set_durability(Durability::Immediate).map_err(backend)?;
+            {
+                let mut table = txn.open_table(TDM).map_err(backend)?;
+                table
+                    .insert(key.as_str(), bytes.as_slice())
+                    .map_err(backend)?;
+            }
+            txn.commit().map_err(backend)?;
+            Ok(())
+        })
+    }
+
     fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<OriginState>> {
         let key = origin.to_string();
         self.blocking(move |db| {

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime};
 
 use super::{
-    LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreFuture, StoreUsage, Updated,
+    LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreFuture, StoreUsage,
+    TdmRecord, Updated,
 };
 use crate::policy::{BackoffRules, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
@@ -17,6 +18,8 @@ pub struct MemoryStore {
     inner: Arc<Mutex<Maps>>,
     leases: Arc<LocalLeases>,
     schedules: Arc<LocalSchedules>,
+    /// TDMRep records, apart from the states.
+    tdm: Arc<Mutex<HashMap<Origin, TdmRecord>>>,
 }
 
 /// One map, keyed once per origin. Its values are boxed: a map keeps an eighth to a half of
@@ -64,6 +67,24 @@ impl Store for MemoryStore {
     fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<OriginState>> {
         let state = self.maps().origins.get(origin).map(|e| e.state.clone());
         Box::pin(async move { Ok(state) })
+    }
+
+    fn load_tdm<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<TdmRecord>> {
+        let record = self
+            .tdm
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(origin)
+            .cloned();
+        Box::pin(async move { Ok(record) })
+    }
+
+    fn save_tdm<'a>(&'a self, origin: &'a Origin, record: &'a TdmRecord) -> StoreFuture<'a, ()> {
+        self.tdm
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(origin.clone(), record.clone());
+        Box::pin(async { Ok(()) })
     }
 
     fn update<'a>(&'a self, origin: &'a Origin, changes: &'a [Change]) -> StoreFuture<'a, Updated> {

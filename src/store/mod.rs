@@ -40,6 +40,25 @@ use std::time::{Duration, Instant, SystemTime};
 #[cfg(feature = "redb")]
 pub use embedded::EmbeddedStore;
 pub use memory::MemoryStore;
+
+/// An origin's TDMRep `/.well-known/tdmrep.json` as stored, apart from its robots.txt state:
+/// the file's ladder (its fetches, as an [`OriginState`]) and the body of its last good
+/// version, so that a restart answers TDMRep without fetching the file again.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct TdmRecord {
+    /// The file's fetches through robots.txt's ladder.
+    pub state: OriginState,
+    /// The last good file's body, if there is one.
+    pub body: Option<Vec<u8>>,
+}
+
+impl TdmRecord {
+    /// A record of `state` and the last good file's `body`.
+    pub fn new(state: OriginState, body: Option<Vec<u8>>) -> TdmRecord {
+        TdmRecord { state, body }
+    }
+}
 #[cfg(feature = "redis")]
 pub use redis::{RedisOptions, RedisStore};
 
@@ -165,6 +184,20 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
 
     /// What the store holds.
     fn usage(&self) -> StoreFuture<'_, StoreUsage>;
+
+    /// The origin's TDMRep record ([`TdmRecord`]), if one was saved. The stores of this crate
+    /// keep them (a record of its own per origin, [`codec::TDM_FORMAT`]); by default a store
+    /// keeps none and the engine holds TDMRep in memory only.
+    fn load_tdm<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<TdmRecord>> {
+        let _ = origin;
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Replaces the origin's TDMRep record (by default, keeps nothing).
+    fn save_tdm<'a>(&'a self, origin: &'a Origin, record: &'a TdmRecord) -> StoreFuture<'a, ()> {
+        let _ = (origin, record);
+        Box::pin(async { Ok(()) })
+    }
 
     /// Whether the store keeps request schedules ([`Store::reserve`], [`Store::back_off`],
     /// [`Store::recovered`]). The stores of this crate do; for one that does not, the gate

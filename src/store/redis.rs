@@ -78,7 +78,8 @@ use redis::{RedisResult, Script};
 
 use super::redis_conn::{redact_cluster, Conn, Node, Timeouts};
 use super::{
-    codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated,
+    codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, TdmRecord,
+    Updated,
 };
 use crate::policy::{BackoffRules, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
@@ -532,6 +533,41 @@ impl RedisStore {
 }
 
 impl Store for RedisStore {
+    fn load_tdm<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<TdmRecord>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let bytes: Option<Vec<u8>> = self
+                .run(
+                    || format!("reading the TDMRep record of {origin}"),
+                    redis::cmd("GET")
+                        .arg(self.keys(origin).tdm())
+                        .query_async(&mut conn),
+                )
+                .await?;
+            bytes
+                .map(|b| codec::decode_tdm(&b))
+                .transpose()
+                .map_err(|message| StoreError::Corrupt {
+                    origin: origin.to_string(),
+                    message,
+                })
+        })
+    }
+
+    fn save_tdm<'a>(&'a self, origin: &'a Origin, record: &'a TdmRecord) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            self.run(
+                || format!("writing the TDMRep record of {origin}"),
+                redis::cmd("SET")
+                    .arg(self.keys(origin).tdm())
+                    .arg(codec::encode_tdm(record))
+                    .query_async::<()>(&mut conn),
+            )
+            .await
+        })
+    }
+
     fn load<'a>(&'a self, origin: &'a Origin) -> StoreFuture<'a, Option<OriginState>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
@@ -807,10 +843,12 @@ impl Keys {
     fn in_flight(&self) -> String {
         format!("{}:inflight", self.base)
     }
+
+    fn tdm(&self) -> String {
+        format!("{}:tdm", self.base)
+    }
 }
 
-/// Milliseconds as sent to the scripts: at most 2^50 (some 35,000 years), so that Lua's doubles
-/// add them exactly.
 /// `f`'s answer, or `None` if it takes longer than `d`.
 async fn within(d: Duration, f: impl Future<Output = Option<String>>) -> Option<String> {
     tokio::time::timeout(d, f).await.ok().flatten()

@@ -158,3 +158,100 @@ async fn a_disallowed_url_is_refused_and_never_sent_while_other_origins_proceed(
     );
     slow.abort();
 }
+
+/// With `with_page_policy`, an HTML response carries its directives (header and `<meta>`) and
+/// the URL's crawl policy in its extensions, and the caller still reads the whole body, byte
+/// for byte; a response that is not HTML carries its header directives, its body unread.
+#[tokio::test]
+async fn page_policy_rides_on_the_response() {
+    use crawlgate::engine::{CrawlPolicy, TdmReservation, TdmSource};
+    use crawlgate::page::PageDirectives;
+
+    let mut page = String::from(
+        "<!doctype html><html><head><title>t</title>\
+         <meta name=\"robots\" content=\"noindex, max-snippet:20\">\
+         <meta name=\"tdm-reservation\" content=\"1\"></head><body>",
+    );
+    while page.len() < 300_000 {
+        page.push_str("<p>some text of the page, long enough to come in many frames</p>\n");
+    }
+    page.push_str("</body></html>");
+    let body = page.clone();
+    let server = TestServer::start(move |r| match r.path.as_str() {
+        "/robots.txt" => Reply::text(200, "User-agent: *\nDisallow: /private\n"),
+        "/page" => Reply::Full {
+            status: 200,
+            headers: vec![
+                ("content-type".into(), "text/html; charset=utf-8".into()),
+                ("x-robots-tag".into(), "noarchive".into()),
+            ],
+            body: body.as_bytes().to_vec(),
+        },
+        "/data.json" => Reply::text(200, "{}").with_header("x-robots-tag", "nofollow"),
+        _ => Reply::status(404),
+    })
+    .await;
+    let cache = RobotsCache::new({
+        let mut options = CacheOptions::default();
+        options.gate.default_delay = Duration::ZERO;
+        options
+    })
+    .expect("engine");
+    let bot = ProductToken::new("testbot").expect("token");
+    let client = ClientBuilder::new(reqwest::Client::new())
+        .with(GateMiddleware::new(cache, bot).with_page_policy())
+        .build();
+
+    let response = client
+        .get(server.url("/page"))
+        .send()
+        .await
+        .expect("response");
+    let directives = response
+        .extensions()
+        .get::<PageDirectives>()
+        .expect("directives attached")
+        .clone();
+    assert!(!directives.rules.index && !directives.rules.archive);
+    assert_eq!(directives.rules.max_snippet, Some(20));
+    // The head was read, not the page: the scan stopped where the head ends.
+    assert!(
+        directives.html_scanned < 1_000,
+        "{}",
+        directives.html_scanned
+    );
+    let policy = response
+        .extensions()
+        .get::<CrawlPolicy>()
+        .expect("policy attached")
+        .clone();
+    assert!(policy.allowed() && policy.warnings.is_empty());
+    assert_eq!(policy.tdm.reservation, TdmReservation::Reserved);
+    assert_eq!(policy.tdm.source, TdmSource::Meta);
+    assert!(policy.page.is_some_and(|p| p.status == 200));
+    assert_eq!(
+        response.content_length(),
+        Some(page.len() as u64),
+        "the length is kept"
+    );
+    let text = response.text().await.expect("body");
+    assert_eq!(text.len(), page.len());
+    assert!(text == page, "the body is handed back whole");
+
+    let json = client
+        .get(server.url("/data.json"))
+        .send()
+        .await
+        .expect("response");
+    let directives = json
+        .extensions()
+        .get::<PageDirectives>()
+        .expect("directives attached")
+        .clone();
+    assert!(!directives.rules.follow && directives.html_scanned == 0);
+    assert_eq!(json.text().await.expect("body"), "{}");
+    // One request for the page, one for the JSON, one robots.txt, one tdmrep.json.
+    assert_eq!(server.hits_on("/page"), 1);
+    assert_eq!(server.hits_on("/robots.txt"), 1);
+    assert_eq!(server.hits_on("/.well-known/tdmrep.json"), 1);
+}

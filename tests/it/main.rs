@@ -46,6 +46,8 @@ mod wildcard_index; // many wildcard rules through the segments index, against a
 
 // The engine: fetching, the state stores.
 #[cfg(feature = "fetch")]
+mod crawl_policy; // the whole crawl policy of a URL: robots.txt, edge, TDMRep, the page
+#[cfg(feature = "fetch")]
 mod edge; // challenges, 402 and HTML pages served as robots.txt
 #[cfg(feature = "fetch")]
 mod engine;

@@ -600,3 +600,71 @@ proptest! {
         prop_assert!(from_meta.found.iter().all(|f| f.source.kind == SourceKind::Meta));
     }
 }
+
+/// `<meta http-equiv="X-Robots-Tag">` is read as the header's legacy syntax (agent prefixes
+/// included); Google documents the header and the robots `<meta>`, sites write this pragma
+/// meaning the header.
+#[test]
+fn http_equiv_x_robots_tag() {
+    let page = html(
+        "examplebot",
+        r#"<head><META HTTP-EQUIV="X-Robots-Tag" CONTENT="noarchive, otherbot: noindex"></head>"#,
+    );
+    assert!(!page.rules.archive);
+    assert!(page.rules.index, "scoped to otherbot");
+    let from: Vec<_> = page.sources("noarchive").map(|f| &f.source).collect();
+    assert_eq!(from.len(), 1);
+    assert_eq!(from[0].kind, SourceKind::Meta);
+    assert_eq!(from[0].name, "x-robots-tag");
+    let other = html(
+        "otherbot",
+        r#"<head><meta http-equiv="x-robots-tag" content="otherbot: noindex"></head>"#,
+    );
+    assert!(!other.rules.index);
+    // Another pragma is not read, nor an element outside the head.
+    let refresh = html(
+        "examplebot",
+        r#"<head><meta http-equiv="refresh" content="noindex"></head><body><meta http-equiv="X-Robots-Tag" content="noindex">"#,
+    );
+    assert!(refresh.rules.index && refresh.found.is_empty());
+}
+
+/// TDMRep's HTML technique puts `http-equiv` out of scope ("the http-equiv attribute is out of
+/// scope in our case", technique-html-meta): only `name` counts.
+#[test]
+fn tdm_reservation_is_not_read_from_http_equiv() {
+    let page = html(
+        "examplebot",
+        r#"<head><meta http-equiv="tdm-reservation" content="1"></head>"#,
+    );
+    assert_eq!(page.rules.tdm_reservation, None);
+}
+
+/// Space-separated directives are one unknown value, as Google reads them (Google Webmaster
+/// Central blog, "Using the robots meta tag", 2007-03-05: "If you have multiple content
+/// values, you must place a comma between them, but it doesn't matter if you also include
+/// spaces"), with a message that says so.
+#[test]
+fn space_separated_directives_are_not_read() {
+    let page = html(
+        "examplebot",
+        r#"<head><meta name="robots" content="noindex nofollow"></head>"#,
+    );
+    assert!(page.rules.index && page.rules.follow);
+    assert_eq!(page.unknown.len(), 1);
+    assert_eq!(page.unknown[0].raw, "noindex nofollow");
+    assert_eq!(codes(&page), ["unknown-directive"]);
+    assert!(
+        page.diagnostics[0].message.contains("commas"),
+        "{:?}",
+        page.diagnostics
+    );
+    let comma = html(
+        "examplebot",
+        r#"<head><meta name="robots" content="noindex ,  nofollow"></head>"#,
+    );
+    assert!(!comma.rules.index && !comma.rules.follow);
+    let header = headers("examplebot", &[("X-Robots-Tag", "noindex nofollow")]);
+    assert!(header.rules.index && header.rules.follow);
+    assert_eq!(codes(&header), ["unknown-directive"]);
+}

@@ -53,6 +53,9 @@ pub enum Record<'a> {
     Sitemap(Sitemap<'a>),
     /// One page's directives for an agent (`page`).
     Page(Page<'a>),
+    /// One URL's whole crawl policy for an agent (`policy`): the library's record.
+    #[cfg(feature = "fetch")]
+    Policy(&'a crawlgate::engine::CrawlPolicy),
     /// One robots.txt's report (`report`).
     #[cfg(feature = "fetch")]
     Report(&'a report::RobotsReport),

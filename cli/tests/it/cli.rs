@@ -946,6 +946,7 @@ fn help_names_every_capability_and_completions_and_man_are_generated() {
         "history",
         "recrawl",
         "page",
+        "policy",
         "sitemap",
         "completions",
         "man",

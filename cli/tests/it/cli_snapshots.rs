@@ -250,6 +250,38 @@ fn check_remote() {
     );
 }
 
+/// `policy`: robots.txt, TDMRep and the page for one URL robots.txt disallows whose page says
+/// noindex (the trap, exit 1) and one it allows.
+#[test]
+fn policy_remote() {
+    let (_rt, server) = support::serve_blocking(|r| match r.path.as_str() {
+        "/robots.txt" => Reply::text(200, ROBOTS),
+        "/.well-known/tdmrep.json" => Reply::text(
+            200,
+            r#"[{"location": "/private", "tdm-reservation": 1, "tdm-policy": "https://example.com/tdm.json"}]"#,
+        ),
+        _ => Reply::Full {
+            status: 200,
+            headers: vec![
+                ("content-type".into(), "text/html".into()),
+                ("x-robots-tag".into(), "noarchive".into()),
+            ],
+            body: br#"<html><head><meta name="robots" content="noindex, noai"></head><body>"#
+                .to_vec(),
+        },
+    });
+    let servers = [("[ADDR]", &server)];
+    let case = Case::new(&servers);
+    let (private, public) = (server.url("/private/a"), server.url("/public"));
+    case.run_both(
+        &["policy", "--agent", "MyBot"],
+        &[&private, &public],
+        1,
+        file!["snapshots/policy.txt": Text],
+        file!["snapshots/policy.jsonl": Text],
+    );
+}
+
 /// `fetch`, then `history`, then `recrawl`, on one state.
 #[test]
 fn fetch_history_recrawl() {
