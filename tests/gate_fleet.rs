@@ -36,7 +36,7 @@ fn main() {
             ("three_processes_keep_one_spacing_at_the_server", fleet),
             ("clock_skew_between_engines_does_not_matter", skew),
             ("redis_scripts_follow_the_schedule_rules", redis_rules),
-            ("embedded_backoff_survives_a_restart", embedded_restart),
+            ("embedded_schedule_survives_a_restart", embedded_restart),
         ],
     );
 }
@@ -266,7 +266,7 @@ fn redis_rules() {
             .expect("connect");
         let o = Origin::from_url("http://rules.test/").expect("origin");
         let now = SystemTime::now();
-        let rules = GateOptions::default().backoff();
+        let rules = GateOptions::default().backoff(100);
         let spacing = Duration::from_secs(2);
         let r = store.reserve(&o, now, spacing).await.expect("reserve");
         assert_eq!((r.wait, r.strikes), (Duration::ZERO, 0));
@@ -280,14 +280,35 @@ fn redis_rules() {
         let r = store.reserve(&o, now, spacing).await.expect("reserve");
         assert!(r.wait > Duration::from_secs(119), "{r:?}");
         assert_eq!(r.strikes, 1);
-        // Without Retry-After: 5 s × 2^1 = 10 s, but the 120 s backoff stands.
+        // A waiter checks the backoff when its slot comes.
+        let left = store.backed_off(&o, now).await.expect("backed off");
+        assert_within(left, Duration::from_secs(119), Duration::from_secs(120));
+        // Without Retry-After: 60 s × 2^1 = 120 s, and the 120 s backoff stands.
         let w = back_off(&store, &o, now, None, rules).await;
         assert!(w > Duration::from_secs(119), "{w:?}");
         let o2 = Origin::from_url("http://rules2.test/").expect("origin");
         let w = back_off(&store, &o2, now, None, rules).await;
-        assert_within(w, Duration::from_millis(4900), Duration::from_secs(5));
+        assert_within(w, Duration::from_millis(59_900), Duration::from_secs(60));
         let w = back_off(&store, &o2, now, None, rules).await;
-        assert_within(w, Duration::from_millis(9900), Duration::from_secs(10));
+        assert_within(w, Duration::from_millis(119_900), Duration::from_secs(120));
+        // The jitter as the Rust arithmetic computes it: draw 0 is -10 %, 200 is +10 %.
+        let o5 = Origin::from_url("http://rules5.test/").expect("origin");
+        let w = back_off(&store, &o5, now, None, GateOptions::default().backoff(0)).await;
+        assert_within(w, Duration::from_millis(53_900), Duration::from_secs(54));
+        store.recovered(&o5).await.expect("recovered");
+        let w = back_off(&store, &o5, now, None, GateOptions::default().backoff(200)).await;
+        // Still within the first backoff (54 s): the longer 66 s one wins.
+        assert_within(w, Duration::from_millis(65_900), Duration::from_secs(66));
+        // A slot given back is the next one, unless one was reserved after it.
+        let o6 = Origin::from_url("http://rules6.test/").expect("origin");
+        let a = store.reserve(&o6, now, spacing).await.expect("reserve");
+        let b = store.reserve(&o6, now, spacing).await.expect("reserve");
+        store.release(&o6, b, spacing).await.expect("release");
+        let c = store.reserve(&o6, now, spacing).await.expect("reserve");
+        assert_eq!(c.slot_ms, b.slot_ms, "{a:?} {b:?} {c:?}");
+        store.release(&o6, b, spacing).await.expect("release");
+        let d = store.reserve(&o6, now, spacing).await.expect("reserve");
+        assert_eq!(d.slot_ms, c.slot_ms + 2000);
         store.recovered(&o2).await.expect("recovered");
         let r = store.reserve(&o2, now, spacing).await.expect("reserve");
         assert_eq!(r.strikes, 0);
@@ -309,14 +330,14 @@ fn redis_rules() {
     });
 }
 
-/// A backoff is on disk: a restarted crawler still honours it.
+/// The schedule is on disk: a restarted crawler still honours a backoff, and the spacing.
 fn embedded_restart() {
     let rt = support::runtime(2);
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("state.redb");
     let o = Origin::from_url("http://restart.test/").expect("origin");
     let t = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-    let rules = GateOptions::default().backoff();
+    let rules = GateOptions::default().backoff(100);
     rt.block_on(async {
         let store = EmbeddedStore::open(&path).expect("open");
         let w = store
@@ -337,10 +358,23 @@ fn embedded_restart() {
     rt.block_on(async {
         let store = EmbeddedStore::open(&path).expect("reopen");
         let r = store
-            .reserve(&o, t + Duration::from_secs(10), Duration::from_secs(1))
+            .reserve(&o, t + Duration::from_secs(700), Duration::from_secs(1))
             .await
             .expect("reserve");
-        // Recovered: nothing on disk any more, so nothing held back after a restart.
+        // Recovered: no strikes after a restart, and the backoff is over.
         assert_eq!((r.wait, r.strikes), (Duration::ZERO, 0));
+    });
+    rt.block_on(async {
+        let store = EmbeddedStore::open(&path).expect("reopen");
+        let r = store
+            .reserve(
+                &o,
+                t + Duration::from_millis(700_400),
+                Duration::from_secs(1),
+            )
+            .await
+            .expect("reserve");
+        // The spacing goes on across the restart: the last slot was at 700 s.
+        assert_eq!(r.wait, Duration::from_millis(600));
     });
 }

@@ -9,7 +9,7 @@ use super::answer::Answer;
 use super::cache::{CheckError, RobotsCache};
 use super::slots::Held;
 use crate::origin::Origin;
-use crate::policy::{spacing, Spacing};
+use crate::policy::{spacing, unix_ms, window_wait, Spacing};
 use crate::robots::ProductToken;
 use crate::store::Reservation;
 
@@ -57,8 +57,11 @@ impl RobotsCache {
     ///
     /// Waiters on one origin are served in arrival order; origins are independent. The wait
     /// is not bounded here (at most about the spacing times the waiters ahead, or a backoff):
-    /// wrap the call in a timeout to bound it. Dropping the future gives up the place in line;
-    /// a slot already reserved is not given back.
+    /// wrap the call in a timeout to bound it. Dropping the future gives up the place in line
+    /// and gives back a slot it reserved, unless another was reserved after it. A waiter whose
+    /// slot comes while the origin is backed off (a backoff status recorded after it reserved)
+    /// waits for the backoff's end and takes a new slot; outside the site's `Visit-time`
+    /// window it waits for the window.
     pub async fn acquire(&self, token: &ProductToken, url: &str) -> Result<Permit, Refused> {
         let answer = self.check(token, url).await?;
         if !answer.allowed {
@@ -71,25 +74,91 @@ impl RobotsCache {
         let origin = answer.origin.clone();
         let semaphore = gate.semaphore(&origin);
         // Fair (first come, first served): the arrival order of waiters on one origin.
-        let held = match semaphore.clone().acquire_owned().await {
+        let mut held = match semaphore.clone().acquire_owned().await {
             Ok(permit) => Some(Held { semaphore, permit }),
             // Never closed; if it were, gate on spacing alone.
             Err(_) => None,
         };
-        let now = self.clock().now();
-        let spacing = self.spacing_of(&answer, now);
-        let reservation = self.reserve(&origin, now, spacing.delay).await;
-        if !reservation.wait.is_zero() {
+        let started = self.clock().now();
+        let mut strikes;
+        let mut spacing;
+        loop {
+            let now = self.clock().now();
+            // Outside the site's Visit-time window: wait for it before taking a slot.
+            let closed = self.visit_wait(&answer, now);
+            if !closed.is_zero() {
+                self.clock().sleep(closed).await;
+                continue;
+            }
+            spacing = self.spacing_of(&answer, now);
+            let reservation = self.reserve(&origin, now, spacing.delay).await;
+            strikes = reservation.strikes;
+            if reservation.wait.is_zero() {
+                break;
+            }
+            // Dropped while asleep, the slot goes back (and the concurrency slot after it).
+            let mut unused = Unused {
+                cache: self.clone(),
+                origin: origin.clone(),
+                reservation,
+                spacing: spacing.delay,
+                held: held.take(),
+                armed: true,
+            };
             self.clock().sleep(reservation.wait).await;
+            held = unused.held.take();
+            unused.disarm();
+            // A backoff that began after the slot was reserved reaches it: wait for its end,
+            // then take a new slot.
+            let left = self.backed_off(&origin).await;
+            if !left.is_zero() {
+                self.clock().sleep(left).await;
+                continue;
+            }
+            if self.visit_wait(&answer, self.clock().now()).is_zero() {
+                break;
+            }
         }
+        let waited = self
+            .clock()
+            .now()
+            .duration_since(started)
+            .unwrap_or_default();
         Ok(Permit {
             cache: self.clone(),
             answer,
             spacing,
-            waited: reservation.wait,
-            strikes: reservation.strikes,
+            waited,
+            strikes,
             held,
         })
+    }
+
+    /// How long until `answer`'s `Visit-time` window opens at `now` (zero: open, or none, or
+    /// not honoured).
+    fn visit_wait(&self, answer: &Answer, now: SystemTime) -> Duration {
+        match &answer.visit_time {
+            Some(v) if self.gate().options.visit_time => {
+                Duration::from_millis(window_wait(&v.window, unix_ms(now)))
+            }
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// How long the origin is still backed off: the store's word, else the process's.
+    async fn backed_off(&self, origin: &Origin) -> Duration {
+        let now = self.clock().now();
+        let store = self.store();
+        if store.keeps_schedule() {
+            match store.backed_off(origin, now).await {
+                Ok(d) => {
+                    self.store_ok();
+                    return d;
+                }
+                Err(e) => self.store_failed(&e),
+            }
+        }
+        self.gate().local.backed_off(origin, now)
     }
 
     /// Checks `url` for `token` and, if allowed, reserves the origin's next slot without
@@ -109,13 +178,17 @@ impl RobotsCache {
             });
         }
         let at = self.clock().now();
-        let spacing = self.spacing_of(&answer, at);
-        let reservation = self.reserve(&answer.origin, at, spacing.delay).await;
+        // Outside the site's Visit-time window, the slot is taken at its opening.
+        let closed = self.visit_wait(&answer, at);
+        let spacing = self.spacing_of(&answer, at + closed);
+        let reservation = self
+            .reserve(&answer.origin, at + closed, spacing.delay)
+            .await;
         Ok(Slot {
             answer,
             spacing,
             at,
-            wait: reservation.wait,
+            wait: closed + reservation.wait,
         })
     }
 
@@ -158,8 +231,8 @@ impl RobotsCache {
         let options = &self.gate().options;
         let now = self.clock().now();
         match status {
-            429 | 503 => {
-                let rules = options.backoff();
+            s if options.backs_off(s) => {
+                let rules = options.backoff(self.gate().draw());
                 let store = self.store();
                 let mut wait = None;
                 if store.keeps_schedule() {
@@ -220,16 +293,23 @@ impl RobotsCache {
     }
 
     /// A slot from the store, or from the process's own schedule when the store keeps none or
-    /// fails.
+    /// fails. While a shared store fails, the process spaces by the spacing times
+    /// [`GateOptions::fleet_size`](crate::policy::GateOptions::fleet_size).
     async fn reserve(&self, origin: &Origin, now: SystemTime, spacing: Duration) -> Reservation {
         let store = self.store();
+        let mut spacing = spacing;
         if store.keeps_schedule() {
             match store.reserve(origin, now, spacing).await {
                 Ok(r) => {
                     self.store_ok();
                     return r;
                 }
-                Err(e) => self.store_failed(&e),
+                Err(e) => {
+                    self.store_failed(&e);
+                    if store.is_shared() {
+                        spacing = spacing.saturating_mul(self.gate().options.fleet_size.max(1));
+                    }
+                }
             }
         }
         self.gate().local.reserve(origin, now, spacing)
@@ -340,6 +420,62 @@ impl Permit {
             .report_site(&self.answer.origin, false, now)
             .await;
         Recorded::Failed
+    }
+}
+
+/// A slot reserved by a waiting `acquire`: given back if the future is dropped before it comes.
+struct Unused {
+    cache: RobotsCache,
+    origin: Origin,
+    reservation: Reservation,
+    spacing: Duration,
+    /// The waiter's concurrency slot, freed once the schedule's slot is back.
+    held: Option<Held>,
+    /// Whether the slot is still to be given back.
+    armed: bool,
+}
+
+impl Unused {
+    /// The slot came: nothing to give back.
+    fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Unused {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let gate = self.cache.gate();
+        // Whichever schedule the slot came from; the other's next slot does not match it.
+        gate.local
+            .release(&self.origin, &self.reservation, self.spacing);
+        let held = self.held.take();
+        let store = self.cache.store();
+        if !store.keeps_schedule() {
+            if let Some(held) = held {
+                gate.release(&self.origin, held);
+            }
+            return;
+        }
+        let (cache, origin, reservation, spacing) = (
+            self.cache.clone(),
+            self.origin.clone(),
+            self.reservation,
+            self.spacing,
+        );
+        // The store's slot back first, then the concurrency slot, so that the next waiter
+        // reserves after the slot is back.
+        let give_back = async move {
+            let _ = cache.store().release(&origin, reservation, spacing).await;
+            if let Some(held) = held {
+                cache.gate().release(&origin, held);
+            }
+        };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(give_back);
+        }
     }
 }
 

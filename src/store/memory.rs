@@ -145,6 +145,21 @@ impl Store for MemoryStore {
         Box::pin(async move { Ok(()) })
     }
 
+    fn backed_off<'a>(&'a self, origin: &'a Origin, now: SystemTime) -> StoreFuture<'a, Duration> {
+        let wait = self.schedules.backed_off(origin, now);
+        Box::pin(async move { Ok(wait) })
+    }
+
+    fn release<'a>(
+        &'a self,
+        origin: &'a Origin,
+        slot: Reservation,
+        spacing: Duration,
+    ) -> StoreFuture<'a, ()> {
+        self.schedules.release(origin, &slot, spacing);
+        Box::pin(async move { Ok(()) })
+    }
+
     fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned> {
         let origins: Vec<Origin> = self.maps().origins.keys().cloned().collect();
         let change = [Change::Prune { at: now }];
