@@ -32,8 +32,9 @@ pub struct GateOptions {
     pub backoff_base: Duration,
     /// …up to this (default one day).
     pub backoff_max: Duration,
-    /// A run of backoff statuses is forgiven (the doubling starts over) when the last of them
-    /// is this old (default 30 minutes), even if no success came in between.
+    /// A run of backoff statuses is forgiven (the doubling starts over) when its backoff ended
+    /// this long ago (default 30 minutes) and no backoff status came since, even if no success
+    /// was recorded in between.
     pub backoff_forgive: Duration,
     /// Each backoff without `Retry-After` is moved by a random amount of up to this percentage
     /// either way (default 10, at most 100), so that a fleet does not come back at once.
@@ -247,8 +248,8 @@ impl GateState {
         slot - now
     }
 
-    /// Records a backoff status at `now` (ms): a run whose last failure is
-    /// [`BackoffRules::forgive`] old is forgiven first; then no slot before
+    /// Records a backoff status at `now` (ms): a run whose backoff ended
+    /// [`BackoffRules::forgive`] ago is forgiven first; then no slot before
     /// `now + backoff_delay(..)` (an earlier backoff that ends later stands), one more strike.
     /// Returns the wait from `now` (ms).
     pub fn back_off(
@@ -257,7 +258,7 @@ impl GateState {
         retry_after: Option<Duration>,
         rules: &BackoffRules,
     ) -> u64 {
-        if now.saturating_sub(self.last_failure) >= ms(rules.forgive) {
+        if now.saturating_sub(self.backoff_until) >= ms(rules.forgive) {
             self.strikes = 0;
         }
         let delay = ms(backoff_delay(self.strikes, retry_after, rules));
@@ -395,11 +396,11 @@ mod tests {
         let t = 1_000_000_000;
         assert_eq!(g.back_off(t, None, &r), 60_000);
         assert_eq!(g.back_off(t + 60_000, None, &r), 120_000);
-        // 29 minutes later: still the same run.
-        let t2 = t + 60_000 + 29 * 60_000;
+        // 29 minutes after the backoff's end: still the same run.
+        let t2 = t + 180_000 + 29 * 60_000;
         assert_eq!(g.back_off(t2, None, &r), 240_000);
-        // 30 minutes after the last: forgiven.
-        assert_eq!(g.back_off(t2 + 30 * 60_000, None, &r), 60_000);
+        // 30 minutes after it: forgiven.
+        assert_eq!(g.back_off(t2 + 240_000 + 30 * 60_000, None, &r), 60_000);
         assert_eq!(g.strikes, 1);
     }
 
@@ -497,7 +498,7 @@ mod tests {
             let mut expected = 0u32;
             for (gap, draw) in gaps.iter().zip(&draws) {
                 now += gap;
-                if now - g.last_failure >= forgive {
+                if now.saturating_sub(g.backoff_until) >= forgive {
                     expected = 0;
                 }
                 let wait = g.back_off(now, None, &o.backoff(*draw));

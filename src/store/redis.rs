@@ -812,7 +812,7 @@ static BACK_OFF: LazyLock<Script> = LazyLock::new(|| {
 local g = redis.call('HMGET', KEYS[1], 'next', 'until', 'strikes', 'last')
 local strikes = tonumber(g[3] or '0')
 local last = tonumber(g[4] or '0')
-if now - last >= tonumber(ARGV[5]) then strikes = 0 end
+if now - tonumber(g[2] or '0') >= tonumber(ARGV[5]) then strikes = 0 end
 local retry_after = tonumber(ARGV[1])
 local delay
 if retry_after >= 0 then

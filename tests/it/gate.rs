@@ -284,9 +284,9 @@ async fn the_backoff_curve_has_storm_crawler_steps_jitter_cap_and_forgiveness() 
         backoff_curve(capped.clone(), &[403, 503]).await,
         [60.0, 0.0]
     );
-    // Forgiven after 30 quiet minutes: the next run starts at 60 s again. The second 429
-    // comes 120 s after the first; a shorter forgiveness forgets the first.
-    capped.backoff_forgive = Duration::from_secs(100);
+    // The run is forgiven once its backoff has been over for `backoff_forgive` (30 minutes):
+    // with none, each 429 starts a new run.
+    capped.backoff_forgive = Duration::ZERO;
     assert_eq!(backoff_curve(capped, &[429, 429]).await, [60.0, 60.0]);
 }
 
