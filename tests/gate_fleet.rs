@@ -306,9 +306,11 @@ fn redis_rules() {
         store.release(&o6, b, spacing).await.expect("release");
         let c = store.reserve(&o6, now, spacing).await.expect("reserve");
         assert_eq!(c.slot_ms, b.slot_ms, "{a:?} {b:?} {c:?}");
-        store.release(&o6, b, spacing).await.expect("release");
+        // A slot reserved after it: giving back c changes nothing.
         let d = store.reserve(&o6, now, spacing).await.expect("reserve");
-        assert_eq!(d.slot_ms, c.slot_ms + 2000);
+        store.release(&o6, c, spacing).await.expect("release");
+        let e = store.reserve(&o6, now, spacing).await.expect("reserve");
+        assert_eq!(e.slot_ms, d.slot_ms + 2000);
         store.recovered(&o2).await.expect("recovered");
         let r = store.reserve(&o2, now, spacing).await.expect("reserve");
         assert_eq!(r.strikes, 0);
