@@ -1,8 +1,9 @@
 //! The gate's schedule in shared and durable stores: three processes on a real `redis-server`
 //! keep one origin's spacing between them, measured where the requests arrive (a real HTTP
 //! server on 127.0.0.1); two engines whose clocks disagree by an hour still share one spacing;
-//! the Redis scripts follow the schedule's rules; a backoff in the embedded store survives a
-//! restart.
+//! the Redis scripts follow the schedule's rules; the embedded store's schedule (backoff and
+//! spacing) survives a restart; a Redis outage of 5 s keeps three processes within the site's
+//! rate (`fleet_size`).
 //!
 //! One binary (`harness = false`) plays both parts: run by `cargo test`, it is the parent; with
 //! `CRAWLGATE_GATE_CHILD` set it is a crawler process that waits for `go` on stdin, fetches
@@ -37,6 +38,7 @@ fn main() {
             ("clock_skew_between_engines_does_not_matter", skew),
             ("redis_scripts_follow_the_schedule_rules", redis_rules),
             ("embedded_schedule_survives_a_restart", embedded_restart),
+            ("a_redis_outage_keeps_the_fleet_within_the_rate", outage),
         ],
     );
 }
@@ -82,14 +84,27 @@ fn child_main() {
     let redis = std::env::var("CRAWLGATE_REDIS").expect("redis url");
     let base = std::env::var("CRAWLGATE_SITE").expect("site url");
     let name = std::env::var("CRAWLGATE_NAME").expect("name");
+    // Set for the outage test: the fleet's size, and how long to crawl.
+    let fleet_size: Option<u32> = std::env::var("CRAWLGATE_FLEET")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let seconds: Option<u64> = std::env::var("CRAWLGATE_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok());
     support::runtime(2).block_on(async {
+        let mut redis_options = RedisOptions::new(redis);
+        redis_options.connect_timeout = Duration::from_millis(200);
+        redis_options.response_timeout = Duration::from_millis(200);
         let store: Arc<dyn Store> = Arc::new(
-            RedisStore::connect(RedisOptions::new(redis))
+            RedisStore::connect(redis_options)
                 .await
                 .expect("connect to redis"),
         );
-        let cache =
-            RobotsCache::with_store(options(), store, Arc::new(SystemClock)).expect("engine");
+        let mut options = options();
+        if let Some(n) = fleet_size {
+            options.gate.fleet_size = n;
+        }
+        let cache = RobotsCache::with_store(options, store, Arc::new(SystemClock)).expect("engine");
         let client = reqwest::Client::new();
         // robots.txt read and a connection open before the start, so that the measured
         // requests differ only in their schedule (and scheduling jitter), not in set-up.
@@ -104,7 +119,12 @@ fn child_main() {
         stdout.flush().expect("stdout");
         let mut line = String::new();
         std::io::stdin().read_line(&mut line).expect("stdin");
-        for k in 0..PAGES {
+        let start = Instant::now();
+        let pages = if seconds.is_some() { usize::MAX } else { PAGES };
+        for k in 0..pages {
+            if seconds.is_some_and(|s| start.elapsed() >= Duration::from_secs(s)) {
+                break;
+            }
             let url = format!("{base}/page?p={name}&k={k}");
             let permit = cache.acquire(&bot(), &url).await.expect("allowed");
             let response = client.get(&url).send().await.expect("fetch");
@@ -192,6 +212,78 @@ fn fleet() {
         span + jitter >= DELAY * (3 * PAGES as u32 - 1),
         "span {span:?}"
     );
+}
+
+/// Three processes on one Redis with `fleet_size` 3, the server killed for 5 s in the middle of
+/// their crawl: while it is down each process spaces by 3 × the `Crawl-delay`, counted from its
+/// last shared slot, so the three together send about one request per `Crawl-delay`.
+fn outage() {
+    let rt = support::runtime(2);
+    let mut redis = RedisServer::start();
+    let arrivals: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
+    let seen = arrivals.clone();
+    let server = rt.block_on(TestServer::start(move |r| {
+        if r.path == "/robots.txt" {
+            return Reply::text(200, "User-agent: *\nCrawl-delay: 0.2\n");
+        }
+        seen.lock()
+            .expect("arrivals")
+            .push((Instant::now(), r.path.clone()));
+        Reply::text(200, "page")
+    }));
+    let mut children: Vec<_> = (0..3)
+        .map(|i| {
+            let mut child = Command::new(std::env::current_exe().expect("current exe"))
+                .env("CRAWLGATE_GATE_CHILD", "1")
+                .env("CRAWLGATE_REDIS", redis.url())
+                .env("CRAWLGATE_SITE", server.url(""))
+                .env("CRAWLGATE_NAME", format!("c{i}"))
+                .env("CRAWLGATE_FLEET", "3")
+                .env("CRAWLGATE_SECONDS", "7")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn a crawler process");
+            let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+            let mut line = String::new();
+            out.read_line(&mut line).expect("ready");
+            assert_eq!(line.trim(), "ready");
+            (child, out)
+        })
+        .collect();
+    for (child, _) in &mut children {
+        let stdin = child.stdin.as_mut().expect("stdin");
+        writeln!(stdin, "go").expect("go");
+        stdin.flush().expect("go");
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    redis.kill();
+    let down = Instant::now();
+    std::thread::sleep(Duration::from_secs(5));
+    redis.restart();
+    let up = Instant::now();
+    for (child, out) in &mut children {
+        let mut line = String::new();
+        out.read_line(&mut line).expect("done");
+        assert_eq!(line.trim(), "done");
+        assert!(child.wait().expect("exit").success());
+    }
+    let arrivals = arrivals.lock().expect("arrivals").clone();
+    let during = arrivals
+        .iter()
+        .filter(|(t, _)| *t >= down && *t < up)
+        .count();
+    let total = arrivals.len();
+    // Each process spaces alone by 0.6 s from its last shared slot: at most ⌈5 s / 0.6 s⌉ = 9
+    // requests each in the 5 s (without `fleet_size` it would be 25 each).
+    let bound = 3 * 5_000_usize.div_ceil(600);
+    eprintln!(
+        "  requests during the 5 s outage: {during} (bound {bound}; the site's rate allows 25); in all {total}"
+    );
+    assert!(during <= bound, "{during} requests during the outage");
+    // The fleet crawled on while the server was down.
+    assert!(during >= 3, "{during} requests during the outage");
 }
 
 /// Two engines on one Redis, their clocks an hour apart: the second's wait is still the

@@ -299,15 +299,22 @@ impl RobotsCache {
         let store = self.store();
         let mut spacing = spacing;
         if store.keeps_schedule() {
+            let shared = store.is_shared();
+            let alone = spacing.saturating_mul(self.gate().options.fleet_size.max(1));
             match store.reserve(origin, now, spacing).await {
                 Ok(r) => {
                     self.store_ok();
+                    if shared {
+                        // Followed in the process, so that the spacing alone (should the store
+                        // fail) counts from the last shared slot.
+                        self.gate().local.follow(origin, now + r.wait, alone);
+                    }
                     return r;
                 }
                 Err(e) => {
                     self.store_failed(&e);
-                    if store.is_shared() {
-                        spacing = spacing.saturating_mul(self.gate().options.fleet_size.max(1));
+                    if shared {
+                        spacing = alone;
                     }
                 }
             }

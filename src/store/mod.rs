@@ -426,6 +426,15 @@ impl LocalSchedules {
         })
     }
 
+    /// Notes a slot at `slot` taken from a shared store: the process's own next slot is at
+    /// least `spacing` after it.
+    pub fn follow(&self, origin: &Origin, slot: SystemTime, spacing: Duration) {
+        let slot = unix_ms(slot);
+        self.with(origin, slot, |g| {
+            g.next_free = g.next_free.max(slot.saturating_add(ms(spacing)));
+        });
+    }
+
     /// [`Store::backed_off`] in the process.
     pub fn backed_off(&self, origin: &Origin, now: SystemTime) -> Duration {
         let now = unix_ms(now);
