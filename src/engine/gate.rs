@@ -79,7 +79,8 @@ impl RobotsCache {
             // Never closed; if it were, gate on spacing alone.
             Err(_) => None,
         };
-        let started = self.clock().now();
+        // The sleeps, not the clock's difference: no sleep is no wait.
+        let mut waited = Duration::ZERO;
         let mut strikes;
         let mut spacing;
         loop {
@@ -88,6 +89,7 @@ impl RobotsCache {
             let closed = self.visit_wait(&answer, now);
             if !closed.is_zero() {
                 self.clock().sleep(closed).await;
+                waited += closed;
                 continue;
             }
             spacing = self.spacing_of(&answer, now);
@@ -106,6 +108,7 @@ impl RobotsCache {
                 armed: true,
             };
             self.clock().sleep(reservation.wait).await;
+            waited += reservation.wait;
             held = unused.held.take();
             unused.disarm();
             // A backoff that began after the slot was reserved reaches it: wait for its end,
@@ -113,17 +116,13 @@ impl RobotsCache {
             let left = self.backed_off(&origin).await;
             if !left.is_zero() {
                 self.clock().sleep(left).await;
+                waited += left;
                 continue;
             }
             if self.visit_wait(&answer, self.clock().now()).is_zero() {
                 break;
             }
         }
-        let waited = self
-            .clock()
-            .now()
-            .duration_since(started)
-            .unwrap_or_default();
         Ok(Permit {
             cache: self.clone(),
             answer,
