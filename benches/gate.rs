@@ -7,6 +7,8 @@
 //!   store, the permit dropped unrecorded.
 //! - `acquire+record/memory`: the same, the permit recorded as a 200 (backoff reset skipped,
 //!   availability report throttled: one store write per origin in the run).
+//! - `acquire/redb`: slots reserved in the embedded store (in memory; the file is written
+//!   when the store is closed).
 //! - `acquire/redis`: slots reserved on a real `redis-server` (one Lua script call per permit,
 //!   the price of a fleet-wide schedule).
 //!
@@ -23,7 +25,7 @@ use std::time::Duration;
 
 use crawlgate::engine::{CacheOptions, RobotsCache, SystemClock};
 use crawlgate::policy::{Fetch, FetchOutcome};
-use crawlgate::store::{MemoryStore, RedisOptions, RedisStore, Store};
+use crawlgate::store::{EmbeddedStore, MemoryStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken, Robots};
 use criterion::{Criterion, Throughput};
 use redis_server::RedisServer;
@@ -71,6 +73,10 @@ fn main() {
     };
     let memory = engine(Arc::new(MemoryStore::new()));
     let on_redis = engine(Arc::new(redis_store));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let on_redb = engine(Arc::new(
+        EmbeddedStore::open(dir.path().join("bench.redb")).expect("redb store"),
+    ));
 
     let mut c = Criterion::default()
         .sample_size(10)
@@ -93,6 +99,7 @@ fn main() {
     for (name, cache, record) in [
         ("acquire/memory", &memory, false),
         ("acquire+record/memory", &memory, true),
+        ("acquire/redb", &on_redb, false),
         ("acquire/redis", &on_redis, false),
     ] {
         group.bench_function(format!("{name}/{ORIGINS}-origins"), |b| {

@@ -163,7 +163,8 @@ pub mod gate {
     pub use crate::engine::{refusal, GateMiddleware};
     pub use crate::engine::{Permit, Recorded, Refused};
     pub use crate::policy::{
-        backoff_delay, spacing, BackoffRules, DelaySource, GateOptions, GateState, Spacing,
+        backoff_delay, jitter, spacing, window_wait, BackoffRules, DelaySource, GateOptions,
+        GateState, Spacing,
     };
     /// The middleware's former module.
     #[cfg(feature = "middleware")]

@@ -3,8 +3,9 @@
 //! server on 127.0.0.1); three processes never have more requests in flight at the server than
 //! the fleet-wide limit, and a process killed with a permit in hand frees its place after the
 //! lease expiry; two engines whose clocks disagree by an hour still share one spacing; the
-//! Redis scripts follow the schedule's rules; a backoff in the embedded store survives a
-//! restart.
+//! Redis scripts follow the schedule's rules; the embedded store's schedule (backoff and
+//! spacing) survives a restart; a Redis outage of 5 s keeps three processes within the site's
+//! rate (`fleet_size`).
 //!
 //! One binary (`harness = false`) plays both parts: run by `cargo test`, it is the parent; with
 //! `CRAWLGATE_GATE_CHILD` set it is a crawler process that waits for `go` on stdin, fetches
@@ -55,7 +56,8 @@ fn main() {
             ("a_killed_process_frees_its_place_after_the_expiry", killed),
             ("clock_skew_between_engines_does_not_matter", skew),
             ("redis_scripts_follow_the_schedule_rules", redis_rules),
-            ("embedded_backoff_survives_a_restart", embedded_restart),
+            ("embedded_schedule_survives_a_restart", embedded_restart),
+            ("a_redis_outage_keeps_the_fleet_within_the_rate", outage),
         ],
     );
 }
@@ -107,14 +109,27 @@ fn child_main() {
     let base = std::env::var("CRAWLGATE_SITE").expect("site url");
     let name = std::env::var("CRAWLGATE_NAME").expect("name");
     let mode = std::env::var("CRAWLGATE_MODE").expect("mode");
+    // Set for the outage test: the fleet's size, and how long to crawl.
+    let fleet_size: Option<u32> = std::env::var("CRAWLGATE_FLEET")
+        .ok()
+        .and_then(|v| v.parse().ok());
+    let seconds: Option<u64> = std::env::var("CRAWLGATE_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok());
     support::runtime(2).block_on(async {
+        let mut redis_options = RedisOptions::new(redis);
+        redis_options.connect_timeout = Duration::from_millis(200);
+        redis_options.response_timeout = Duration::from_millis(200);
         let store: Arc<dyn Store> = Arc::new(
-            RedisStore::connect(RedisOptions::new(redis))
+            RedisStore::connect(redis_options)
                 .await
                 .expect("connect to redis"),
         );
-        let cache = RobotsCache::with_store(child_options(&mode), store, Arc::new(SystemClock))
-            .expect("engine");
+        let mut options = child_options(&mode);
+        if let Some(n) = fleet_size {
+            options.gate.fleet_size = n;
+        }
+        let cache = RobotsCache::with_store(options, store, Arc::new(SystemClock)).expect("engine");
         let client = reqwest::Client::new();
         // robots.txt read and a connection open before the start, so that the measured
         // requests differ only in their schedule (and scheduling jitter), not in set-up.
@@ -130,14 +145,14 @@ fn child_main() {
         let mut line = String::new();
         std::io::stdin().read_line(&mut line).expect("stdin");
         match mode.as_str() {
-            "spacing" => fetch_pages(&cache, &client, &base, &name, PAGES).await,
+            "spacing" => fetch_pages(&cache, &client, &base, &name, PAGES, seconds).await,
             "in-flight" => {
                 let mut workers = tokio::task::JoinSet::new();
                 for w in 0..WORKERS {
                     let (cache, client) = (cache.clone(), client.clone());
                     let (base, name) = (base.clone(), format!("{name}w{w}"));
                     workers.spawn(async move {
-                        fetch_pages(&cache, &client, &base, &name, WORKER_PAGES).await
+                        fetch_pages(&cache, &client, &base, &name, WORKER_PAGES, None).await
                     });
                 }
                 while let Some(done) = workers.join_next().await {
@@ -177,8 +192,15 @@ async fn fetch_pages(
     base: &str,
     name: &str,
     pages: usize,
+    seconds: Option<u64>,
 ) {
+    // With `seconds`, pages until that time has passed (the outage test), however many.
+    let start = Instant::now();
+    let pages = if seconds.is_some() { usize::MAX } else { pages };
     for k in 0..pages {
+        if seconds.is_some_and(|s| start.elapsed() >= Duration::from_secs(s)) {
+            break;
+        }
         let url = format!("{base}/page?p={name}&k={k}");
         let permit = cache.acquire(&bot(), &url).await.expect("allowed");
         let response = client.get(&url).send().await.expect("fetch");
@@ -381,6 +403,79 @@ fn killed() {
     });
 }
 
+/// Three processes on one Redis with `fleet_size` 3, the server killed for 5 s in the middle of
+/// their crawl: while it is down each process spaces by 3 × the `Crawl-delay`, counted from its
+/// last shared slot, so the three together send about one request per `Crawl-delay`.
+fn outage() {
+    let rt = support::runtime(2);
+    let mut redis = RedisServer::start();
+    let arrivals: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
+    let seen = arrivals.clone();
+    let server = rt.block_on(TestServer::start(move |r| {
+        if r.path == "/robots.txt" {
+            return Reply::text(200, "User-agent: *\nCrawl-delay: 0.2\n");
+        }
+        seen.lock()
+            .expect("arrivals")
+            .push((Instant::now(), r.path.clone()));
+        Reply::text(200, "page")
+    }));
+    let mut children: Vec<_> = (0..3)
+        .map(|i| {
+            let mut child = Command::new(std::env::current_exe().expect("current exe"))
+                .env("CRAWLGATE_GATE_CHILD", "1")
+                .env("CRAWLGATE_MODE", "spacing")
+                .env("CRAWLGATE_REDIS", redis.url())
+                .env("CRAWLGATE_SITE", server.url(""))
+                .env("CRAWLGATE_NAME", format!("c{i}"))
+                .env("CRAWLGATE_FLEET", "3")
+                .env("CRAWLGATE_SECONDS", "7")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn a crawler process");
+            let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+            let mut line = String::new();
+            out.read_line(&mut line).expect("ready");
+            assert_eq!(line.trim(), "ready");
+            (child, out)
+        })
+        .collect();
+    for (child, _) in &mut children {
+        let stdin = child.stdin.as_mut().expect("stdin");
+        writeln!(stdin, "go").expect("go");
+        stdin.flush().expect("go");
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    redis.kill();
+    let down = Instant::now();
+    std::thread::sleep(Duration::from_secs(5));
+    redis.restart();
+    let up = Instant::now();
+    for (child, out) in &mut children {
+        let mut line = String::new();
+        out.read_line(&mut line).expect("done");
+        assert_eq!(line.trim(), "done");
+        assert!(child.wait().expect("exit").success());
+    }
+    let arrivals = arrivals.lock().expect("arrivals").clone();
+    let during = arrivals
+        .iter()
+        .filter(|(t, _)| *t >= down && *t < up)
+        .count();
+    let total = arrivals.len();
+    // Each process spaces alone by 0.6 s from its last shared slot: at most ⌈5 s / 0.6 s⌉ = 9
+    // requests each in the 5 s (without `fleet_size` it would be 25 each).
+    let bound = 3 * 5_000_usize.div_ceil(600);
+    eprintln!(
+        "  requests during the 5 s outage: {during} (bound {bound}; the site's rate allows 25); in all {total}"
+    );
+    assert!(during <= bound, "{during} requests during the outage");
+    // The fleet crawled on while the server was down.
+    assert!(during >= 3, "{during} requests during the outage");
+}
+
 /// Two engines on one Redis, their clocks an hour apart: the second's wait is still the
 /// spacing, because the schedule is measured on the server's clock and handed out as a wait.
 fn skew() {
@@ -456,7 +551,7 @@ fn redis_rules() {
             .expect("connect");
         let o = key("http://rules.test/");
         let now = SystemTime::now();
-        let rules = GateOptions::default().backoff();
+        let rules = GateOptions::default().backoff(100);
         let spacing = Duration::from_secs(2);
         let r = store.reserve(&o, now, spacing).await.expect("reserve");
         assert_eq!((r.wait, r.strikes), (Duration::ZERO, 0));
@@ -470,14 +565,37 @@ fn redis_rules() {
         let r = store.reserve(&o, now, spacing).await.expect("reserve");
         assert!(r.wait > Duration::from_secs(119), "{r:?}");
         assert_eq!(r.strikes, 1);
-        // Without Retry-After: 5 s × 2^1 = 10 s, but the 120 s backoff stands.
+        // A waiter checks the backoff when its slot comes.
+        let left = store.backed_off(&o, now).await.expect("backed off");
+        assert_within(left, Duration::from_secs(119), Duration::from_secs(120));
+        // Without Retry-After: 60 s × 2^1 = 120 s, and the 120 s backoff stands.
         let w = back_off(&store, &o, now, None, rules).await;
         assert!(w > Duration::from_secs(119), "{w:?}");
         let o2 = key("http://rules2.test/");
         let w = back_off(&store, &o2, now, None, rules).await;
-        assert_within(w, Duration::from_millis(4900), Duration::from_secs(5));
+        assert_within(w, Duration::from_millis(59_900), Duration::from_secs(60));
         let w = back_off(&store, &o2, now, None, rules).await;
-        assert_within(w, Duration::from_millis(9900), Duration::from_secs(10));
+        assert_within(w, Duration::from_millis(119_900), Duration::from_secs(120));
+        // The jitter as the Rust arithmetic computes it: draw 0 is -10 %, 200 is +10 %.
+        let o5 = key("http://rules5.test/");
+        let w = back_off(&store, &o5, now, None, GateOptions::default().backoff(0)).await;
+        assert_within(w, Duration::from_millis(53_900), Duration::from_secs(54));
+        store.recovered(&o5).await.expect("recovered");
+        let w = back_off(&store, &o5, now, None, GateOptions::default().backoff(200)).await;
+        // Still within the first backoff (54 s): the longer 66 s one wins.
+        assert_within(w, Duration::from_millis(65_900), Duration::from_secs(66));
+        // A slot given back is the next one, unless one was reserved after it.
+        let o6 = key("http://rules6.test/");
+        let a = store.reserve(&o6, now, spacing).await.expect("reserve");
+        let b = store.reserve(&o6, now, spacing).await.expect("reserve");
+        store.release(&o6, b, spacing).await.expect("release");
+        let c = store.reserve(&o6, now, spacing).await.expect("reserve");
+        assert_eq!(c.slot_ms, b.slot_ms, "{a:?} {b:?} {c:?}");
+        // A slot reserved after it: giving back c changes nothing.
+        let d = store.reserve(&o6, now, spacing).await.expect("reserve");
+        store.release(&o6, c, spacing).await.expect("release");
+        let e = store.reserve(&o6, now, spacing).await.expect("reserve");
+        assert_eq!(e.slot_ms, d.slot_ms + 2000);
         store.recovered(&o2).await.expect("recovered");
         let r = store.reserve(&o2, now, spacing).await.expect("reserve");
         assert_eq!(r.strikes, 0);
@@ -499,14 +617,14 @@ fn redis_rules() {
     });
 }
 
-/// A backoff is on disk: a restarted crawler still honours it.
+/// The schedule is on disk: a restarted crawler still honours a backoff, and the spacing.
 fn embedded_restart() {
     let rt = support::runtime(2);
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("state.redb");
     let o = key("http://restart.test/");
     let t = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
-    let rules = GateOptions::default().backoff();
+    let rules = GateOptions::default().backoff(100);
     rt.block_on(async {
         let store = EmbeddedStore::open(&path).expect("open");
         let w = store
@@ -527,10 +645,23 @@ fn embedded_restart() {
     rt.block_on(async {
         let store = EmbeddedStore::open(&path).expect("reopen");
         let r = store
-            .reserve(&o, t + Duration::from_secs(10), Duration::from_secs(1))
+            .reserve(&o, t + Duration::from_secs(700), Duration::from_secs(1))
             .await
             .expect("reserve");
-        // Recovered: nothing on disk any more, so nothing held back after a restart.
+        // Recovered: no strikes after a restart, and the backoff is over.
         assert_eq!((r.wait, r.strikes), (Duration::ZERO, 0));
+    });
+    rt.block_on(async {
+        let store = EmbeddedStore::open(&path).expect("reopen");
+        let r = store
+            .reserve(
+                &o,
+                t + Duration::from_millis(700_400),
+                Duration::from_secs(1),
+            )
+            .await
+            .expect("reserve");
+        // The spacing goes on across the restart: the last slot was at 700 s.
+        assert_eq!(r.wait, Duration::from_millis(600));
     });
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use crate::origin::Origin;
 use crate::policy::{Judgement, Verdict, VerdictReason};
 use crate::robots::{
-    is_robots_txt, request_path, respelled, Parsed, ProductToken, RequestRate, RuleKind,
+    is_robots_txt, request_path, respelled, Parsed, ProductToken, RequestRate, RuleKind, VisitTime,
 };
 
 /// The rule that decided, owned (the rules may be replaced by a refresh at any time).
@@ -41,6 +41,9 @@ pub struct Answer {
     pub crawl_delay: Option<Duration>,
     /// The agent's `Request-rate`, when the verdict is a set of rules that gives one.
     pub request_rate: Option<RequestRate>,
+    /// The agent's `Visit-time`, when the verdict is a set of rules that gives one: the gate
+    /// waits for its window ([`GateOptions::visit_time`](crate::policy::GateOptions::visit_time)).
+    pub visit_time: Option<VisitTime>,
     /// The `Sitemap` URLs of the rules in force, as written (empty without rules).
     pub sitemaps: SitemapUrls,
     /// The URL as an HTTP client spells and requests it, when that is not the URL as given:
@@ -122,7 +125,7 @@ pub(crate) fn answer(
         None => request_path(url),
     };
     let robots_txt = || is_robots_txt(&path);
-    let (mut crawl_delay, mut request_rate) = (None, None);
+    let (mut crawl_delay, mut request_rate, mut visit_time) = (None, None, None);
     let mut sitemaps = SitemapUrls::default();
     if let (Verdict::Rules, Some(parsed)) = (&judgement.verdict, rules) {
         // Most files have no records outside the protocol: then the lookups are skipped.
@@ -133,6 +136,7 @@ pub(crate) fn answer(
                 // A finite, non-negative number; only an overflow fails: saturate.
                 .map(|d| Duration::try_from_secs_f64(d).unwrap_or(Duration::MAX));
             request_rate = parsed.robots.request_rate(token);
+            visit_time = parsed.robots.visit_time(token);
         }
         sitemaps = SitemapUrls::of(parsed);
     }
@@ -159,6 +163,7 @@ pub(crate) fn answer(
         rule,
         crawl_delay,
         request_rate,
+        visit_time,
         sitemaps,
         judged_url: respelled.map(|r| r.url),
     }

@@ -9,7 +9,7 @@ use super::answer::Answer;
 use super::cache::{CheckError, RobotsCache};
 use super::slots::Held;
 use crate::origin::Origin;
-use crate::policy::{spacing, PoliteKey, Spacing};
+use crate::policy::{spacing, unix_ms, window_wait, PoliteKey, Spacing};
 use crate::robots::ProductToken;
 use crate::store::Reservation;
 
@@ -60,9 +60,12 @@ impl RobotsCache {
     ///
     /// Waiters on one key are served in arrival order; keys are independent. The wait
     /// is not bounded here (at most about the spacing times the waiters ahead, or a backoff):
-    /// wrap the call in a timeout to bound it. Dropping the future gives up the place in line;
-    /// a slot already reserved is not given back, and a fleet-wide in-flight place whose
-    /// request to the store was under way may stay taken until its expiry.
+    /// wrap the call in a timeout to bound it. Dropping the future gives up the place in line
+    /// and gives back a slot it reserved, unless another was reserved after it. A waiter whose
+    /// slot comes while the origin is backed off (a backoff status recorded after it reserved)
+    /// waits for the backoff's end and takes a new slot; outside the site's `Visit-time`
+    /// window it waits for the window; a fleet-wide in-flight
+    /// place whose request to the store was under way may stay taken until its expiry.
     pub async fn acquire(&self, token: &ProductToken, url: &str) -> Result<Permit, Refused> {
         let answer = self.check(token, url).await?;
         if !answer.allowed {
@@ -75,16 +78,54 @@ impl RobotsCache {
         let key = self.politeness_key(&answer.origin).await;
         let semaphore = gate.semaphore(&key);
         // Fair (first come, first served): the arrival order of waiters on one key.
-        let held = match semaphore.clone().acquire_owned().await {
+        let mut held = match semaphore.clone().acquire_owned().await {
             Ok(permit) => Some(Held { semaphore, permit }),
             // Never closed; if it were, gate on spacing alone.
             Err(_) => None,
         };
-        let now = self.clock().now();
-        let spacing = self.spacing_of(&answer, now);
-        let reservation = self.reserve(&key, now, spacing.delay).await;
-        if !reservation.wait.is_zero() {
+        // The sleeps, not the clock's difference: no sleep is no wait.
+        let mut waited = Duration::ZERO;
+        let mut strikes;
+        let mut spacing;
+        loop {
+            let now = self.clock().now();
+            // Outside the site's Visit-time window: wait for it before taking a slot.
+            let closed = self.visit_wait(&answer, now);
+            if !closed.is_zero() {
+                self.clock().sleep(closed).await;
+                waited += closed;
+                continue;
+            }
+            spacing = self.spacing_of(&answer, now);
+            let reservation = self.reserve(&key, now, spacing.delay).await;
+            strikes = reservation.strikes;
+            if reservation.wait.is_zero() {
+                break;
+            }
+            // Dropped while asleep, the slot goes back (and the concurrency slot after it).
+            let mut unused = Unused {
+                cache: self.clone(),
+                key: key.clone(),
+                reservation,
+                spacing: spacing.delay,
+                held: held.take(),
+                armed: true,
+            };
             self.clock().sleep(reservation.wait).await;
+            waited += reservation.wait;
+            held = unused.held.take();
+            unused.disarm();
+            // A backoff that began after the slot was reserved reaches it: wait for its end,
+            // then take a new slot.
+            let left = self.backed_off(&key).await;
+            if !left.is_zero() {
+                self.clock().sleep(left).await;
+                waited += left;
+                continue;
+            }
+            if self.visit_wait(&answer, self.clock().now()).is_zero() {
+                break;
+            }
         }
         // The fleet's in-flight place is taken once the slot has come, so that it is held for
         // the fetch only (its expiry need only outlast a request); waiting for it can only
@@ -95,11 +136,38 @@ impl RobotsCache {
             answer,
             key,
             spacing,
-            waited: reservation.wait,
-            strikes: reservation.strikes,
+            waited,
+            strikes,
             held,
             place,
         })
+    }
+
+    /// How long until `answer`'s `Visit-time` window opens at `now` (zero: open, or none, or
+    /// not honoured).
+    fn visit_wait(&self, answer: &Answer, now: SystemTime) -> Duration {
+        match &answer.visit_time {
+            Some(v) if self.gate().options.visit_time => {
+                Duration::from_millis(window_wait(&v.window, unix_ms(now)))
+            }
+            _ => Duration::ZERO,
+        }
+    }
+
+    /// How long the key is still backed off: the store's word, else the process's.
+    async fn backed_off(&self, key: &PoliteKey) -> Duration {
+        let now = self.clock().now();
+        let store = self.store();
+        if store.keeps_schedule() {
+            match store.backed_off(key, now).await {
+                Ok(d) => {
+                    self.store_ok();
+                    return d;
+                }
+                Err(e) => self.store_failed(&e),
+            }
+        }
+        self.gate().local.backed_off(key, now)
     }
 
     /// Checks `url` for `token` and, if allowed, reserves the origin's next slot without
@@ -120,14 +188,16 @@ impl RobotsCache {
         }
         let key = self.politeness_key(&answer.origin).await;
         let at = self.clock().now();
-        let spacing = self.spacing_of(&answer, at);
-        let reservation = self.reserve(&key, at, spacing.delay).await;
+        // Outside the site's Visit-time window, the slot is taken at its opening.
+        let closed = self.visit_wait(&answer, at);
+        let spacing = self.spacing_of(&answer, at + closed);
+        let reservation = self.reserve(&key, at + closed, spacing.delay).await;
         Ok(Slot {
             answer,
             key,
             spacing,
             at,
-            wait: reservation.wait,
+            wait: closed + reservation.wait,
         })
     }
 
@@ -174,8 +244,8 @@ impl RobotsCache {
         let options = &self.gate().options;
         let now = self.clock().now();
         match status {
-            429 | 503 => {
-                let rules = options.backoff();
+            s if options.backs_off(s) => {
+                let rules = options.backoff(self.gate().draw());
                 let store = self.store();
                 let mut wait = None;
                 if store.keeps_schedule() {
@@ -231,16 +301,30 @@ impl RobotsCache {
     }
 
     /// A slot from the store, or from the process's own schedule when the store keeps none or
-    /// fails.
+    /// fails. While a shared store fails, the process spaces by the spacing times
+    /// [`GateOptions::fleet_size`](crate::policy::GateOptions::fleet_size).
     async fn reserve(&self, key: &PoliteKey, now: SystemTime, spacing: Duration) -> Reservation {
         let store = self.store();
+        let mut spacing = spacing;
         if store.keeps_schedule() {
+            let shared = store.is_shared();
+            let alone = spacing.saturating_mul(self.gate().options.fleet_size.max(1));
             match store.reserve(key, now, spacing).await {
                 Ok(r) => {
                     self.store_ok();
+                    if shared {
+                        // Followed in the process, so that the spacing alone (should the store
+                        // fail) counts from the last shared slot.
+                        self.gate().local.follow(key, now + r.wait, alone);
+                    }
                     return r;
                 }
-                Err(e) => self.store_failed(&e),
+                Err(e) => {
+                    self.store_failed(&e);
+                    if shared {
+                        spacing = alone;
+                    }
+                }
             }
         }
         self.gate().local.reserve(key, now, spacing)
@@ -381,6 +465,62 @@ impl Permit {
             .await;
         self.release_place().await;
         Recorded::Failed
+    }
+}
+
+/// A slot reserved by a waiting `acquire`: given back if the future is dropped before it comes.
+struct Unused {
+    cache: RobotsCache,
+    key: PoliteKey,
+    reservation: Reservation,
+    spacing: Duration,
+    /// The waiter's concurrency slot, freed once the schedule's slot is back.
+    held: Option<Held>,
+    /// Whether the slot is still to be given back.
+    armed: bool,
+}
+
+impl Unused {
+    /// The slot came: nothing to give back.
+    fn disarm(mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Unused {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let gate = self.cache.gate();
+        // Whichever schedule the slot came from; the other's next slot does not match it.
+        gate.local
+            .release(&self.key, &self.reservation, self.spacing);
+        let held = self.held.take();
+        let store = self.cache.store();
+        if !store.keeps_schedule() {
+            if let Some(held) = held {
+                gate.release(&self.key, held);
+            }
+            return;
+        }
+        let (cache, key, reservation, spacing) = (
+            self.cache.clone(),
+            self.key.clone(),
+            self.reservation,
+            self.spacing,
+        );
+        // The store's slot back first, then the concurrency slot, so that the next waiter
+        // reserves after the slot is back.
+        let give_back = async move {
+            let _ = cache.store().release(&key, reservation, spacing).await;
+            if let Some(held) = held {
+                cache.gate().release(&key, held);
+            }
+        };
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(give_back);
+        }
     }
 }
 

@@ -54,15 +54,17 @@
 //!   [`GateOptions::default_delay`](crate::policy::GateOptions::default_delay) (1 s), **capped** at [`GateOptions::max_delay`](crate::policy::GateOptions::max_delay) (60 s): the
 //!   cap bounds how long a crawler waits between two requests to one origin, so a
 //!   `Crawl-delay: 86400` is honoured as one request a minute. [`Spacing::capped`](crate::policy::Spacing::capped) (on
-//!   [`Permit::spacing`]) says when the cap applied. `Visit-time` is parsed
-//!   ([`Robots::visit_time`](crate::Robots::visit_time)) but not enforced.
+//!   [`Permit::spacing`]) says when the cap applied. A `Visit-time` window
+//!   ([`Answer::visit_time`]) holds permits until it opens
+//!   ([`GateOptions::visit_time`](crate::policy::GateOptions::visit_time)).
 //! - **Slots**: each acquire reserves the origin's next slot in the [`Store`](crate::store::Store)
 //!   (slot = the latest of now, the previous slot + spacing, the end of a backoff), so that
 //!   waiters are served in arrival order, and origins are independent.
-//! - **Backoff**: a 429 or 503 recorded on a permit holds the origin's slots back for its
+//! - **Backoff**: a backoff status ([`GateOptions::backoff_statuses`](crate::policy::GateOptions::backoff_statuses): 429, 503) recorded on a permit holds the origin's slots back for its
 //!   `Retry-After` (seconds or an HTTP date, up to [`GateOptions::max_retry_after`](crate::policy::GateOptions::max_retry_after), 1 hour),
-//!   else for [`GateOptions::backoff_base`](crate::policy::GateOptions::backoff_base) (5 s) doubling with each 429/503 in a row up to
-//!   [`GateOptions::backoff_max`](crate::policy::GateOptions::backoff_max) (10 minutes); any other answer starts the doubling over.
+//!   else for [`GateOptions::backoff_base`](crate::policy::GateOptions::backoff_base) (60 s) doubling with each one in a row up to
+//!   [`GateOptions::backoff_max`](crate::policy::GateOptions::backoff_max) (one day), with ±10 % jitter; any other answer starts the doubling over, and so do
+//!   30 quiet minutes after the backoff. Slots already reserved wait for the backoff too.
 //! - **Politeness keys**: slots, backoffs and the concurrency limit belong to a
 //!   [`PoliteKey`](crate::policy::PoliteKey), chosen by [`GateOptions::key`](crate::policy::GateOptions::key):
 //!   the origin (default), the host, the registrable domain, or the server's IP address (IPv6
@@ -122,8 +124,8 @@ pub use clock::{Clock, ManualClock, Sleep, SystemClock};
 pub use gate::{Permit, Recorded, Refused, Slot};
 #[cfg(feature = "middleware")]
 pub use middleware::{refusal, GateMiddleware};
-pub use stats::{CacheStats, FetchClass};
 pub use policy::{CrawlPolicy, Edge, PagePart, PolicyWarning, TdmPart, TdmSource};
+pub use stats::{CacheStats, FetchClass};
 pub use tdm::{TdmAnswer, TdmError, TdmReservation};
 
 /// Locks, recovering from a poisoned lock: the engine's data behind locks are plain values,

@@ -26,6 +26,8 @@ pub(crate) struct Gate {
     pub addresses: AddressPolicy,
     /// Numbers this process's in-flight places (their holder names).
     pub next_place: std::sync::atomic::AtomicU64,
+    /// The jitter's random source (splitmix64), seeded by [`GateOptions::jitter_seed`].
+    jitter: Mutex<u64>,
 }
 
 impl fmt::Debug for Gate {
@@ -38,6 +40,11 @@ impl fmt::Debug for Gate {
 
 impl Gate {
     pub fn new(options: GateOptions, addresses: AddressPolicy) -> Gate {
+        let seed = options.jitter_seed.unwrap_or_else(|| {
+            use std::collections::hash_map::RandomState;
+            use std::hash::{BuildHasher, Hasher};
+            RandomState::new().build_hasher().finish()
+        });
         Gate {
             options,
             concurrency: Mutex::new(HashMap::new()),
@@ -45,7 +52,18 @@ impl Gate {
             resolved: Resolved::default(),
             addresses,
             next_place: std::sync::atomic::AtomicU64::new(1),
+            jitter: Mutex::new(seed),
         }
+    }
+
+    /// The next number of the jitter's source (splitmix64: deterministic for a seed).
+    pub fn draw(&self) -> u64 {
+        let mut state = lock(&self.jitter);
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
     }
 
     /// The key's concurrency semaphore (made on first use; dropped with its last holder).

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 #[cfg(feature = "fetch")]
 use super::key::KeyKind;
 use super::unix_ms::ms;
-use crate::robots::RequestRate;
+use crate::robots::{RequestRate, TimeWindow};
 
 /// How the gate spaces and backs off requests (the engine's `RobotsCache::acquire`).
 ///
@@ -44,13 +44,34 @@ pub struct GateOptions {
     /// state stays per origin.
     #[cfg(feature = "fetch")]
     pub key: KeyKind,
-    /// The first backoff after a 429 or 503 without `Retry-After` (default 5 s); it doubles
-    /// with each such answer in a row…
+    /// The first backoff after a backoff status ([`GateOptions::backoff_statuses`]) without
+    /// `Retry-After` (default 60 s); it doubles with each such answer in a row…
     pub backoff_base: Duration,
-    /// …up to this (default 10 minutes).
+    /// …up to this (default one day).
     pub backoff_max: Duration,
-    /// `Retry-After` is honoured up to this (default 1 hour).
+    /// A run of backoff statuses is forgiven (the doubling starts over) when its backoff ended
+    /// this long ago (default 30 minutes) and no backoff status came since, even if no success
+    /// was recorded in between.
+    pub backoff_forgive: Duration,
+    /// Each backoff without `Retry-After` is moved by a random amount of up to this percentage
+    /// either way (default 10, at most 100), so that a fleet does not come back at once.
+    /// The result never exceeds [`GateOptions::backoff_max`].
+    pub backoff_jitter_percent: u8,
+    /// The statuses that back an origin off (default 429 and 503; 403 is not one: a site that
+    /// forbids a page has not said it is overloaded).
+    pub backoff_statuses: Vec<u16>,
+    /// Seeds the jitter's random source, for reproducible runs and tests (default `None`: seeded
+    /// at random).
+    pub jitter_seed: Option<u64>,
+    /// `Retry-After` is honoured up to this (default 1 hour); it is not jittered.
     pub max_retry_after: Duration,
+    /// The processes sharing the store's schedule (default 1). While a shared store (Redis)
+    /// cannot be reached, each process spaces on its own by the spacing times this, so that
+    /// the fleet together stays within the site's rate.
+    pub fleet_size: u32,
+    /// Honour the agent's `Visit-time` window (default `true`): outside it a permit waits for
+    /// the window to open. It only applies where the site wrote one.
+    pub visit_time: bool,
     /// How often a permit's outcome is written as a site-availability report when it says the
     /// same as the last one (default 10 minutes): the 30-day rule needs a recent report, not
     /// one per page, and each is a store write.
@@ -67,33 +88,56 @@ impl Default for GateOptions {
             in_flight_expiry: Duration::from_secs(60),
             #[cfg(feature = "fetch")]
             key: KeyKind::Origin,
-            backoff_base: Duration::from_secs(5),
-            backoff_max: Duration::from_secs(600),
+            backoff_base: Duration::from_secs(60),
+            backoff_max: Duration::from_secs(86_400),
+            backoff_forgive: Duration::from_secs(1800),
+            backoff_jitter_percent: 10,
+            backoff_statuses: vec![429, 503],
+            jitter_seed: None,
             max_retry_after: Duration::from_secs(3600),
+            fleet_size: 1,
+            visit_time: true,
             availability_interval: Duration::from_secs(600),
         }
     }
 }
 
-/// The backoff rules a store applies: [`GateOptions`]' backoff fields.
+/// The backoff rules a store applies: [`GateOptions`]' backoff fields, and the random draw
+/// for one backoff's jitter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BackoffRules {
     /// The first backoff without `Retry-After`.
     pub base: Duration,
     /// The longest backoff without `Retry-After`.
     pub max: Duration,
+    /// A run older than this is forgiven.
+    pub forgive: Duration,
+    /// The jitter, percent either way (at most 100).
+    pub jitter_percent: u8,
+    /// A random number for this backoff's jitter (the engine draws it from its seeded source;
+    /// see [`jitter`]).
+    pub draw: u64,
     /// The longest `Retry-After` honoured.
     pub max_retry_after: Duration,
 }
 
 impl GateOptions {
-    /// The backoff part.
-    pub fn backoff(&self) -> BackoffRules {
+    /// The backoff part, with `draw` as the jitter's random number.
+    pub fn backoff(&self, draw: u64) -> BackoffRules {
         BackoffRules {
             base: self.backoff_base,
             max: self.backoff_max,
+            forgive: self.backoff_forgive,
+            jitter_percent: self.backoff_jitter_percent.min(100),
+            draw,
             max_retry_after: self.max_retry_after,
         }
+    }
+
+    /// Whether `status` backs an origin off ([`GateOptions::backoff_statuses`]).
+    pub fn backs_off(&self, status: u16) -> bool {
+        self.backoff_statuses.contains(&status)
     }
 }
 
@@ -148,9 +192,10 @@ pub fn spacing(
     }
 }
 
-/// How long to leave an origin alone after a 429 or 503: its `Retry-After` up to
-/// [`BackoffRules::max_retry_after`], else `base × 2^strikes` up to [`BackoffRules::max`],
-/// where `strikes` counts such answers in a row before this one.
+/// How long to leave an origin alone after a backoff status: its `Retry-After` up to
+/// [`BackoffRules::max_retry_after`], else `base × 2^strikes` moved by the jitter
+/// ([`jitter`]) and capped at [`BackoffRules::max`], where `strikes` counts such answers in a
+/// row before this one.
 pub fn backoff_delay(
     strikes: u32,
     retry_after: Option<Duration>,
@@ -158,12 +203,46 @@ pub fn backoff_delay(
 ) -> Duration {
     match retry_after {
         Some(d) => d.min(rules.max_retry_after),
-        None => rules
-            .base
-            .checked_mul(1u32 << strikes.min(30))
-            .unwrap_or(Duration::MAX)
-            .min(rules.max),
+        None => {
+            let nominal = rules
+                .base
+                .checked_mul(1u32 << strikes.min(30))
+                .unwrap_or(Duration::MAX)
+                .min(rules.max);
+            let nominal = Duration::from_millis(ms(nominal));
+            jitter(nominal, rules.jitter_percent, rules.draw).min(rules.max)
+        }
     }
+}
+
+/// `delay` moved by `draw` within `percent` either way, in steps of a tenth of a percent:
+/// `delay × (1 + (draw mod (20 × percent + 1) − 10 × percent) / 1000)`, whole milliseconds.
+/// The Redis store's script computes the same.
+pub fn jitter(delay: Duration, percent: u8, draw: u64) -> Duration {
+    let span = u64::from(percent.min(100)) * 10;
+    let d = ms(delay);
+    // The offset in ‰ is `step - span`, in [-span, +span]. A delay too long for the products
+    // (some 290 000 years) is left as is.
+    let step = draw % (2 * span + 1);
+    match (d.checked_mul(step), d.checked_mul(span)) {
+        (Some(up), Some(down)) => {
+            Duration::from_millis((d.saturating_add(up / 1000)).saturating_sub(down / 1000))
+        }
+        _ => delay,
+    }
+}
+
+/// How long from `at` (ms since the epoch) until `window` is open: 0 inside it, else the time
+/// to its next opening minute (UTC).
+pub fn window_wait(window: &TimeWindow, at: u64) -> u64 {
+    let minute = at / 60_000;
+    // Below 1440: fits.
+    let of_day = (minute % 1440) as u16;
+    if window.contains(of_day) {
+        return 0;
+    }
+    let ahead = (u64::from(window.start) + 1440 - u64::from(of_day)) % 1440;
+    (minute + ahead) * 60_000 - at
 }
 
 /// One origin's schedule. Every store keeps one per origin and changes it only through these
@@ -174,8 +253,10 @@ pub struct GateState {
     pub next_free: u64,
     /// No slot before this (ms since the epoch): the end of a backoff.
     pub backoff_until: u64,
-    /// 429s and 503s in a row.
+    /// Backoff statuses in a row.
     pub strikes: u32,
+    /// When the last of them came (ms since the epoch; 0: never).
+    pub last_failure: u64,
 }
 
 impl GateState {
@@ -188,18 +269,38 @@ impl GateState {
         slot - now
     }
 
-    /// Records a 429 or 503 at `now` (ms): no slot before `now + backoff_delay(..)` (an earlier
-    /// backoff that ends later stands), one more strike. Returns the wait from `now` (ms).
+    /// Records a backoff status at `now` (ms): a run whose backoff ended
+    /// [`BackoffRules::forgive`] ago is forgiven first; then no slot before
+    /// `now + backoff_delay(..)` (an earlier backoff that ends later stands), one more strike.
+    /// Returns the wait from `now` (ms).
     pub fn back_off(
         &mut self,
         now: u64,
         retry_after: Option<Duration>,
         rules: &BackoffRules,
     ) -> u64 {
+        if now.saturating_sub(self.backoff_until) >= ms(rules.forgive) {
+            self.strikes = 0;
+        }
         let delay = ms(backoff_delay(self.strikes, retry_after, rules));
         self.backoff_until = self.backoff_until.max(now.saturating_add(delay));
         self.strikes = self.strikes.saturating_add(1);
+        self.last_failure = self.last_failure.max(now);
         self.backoff_until.saturating_sub(now)
+    }
+
+    /// How long from `now` (ms) the origin is still backed off (0: not).
+    pub fn backed_off(&self, now: u64) -> u64 {
+        self.backoff_until.saturating_sub(now)
+    }
+
+    /// Gives back a slot reserved by [`GateState::reserve`] and not used (its permit was
+    /// dropped before it came): if no slot was reserved after it, the next one is that slot
+    /// again. `slot` is `now + wait` of the reservation, `spacing_ms` its spacing.
+    pub fn release(&mut self, slot: u64, spacing_ms: u64) {
+        if self.next_free == slot.saturating_add(spacing_ms) {
+            self.next_free = slot;
+        }
     }
 
     /// Records an answer that was not a 429 or 503: the exponential backoff starts over.
@@ -284,21 +385,62 @@ mod tests {
         );
     }
 
+    /// The backoff rules with the draw that gives no jitter (the offset is `draw - 100` ‰).
+    fn unjittered() -> BackoffRules {
+        options().backoff(100)
+    }
+
     #[test]
     fn backoff_honours_retry_after_else_doubles_to_a_cap() {
-        let r = options().backoff();
+        let r = unjittered();
         assert_eq!(backoff_delay(0, Some(secs(120)), &r), secs(120));
         assert_eq!(backoff_delay(5, Some(secs(86_400)), &r), secs(3600));
-        assert_eq!(backoff_delay(0, None, &r), secs(5));
-        assert_eq!(backoff_delay(1, None, &r), secs(10));
-        assert_eq!(backoff_delay(3, None, &r), secs(40));
-        assert_eq!(backoff_delay(10, None, &r), secs(600));
-        assert_eq!(backoff_delay(u32::MAX, None, &r), secs(600));
+        assert_eq!(backoff_delay(0, None, &r), secs(60));
+        assert_eq!(backoff_delay(1, None, &r), secs(120));
+        assert_eq!(backoff_delay(3, None, &r), secs(480));
+        assert_eq!(backoff_delay(11, None, &r), secs(86_400));
+        assert_eq!(backoff_delay(u32::MAX, None, &r), secs(86_400));
+        // The jitter's ends: -10 % and +10 %; Retry-After is not jittered.
+        let low = options().backoff(0);
+        let high = options().backoff(200);
+        assert_eq!(backoff_delay(0, None, &low), secs(54));
+        assert_eq!(backoff_delay(0, None, &high), secs(66));
+        assert_eq!(backoff_delay(0, Some(secs(7)), &high), secs(7));
+        // The cap holds with the jitter.
+        assert_eq!(backoff_delay(20, None, &high), secs(86_400));
+    }
+
+    #[test]
+    fn a_quiet_half_hour_forgives_the_run() {
+        let r = unjittered();
+        let mut g = GateState::default();
+        let t = 1_000_000_000;
+        assert_eq!(g.back_off(t, None, &r), 60_000);
+        assert_eq!(g.back_off(t + 60_000, None, &r), 120_000);
+        // 29 minutes after the backoff's end: still the same run.
+        let t2 = t + 180_000 + 29 * 60_000;
+        assert_eq!(g.back_off(t2, None, &r), 240_000);
+        // 30 minutes after it: forgiven.
+        assert_eq!(g.back_off(t2 + 240_000 + 30 * 60_000, None, &r), 60_000);
+        assert_eq!(g.strikes, 1);
+    }
+
+    #[test]
+    fn visit_time_windows_wait_for_the_next_opening() {
+        let w = TimeWindow::parse("0600-0800").expect("window");
+        let at = |h: u64, m: u64| 1_795_132_800_000 + (h * 60 + m) * 60_000;
+        assert_eq!(window_wait(&w, at(7, 0)), 0);
+        assert_eq!(window_wait(&w, at(8, 0) + 59_999), 0);
+        assert_eq!(window_wait(&w, at(8, 1)), 22 * 3_600_000 - 60_000);
+        assert_eq!(window_wait(&w, at(5, 59) + 1), 59_999);
+        let night = TimeWindow::parse("2300-0300").expect("window");
+        assert_eq!(window_wait(&night, at(1, 0)), 0);
+        assert_eq!(window_wait(&night, at(12, 0)), 11 * 3_600_000);
     }
 
     #[test]
     fn slots_are_spaced_and_wait_for_backoff() {
-        let r = options().backoff();
+        let r = unjittered();
         let mut g = GateState::default();
         assert_eq!(g.reserve(1000, 2000), 0);
         assert_eq!(g.reserve(1000, 2000), 2000);
@@ -306,15 +448,85 @@ mod tests {
         // Idle for long: the next slot is now.
         assert_eq!(g.reserve(100_000, 2000), 0);
         assert_eq!(g.back_off(100_500, Some(secs(120)), &r), 120_000);
+        assert_eq!(g.backed_off(100_500), 120_000);
         assert_eq!(g.reserve(100_500, 2000), 120_000);
         // A shorter backoff does not shorten a longer one; strikes count.
         assert_eq!(g.back_off(100_500, None, &r), 120_000);
         assert_eq!(g.strikes, 2);
-        assert_eq!(g.back_off(300_000, None, &r), 20_000);
+        assert_eq!(g.back_off(300_000, None, &r), 240_000);
         g.recovered();
-        assert_eq!(g.back_off(400_000, None, &r), 5_000);
-        assert!(!g.is_idle(400_000));
+        assert_eq!(g.back_off(600_000, None, &r), 60_000);
+        assert!(!g.is_idle(600_000));
         g.recovered();
-        assert!(g.is_idle(405_000));
+        assert!(g.is_idle(660_000));
+    }
+
+    #[test]
+    fn a_released_slot_is_the_next_unless_one_was_reserved_after_it() {
+        let mut g = GateState::default();
+        assert_eq!(g.reserve(1000, 2000), 0);
+        assert_eq!(g.reserve(1000, 2000), 2000);
+        g.release(3000, 2000);
+        assert_eq!(g.reserve(1500, 2000), 1500);
+        assert_eq!(g.reserve(1500, 2000), 3500);
+        // Slot 3000 was given out again, then 5000: releasing 3000 changes nothing.
+        g.release(3000, 2000);
+        assert_eq!(g.reserve(1500, 2000), 5500);
+    }
+
+    proptest::proptest! {
+        /// Without Retry-After each step is at least the last one's nominal value, the cap
+        /// holds, the jitter stays within its percentage of the nominal step.
+        #[test]
+        fn backoff_steps_grow_to_the_cap_within_the_jitter(
+            base_ms in 1u64..10_000_000,
+            max_ms in 1u64..200_000_000,
+            percent in 0u8..=100,
+            strikes in 0u32..64,
+            draw: u64,
+            draw2: u64,
+        ) {
+            let mut o = options();
+            o.backoff_base = Duration::from_millis(base_ms);
+            o.backoff_max = Duration::from_millis(max_ms);
+            o.backoff_jitter_percent = percent;
+            let nominal = |s: u32| ms(backoff_delay(s, None, &o.backoff(u64::from(percent) * 10)));
+            let d = ms(backoff_delay(strikes, None, &o.backoff(draw)));
+            let n = nominal(strikes);
+            proptest::prop_assert!(d <= max_ms);
+            proptest::prop_assert!(n <= max_ms);
+            proptest::prop_assert!(d * 1000 >= n * (1000 - u64::from(percent) * 10));
+            proptest::prop_assert!(d * 1000 <= n * (1000 + u64::from(percent) * 10));
+            // Nominal steps never shrink, and double until the cap.
+            let next = nominal(strikes + 1);
+            proptest::prop_assert!(next >= n);
+            proptest::prop_assert!(next == (n * 2).min(max_ms) || strikes >= 30);
+            let _ = draw2;
+        }
+
+        /// A run of backoffs: the strikes count up while the failures come within the
+        /// forgiveness, and start over after a quiet spell of it; the schedule never lets a
+        /// slot in before the backoff's end.
+        #[test]
+        fn the_run_is_forgiven_only_after_the_quiet_spell(
+            gaps in proptest::collection::vec(0u64..4_000_000, 1..12),
+            draws in proptest::collection::vec(proptest::prelude::any::<u64>(), 12),
+        ) {
+            let o = options();
+            let forgive = ms(o.backoff_forgive);
+            let mut g = GateState::default();
+            let mut now = 1_000_000_000u64;
+            let mut expected = 0u32;
+            for (gap, draw) in gaps.iter().zip(&draws) {
+                now += gap;
+                if now.saturating_sub(g.backoff_until) >= forgive {
+                    expected = 0;
+                }
+                let wait = g.back_off(now, None, &o.backoff(*draw));
+                expected += 1;
+                proptest::prop_assert_eq!(g.strikes, expected);
+                proptest::prop_assert!(g.reserve(now, 1000) >= wait);
+            }
+        }
     }
 }

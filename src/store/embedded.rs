@@ -67,8 +67,10 @@ const STATES: TableDefinition<&str, &[u8]> = TableDefinition::new("states");
 /// (origin, SHA-256 of the body) → body.
 const BODIES: TableDefinition<(&str, &[u8; 32]), &[u8]> = TableDefinition::new("bodies");
 /// politeness key (as [`PoliteKey`] writes it: the origin for the default key) → its request
-/// schedule while it is backed off (`next_free`, `backoff_until`, both
-/// u64 ms, and `strikes`, u32, little-endian): created on the first backoff.
+/// schedule (`next_free`, `backoff_until`, both u64 ms, `strikes`, u32, and `last_failure`,
+/// u64 ms, little-endian; a record of an earlier version has no `last_failure`): written on a
+/// backoff, and for every key when the store is closed, so that the next process continues
+/// the spacing.
 const GATES: TableDefinition<&str, &[u8]> = TableDefinition::new("gates");
 /// origin → its TDMRep record ([`codec::encode_tdm`]): created on the first record.
 const TDM: TableDefinition<&str, &[u8]> = TableDefinition::new("tdmrep");
@@ -117,8 +119,42 @@ struct Inner {
     recovery: std::sync::Mutex<Recovery>,
     path: PathBuf,
     leases: LocalLeases,
-    /// Request schedules: in memory (one process at a time), backoffs also on disk.
+    /// Request schedules: in memory (one process at a time), on disk on a backoff and when
+    /// the store is closed.
     schedules: LocalSchedules,
+}
+
+impl Drop for Inner {
+    /// Writes the request schedules, so that the next process on the file continues the
+    /// spacing (one transaction; a failure loses only the spacing, which is logged).
+    fn drop(&mut self) {
+        let all = self.schedules.all();
+        if all.is_empty() {
+            return;
+        }
+        let db = match self.database() {
+            Ok(db) => db,
+            Err(e) => {
+                tracing::warn!(target: "crawlgate::store", error = %e, "request schedules not saved");
+                return;
+            }
+        };
+        let write = || -> Result<(), StoreError> {
+            let txn = db.begin_write().map_err(backend)?;
+            {
+                let mut gates = txn.open_table(GATES).map_err(backend)?;
+                for (key, state) in &all {
+                    gates
+                        .insert(key.to_string().as_str(), &gate_encode(state)[..])
+                        .map_err(backend)?;
+                }
+            }
+            txn.commit().map_err(backend)
+        };
+        if let Err(e) = write() {
+            tracing::warn!(target: "crawlgate::store", error = %e, "request schedules not saved");
+        }
+    }
 }
 
 impl fmt::Debug for EmbeddedStore {
@@ -454,22 +490,31 @@ fn load_gates(db: &Database, schedules: &LocalSchedules) -> Result<(), StoreErro
     Ok(())
 }
 
-fn gate_encode(g: &GateState) -> [u8; 20] {
-    let mut out = [0u8; 20];
+fn gate_encode(g: &GateState) -> [u8; 28] {
+    let mut out = [0u8; 28];
     out[..8].copy_from_slice(&g.next_free.to_le_bytes());
     out[8..16].copy_from_slice(&g.backoff_until.to_le_bytes());
-    out[16..].copy_from_slice(&g.strikes.to_le_bytes());
+    out[16..20].copy_from_slice(&g.strikes.to_le_bytes());
+    out[20..].copy_from_slice(&g.last_failure.to_le_bytes());
     out
 }
 
 fn gate_decode(bytes: &[u8]) -> Option<GateState> {
-    let bytes: &[u8; 20] = bytes.try_into().ok()?;
-    let (a, rest) = bytes.split_at(8);
-    let (b, c) = rest.split_at(8);
+    if bytes.len() != 20 && bytes.len() != 28 {
+        return None;
+    }
+    let next_free = u64::from_le_bytes(bytes.get(..8)?.try_into().ok()?);
+    let backoff_until = u64::from_le_bytes(bytes.get(8..16)?.try_into().ok()?);
+    let strikes = u32::from_le_bytes(bytes.get(16..20)?.try_into().ok()?);
+    let last_failure = match bytes.get(20..28) {
+        Some(b) => u64::from_le_bytes(b.try_into().ok()?),
+        None => 0,
+    };
     Some(GateState {
-        next_free: u64::from_le_bytes(a.try_into().ok()?),
-        backoff_until: u64::from_le_bytes(b.try_into().ok()?),
-        strikes: u32::from_le_bytes(c.try_into().ok()?),
+        next_free,
+        backoff_until,
+        strikes,
+        last_failure,
     })
 }
 
@@ -645,6 +690,21 @@ impl Store for EmbeddedStore {
             txn.commit().map_err(backend)?;
             Ok(wait)
         })
+    }
+
+    fn backed_off<'a>(&'a self, key: &'a PoliteKey, now: SystemTime) -> StoreFuture<'a, Duration> {
+        let wait = self.inner.schedules.backed_off(key, now);
+        Box::pin(async move { Ok(wait) })
+    }
+
+    fn release<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        slot: Reservation,
+        spacing: Duration,
+    ) -> StoreFuture<'a, ()> {
+        self.inner.schedules.release(key, &slot, spacing);
+        Box::pin(async move { Ok(()) })
     }
 
     fn recovered<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, ()> {

@@ -166,6 +166,21 @@ impl Store for MemoryStore {
         Box::pin(async move { Ok(()) })
     }
 
+    fn backed_off<'a>(&'a self, key: &'a PoliteKey, now: SystemTime) -> StoreFuture<'a, Duration> {
+        let wait = self.schedules.backed_off(key, now);
+        Box::pin(async move { Ok(wait) })
+    }
+
+    fn release<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        slot: Reservation,
+        spacing: Duration,
+    ) -> StoreFuture<'a, ()> {
+        self.schedules.release(key, &slot, spacing);
+        Box::pin(async move { Ok(()) })
+    }
+
     fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned> {
         let origins: Vec<Origin> = self.maps().origins.keys().cloned().collect();
         let change = [Change::Prune { at: now }];

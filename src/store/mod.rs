@@ -239,6 +239,26 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
     }
 
+    /// How long from now the key is still backed off (zero: not). A waiter checks this when
+    /// its slot comes, so that a backoff begun after it reserved reaches it too.
+    fn backed_off<'a>(&'a self, key: &'a PoliteKey, now: SystemTime) -> StoreFuture<'a, Duration> {
+        let _ = (key, now);
+        Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
+    }
+
+    /// Gives back a slot from [`Store::reserve`] whose permit was never handed out (its
+    /// `acquire` was dropped): when no slot was reserved after it, the next one is that slot
+    /// again, so that the next waiter does not wait a spacing for nothing.
+    fn release<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        slot: Reservation,
+        spacing: Duration,
+    ) -> StoreFuture<'a, ()> {
+        let _ = (key, slot, spacing);
+        Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
+    }
+
     /// Records an answer that was not a 429 or 503: the key's exponential backoff starts over.
     fn recovered<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, ()> {
         let _ = key;
@@ -401,6 +421,9 @@ pub struct Reservation {
     /// 429s and 503s in a row the origin had answered when the slot was taken: a success
     /// after them must call [`Store::recovered`].
     pub strikes: u32,
+    /// The slot, ms since the epoch on the store's clock (the Redis server's for the Redis
+    /// store): what [`Store::release`] gives back.
+    pub slot_ms: u64,
 }
 
 /// Request schedules kept in the process (memory and embedded stores, and the gate's own when
@@ -440,9 +463,13 @@ impl LocalSchedules {
     /// [`Store::reserve`] in the process.
     pub fn reserve(&self, key: &PoliteKey, now: SystemTime, spacing: Duration) -> Reservation {
         let now = unix_ms(now);
-        self.with(key, now, |g| Reservation {
-            wait: Duration::from_millis(g.reserve(now, ms(spacing))),
-            strikes: g.strikes,
+        self.with(key, now, |g| {
+            let wait = g.reserve(now, ms(spacing));
+            Reservation {
+                wait: Duration::from_millis(wait),
+                strikes: g.strikes,
+                slot_ms: now.saturating_add(wait),
+            }
         })
     }
 
@@ -459,6 +486,41 @@ impl LocalSchedules {
             let wait = g.back_off(now, retry_after, rules);
             (Duration::from_millis(wait), *g)
         })
+    }
+
+    /// Notes a slot at `slot` taken from a shared store: the process's own next slot is at
+    /// least `spacing` after it.
+    pub fn follow(&self, key: &PoliteKey, slot: SystemTime, spacing: Duration) {
+        let slot = unix_ms(slot);
+        self.with(key, slot, |g| {
+            g.next_free = g.next_free.max(slot.saturating_add(ms(spacing)));
+        });
+    }
+
+    /// [`Store::backed_off`] in the process.
+    pub fn backed_off(&self, key: &PoliteKey, now: SystemTime) -> Duration {
+        let now = unix_ms(now);
+        let s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        Duration::from_millis(s.map.get(key).map_or(0, |g| g.backed_off(now)))
+    }
+
+    /// [`Store::release`] in the process; the schedule after it.
+    pub fn release(&self, key: &PoliteKey, slot: &Reservation, spacing: Duration) -> GateState {
+        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match s.map.get_mut(key) {
+            Some(g) => {
+                g.release(slot.slot_ms, ms(spacing));
+                *g
+            }
+            None => GateState::default(),
+        }
+    }
+
+    /// Every schedule (to save them).
+    #[cfg(feature = "redb")]
+    pub fn all(&self) -> Vec<(PoliteKey, GateState)> {
+        let s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        s.map.iter().map(|(o, g)| (o.clone(), *g)).collect()
     }
 
     /// [`Store::recovered`] in the process; the schedule after it.

@@ -18,7 +18,7 @@
 //! | `crawlgate:{https://example.com:8443}:state` | hash | `rev` (an integer), `state` ([`codec::encode`]) |
 //! | `crawlgate:{https://example.com:8443}:body:<64 hex digits>` | string | a robots.txt body, under its [`Digest`] |
 //! | `crawlgate:{https://example.com:8443}:lease` | string with a TTL | the lease holder's token |
-//! | `crawlgate:{KEY}:gate` | hash with an expiry | the request schedule of a politeness key: `next`, `until` (ms), `strikes` |
+//! | `crawlgate:{KEY}:gate` | hash with an expiry | the request schedule of a politeness key: `next`, `until`, `last` (ms), `strikes` |
 //! | `crawlgate:{KEY}:inflight` | sorted set with an expiry | the key's in-flight leases: holder → expiry (ms, server time) |
 //!
 //! `KEY` is the [`PoliteKey`] as it writes itself: the origin for the default key (so the
@@ -698,7 +698,7 @@ impl Store for RedisStore {
     ) -> StoreFuture<'a, Reservation> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let (wait, strikes): (u64, u32) = self
+            let (wait, strikes, slot_ms): (u64, u32, u64) = self
                 .run(
                     || format!("reserving a request slot of {key}"),
                     RESERVE
@@ -710,6 +710,7 @@ impl Store for RedisStore {
             Ok(Reservation {
                 wait: Duration::from_millis(wait),
                 strikes,
+                slot_ms,
             })
         })
     }
@@ -734,10 +735,51 @@ impl Store for RedisStore {
                         .arg(gate_ms(rules.base))
                         .arg(gate_ms(rules.max))
                         .arg(gate_ms(rules.max_retry_after))
+                        .arg(gate_ms(rules.forgive))
+                        .arg(u64::from(rules.jitter_percent.min(100)) * 10)
+                        // The draw modulo the jitter's steps, so that Lua's doubles hold it.
+                        .arg(rules.draw % (u64::from(rules.jitter_percent.min(100)) * 20 + 1))
                         .invoke_async(&mut conn),
                 )
                 .await?;
             Ok(Duration::from_millis(wait))
+        })
+    }
+
+    fn backed_off<'a>(&'a self, key: &'a PoliteKey, _now: SystemTime) -> StoreFuture<'a, Duration> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let wait: u64 = self
+                .run(
+                    || format!("reading the backoff of {key}"),
+                    BACKED_OFF
+                        .key(self.schedule_keys(key).gate())
+                        .invoke_async(&mut conn),
+                )
+                .await?;
+            Ok(Duration::from_millis(wait))
+        })
+    }
+
+    fn release<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        slot: Reservation,
+        spacing: Duration,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let _: i64 = self
+                .run(
+                    || format!("giving back a request slot of {key}"),
+                    GIVE_BACK
+                        .key(self.schedule_keys(key).gate())
+                        .arg(slot.slot_ms.min(1 << 50))
+                        .arg(gate_ms(spacing))
+                        .invoke_async(&mut conn),
+                )
+                .await?;
+            Ok(())
         })
     }
 
@@ -868,7 +910,7 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 ";
 
 /// [`GateState::reserve`](crate::policy::GateState::reserve) on the server's clock. Returns the
-/// wait (ms) and the strikes.
+/// wait (ms), the strikes and the slot (ms).
 static RESERVE: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
         r"{SCRIPT_NOW}
@@ -878,7 +920,7 @@ local slot = math.max(now, tonumber(g[1] or '0'), tonumber(g[2] or '0'))
 local nxt = slot + tonumber(ARGV[1])
 redis.call('HSET', KEYS[1], 'next', string.format('%d', nxt))
 redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.max(nxt, tonumber(g[2] or '0')) + 86400000))
-return {{slot - now, tonumber(g[3] or '0')}}
+return {{slot - now, tonumber(g[3] or '0'), slot}}
 "
     ))
 });
@@ -911,22 +953,54 @@ return 1
 static BACK_OFF: LazyLock<Script> = LazyLock::new(|| {
     Script::new(&format!(
         r"{SCRIPT_NOW}
--- KEYS[1]: the gate hash; ARGV: Retry-After (ms, -1 if none), base, max, max Retry-After (ms).
-local g = redis.call('HMGET', KEYS[1], 'next', 'until', 'strikes')
+-- KEYS[1]: the gate hash; ARGV: Retry-After (ms, -1 if none), base, max, max Retry-After,
+-- forgiveness (ms), the jitter's span (per mille), the draw (0 ..= 2 * span).
+local g = redis.call('HMGET', KEYS[1], 'next', 'until', 'strikes', 'last')
 local strikes = tonumber(g[3] or '0')
+local last = tonumber(g[4] or '0')
+if now - tonumber(g[2] or '0') >= tonumber(ARGV[5]) then strikes = 0 end
 local retry_after = tonumber(ARGV[1])
 local delay
 if retry_after >= 0 then
   delay = math.min(retry_after, tonumber(ARGV[4]))
 else
-  delay = math.min(tonumber(ARGV[2]) * 2 ^ math.min(strikes, 30), tonumber(ARGV[3]))
+  local max = tonumber(ARGV[3])
+  local d = math.min(tonumber(ARGV[2]) * 2 ^ math.min(strikes, 30), max)
+  local span, draw = tonumber(ARGV[6]), tonumber(ARGV[7])
+  delay = math.min(d + math.floor(d * draw / 1000) - math.floor(d * span / 1000), max)
 end
 local until_ = math.max(tonumber(g[2] or '0'), now + delay)
-redis.call('HSET', KEYS[1], 'until', string.format('%d', until_), 'strikes', strikes + 1)
+redis.call('HSET', KEYS[1], 'until', string.format('%d', until_), 'strikes', strikes + 1,
+  'last', string.format('%d', math.max(now, last)))
 redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.max(until_, tonumber(g[1] or '0')) + 86400000))
 return until_ - now
 "
     ))
+});
+
+/// [`GateState::backed_off`](crate::policy::GateState::backed_off) on the server's clock: the
+/// backoff left (ms).
+static BACKED_OFF: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        r"{SCRIPT_NOW}
+local u = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+return math.max(u - now, 0)
+"
+    ))
+});
+
+/// [`GateState::release`](crate::policy::GateState::release): the next slot is the given-back
+/// one, if none was reserved after it. ARGV: the slot, the spacing (ms).
+static GIVE_BACK: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+local nxt = tonumber(redis.call('HGET', KEYS[1], 'next') or '-1')
+if nxt == tonumber(ARGV[1]) + tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'next', ARGV[1])
+end
+return 1
+",
+    )
 });
 
 /// [`GateState::recovered`](crate::policy::GateState::recovered): strikes back to 0, if the

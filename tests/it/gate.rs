@@ -204,7 +204,11 @@ async fn retry_after_120_pushes_the_next_permit_120_s_out() {
 
 #[tokio::test]
 async fn without_retry_after_the_backoff_doubles_and_a_success_resets_it() {
-    let (cache, clock) = engine(no_default_delay());
+    let (cache, clock) = engine({
+        let mut gate = no_default_delay();
+        gate.backoff_jitter_percent = 0;
+        gate
+    });
     rules(&cache, "http://flaky.test", "User-agent: *\n").await;
     let mut waits = Vec::new();
     for status in [503, 503, 429, 200, 503] {
@@ -222,8 +226,178 @@ async fn without_retry_after_the_backoff_doubles_and_a_success_resets_it() {
     let (_, granted) = spawn_waiters(&cache, &clock, "http://flaky.test/", 1);
     drive(&clock, || granted.lock().unwrap().len() == 1).await;
     waits.push(clock.now().duration_since(start).expect("later").as_secs());
-    // 5 s, 10 s, 20 s after three in a row; the 200 starts over: 5 s.
-    assert_eq!(waits, [0, 5, 10, 20, 0, 5]);
+    // 60 s, 120 s, 240 s after three in a row; the 200 starts over: 60 s.
+    assert_eq!(waits, [0, 60, 120, 240, 0, 60]);
+}
+
+/// The wait after each of `statuses` (recorded on a permit taken when the last wait ended),
+/// in seconds, with the gate `options`.
+async fn backoff_curve(options: GateOptions, statuses: &[u16]) -> Vec<f64> {
+    let (cache, clock) = engine(options);
+    rules(&cache, "http://curve.test", "User-agent: *\n").await;
+    let mut waits = Vec::new();
+    for status in statuses {
+        let permit = acquired(&cache, "http://curve.test/").await;
+        permit.record(*status, None).await;
+        let start = clock.now();
+        let (_, granted) = spawn_waiters(&cache, &clock, "http://curve.test/", 1);
+        drive(&clock, || granted.lock().unwrap().len() == 1).await;
+        waits.push(
+            clock
+                .now()
+                .duration_since(start)
+                .expect("later")
+                .as_secs_f64(),
+        );
+    }
+    waits
+}
+
+#[tokio::test]
+async fn the_backoff_curve_has_storm_crawler_steps_jitter_cap_and_forgiveness() {
+    let mut seeded = no_default_delay();
+    seeded.jitter_seed = Some(7);
+    let five = [429, 503, 429, 429, 503];
+    let a = backoff_curve(seeded.clone(), &five).await;
+    // Deterministic for a seed, and each step within 10 % of 60 s × 2^n.
+    assert_eq!(a, backoff_curve(seeded.clone(), &five).await);
+    for (n, w) in a.iter().enumerate() {
+        let nominal = 60.0 * f64::from(1u32 << n);
+        assert!(
+            *w >= nominal * 0.9 && *w <= nominal * 1.1,
+            "step {n}: {w} s of {nominal} s ({a:?})"
+        );
+    }
+    // Another seed, other jitter.
+    let mut other = seeded.clone();
+    other.jitter_seed = Some(8);
+    assert_ne!(a, backoff_curve(other, &five).await);
+    // The cap: 20 in a row end at one day.
+    let mut capped = seeded.clone();
+    capped.backoff_jitter_percent = 0;
+    let curve = backoff_curve(capped.clone(), &[429; 20]).await;
+    assert_eq!(curve.last(), Some(&86_400.0));
+    // 403 does not back off; the statuses are an option.
+    assert_eq!(backoff_curve(capped.clone(), &[403]).await, [0.0]);
+    capped.backoff_statuses = vec![403, 429];
+    assert_eq!(
+        backoff_curve(capped.clone(), &[403, 503]).await,
+        [60.0, 0.0]
+    );
+    // The run is forgiven once its backoff has been over for `backoff_forgive` (30 minutes):
+    // with none, each 429 starts a new run.
+    capped.backoff_forgive = Duration::ZERO;
+    assert_eq!(backoff_curve(capped, &[429, 429]).await, [60.0, 60.0]);
+}
+
+#[tokio::test]
+async fn a_backoff_reaches_the_slots_already_reserved() {
+    let (cache, clock) = engine({
+        let mut gate = no_default_delay();
+        gate.max_concurrency = 3;
+        gate
+    });
+    rules(
+        &cache,
+        "http://busy.test",
+        "User-agent: *\nCrawl-delay: 2\n",
+    )
+    .await;
+    let first = acquired(&cache, "http://busy.test/").await;
+    // Two waiters reserve the slots at 2 s and 4 s.
+    let (_, granted) = spawn_waiters(&cache, &clock, "http://busy.test/", 2);
+    for _ in 0..50 {
+        tokio::task::yield_now().await;
+    }
+    clock.set(UNIX_EPOCH + Duration::from_secs(T0 + 1));
+    // The first fetch answers 429 with Retry-After: 10 at 1 s: nothing before 11 s.
+    first.record(429, Some(Duration::from_secs(10))).await;
+    drive(&clock, || granted.lock().unwrap().len() == 2).await;
+    let times: Vec<f64> = granted
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(_, t)| since_t0(*t))
+        .collect();
+    assert_eq!(times, [11.0, 13.0]);
+}
+
+#[tokio::test]
+async fn visit_time_holds_permits_until_its_window_opens() {
+    let (cache, clock) = engine(no_default_delay());
+    // T0 is 08:00 UTC.
+    rules(
+        &cache,
+        "http://night.test",
+        "User-agent: *\nVisit-time: 0900-1000\n",
+    )
+    .await;
+    let answer = check(&cache, "http://night.test/").await;
+    assert!(answer.visit_time.is_some());
+    let (_, granted) = spawn_waiters(&cache, &clock, "http://night.test/", 1);
+    drive(&clock, || granted.lock().unwrap().len() == 1).await;
+    assert_eq!(since_t0(granted.lock().unwrap()[0].1), 3600.0);
+    // Inside the window: at once.
+    let permit = acquired(&cache, "http://night.test/").await;
+    assert_eq!(permit.waited(), Duration::ZERO);
+    // reserve_slot says the same wait.
+    rules(
+        &cache,
+        "http://late.test",
+        "User-agent: *\nVisit-time: 1100-1200\n",
+    )
+    .await;
+    let slot = cache
+        .reserve_slot(&bot(), "http://late.test/")
+        .await
+        .expect("allowed");
+    assert_eq!(slot.wait, Duration::from_secs(7200));
+    // Turned off: not waited for.
+    let (cache, _) = engine({
+        let mut gate = no_default_delay();
+        gate.visit_time = false;
+        gate
+    });
+    rules(
+        &cache,
+        "http://night.test",
+        "User-agent: *\nVisit-time: 0900-1000\n",
+    )
+    .await;
+    assert_eq!(
+        acquired(&cache, "http://night.test/").await.waited(),
+        Duration::ZERO
+    );
+}
+
+#[tokio::test]
+async fn a_dropped_acquire_gives_its_slot_to_the_next_waiter() {
+    let (cache, clock) = engine(no_default_delay());
+    rules(
+        &cache,
+        "http://drop.test",
+        "User-agent: *\nCrawl-delay: 2\n",
+    )
+    .await;
+    drop(acquired(&cache, "http://drop.test/").await);
+    // A waiter reserves the slot at 2 s, and is dropped at 1 s.
+    let waiter = {
+        let cache = cache.clone();
+        tokio::spawn(async move { acquired(&cache, "http://drop.test/").await })
+    };
+    for _ in 0..50 {
+        tokio::task::yield_now().await;
+    }
+    clock.set(UNIX_EPOCH + Duration::from_secs(T0 + 1));
+    waiter.abort();
+    let _ = waiter.await;
+    for _ in 0..50 {
+        tokio::task::yield_now().await;
+    }
+    // The next one gets that slot: 2 s, not 4 s.
+    let (_, granted) = spawn_waiters(&cache, &clock, "http://drop.test/", 1);
+    drive(&clock, || granted.lock().unwrap().len() == 1).await;
+    assert_eq!(since_t0(granted.lock().unwrap()[0].1), 2.0);
 }
 
 #[tokio::test]

@@ -255,3 +255,39 @@ async fn page_policy_rides_on_the_response() {
     assert_eq!(server.hits_on("/robots.txt"), 1);
     assert_eq!(server.hits_on("/.well-known/tdmrep.json"), 1);
 }
+
+/// A dropped `acquire` (a timeout around it) gives back the slot it had reserved: the next
+/// waiter's request reaches the server one spacing after the last, not two.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_acquire_gives_its_slot_to_the_next_waiter() {
+    let spacing = Duration::from_millis(300);
+    let (server, arrivals) = site("User-agent: *\nCrawl-delay: 0.3\n", |_| {
+        Reply::text(200, "ok")
+    })
+    .await;
+    let cache = RobotsCache::new({
+        let mut options = CacheOptions::default();
+        options.gate.default_delay = Duration::ZERO;
+        options
+    })
+    .expect("engine");
+    let bot = ProductToken::new("testbot").expect("token");
+    let client = reqwest::Client::new();
+    let url = server.url("/page");
+    let first = cache.acquire(&bot, &url).await.expect("allowed");
+    client.get(&url).send().await.expect("fetch");
+    drop(first);
+    // The second waits for the slot 300 ms after the first, and is given up after 100 ms.
+    let gave_up = tokio::time::timeout(Duration::from_millis(100), cache.acquire(&bot, &url));
+    assert!(gave_up.await.is_err(), "the slot is 300 ms away");
+    let third = cache.acquire(&bot, &url).await.expect("allowed");
+    client.get(&url).send().await.expect("fetch");
+    drop(third);
+    let gaps = gaps(&arrivals);
+    eprintln!("  the next waiter came {:?} after the first", gaps[0]);
+    // Its slot is the given-back one (300 ms), not the one after it (600 ms).
+    assert!(
+        gaps[0] + JITTER >= spacing && gaps[0] < spacing + JITTER,
+        "{gaps:?}"
+    );
+}
