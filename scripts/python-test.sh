@@ -6,9 +6,10 @@
 # - Creates python/.venv (or reuses it) with `python3 -m venv`; on a fresh Debian/Ubuntu where
 #   that fails for want of ensurepip, installs python3-venv with apt-get (sudo when not root).
 # - Installs the pinned minimum versions of maturin, pytest, Scrapy, Protego and mypy into it.
-# - Builds the wheel with `maturin build --release` (Rust and cargo must be installed: the
-#   crate's rust-version is 1.90) and installs that wheel, so the tests run against the wheel,
-#   not the source tree.
+# - Builds the wheel with `maturin build` (Rust and cargo must be installed: the crate's
+#   rust-version is 1.90), in the `wheel-test` profile (unoptimised: the release build of the
+#   engine's HTTP and TLS stack took four times as long; WHEEL_PROFILE=release for a release
+#   wheel), and installs that wheel, so the tests run against the wheel, not the source tree.
 # - Builds the `crawlgate` binary (CRAWLGATE_BIN, unless set) for crawlgate.Client's tests.
 # - Runs pytest on python/tests: the API, bad input, Google's 145 conformance cases in both
 #   modes, and real Scrapy crawls of local HTTP servers. Nothing is skipped: a missing
@@ -18,6 +19,7 @@
 # Environment:
 #   PYTHON       interpreter to build the venv from (default: python3); 3.10 or later.
 #   CARGO_BUILD_JOBS  as for cargo (e.g. 1 when a CI run shares the machine).
+#   WHEEL_PROFILE     the cargo profile of the wheel (default: wheel-test).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -72,7 +74,7 @@ step "pip install ${REQUIREMENTS[*]}"
 
 # 3. The wheel, built and installed (replacing any editable install).
 rm -rf "$PY_DIR/dist"
-(cd "$PY_DIR" && "$VENV/bin/maturin" build --release --quiet --interpreter "$VENV/bin/python" --out dist)
+(cd "$PY_DIR" && "$VENV/bin/maturin" build --profile "${WHEEL_PROFILE:-wheel-test}" --quiet --interpreter "$VENV/bin/python" --out dist)
 shopt -s nullglob
 wheels=("$PY_DIR"/dist/crawlgate-*-abi3-*.whl)
 [[ ${#wheels[@]} -eq 1 ]] || die "expected one abi3 wheel in python/dist, found ${#wheels[@]}"

@@ -257,6 +257,11 @@ class OriginCache:
         return o.state.verdict_at(now)
 
 
+def _seconds(settings: Any, name: str) -> float | None:
+    """A setting in seconds, or None when unset (the engine's default applies)."""
+    return None if settings.get(name) is None else settings.getfloat(name)
+
+
 def _error_kind(exc: BaseException) -> str:
     try:
         from twisted.internet import error as terr
@@ -519,8 +524,8 @@ class GateMiddleware:
             default_delay=settings.getfloat("CRAWLGATE_DEFAULT_DELAY", DEFAULT_DELAY),
             max_delay=settings.getfloat("CRAWLGATE_MAX_CRAWL_DELAY", MAX_DELAY),
             max_concurrency=settings.getint("CRAWLGATE_MAX_CONCURRENCY", 1),
-            backoff_base=settings.getfloat("CRAWLGATE_BACKOFF_BASE", 5.0),
-            backoff_max=settings.getfloat("CRAWLGATE_BACKOFF_MAX", 600.0),
+            backoff_base=_seconds(settings, "CRAWLGATE_BACKOFF_BASE"),
+            backoff_max=_seconds(settings, "CRAWLGATE_BACKOFF_MAX"),
             max_retry_after=settings.getfloat("CRAWLGATE_MAX_RETRY_AFTER", 3600.0),
             redis_prefix=str(prefix) if prefix else None,
         )
