@@ -155,6 +155,7 @@ Exit status:
   0  every page read
   2  a page could not be fetched or read, or a usage error";
 
+#[cfg(feature = "fetch")]
 pub const POLICY_AFTER_HELP: &str = "\
 Output: per URL, the whole crawl policy for --agent, each part with its source: robots.txt
 (allowed or not, the deciding line, the verdict's reason), a refusal at the edge (a challenge,
