@@ -210,12 +210,13 @@ async fn fetch_pages(
     }
 }
 
-/// Starts a crawler process in `mode` and waits for its `ready`.
+/// Starts a crawler process in `mode` (with `env` besides) and waits for its `ready`.
 fn spawn_child(
     mode: &str,
     redis: &RedisServer,
     site: &str,
     name: &str,
+    env: &[(&str, &str)],
 ) -> (Child, BufReader<ChildStdout>) {
     let mut child = Command::new(std::env::current_exe().expect("current exe"))
         .env("CRAWLGATE_GATE_CHILD", "1")
@@ -223,6 +224,7 @@ fn spawn_child(
         .env("CRAWLGATE_REDIS", redis.url())
         .env("CRAWLGATE_SITE", site)
         .env("CRAWLGATE_NAME", name)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -272,7 +274,7 @@ fn fleet() {
         Reply::text(200, "page")
     }));
     let mut children: Vec<_> = (0..3)
-        .map(|i| spawn_child("spacing", &redis, &server.url(""), &format!("c{i}")))
+        .map(|i| spawn_child("spacing", &redis, &server.url(""), &format!("c{i}"), &[]))
         .collect();
     go(&mut children);
     finish(&mut children);
@@ -332,7 +334,7 @@ fn in_flight() {
         }
     }));
     let mut children: Vec<_> = (0..3)
-        .map(|i| spawn_child("in-flight", &redis, &server.url(""), &format!("c{i}")))
+        .map(|i| spawn_child("in-flight", &redis, &server.url(""), &format!("c{i}"), &[]))
         .collect();
     go(&mut children);
     finish(&mut children);
@@ -364,7 +366,7 @@ fn killed() {
         Reply::text(200, "page")
     }));
     let base = server.url("");
-    let mut holder = spawn_child("hold", &redis, &base, "h");
+    let mut holder = spawn_child("hold", &redis, &base, "h", &[]);
     let sent = Instant::now();
     go(std::slice::from_mut(&mut holder));
     let mut line = String::new();
@@ -420,27 +422,10 @@ fn outage() {
             .push((Instant::now(), r.path.clone()));
         Reply::text(200, "page")
     }));
+    let site = server.url("");
+    let fleet = [("CRAWLGATE_FLEET", "3"), ("CRAWLGATE_SECONDS", "7")];
     let mut children: Vec<_> = (0..3)
-        .map(|i| {
-            let mut child = Command::new(std::env::current_exe().expect("current exe"))
-                .env("CRAWLGATE_GATE_CHILD", "1")
-                .env("CRAWLGATE_MODE", "spacing")
-                .env("CRAWLGATE_REDIS", redis.url())
-                .env("CRAWLGATE_SITE", server.url(""))
-                .env("CRAWLGATE_NAME", format!("c{i}"))
-                .env("CRAWLGATE_FLEET", "3")
-                .env("CRAWLGATE_SECONDS", "7")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn a crawler process");
-            let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-            let mut line = String::new();
-            out.read_line(&mut line).expect("ready");
-            assert_eq!(line.trim(), "ready");
-            (child, out)
-        })
+        .map(|i| spawn_child("spacing", &redis, &site, &format!("c{i}"), &fleet))
         .collect();
     for (child, _) in &mut children {
         let stdin = child.stdin.as_mut().expect("stdin");
