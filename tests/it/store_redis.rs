@@ -9,18 +9,18 @@ use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, FetchRecord, Origin
 use crawlgate::store::{MemoryStore, Pruned, RedisOptions, RedisStore, Store, StoreError};
 use crawlgate::{Origin, Robots};
 
-const DAY: Duration = Duration::from_secs(86_400);
+pub(super) const DAY: Duration = Duration::from_secs(86_400);
 
-fn t0() -> SystemTime {
+pub(super) fn t0() -> SystemTime {
     SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000)
 }
 
-fn origin(url: &str) -> Origin {
+pub(super) fn origin(url: &str) -> Origin {
     Origin::from_url(url).expect("origin")
 }
 
 /// A 200 with `body`, recorded against `state` at `at`.
-fn fetched(origin: &Origin, body: &[u8], state: &OriginState, at: SystemTime) -> Change {
+pub(super) fn fetched(origin: &Origin, body: &[u8], state: &OriginState, at: SystemTime) -> Change {
     let fetch = Fetch::new(
         origin.robots_txt_url(),
         Some(200),

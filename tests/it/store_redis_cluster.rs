@@ -2,35 +2,13 @@
 //! started by the test): the same answers as the in-memory store for origins spread over every
 //! master, listings and measures that walk every master, no lost update under concurrent
 //! writers, exclusive leases, and a multi-key update script that stays in one slot.
-use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
+use crate::store_redis::{fetched, origin, t0, DAY};
 use crate::support::redis_cluster::RedisCluster;
-use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, FetchRecord, OriginState};
+use crawlgate::policy::{Digest, OriginState};
 use crawlgate::store::{MemoryStore, RedisOptions, RedisStore, Store};
-use crawlgate::{Origin, Robots};
-
-const DAY: Duration = Duration::from_secs(86_400);
-
-fn t0() -> SystemTime {
-    SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000)
-}
-
-fn origin(url: &str) -> Origin {
-    Origin::from_url(url).expect("origin")
-}
-
-fn fetched(origin: &Origin, body: &[u8], state: &OriginState, at: SystemTime) -> Change {
-    let fetch = Fetch::new(
-        origin.robots_txt_url(),
-        Some(200),
-        FetchOutcome::Rules {
-            body: body.into(),
-            parsed: Arc::new(Robots::parse(body)),
-        },
-    );
-    Change::Fetched(FetchRecord::new(&fetch, state, at, at, at))
-}
+use crawlgate::Origin;
 
 async fn store(cluster: &RedisCluster) -> RedisStore {
     RedisStore::connect(RedisOptions::new(cluster.url()))
