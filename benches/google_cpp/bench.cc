@@ -8,6 +8,10 @@
 //   bench match ROUNDS CORPUS   RobotsMatcher::OneAgentAllowedByRobots(body, "googlebot", url)
 //                               for every URL of links/NAME (google/robotstxt parses the file
 //                               again for every URL: that is its check)
+//   bench first ROUNDS CORPUS   the first verdict per site: OneAgentAllowedByRobots(body,
+//                               "googlebot", first URL) for every site of links/NAME with a
+//                               URL (parse + one answer; throughput over those sites' bodies,
+//                               as benches/parse.rs's group first-verdict counts it)
 //
 // The parse handler counts callbacks (printed, so the work cannot be optimised away), as
 // robotstxt's Rust port is driven in benches/parse.rs.
@@ -87,7 +91,7 @@ void Report(const char* what, std::vector<double> secs, double units, bool bytes
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: %s parse|load|match ROUNDS CORPUS\n", argv[0]);
+    std::fprintf(stderr, "usage: %s parse|load|match|first ROUNDS CORPUS\n", argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
@@ -126,7 +130,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  if (mode == "match") {
+  if (mode == "match" || mode == "first") {
     struct Site {
       size_t body;
       std::vector<std::string> urls;
@@ -140,11 +144,39 @@ int main(int argc, char** argv) {
       std::istringstream in(links);
       std::string line;
       while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (!line.empty()) s.urls.push_back(line);
+        // Trimmed as the Rust benches read them (`str::trim`).
+        const size_t b = line.find_first_not_of(" \t\r\n\v\f");
+        if (b == std::string::npos) continue;
+        line = line.substr(b, line.find_last_not_of(" \t\r\n\v\f") - b + 1);
+        s.urls.push_back(line);
       }
       urls += s.urls.size();
       sites.push_back(std::move(s));
+    }
+    if (mode == "first") {
+      double bytes = 0;
+      size_t with_url = 0;
+      for (const auto& s : sites) {
+        if (s.urls.empty()) continue;
+        bytes += bodies[s.body].size();
+        ++with_url;
+      }
+      std::vector<double> secs;
+      uint64_t allowed = 0;
+      for (int r = 0; r < rounds; ++r) {
+        allowed = 0;
+        const double t0 = Now();
+        for (const auto& s : sites) {
+          if (s.urls.empty()) continue;
+          googlebot::RobotsMatcher matcher;
+          allowed += matcher.OneAgentAllowedByRobots(bodies[s.body], "googlebot", s.urls[0]);
+        }
+        secs.push_back(Now() - t0);
+      }
+      std::printf("google-cpp first: %zu sites, %.0f bytes, %llu allowed\n", with_url, bytes,
+                  (unsigned long long)allowed);
+      Report("first", secs, bytes, true);
+      return 0;
     }
     googlebot::RobotsMatcher matcher;
     std::vector<double> secs;

@@ -10,6 +10,7 @@
 //! [RFC 9309 §2.2.1–2.2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.1
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 use super::buckets::{self, Buckets};
@@ -231,13 +232,14 @@ struct Entry {
     /// Where its groups start in [`Index::group_ids`]; they end where the next entry's start.
     groups: u32,
     slots: Range<u32>,
-    /// Built on the first check of an agent with more than a few rules; boxed, so that the
+    /// Built on a check of an agent with more than a few rules (not the file's first such
+    /// check, which scans: see [`AgentRules::check`]); boxed, so that the
     /// many agents that never need one pay a pointer for it.
     lookup: OnceLock<Box<Lookup>>,
 }
 
 /// What finds the rules that can match a path in a list longer than [`BUCKETS_ABOVE`], built
-/// on the list's first check.
+/// on a check of the list (not the file's first: see [`AgentRules::check`]).
 #[derive(Debug, Clone)]
 enum Lookup {
     /// Lists of up to [`buckets::MAX_RULES`]: the candidates by the path's second byte.
@@ -488,6 +490,31 @@ const BUCKETS_ABOVE: usize = 4;
 
 const _: () = assert!(INDEX_ABOVE <= buckets::MAX_RULES);
 
+/// Whether the file has had no check yet that needed a lookup: that check scans its list
+/// instead of building one (see [`AgentRules::check`]).
+#[derive(Debug)]
+struct Unchecked(AtomicBool);
+
+impl Unchecked {
+    /// `true` the first time it is asked, `false` after.
+    #[inline]
+    fn take(&self) -> bool {
+        self.0.load(Ordering::Relaxed) && self.0.swap(false, Ordering::Relaxed)
+    }
+}
+
+impl Default for Unchecked {
+    fn default() -> Self {
+        Unchecked(AtomicBool::new(true))
+    }
+}
+
+impl Clone for Unchecked {
+    fn clone(&self) -> Self {
+        Unchecked(AtomicBool::new(self.0.load(Ordering::Relaxed)))
+    }
+}
+
 /// Merged, sorted rules per agent.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Index {
@@ -495,6 +522,8 @@ pub(crate) struct Index {
     /// token and groups end where the next one's start (32 bytes an entry, not 40).
     entries: Vec<Entry>,
     has_star: bool,
+    /// No check has needed a lookup yet: the first that does scans its list instead.
+    unchecked: Unchecked,
     slots: Vec<Slot>,
     group_ids: Vec<u32>,
     /// The entries' tokens, end to end: one allocation rather than one per agent.
@@ -508,6 +537,7 @@ impl Index {
         for entry in &mut self.entries {
             entry.lookup = OnceLock::new();
         }
+        self.unchecked = Unchecked::default();
     }
 
     /// In `Mode::Google` a group whose `user-agent` has no product token ([`Agent::Nobody`])
@@ -993,6 +1023,12 @@ impl<'a> AgentRules<'a> {
     /// dot segments resolved), so that `/x/../private` is judged as `/private`. In
     /// [`Mode::Google`] it is the path as written, as google/robotstxt judges it
     /// ([`request_path`]).
+    ///
+    /// An agent with more than a few rules is checked through a lookup of them (by the path's
+    /// second byte, or a prefix index above 64 rules), built on a check and kept. The file's
+    /// first check that would build one scans the agent's rules instead (giving up for the
+    /// lookup past 64 wildcard rules that could match): a crawler that asks one question of
+    /// a file pays for no index, and one that asks more builds it on its second.
     pub fn check(&self, url: &str) -> Decision<'a> {
         if self.slots.is_empty() {
             // Allowed whatever the path; only whether it is `/robots.txt` is asked of it.
@@ -1051,16 +1087,29 @@ impl<'a> AgentRules<'a> {
         let arena = robots.texts.as_bytes();
         let mut pairs = Pairs::new(canon);
         let lookup = match self.lookup {
-            Some(lazy) if self.slots.len() > BUCKETS_ABOVE => Some(lazy.get_or_init(|| {
-                Box::new(if self.slots.len() > INDEX_ABOVE {
-                    Lookup::Prefixes(PrefixIndex::build(
-                        arena,
-                        self.slots.iter().map(|s| s.range(arena)),
-                    ))
-                } else {
-                    Lookup::Buckets(Buckets::build(self.slots.iter().map(|s| s.text(arena))))
-                })
-            })),
+            Some(lazy) if self.slots.len() > BUCKETS_ABOVE => {
+                if lazy.get().is_none() && robots.index.unchecked.take() {
+                    // The file's first check that would build a lookup scans the list
+                    // instead: a crawler that asks one question of a file (its first verdict)
+                    // does not pay for an index it never uses again, and one that asks many
+                    // builds it on the next question. The scan gives up, and the lookup is
+                    // built, where it would try more wildcard rules one by one than an
+                    // indexed check does, so that its cost stays bounded.
+                    if let Some(hit) = self.scan(arena, &mut pairs, mask) {
+                        return self.decided(hit);
+                    }
+                }
+                Some(lazy.get_or_init(|| {
+                    Box::new(if self.slots.len() > INDEX_ABOVE {
+                        Lookup::Prefixes(PrefixIndex::build(
+                            arena,
+                            self.slots.iter().map(|s| s.range(arena)),
+                        ))
+                    } else {
+                        Lookup::Buckets(Buckets::build(self.slots.iter().map(|s| s.text(arena))))
+                    })
+                }))
+            }
             _ => None,
         };
         let hit = match lookup.map(|l| &**l) {
@@ -1130,11 +1179,37 @@ impl<'a> AgentRules<'a> {
                 .iter()
                 .find(|s| s.matches(arena, &mut pairs, mask)),
         };
+        self.decided(hit)
+    }
+
+    /// The first rule of the list that matches, by a scan that tries at most
+    /// [`GLOBS_BEFORE_INDEX`] wildcard rules: `None` when it would try more.
+    fn scan(&self, arena: &[u8], pairs: &mut Pairs<'_>, mask: u64) -> Option<Option<&'a Slot>> {
+        let mut globs = 0;
+        for s in self.slots {
+            if !s.may_match(pairs.path(), mask) {
+                continue;
+            }
+            if s.wildcard() {
+                globs += 1;
+                if globs > GLOBS_BEFORE_INDEX {
+                    return None;
+                }
+            }
+            if pattern::matches_path(s.text(arena), s.anchored(), s.wildcard(), pairs) {
+                return Some(Some(s));
+            }
+        }
+        Some(None)
+    }
+
+    /// The decision of rule `hit` (`None`: no rule matched).
+    fn decided(&self, hit: Option<&'a Slot>) -> Decision<'a> {
         match hit {
             Some(s) => Decision {
                 allowed: s.flags & Slot::ALLOW != 0,
                 group: self.group,
-                reason: Reason::Rule(robots.slot_ref(s)),
+                reason: Reason::Rule(self.robots.slot_ref(s)),
             },
             None => self.no_rule_matched(),
         }

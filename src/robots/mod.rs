@@ -808,7 +808,8 @@ impl Robots {
     /// file can cost: the capacities of its vectors, strings and boxed strings (text arena,
     /// rules, groups and their agents, sitemaps, records, usage records) and of the matcher's
     /// per-agent index, including each agent's lazily built parts (the buckets or prefix index
-    /// of an agent with more than a few rules, built on its first check) once they are built.
+    /// of an agent with more than a few rules, built on a check after the file's first) once they
+    /// are built.
     /// Allocator overhead and the `Robots` value itself are not counted. `tests/memory.rs`
     /// holds it to a counting allocator.
     pub fn heap_size(&self) -> usize {

@@ -48,7 +48,7 @@ fn long_path(unit: &str) -> String {
 }
 
 /// Bound: a parsed file holds at most 16× its size in heap (`Robots::heap_size`, which counts
-/// the per-agent prefix index once the first check has built it). 40,000 short rules are the
+/// the per-agent prefix index once a check has built it). 40,000 short rules are the
 /// worst case for the ratio (about 90 bytes of rule, slot, prefix index and text per 18-byte
 /// line); measured 5.0× (9–10× before the compact form of issue 18).
 #[test]
@@ -57,8 +57,9 @@ fn heap_of_forty_thousand_anchored_rules() {
     for mode in [Mode::Rfc, Mode::Google] {
         let robots = parse_all(&body, mode);
         assert_eq!(robots.rule_count(), 40_000);
-        // The first check builds the prefix index; heap_size counts it either way.
+        // The first check scans; the second builds the prefix index, which heap_size counts.
         assert!(!robots.is_allowed(&token(), "/p123"));
+        assert!(!robots.is_allowed(&token(), "/p124"));
         let heap = robots.heap_size();
         println!(
             "{mode:?}: {} bytes of input, {heap} bytes of heap",

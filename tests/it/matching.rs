@@ -366,3 +366,48 @@ fn rules_kept_out_of_line_read_back_as_written() {
         assert_eq!(robots.rule_count(), 2 + keys.len());
     }
 }
+
+/// The file's first check of an agent with many rules scans them and builds nothing; the
+/// second builds the lookup (seen in `heap_size`) and answers the same. A first check that
+/// meets more wildcard rules than an indexed check tries one by one builds the lookup at once.
+#[test]
+fn the_first_check_scans_and_the_second_builds_the_lookup() {
+    for (rules, lookup) in [(10, "buckets"), (200, "prefix index")] {
+        let mut body = String::from("User-agent: *\n");
+        for i in 0..rules {
+            body.push_str(&format!("Disallow: /dir{i}/\nAllow: /dir{i}/open*.html$\n"));
+        }
+        for mode in [Mode::Rfc, Mode::Google] {
+            let robots = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
+            let parsed = robots.heap_size();
+            for (path, allowed) in [
+                ("/dir7/x", false),
+                ("/dir7/open/a.html", true),
+                ("/other", true),
+            ] {
+                let first = robots.check(&tok("x"), path);
+                assert_eq!(first.allowed, allowed, "{lookup} {mode:?} {path}");
+                let scanned = robots.heap_size();
+                let second = robots.check(&tok("x"), path);
+                assert_eq!(second, first, "{lookup} {mode:?} {path}");
+                // Only the file's first check scans.
+                if path == "/dir7/x" {
+                    assert_eq!(scanned, parsed, "{lookup} {mode:?}: the first check built");
+                    assert!(
+                        robots.heap_size() > scanned,
+                        "{lookup} {mode:?}: the second check did not build"
+                    );
+                }
+            }
+        }
+    }
+    let mut body = String::from("User-agent: *\n");
+    for i in 0..100 {
+        body.push_str(&format!("Disallow: *a{i}b\n"));
+    }
+    let robots = Robots::parse(body.as_bytes()).robots;
+    let parsed = robots.heap_size();
+    assert!(robots.is_allowed(&tok("x"), "/a0123456789ba0123456789b"));
+    assert!(robots.heap_size() > parsed, "the scan did not give up");
+    assert!(!robots.is_allowed(&tok("x"), "/xa42b"));
+}
