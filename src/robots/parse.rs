@@ -484,11 +484,13 @@ impl<'a> Builder<'a> {
                 );
                 group::AgentSlot::NOBODY
             } else {
-                if token.len() < value.len() && is_header_like(value) {
+                if !self.diagnose || token.len() == value.len() {
+                    // Nothing to report, or nobody to report it to: no message is built.
+                } else if is_header_like(value) {
                     let span = self.span(value);
                     let message = header_message(&self.lossy(value), &self.lossy(token));
                     self.push(Code::UserAgentHeader, n, span, message);
-                } else if token.len() < value.len() {
+                } else {
                     let span = self.span(value);
                     // Common (thousands in a large corpus): joined without `format!`.
                     self.push(
@@ -509,13 +511,11 @@ impl<'a> Builder<'a> {
                         ]),
                     );
                 }
-                // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-' (the lossy
-                // decoding borrows them as they are).
+                // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-': pushed
+                // lowercased, a character each.
                 let start = self.agent_text.len();
-                self.agent_text.push_str(&String::from_utf8_lossy(token));
-                if let Some(added) = self.agent_text.get_mut(start..) {
-                    added.make_ascii_lowercase();
-                }
+                self.agent_text
+                    .extend(token.iter().map(|&b| char::from(b.to_ascii_lowercase())));
                 self.agent_tokens
                     .push(start as u32..self.agent_text.len() as u32);
                 self.agent_tokens.len() as u32 - 1
@@ -873,9 +873,11 @@ impl<'a> Builder<'a> {
         };
         let span = self.span(value);
         let text = self.lossy(value);
-        match unusable_message(key, &text) {
-            Some((code, message)) => self.push(code, n, span, message),
-            None => self.push(Code::IgnoredDirective, n, span, ignored_message(key)),
+        if self.diagnose {
+            match unusable_message(key, &text) {
+                Some((code, message)) => self.push(code, n, span, message),
+                None => self.push(Code::IgnoredDirective, n, span, ignored_message(key)),
+            }
         }
         let start = self.texts.len() as u32;
         self.texts.push_str(&text);
