@@ -12,6 +12,8 @@
 //                               "googlebot", first URL) for every site of links/NAME with a
 //                               URL (parse + one answer; throughput over those sites' bodies,
 //                               as benches/parse.rs's group first-verdict counts it)
+//   bench first-load 1 CORPUS   only reads the files and the sites' URLs (callgrind: first -
+//                               first-load = the first verdicts)
 //
 // The parse handler counts callbacks (printed, so the work cannot be optimised away), as
 // robotstxt's Rust port is driven in benches/parse.rs.
@@ -91,7 +93,7 @@ void Report(const char* what, std::vector<double> secs, double units, bool bytes
 
 int main(int argc, char** argv) {
   if (argc != 4) {
-    std::fprintf(stderr, "usage: %s parse|load|match|first ROUNDS CORPUS\n", argv[0]);
+    std::fprintf(stderr, "usage: %s parse|load|match|first|first-load ROUNDS CORPUS\n", argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
@@ -130,7 +132,7 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  if (mode == "match" || mode == "first") {
+  if (mode == "match" || mode == "first" || mode == "first-load") {
     struct Site {
       size_t body;
       std::vector<std::string> urls;
@@ -153,6 +155,7 @@ int main(int argc, char** argv) {
       urls += s.urls.size();
       sites.push_back(std::move(s));
     }
+    if (mode == "first-load") return 0;
     if (mode == "first") {
       double bytes = 0;
       size_t with_url = 0;
