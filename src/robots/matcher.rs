@@ -1087,29 +1087,34 @@ impl<'a> AgentRules<'a> {
         let arena = robots.texts.as_bytes();
         let mut pairs = Pairs::new(canon);
         let lookup = match self.lookup {
-            Some(lazy) if self.slots.len() > BUCKETS_ABOVE => {
-                if lazy.get().is_none() && robots.index.unchecked.take() {
-                    // The file's first check that would build a lookup scans the list
-                    // instead: a crawler that asks one question of a file (its first verdict)
-                    // does not pay for an index it never uses again, and one that asks many
-                    // builds it on the next question. The scan gives up, and the lookup is
-                    // built, where it would try more wildcard rules one by one than an
-                    // indexed check does, so that its cost stays bounded.
-                    if let Some(hit) = self.scan(arena, &mut pairs, mask) {
-                        return self.decided(hit);
+            Some(lazy) if self.slots.len() > BUCKETS_ABOVE => match lazy.get() {
+                Some(built) => Some(built),
+                None => {
+                    if robots.index.unchecked.take() {
+                        // The file's first check that would build a lookup scans the list
+                        // instead: a crawler that asks one question of a file (its first verdict)
+                        // does not pay for an index it never uses again, and one that asks many
+                        // builds it on the next question. The scan gives up, and the lookup is
+                        // built, where it would try more wildcard rules one by one than an
+                        // indexed check does, so that its cost stays bounded.
+                        if let Some(hit) = self.scan(arena, &mut pairs, mask) {
+                            return self.decided(hit);
+                        }
                     }
+                    Some(lazy.get_or_init(|| {
+                        Box::new(if self.slots.len() > INDEX_ABOVE {
+                            Lookup::Prefixes(PrefixIndex::build(
+                                arena,
+                                self.slots.iter().map(|s| s.range(arena)),
+                            ))
+                        } else {
+                            Lookup::Buckets(Buckets::build(
+                                self.slots.iter().map(|s| s.text(arena)),
+                            ))
+                        })
+                    }))
                 }
-                Some(lazy.get_or_init(|| {
-                    Box::new(if self.slots.len() > INDEX_ABOVE {
-                        Lookup::Prefixes(PrefixIndex::build(
-                            arena,
-                            self.slots.iter().map(|s| s.range(arena)),
-                        ))
-                    } else {
-                        Lookup::Buckets(Buckets::build(self.slots.iter().map(|s| s.text(arena))))
-                    })
-                }))
-            }
+            },
             _ => None,
         };
         let hit = match lookup.map(|l| &**l) {
