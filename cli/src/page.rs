@@ -3,30 +3,19 @@
 //! --header 'K: V'…`).
 
 use anyhow::Context;
-use crawlgate::page::{evaluate, Options, PageDirectives, Source, SourceKind};
+use crawlgate::page::{evaluate, Options, PageDirectives};
 use crawlgate::ProductToken;
 
 use crate::args::PageArgs;
 use crate::input;
 use crate::output::{escape, Out};
-use crate::schema::{Page, PageProblem, PageSource, Record, Summary};
+use crate::schema::{Page, Record, Summary};
 use crate::status::Status;
 
 /// What the page's response said, besides its directives.
 struct Fetched<'a> {
     final_url: Option<&'a str>,
     status: Option<u16>,
-}
-
-fn source(s: &Source) -> PageSource<'_> {
-    PageSource {
-        source: s.kind.as_str(),
-        name: &s.name,
-        agent: s.agent.as_deref(),
-        raw: &s.raw,
-        line: (s.kind == SourceKind::Meta).then_some(s.line),
-        offset: s.offset,
-    }
 }
 
 fn yes_no(b: bool) -> &'static str {
@@ -52,37 +41,7 @@ fn show(
             final_url: fetched.final_url,
             status: fetched.status,
             agent: agent.as_str(),
-            index: r.index,
-            follow: r.follow,
-            archive: r.archive,
-            snippet: r.snippet,
-            max_snippet: r.max_snippet,
-            image_index: r.image_index,
-            max_image_preview: r.max_image_preview.map(|p| p.as_str()),
-            max_video_preview: r.max_video_preview,
-            unavailable_after: r.unavailable_after,
-            translate: r.translate,
-            index_if_embedded: r.index_if_embedded,
-            noai: r.noai,
-            noimageai: r.noimageai,
-            noml: r.noml,
-            tdm_reservation: r.tdm_reservation,
-            tdm_policy: r.tdm_policy.as_deref(),
-            train_ai: r.content_usage.train_ai.as_str(),
-            search: r.content_usage.search.as_str(),
-            directives: page.found.iter().map(|f| source(&f.source)).collect(),
-            unknown: page.unknown.iter().map(source).collect(),
-            problems: page
-                .diagnostics
-                .iter()
-                .map(|d| PageProblem {
-                    severity: d.severity.as_str(),
-                    code: d.code.as_str(),
-                    message: &d.message,
-                    at: source(&d.source),
-                })
-                .collect(),
-            html_scanned: page.html_scanned,
+            directives: page.json().with_problems(),
         }));
     }
     out.line(format_args!("{}", escape(name)))?;

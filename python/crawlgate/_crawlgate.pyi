@@ -421,6 +421,91 @@ class Disallowed(Exception):
     url: str
 
 @final
+class Edge:
+    """A refusal at the edge of the site, seen when robots.txt was fetched."""
+
+    @property
+    def kind(self) -> Literal["challenge", "payment-required", "unreachable"]: ...
+    @property
+    def status(self) -> int | None:
+        """The challenge's status, or 402."""
+    @property
+    def marker(self) -> str | None:
+        """A challenge's marker, ``name: value``."""
+    @property
+    def cause(self) -> str | None:
+        """Why robots.txt could not be fetched (``"unreachable"``)."""
+    @property
+    def price(self) -> list[tuple[str, str]]:
+        """A 402's price headers, ``(name, value)``, names lowercase."""
+
+@final
+class TdmPolicy:
+    """TDMRep for a URL: the page's own fields over the origin's ``tdmrep.json``."""
+
+    @property
+    def reservation(self) -> Literal["reserved", "not-reserved", "unset", "unknown"]: ...
+    @property
+    def policy(self) -> str | None:
+        """The TDM policy's URL in force."""
+    @property
+    def source(self) -> Literal["header", "meta", "file"]: ...
+    @property
+    def file(self) -> str | None:
+        """The URL of ``tdmrep.json``, when it could be asked."""
+    @property
+    def file_reservation(self) -> Literal["reserved", "not-reserved", "unset", "unknown"] | None: ...
+    @property
+    def file_reason(self) -> str | None:
+        """As ``Answer.reason``, over the file's fetches."""
+    @property
+    def rule(self) -> int | None:
+        """The number of the file's rule that decided (1-based)."""
+    @property
+    def location(self) -> str | None:
+        """That rule's ``location``."""
+    @property
+    def file_error(self) -> str | None:
+        """Why the file could not be asked (a failure on this side)."""
+
+@final
+class PolicyWarning:
+    """A warning about how the parts of a crawl policy combine."""
+
+    @property
+    def code(self) -> Literal["noindex-unseen"]: ...
+    @property
+    def message(self) -> str: ...
+
+@final
+class CrawlPolicy:
+    """The whole crawl policy of one URL for the agent. Truthy when the URL may be fetched."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def agent(self) -> str: ...
+    @property
+    def allowed(self) -> bool:
+        """May the agent fetch the URL (robots.txt and the edge)?"""
+    @property
+    def robots(self) -> Answer: ...
+    @property
+    def verdict(self) -> Literal["rules", "allow-all", "disallow-all"]: ...
+    @property
+    def edge(self) -> Edge | None: ...
+    @property
+    def tdm(self) -> TdmPolicy: ...
+    @property
+    def page(self) -> PageDirectives | None:
+        """The page's directives, when its response was given."""
+    @property
+    def page_status(self) -> int | None: ...
+    @property
+    def warnings(self) -> list[PolicyWarning]: ...
+    def __bool__(self) -> bool: ...
+
+@final
 class RobotsCache:
     """The crawl-policy engine with its gate, on asyncio (a tokio runtime owned by the
     module)."""
@@ -450,6 +535,19 @@ class RobotsCache:
     def acquire(self, url: Url) -> Awaitable[Permit]:
         """May it, and when: a ``Permit`` once the origin's next slot has come; ``Disallowed``
         when not allowed."""
+    def crawl_policy(
+        self,
+        url: Url,
+        status: int | None = None,
+        headers: Mapping[str | bytes, HeaderValue | Iterable[HeaderValue]]
+        | Iterable[tuple[str | bytes, HeaderValue]]
+        | None = None,
+        body: bytes | bytearray | str | None = None,
+    ) -> Awaitable[CrawlPolicy]:
+        """The whole crawl policy of ``url``: robots.txt and the edge, TDMRep, and the page's
+        directives when its response (``status``, ``headers``, the first bytes of ``body``) is
+        given. ``ValueError`` when ``url`` has no origin, or headers/body come without a
+        status."""
     def flush(self) -> Awaitable[None]:
         """Writes what the store has not taken yet."""
     def store_status(self) -> dict[str, Any]:

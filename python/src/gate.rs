@@ -349,7 +349,7 @@ fn retry_after(ob: Option<&Bound<'_, PyAny>>) -> PyResult<RetryAfter> {
     Ok(RetryAfter::Secs(input::duration(secs, "retry_after")?))
 }
 
-fn status(code: i64) -> PyResult<u16> {
+pub(crate) fn status(code: i64) -> PyResult<u16> {
     u16::try_from(code)
         .ok()
         .filter(|c| (100..=999).contains(c))
@@ -666,6 +666,24 @@ impl PyRobotsCache {
         d.set_item("last_error", s.last_error)?;
         d.set_item("pending", s.pending)?;
         Ok(d)
+    }
+
+    /// The whole crawl policy of `url` for the agent (an awaitable of `CrawlPolicy`):
+    /// robots.txt's answer and the edge it shows (a challenge, a price), TDMRep (the page's
+    /// fields over the origin's `tdmrep.json`, fetched once per origin), and, when the page's
+    /// response is given (`status`, its `headers` and the first bytes of its `body`), the page's
+    /// directives and the warnings of how the parts combine (`noindex-unseen`). `ValueError`
+    /// when `url` has no robots.txt origin, or `headers`/`body` come without `status`.
+    #[pyo3(signature = (url, status = None, headers = None, body = None))]
+    fn crawl_policy<'py>(
+        &self,
+        py: Python<'py>,
+        url: &Bound<'py, PyAny>,
+        status: Option<i64>,
+        headers: Option<&Bound<'py, PyAny>>,
+        body: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        crate::crawl::crawl_policy(py, &self.cache, &self.token, url, status, headers, body)
     }
 
     /// The product token whose rules are obeyed.

@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+mod crawl;
 mod gate;
 mod input;
 mod page;
@@ -44,6 +45,10 @@ fn _crawlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<gate::PyPermit>()?;
     m.add_class::<gate::PyRecorded>()?;
     m.add_class::<gate::PySpacing>()?;
+    m.add_class::<crawl::PyCrawlPolicy>()?;
+    m.add_class::<crawl::PyEdge>()?;
+    m.add_class::<crawl::PyTdmPolicy>()?;
+    m.add_class::<crawl::PyPolicyWarning>()?;
     m.add("Disallowed", m.py().get_type::<gate::Disallowed>())?;
     m.add_function(wrap_pyfunction!(robots_txt_url, m)?)?;
     m.add_function(wrap_pyfunction!(page::page_directives, m)?)?;

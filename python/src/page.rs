@@ -9,7 +9,13 @@ use pyo3::types::{PyByteArray, PyBytes, PyString};
 use crate::input;
 
 /// Where a page directive was found.
-#[pyclass(name = "PageSource", module = "crawlgate._crawlgate", frozen, get_all, eq)]
+#[pyclass(
+    name = "PageSource",
+    module = "crawlgate._crawlgate",
+    frozen,
+    get_all,
+    eq
+)]
 #[derive(Clone, PartialEq)]
 pub struct PyPageSource {
     /// `"header"` or `"meta"`.
@@ -48,7 +54,12 @@ fn source(s: &Source, rules: &[&'static str]) -> PyPageSource {
 }
 
 /// What a page says one agent may do with it (most restrictive wins), with the sources.
-#[pyclass(name = "PageDirectives", module = "crawlgate._crawlgate", frozen, get_all)]
+#[pyclass(
+    name = "PageDirectives",
+    module = "crawlgate._crawlgate",
+    frozen,
+    get_all
+)]
 pub struct PyPageDirectives {
     index: bool,
     follow: bool,
@@ -126,7 +137,7 @@ impl From<PageDirectives> for PyPageDirectives {
     }
 }
 
-fn bytes_of(ob: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+pub(crate) fn bytes_of(ob: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
     if let Ok(b) = ob.cast::<PyBytes>() {
         return Ok(b.as_bytes().to_vec());
     }
@@ -142,19 +153,9 @@ fn bytes_of(ob: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
     )))
 }
 
-/// A page's directives for `agent`: `headers` is a mapping or an iterable of `(name, value)`
-/// pairs (str or bytes; a mapping value may be a list of values, as Scrapy's `Headers`), `body`
-/// the first bytes of its HTML (`None` when it is not HTML). Never raises on what a site
-/// sends; raises `TypeError` for wrong types and `ValueError` for an agent with no token.
-#[pyfunction]
-#[pyo3(signature = (headers, body, agent))]
-pub fn page_directives(
-    py: Python<'_>,
-    headers: &Bound<'_, PyAny>,
-    body: Option<&Bound<'_, PyAny>>,
-    agent: &Bound<'_, PyAny>,
-) -> PyResult<PyPageDirectives> {
-    let agent = input::agent(agent, Mode::Rfc)?;
+/// Response header fields from a mapping or an iterable of `(name, value)` pairs (str or
+/// bytes; a mapping value may be a list of values, as Scrapy's `Headers`).
+pub(crate) fn header_fields(headers: &Bound<'_, PyAny>) -> PyResult<Vec<(String, Vec<u8>)>> {
     let items = if headers.hasattr("items")? {
         headers.call_method0("items")?
     } else {
@@ -175,6 +176,23 @@ pub fn page_directives(
         }
         fields.push((name, bytes_of(&value, "a header value")?));
     }
+    Ok(fields)
+}
+
+/// A page's directives for `agent`: `headers` is a mapping or an iterable of `(name, value)`
+/// pairs (str or bytes; a mapping value may be a list of values, as Scrapy's `Headers`), `body`
+/// the first bytes of its HTML (`None` when it is not HTML). Never raises on what a site
+/// sends; raises `TypeError` for wrong types and `ValueError` for an agent with no token.
+#[pyfunction]
+#[pyo3(signature = (headers, body, agent))]
+pub fn page_directives(
+    py: Python<'_>,
+    headers: &Bound<'_, PyAny>,
+    body: Option<&Bound<'_, PyAny>>,
+    agent: &Bound<'_, PyAny>,
+) -> PyResult<PyPageDirectives> {
+    let agent = input::agent(agent, Mode::Rfc)?;
+    let fields = header_fields(headers)?;
     let body = body.map(|b| bytes_of(b, "body")).transpose()?;
     let options = Options::default();
     let page = py.detach(|| {

@@ -309,7 +309,7 @@ mod ser {
     use serde::Serialize as Derive;
 
     use super::{CrawlPolicy, Edge};
-    use crate::page::Source;
+    use crate::page::Json;
     use crate::robots::RuleKind;
 
     #[derive(Derive)]
@@ -362,54 +362,14 @@ mod ser {
     struct Page<'a> {
         status: u16,
         final_url: Option<&'a str>,
-        index: bool,
-        follow: bool,
-        archive: bool,
-        snippet: bool,
-        max_snippet: Option<i64>,
-        image_index: bool,
-        max_image_preview: Option<&'static str>,
-        max_video_preview: Option<i64>,
-        unavailable_after: Option<i64>,
-        translate: bool,
-        index_if_embedded: bool,
-        noai: bool,
-        noimageai: bool,
-        noml: bool,
-        tdm_reservation: Option<bool>,
-        tdm_policy: Option<&'a str>,
-        train_ai: &'static str,
-        search: &'static str,
-        directives: Vec<PageSource<'a>>,
-        unknown: Vec<PageSource<'a>>,
-        html_scanned: usize,
-    }
-
-    #[derive(Derive)]
-    struct PageSource<'a> {
-        source: &'static str,
-        name: &'a str,
-        agent: Option<&'a str>,
-        raw: &'a str,
-        line: Option<usize>,
-        offset: usize,
+        #[serde(flatten)]
+        directives: Json<'a>,
     }
 
     #[derive(Derive)]
     struct Warning {
         code: &'static str,
         message: &'static str,
-    }
-
-    fn source(s: &Source) -> PageSource<'_> {
-        PageSource {
-            source: s.kind.as_str(),
-            name: &s.name,
-            agent: s.agent.as_deref(),
-            raw: &s.raw,
-            line: (s.kind == crate::page::SourceKind::Meta).then_some(s.line),
-            offset: s.offset,
-        }
     }
 
     impl Serialize for CrawlPolicy {
@@ -442,34 +402,10 @@ mod ser {
             });
             let t = &self.tdm;
             let file = t.file.as_ref();
-            let page = self.page.as_ref().map(|p| {
-                let d = &p.directives;
-                let rules = &d.rules;
-                Page {
-                    status: p.status,
-                    final_url: p.final_url.as_deref(),
-                    index: rules.index,
-                    follow: rules.follow,
-                    archive: rules.archive,
-                    snippet: rules.snippet,
-                    max_snippet: rules.max_snippet,
-                    image_index: rules.image_index,
-                    max_image_preview: rules.max_image_preview.map(|p| p.as_str()),
-                    max_video_preview: rules.max_video_preview,
-                    unavailable_after: rules.unavailable_after,
-                    translate: rules.translate,
-                    index_if_embedded: rules.index_if_embedded,
-                    noai: rules.noai,
-                    noimageai: rules.noimageai,
-                    noml: rules.noml,
-                    tdm_reservation: rules.tdm_reservation,
-                    tdm_policy: rules.tdm_policy.as_deref(),
-                    train_ai: rules.content_usage.train_ai.as_str(),
-                    search: rules.content_usage.search.as_str(),
-                    directives: d.found.iter().map(|f| source(&f.source)).collect(),
-                    unknown: d.unknown.iter().map(source).collect(),
-                    html_scanned: d.html_scanned,
-                }
+            let page = self.page.as_ref().map(|p| Page {
+                status: p.status,
+                final_url: p.final_url.as_deref(),
+                directives: p.directives.json(),
             });
             View {
                 url: &self.url,

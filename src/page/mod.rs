@@ -75,6 +75,8 @@ mod date;
 mod diagnostic;
 mod field;
 mod html;
+#[cfg(feature = "serde")]
+mod json;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -83,6 +85,8 @@ use crate::diagnostic::Code as RobotsCode;
 use crate::robots::{parse_content_usage, ProductToken, UsagePreferences};
 
 pub use diagnostic::{Code, Diagnostic};
+#[cfg(feature = "serde")]
+pub use json::Json;
 
 /// The default per-field limit: 8 KiB, draft-illyes-repext §3.1.1's floor.
 pub const DEFAULT_FIELD_LIMIT: usize = 8 * 1024;

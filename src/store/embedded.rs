@@ -518,6 +518,49 @@ fn gate_decode(bytes: &[u8]) -> Option<GateState> {
     })
 }
 
+/// Drops the versions older than 30 days at `now` from every TDMRep record's history (its last
+/// good body is kept apart and stays); returns how many, in batches as the states are.
+fn prune_tdm(db: &Database, now: SystemTime) -> Result<u64, StoreError> {
+    let keys: Vec<String> = {
+        let txn = db.begin_read().map_err(backend)?;
+        let Some(table) = read_table!(txn, TDM) else {
+            return Ok(0);
+        };
+        let mut keys = Vec::new();
+        for entry in table.iter().map_err(backend)? {
+            keys.push(entry.map_err(backend)?.0.value().to_owned());
+        }
+        keys
+    };
+    let mut pruned = 0;
+    for batch in keys.chunks(PRUNE_BATCH) {
+        let txn = db.begin_write().map_err(backend)?;
+        {
+            let mut table = txn.open_table(TDM).map_err(backend)?;
+            for key in batch {
+                let mut record = match table.get(key.as_str()).map_err(backend)? {
+                    Some(bytes) => {
+                        codec::decode_tdm(bytes.value()).map_err(|message| StoreError::Corrupt {
+                            origin: key.clone(),
+                            message,
+                        })?
+                    }
+                    None => continue,
+                };
+                let n = record.state.prune(now);
+                if n > 0 {
+                    pruned += n as u64;
+                    table
+                        .insert(key.as_str(), codec::encode_tdm(&record).as_slice())
+                        .map_err(backend)?;
+                }
+            }
+        }
+        txn.commit().map_err(backend)?;
+    }
+    Ok(pruned)
+}
+
 /// Applies `changes` to `key`'s state inside `txn` and writes the new state.
 fn apply_in(txn: &WriteTransaction, key: &str, changes: &[Change]) -> Result<Plan, StoreError> {
     let mut states = txn.open_table(STATES).map_err(backend)?;
@@ -740,12 +783,12 @@ impl Store for EmbeddedStore {
         self.blocking(move |db| {
             let keys: Vec<String> = {
                 let txn = db.begin_read().map_err(backend)?;
-                let Some(states) = read_table!(txn, STATES) else {
-                    return Ok(Pruned::default());
-                };
                 let mut keys = Vec::new();
-                for entry in states.iter().map_err(backend)? {
-                    keys.push(entry.map_err(backend)?.0.value().to_owned());
+                // No states yet: there may be TDMRep records all the same.
+                if let Some(states) = read_table!(txn, STATES) {
+                    for entry in states.iter().map_err(backend)? {
+                        keys.push(entry.map_err(backend)?.0.value().to_owned());
+                    }
                 }
                 keys
             };
@@ -789,6 +832,7 @@ impl Store for EmbeddedStore {
                 }
                 txn.commit().map_err(backend)?;
             }
+            pruned.versions += prune_tdm(db, now)?;
             Ok(pruned)
         })
     }

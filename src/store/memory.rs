@@ -198,6 +198,15 @@ impl Store for MemoryStore {
             pruned.bodies += (bodies - entry.bodies.len()) as u64;
             entry.state = plan.state;
         }
+        // TDMRep records keep their last good body apart from the history: only versions go.
+        for record in self
+            .tdm
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values_mut()
+        {
+            pruned.versions += record.state.prune(now) as u64;
+        }
         Box::pin(async move { Ok(pruned) })
     }
 

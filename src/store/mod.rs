@@ -138,7 +138,7 @@ pub struct StoreUsage {
 /// What [`Store::prune`] removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Pruned {
-    /// History entries older than 30 days.
+    /// History entries older than 30 days (of robots.txt states and TDMRep records).
     pub versions: u64,
     /// Bodies no longer referred to.
     pub bodies: u64,
@@ -163,7 +163,9 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         digest: &'a Digest,
     ) -> StoreFuture<'a, Option<Arc<[u8]>>>;
 
-    /// Every origin with a state, in no particular order.
+    /// Every origin with a state, in no particular order. An origin with only a TDMRep record
+    /// ([`Store::save_tdm`]) and no robots.txt state is not one: the record is kept and read
+    /// when asked for, but not listed.
     fn origins(&self) -> StoreFuture<'_, Vec<Origin>>;
 
     /// Takes the origin's fetch lease for `owner` unless someone else holds it. A lease ends
@@ -179,7 +181,8 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
     fn release_lease<'a>(&'a self, origin: &'a Origin, owner: &'a str) -> StoreFuture<'a, ()>;
 
     /// Drops, in every state, the versions older than 30 days at `now`, and the bodies no
-    /// longer referred to.
+    /// longer referred to; and the versions older than 30 days of every TDMRep record's history
+    /// (its last good body, kept apart, stays).
     fn prune(&self, now: SystemTime) -> StoreFuture<'_, Pruned>;
 
     /// What the store holds.

@@ -18,6 +18,7 @@
 //! | `crawlgate:{https://example.com:8443}:state` | hash | `rev` (an integer), `state` ([`codec::encode`]) |
 //! | `crawlgate:{https://example.com:8443}:body:<64 hex digits>` | string | a robots.txt body, under its [`Digest`] |
 //! | `crawlgate:{https://example.com:8443}:lease` | string with a TTL | the lease holder's token |
+//! | `crawlgate:{https://example.com:8443}:tdm` | string | the origin's TDMRep record ([`codec::encode_tdm`]): not a state, so [`Store::origins`] does not list an origin by it |
 //! | `crawlgate:{KEY}:gate` | hash with an expiry | the request schedule of a politeness key: `next`, `until`, `last` (ms), `strikes` |
 //! | `crawlgate:{KEY}:inflight` | sorted set with an expiry | the key's in-flight leases: holder → expiry (ms, server time) |
 //!
@@ -450,11 +451,17 @@ impl RedisStore {
 
     /// The origin of a state key; `None` for keys that do not parse.
     fn origin_of(&self, key: &[u8]) -> Option<Origin> {
+        self.origin_of_key(key, "state")
+    }
+
+    /// The origin of a key `prefix:{origin}:<suffix>`; `None` for keys that do not parse.
+    fn origin_of_key(&self, key: &[u8], suffix: &str) -> Option<Origin> {
         let key = std::str::from_utf8(key).ok()?;
         let inner = key
             .strip_prefix(&*self.prefix)?
             .strip_prefix(":{")?
-            .strip_suffix("}:state")?;
+            .strip_suffix(suffix)?
+            .strip_suffix("}:")?;
         Origin::from_url(inner).ok()
     }
 
@@ -526,6 +533,54 @@ impl RedisStore {
             {
                 pruned.versions += before.saturating_sub(plan.state.history().len()) as u64;
                 pruned.bodies += deleted;
+            }
+        }
+        pruned.versions += self.prune_tdm(now).await?;
+        Ok(pruned)
+    }
+
+    /// Drops the versions older than 30 days at `now` from every TDMRep record's history (its
+    /// last good body is kept apart and stays); returns how many. Each record is replaced only
+    /// if it is still what was read (a compare-and-set): one written since by a fetch is left
+    /// for the next prune.
+    async fn prune_tdm(&self, now: SystemTime) -> Result<u64, StoreError> {
+        let mut pruned = 0;
+        for (_, key) in self.scan(&self.pattern("tdm")).await? {
+            // Keys that do not name an origin are not ours.
+            let Some(origin) = self.origin_of_key(&key, "tdm") else {
+                continue;
+            };
+            let mut conn = self.conn.clone();
+            let bytes: Option<Vec<u8>> = self
+                .run(
+                    || format!("reading the TDMRep record of {origin}"),
+                    redis::cmd("GET").arg(&key).query_async(&mut conn),
+                )
+                .await?;
+            let Some(bytes) = bytes else {
+                continue;
+            };
+            let mut record = codec::decode_tdm(&bytes).map_err(|message| StoreError::Corrupt {
+                origin: origin.to_string(),
+                message,
+            })?;
+            let n = record.state.prune(now);
+            if n == 0 {
+                continue;
+            }
+            let mut invocation = REPLACE_IF_UNCHANGED.prepare_invoke();
+            invocation
+                .key(&key)
+                .arg(&bytes)
+                .arg(codec::encode_tdm(&record));
+            let replaced: i64 = self
+                .run(
+                    || format!("pruning the TDMRep record of {origin}"),
+                    invocation.invoke_async(&mut conn),
+                )
+                .await?;
+            if replaced == 1 {
+                pruned += n as u64;
             }
         }
         Ok(pruned)
@@ -1018,6 +1073,20 @@ return 1
 
 /// The longest lease TTL sent: about 292 000 years, far from the server's overflow.
 const MAX_TTL_MS: u64 = (i64::MAX / 1000) as u64;
+
+/// A string replaced only if it still holds what was read: KEYS[1]; ARGV[1] the value read,
+/// ARGV[2] the new one. Returns 1 when replaced, else 0.
+static REPLACE_IF_UNCHANGED: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(
+        r"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2])
+  return 1
+end
+return 0
+",
+    )
+});
 
 /// The compare-and-set of an update. Returns 0 if `rev` changed (nothing written), else 1 + the
 /// number of bodies deleted.

@@ -61,6 +61,8 @@ mod store_loss;
 mod store_redis; // a store that loses data never takes a known good version away
 #[cfg(feature = "redis")]
 mod store_redis_cluster; // the Redis store on a real three-master Redis Cluster
+#[cfg(feature = "fetch")]
+mod store_tdm; // TDMRep records in the stores: kept apart, not listed, pruned
 
 // The gate: when a crawler may fetch (virtual clock; the middleware against real servers).
 #[cfg(feature = "fetch")]

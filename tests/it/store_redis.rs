@@ -450,3 +450,27 @@ async fn a_server_that_may_lose_states_is_reported_at_connect() {
     );
     assert_eq!(store(&server).await.durability_warning(), None);
 }
+
+/// TDMRep records on a real server: the contract every store keeps (a record apart from the
+/// state, not listed, pruned), under `prefix:{origin}:tdm`; a record that is not one is
+/// `Corrupt`, and a key that names no origin is skipped by the prune.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tdm_records_keep_the_stores_contract() {
+    let server = RedisServer::start();
+    let store = store(&server).await;
+    server.command(&[b"SET", b"crawlgate:{not an origin}:tdm", b"junk"]);
+    crate::store_tdm::tdm_records(&store).await;
+    let key = b"crawlgate:{https://tdm-only.example}:tdm";
+    assert_eq!(server.command(&[b"EXISTS", key]), "1");
+    assert_eq!(
+        server.command(&[b"EXISTS", b"crawlgate:{https://tdm-only.example}:state"]),
+        "0"
+    );
+
+    server.command(&[b"SET", key, b"not a record"]);
+    let err = store
+        .load_tdm(&origin("https://tdm-only.example"))
+        .await
+        .expect_err("corrupt");
+    assert!(matches!(err, StoreError::Corrupt { .. }), "{err}");
+}

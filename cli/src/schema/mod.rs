@@ -359,7 +359,9 @@ pub struct LintFetch<'a> {
     pub redirects: u8,
 }
 
-/// `page`: the merged answer, then every directive that applies with its source.
+/// `page`: the merged answer, then every directive that applies with its source, the problems
+/// and the bytes of HTML scanned: the library's view of the page's directives
+/// ([`crawlgate::page::Json`], with its problems), after the page's own fields.
 #[derive(Debug, Serialize)]
 pub struct Page<'a> {
     /// The URL as given, or the `--html` file as named.
@@ -370,59 +372,8 @@ pub struct Page<'a> {
     pub status: Option<u16>,
     /// The product token the directives are read for.
     pub agent: &'a str,
-    pub index: bool,
-    pub follow: bool,
-    pub archive: bool,
-    pub snippet: bool,
-    pub max_snippet: Option<i64>,
-    pub image_index: bool,
-    /// `none`, `standard`, `large`.
-    pub max_image_preview: Option<&'static str>,
-    pub max_video_preview: Option<i64>,
-    /// Unix seconds.
-    pub unavailable_after: Option<i64>,
-    pub translate: bool,
-    pub index_if_embedded: bool,
-    pub noai: bool,
-    pub noimageai: bool,
-    pub noml: bool,
-    pub tdm_reservation: Option<bool>,
-    pub tdm_policy: Option<&'a str>,
-    /// `Content-Usage` `train-ai`: `allowed`, `disallowed`, `unknown`.
-    pub train_ai: &'static str,
-    /// `Content-Usage` `search`.
-    pub search: &'static str,
-    pub directives: Vec<PageSource<'a>>,
-    pub unknown: Vec<PageSource<'a>>,
-    pub problems: Vec<PageProblem<'a>>,
-    /// Bytes of the HTML scanned.
-    pub html_scanned: usize,
-}
-
-/// Where a page directive was found.
-#[derive(Debug, Serialize)]
-pub struct PageSource<'a> {
-    /// `header` or `meta`.
-    pub source: &'static str,
-    /// The header's or the `<meta>`'s name, lowercase.
-    pub name: &'a str,
-    /// The product token it is scoped to; `null` for every agent.
-    pub agent: Option<&'a str>,
-    /// As written.
-    pub raw: &'a str,
-    /// `<meta>`: its line; header: `null`.
-    pub line: Option<usize>,
-    /// Header: the byte offset in the field; `<meta>`: the element's in the HTML.
-    pub offset: usize,
-}
-
-/// A page diagnostic.
-#[derive(Debug, Serialize)]
-pub struct PageProblem<'a> {
-    pub severity: &'static str,
-    pub code: &'static str,
-    pub message: &'a str,
-    pub at: PageSource<'a>,
+    #[serde(flatten)]
+    pub directives: crawlgate::page::Json<'a>,
 }
 
 /// `url`.
