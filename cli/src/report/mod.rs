@@ -93,6 +93,12 @@ mod enabled {
     pub fn report(args: &ReportArgs, out: &mut Out) -> anyhow::Result<Status> {
         let mode = Mode::from(args.mode);
         let agents = agents(&args.agent)?;
+        if args.pages > 0 && args.urls.is_none() && args.sitemap_urls == 0 {
+            anyhow::bail!(
+                "--pages reads the pages of the URLs the report follows: give --urls or \
+                 --sitemap-urls (and --agent)"
+            );
+        }
         if (args.urls.is_some() || args.sitemap_urls > 0) && agents.is_empty() {
             anyhow::bail!(
                 "--urls and --sitemap-urls need --agent: whose verdicts should the report show?"

@@ -361,6 +361,15 @@ fn report_pages_flags_up_to_n_disallowed_pages_and_offline_fetches_none() {
         2
     );
 
+    // --pages follows the URLs followed: without any, it is a usage error.
+    let o = run_at(
+        &state,
+        now,
+        &["report", "--agent", "testbot", "--pages", "2", &origin],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("--pages reads the pages of the URLs the report follows"));
+
     // --offline fetches nothing, and says so.
     let hits = server.hits();
     let o = run_at(
