@@ -506,6 +506,10 @@ pub struct ExplainArgs {
     /// URL of it) first, then URLs of that origin or paths.
     #[arg(value_name = "URL", required_unless_present = "robots")]
     pub urls: Vec<String>,
+    /// Fetch the page of each URL robots.txt disallows for the agent and flag the noindex
+    /// no crawler sees (`noindex-unseen`: the URL can still be indexed from links to it).
+    #[arg(long, conflicts_with = "robots")]
+    pub pages: bool,
     #[command(flatten)]
     pub http: HttpArgs,
     #[command(flatten)]
@@ -707,6 +711,11 @@ pub struct ReportArgs {
     /// announces, and one index level down; fetched now, not with --offline).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub sitemap_urls: usize,
+    /// Fetch the pages of up to N of the URLs followed that robots.txt disallows for an agent
+    /// (a few at a time) and flag those whose page says noindex, which no crawler that obeys
+    /// robots.txt sees (`noindex-unseen`). Not with --offline.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub pages: usize,
     /// Render from the state without fetching (by default every robots.txt is fetched now,
     /// and the fetch recorded in the state).
     #[arg(long)]

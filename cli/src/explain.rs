@@ -181,8 +181,18 @@ fn section(out: &mut Out, view: &View<'_>, s: &Section<'_>) -> std::io::Result<(
     let e = &s.explain;
     group_lines(out, view, e)?;
     rules_lines(out, e)?;
+    #[cfg(feature = "fetch")]
+    if let Some(p) = &e.politeness {
+        out.line(format_args!("  politeness:  {}", escape(&p.text)))?;
+    }
     for c in &s.checks {
         check_line(out, c)?;
+        for w in &c.warnings {
+            out.line(format_args!("    warning[{}]: {}", w.code, w.message))?;
+            for source in &w.sources {
+                out.line(format_args!("      page says {}", escape(source)))?;
+            }
+        }
     }
     Ok(())
 }
@@ -365,11 +375,14 @@ mod remote {
 mod remote {
     use anyhow::anyhow;
 
+    use anyhow::Context;
     use crawlgate::engine::{Answer, RobotsCache};
+    use crawlgate::http::Fetcher;
 
     use crawlgate::{request_path, Origin, ProductToken};
 
     use super::*;
+    use crate::engine::pages::{trap_warnings, Disallowed};
     use crate::engine::{
         answer_crawlers, body_in_force, crawler_user_agent, engine, fetch_options, runtime,
     };
@@ -393,6 +406,11 @@ mod remote {
         let urls = urls_on(&origin, first, &args.urls[1..], out, tally);
         let user_agent = crawler_user_agent(&args.http, &args.crawlers);
         let fetch = fetch_options(&args.http, user_agent, args.mode.into())?;
+        let pages = if args.pages {
+            Some(Fetcher::new(fetch.clone()).context("cannot set up the HTTP client")?)
+        } else {
+            None
+        };
         runtime()?.block_on(async {
             let state = state::open(&args.state, true).await?;
             let cache = engine(fetch, &state)?;
@@ -426,16 +444,39 @@ mod remote {
                     parsed: rules.as_deref(),
                     body: body.as_deref(),
                 };
+                let traps = match &pages {
+                    Some(fetcher) => {
+                        traps(
+                            &cache,
+                            fetcher,
+                            &urls,
+                            &tokens,
+                            &answers,
+                            judgement.verdict,
+                            out,
+                        )
+                        .await
+                    }
+                    None => Vec::new(),
+                };
+                let mut paces = Vec::with_capacity(tokens.len());
+                for token in &tokens {
+                    paces.push(politeness(&cache, token, first, out, tally).await);
+                }
                 let sections: Vec<Section<'_>> = crawlers
                     .each()
                     .zip(&tokens)
                     .zip(&answers)
-                    .map(|((crawler, token), each)| Section {
-                        explain: explain_agent(&view, token, crawler),
+                    .zip(paces)
+                    .map(|(((crawler, token), each), pace)| Section {
+                        explain: schema::Explain {
+                            politeness: pace,
+                            ..explain_agent(&view, token, crawler)
+                        },
                         checks: each
                             .iter()
                             .map(|(given, a)| {
-                                state_record(
+                                let mut c = state_record(
                                     given,
                                     token,
                                     crawler,
@@ -443,7 +484,15 @@ mod remote {
                                     Some(judgement.verdict),
                                     rules.as_ref(),
                                     &robots_txt,
-                                )
+                                );
+                                c.warnings = traps
+                                    .iter()
+                                    .filter(|(url, _)| url == given)
+                                    .flat_map(|(_, w)| w)
+                                    .filter(|w| w.agent == token.as_str())
+                                    .cloned()
+                                    .collect();
+                                c
                             })
                             .collect(),
                     })
@@ -455,6 +504,85 @@ mod remote {
             let finished = state::finish(&cache, &state, out).await;
             result.and_then(|r| finished.map(|()| r))
         })
+    }
+
+    /// `--pages`: the page of each URL some crawler's token is disallowed, fetched once (a few
+    /// at a time), and the noindex-unseen warnings it gives, per URL as given. A page that
+    /// cannot be read is reported (a warning: the answers stand).
+    async fn traps<'u>(
+        cache: &RobotsCache,
+        fetcher: &Fetcher,
+        urls: &[(&'u str, String)],
+        tokens: &[&ProductToken],
+        answers: &[Vec<(&'u str, Answer)>],
+        verdict: crawlgate::policy::Verdict,
+        out: &mut Out,
+    ) -> Vec<(&'u str, Vec<crate::schema::UrlWarning>)> {
+        let mut disallowed = Vec::new();
+        let mut given_of = Vec::new();
+        for (given, url) in urls {
+            let agents: Vec<_> = tokens
+                .iter()
+                .zip(answers)
+                .filter_map(|(token, each)| {
+                    let (_, a) = each.iter().find(|(g, _)| g == given)?;
+                    (!a.allowed).then(|| {
+                        (
+                            token.as_str().to_owned(),
+                            (*token).clone(),
+                            a.clone(),
+                            verdict,
+                        )
+                    })
+                })
+                .collect();
+            if !agents.is_empty() {
+                given_of.push(*given);
+                disallowed.push(Disallowed {
+                    url: url.clone(),
+                    agents,
+                });
+            }
+        }
+        let mut traps = Vec::new();
+        for (given, (url, result)) in given_of
+            .into_iter()
+            .zip(trap_warnings(cache, fetcher, disallowed).await)
+        {
+            match result {
+                Ok(w) => traps.push((given, w)),
+                Err(e) => out.error(format_args!(
+                    "warning: the page {} was not read: {}",
+                    escape(&url),
+                    escape(&e)
+                )),
+            }
+        }
+        traps
+    }
+
+    /// How the gate paces `token` on the origin of `url` now (nothing reserved); `None`, with
+    /// the error reported and counted, if the engine cannot answer.
+    async fn politeness(
+        cache: &RobotsCache,
+        token: &ProductToken,
+        url: &str,
+        out: &mut Out,
+        tally: &mut Tally,
+    ) -> Option<crate::schema::report::Politeness> {
+        match cache.politeness(token, url).await {
+            Ok(p) => Some(crate::engine::politeness::view(
+                token.as_str(),
+                p.key.to_string(),
+                &p.pacing,
+                p.at,
+            )),
+            Err(e) => {
+                out.error(e);
+                tally.failed += 1;
+                None
+            }
+        }
     }
 
     /// The URLs to check, each `(as given, as checked)`: `first` when it has a path, then

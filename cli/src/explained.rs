@@ -56,6 +56,8 @@ pub fn explain_agent<'a>(
         user_agents: Vec::new(),
         rules: Vec::new(),
         crawl_delay: None,
+        #[cfg(feature = "fetch")]
+        politeness: None,
         sitemaps: Vec::new(),
         agents: crawler.iter().map(ProductToken::as_str).collect(),
         matched_token: None,

@@ -28,19 +28,8 @@ async fn page(
     agent: &ProductToken,
     url: &str,
 ) -> Result<PagePart, String> {
-    let r = fetcher
-        .fetch_page(url, cache.options().page.html_budget)
-        .await
-        .map_err(|e| e.to_string())?;
-    let html = r.is_html();
-    let directives = cache.page_directives(
-        agent,
-        r.status,
-        r.headers.iter().map(|(k, v)| (k.as_str(), v.as_slice())),
-        html.then_some(r.body.as_slice()),
-    );
-    let final_url = (r.final_url != url).then_some(r.final_url);
-    Ok(PagePart::new(r.status, final_url, directives))
+    let r = crate::engine::pages::fetch(cache, fetcher, url).await?;
+    Ok(crate::engine::pages::part(cache, agent, url, &r))
 }
 
 fn show(out: &mut Out, p: &CrawlPolicy, page_error: Option<&str>) -> std::io::Result<()> {

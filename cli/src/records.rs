@@ -55,6 +55,7 @@ pub fn record<'a>(
         request_rate,
         usage: usage_record(usage),
         tdm: None,
+        warnings: Vec::new(),
     }
 }
 
@@ -289,5 +290,6 @@ pub fn state_record<'a>(
         request_rate: None,
         usage: None,
         tdm: None,
+        warnings: Vec::new(),
     }
 }

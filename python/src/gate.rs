@@ -69,28 +69,6 @@ fn option_secs(value: Option<f64>, what: &str) -> PyResult<Option<Duration>> {
     value.map(|v| input::duration(v, what)).transpose()
 }
 
-/// What set a spacing, kebab-case: `"default"`, `"crawl-delay"`, `"request-rate"`. Read from
-/// the variant's name, so that a source the engine adds gets a name here too.
-fn source_name(source: impl std::fmt::Debug) -> String {
-    let debug = format!("{source:?}");
-    let name: String = debug
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric())
-        .collect();
-    let mut out = String::with_capacity(name.len() + 4);
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('-');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
 /// The time between two requests to one origin, and what set it.
 #[pyclass(name = "Spacing", module = "crawlgate._crawlgate", frozen, get_all)]
 #[derive(Clone)]
@@ -108,7 +86,7 @@ impl From<Spacing> for PySpacing {
     fn from(s: Spacing) -> Self {
         PySpacing {
             delay: secs(s.delay),
-            source: source_name(s.source),
+            source: s.source.as_str().to_owned(),
             capped: s.capped,
         }
     }

@@ -112,6 +112,7 @@ mod keys;
 #[cfg(feature = "middleware")]
 mod middleware;
 mod policy;
+mod politeness;
 mod slots;
 mod stats;
 mod tdm;
@@ -125,6 +126,7 @@ pub use gate::{Permit, Recorded, Refused, Slot};
 #[cfg(feature = "middleware")]
 pub use middleware::{refusal, GateMiddleware};
 pub use policy::{CrawlPolicy, Edge, PagePart, PolicyWarning, TdmPart, TdmSource};
+pub use politeness::Politeness;
 pub use stats::{CacheStats, FetchClass};
 pub use tdm::{TdmAnswer, TdmError, TdmReservation};
 

@@ -78,6 +78,17 @@ impl Gate {
             .clone()
     }
 
+    /// The key's permits held in this process now (a peek: no semaphore is made).
+    pub fn in_flight(&self, key: &PoliteKey) -> usize {
+        let permits = self
+            .options
+            .max_concurrency
+            .clamp(1, Semaphore::MAX_PERMITS);
+        lock(&self.concurrency)
+            .get(key)
+            .map_or(0, |s| permits.saturating_sub(s.available_permits()))
+    }
+
     /// Frees a concurrency slot, and forgets the semaphore when nobody else holds or waits on
     /// it. Every clone is made under the map's lock, so the count read under it is exact.
     pub fn release(&self, key: &PoliteKey, held: Held) {

@@ -30,8 +30,8 @@ pub use key::{KeyKind, PoliteKey, UnknownKeyKind};
 pub use reason::Rfc3339;
 
 pub use schedule::{
-    backoff_delay, jitter, spacing, window_wait, BackoffRules, DelaySource, GateOptions, GateState,
-    Spacing,
+    backoff_delay, jitter, spacing, window_wait, Backoff, BackoffRules, DelaySource, GateOptions,
+    GateState, Pacing, Spacing, SpacingReason,
 };
 
 pub use state::{

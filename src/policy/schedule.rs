@@ -152,6 +152,17 @@ pub enum DelaySource {
     RequestRate,
 }
 
+impl DelaySource {
+    /// Its name, kebab-case: `default`, `crawl-delay` or `request-rate`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DelaySource::Default => "default",
+            DelaySource::CrawlDelay => "crawl-delay",
+            DelaySource::RequestRate => "request-rate",
+        }
+    }
+}
+
 /// The spacing between two requests to one origin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -314,6 +325,150 @@ impl GateState {
     }
 }
 
+/// Why a spacing is what it is ([`Pacing::reason`]): what the site asked for, and what the
+/// options made of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SpacingReason {
+    /// The agent's `Crawl-delay`, honoured as written.
+    CrawlDelay,
+    /// The agent's `Request-rate` interval, honoured as written.
+    RequestRate,
+    /// The site asked for no spacing: the configured [`GateOptions::default_delay`].
+    Default,
+    /// The site asked for less than [`GateOptions::default_delay`], which is the floor.
+    Floor,
+    /// The site asked for more than [`GateOptions::max_delay`], which is the cap.
+    Cap,
+}
+
+impl SpacingReason {
+    /// Its name, kebab-case: `crawl-delay`, `request-rate`, `default`, `floor` or `cap`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpacingReason::CrawlDelay => "crawl-delay",
+            SpacingReason::RequestRate => "request-rate",
+            SpacingReason::Default => "default",
+            SpacingReason::Floor => "floor",
+            SpacingReason::Cap => "cap",
+        }
+    }
+}
+
+/// A run of backoff statuses a schedule remembers ([`GateState::backoff_at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Backoff {
+    /// Backoff statuses in a row (1: the first backoff); the next one without `Retry-After`
+    /// waits `backoff_base × 2^step`, jittered and capped.
+    pub step: u32,
+    /// No slot before this: the end of the backoff (in the past once it has ended and the
+    /// run is still remembered).
+    pub until: SystemTime,
+    /// When the last backoff status was recorded.
+    pub last_failure: SystemTime,
+    /// When the run is forgiven if no backoff status comes before: `until` plus
+    /// [`GateOptions::backoff_forgive`]; the doubling starts over after it.
+    pub forgiven_at: SystemTime,
+}
+
+impl Backoff {
+    /// Whether the backoff still holds requests back at `now`.
+    pub fn holds(&self, now: SystemTime) -> bool {
+        self.until > now
+    }
+}
+
+/// A politeness key's pace at a time, read without changing anything: the spacing in force
+/// and why, the backoff the schedule remembers, and when the next slot would be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Pacing {
+    /// The spacing in force (capped, whole milliseconds) and its source.
+    pub spacing: Spacing,
+    /// Why the spacing is what it is.
+    pub reason: SpacingReason,
+    /// What the site asked for: the larger of its `Crawl-delay` and its `Request-rate`
+    /// interval (where the rate's window is open), before the floor and the cap; `None` when
+    /// it asked for neither.
+    pub asked: Option<Duration>,
+    /// The run of backoff statuses remembered, until it is forgiven.
+    pub backoff: Option<Backoff>,
+    /// The slot a permit asked for now would get (now at the earliest): after the last slot's
+    /// spacing, the backoff, and the `Visit-time` window, if one was given.
+    pub next_slot: SystemTime,
+}
+
+impl Pacing {
+    /// The pace at `now` of a key whose agent has `crawl_delay` and `request_rate`, whose
+    /// schedule is `schedule` (`None`: nothing recorded) and whose `Visit-time` window is
+    /// `window` (only when honoured). Pure: nothing is reserved.
+    pub fn at(
+        crawl_delay: Option<Duration>,
+        request_rate: Option<&RequestRate>,
+        schedule: Option<&GateState>,
+        window: Option<&TimeWindow>,
+        now: SystemTime,
+        options: &GateOptions,
+    ) -> Pacing {
+        let spacing = spacing(crawl_delay, request_rate, now, options);
+        let unix = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+        let rate = request_rate
+            .filter(|r| r.applies_at(unix))
+            .map(RequestRate::interval);
+        let asked = crawl_delay.max(rate);
+        let reason = if spacing.capped {
+            SpacingReason::Cap
+        } else {
+            match spacing.source {
+                DelaySource::CrawlDelay => SpacingReason::CrawlDelay,
+                DelaySource::RequestRate => SpacingReason::RequestRate,
+                DelaySource::Default if asked.is_some() => SpacingReason::Floor,
+                DelaySource::Default => SpacingReason::Default,
+            }
+        };
+        let at = ms(now.duration_since(UNIX_EPOCH).unwrap_or_default());
+        let state = schedule.copied().unwrap_or_default();
+        let mut slot = at.max(state.next_free).max(state.backoff_until);
+        if let Some(w) = window {
+            slot = slot.saturating_add(window_wait(w, slot));
+        }
+        Pacing {
+            spacing,
+            reason,
+            asked,
+            backoff: state.backoff_at(at, options.backoff_forgive),
+            next_slot: time_of(slot),
+        }
+    }
+}
+
+impl GateState {
+    /// The run of backoff statuses this schedule remembers at `now` (ms): `None` when there
+    /// is none, or when it ended `forgive` ago (the next backoff status starts a new run).
+    pub fn backoff_at(&self, now: u64, forgive: Duration) -> Option<Backoff> {
+        let forgiven_at = self.backoff_until.saturating_add(ms(forgive));
+        let remembered = self.strikes > 0 && now < forgiven_at;
+        if !remembered && self.backoff_until <= now {
+            return None;
+        }
+        Some(Backoff {
+            step: self.strikes,
+            until: time_of(self.backoff_until),
+            last_failure: time_of(self.last_failure),
+            forgiven_at: time_of(forgiven_at),
+        })
+    }
+}
+
+/// ms since the epoch as a time (the latest a `SystemTime` holds, should it overflow).
+fn time_of(at: u64) -> SystemTime {
+    UNIX_EPOCH
+        .checked_add(Duration::from_millis(at))
+        .or_else(|| UNIX_EPOCH.checked_add(Duration::from_secs(i64::MAX as u64 / 2)))
+        .unwrap_or(UNIX_EPOCH)
+}
+
 /// `d` rounded up to a whole millisecond, so that spacing is never less than asked.
 fn ceil_ms(d: Duration) -> Duration {
     let whole = Duration::from_millis(ms(d));
@@ -472,6 +627,52 @@ mod tests {
         // Slot 3000 was given out again, then 5000: releasing 3000 changes nothing.
         g.release(3000, 2000);
         assert_eq!(g.reserve(1500, 2000), 5500);
+    }
+
+    #[test]
+    fn pacing_names_why_and_reads_the_backoff_without_changing_it() {
+        let o = options();
+        let now = seven_utc();
+        let at = ms(now.duration_since(UNIX_EPOCH).unwrap_or_default());
+        let why = |cd: Option<Duration>, rate: Option<&RequestRate>| {
+            let p = Pacing::at(cd, rate, None, None, now, &o);
+            (p.reason, p.asked, p.next_slot)
+        };
+        assert_eq!(why(None, None), (SpacingReason::Default, None, now));
+        assert_eq!(
+            why(Some(Duration::from_millis(200)), None).0,
+            SpacingReason::Floor
+        );
+        assert_eq!(why(Some(secs(3)), None).0, SpacingReason::CrawlDelay);
+        assert_eq!(why(Some(secs(86_400)), None).0, SpacingReason::Cap);
+        let rate = RequestRate::parse("1/5s");
+        assert_eq!(
+            why(Some(secs(2)), rate.as_ref()),
+            (SpacingReason::RequestRate, Some(secs(5)), now)
+        );
+        // A schedule with two backoff statuses: step 2, its end, forgiven 30 minutes later.
+        let mut g = GateState::default();
+        g.reserve(at, 1000);
+        g.back_off(at, None, &unjittered());
+        g.back_off(at, None, &unjittered());
+        let before = g;
+        let p = Pacing::at(None, None, Some(&g), None, now, &o);
+        assert_eq!(g, before);
+        let b = p.backoff.expect("backoff");
+        assert_eq!((b.step, b.until), (2, now + secs(120)));
+        assert_eq!(b.forgiven_at, now + secs(120 + 1800));
+        assert_eq!(p.next_slot, b.until);
+        assert!(b.holds(now) && !b.holds(b.until));
+        // Remembered after its end, forgotten once forgiven.
+        assert!(g.backoff_at(at + 121_000, o.backoff_forgive).is_some());
+        assert_eq!(
+            g.backoff_at(at + (120 + 1800) * 1000, o.backoff_forgive),
+            None
+        );
+        // A Visit-time window moves the next slot to its opening.
+        let w = TimeWindow::parse("0800-0900").expect("window");
+        let p = Pacing::at(None, None, None, Some(&w), now, &o);
+        assert_eq!(p.next_slot, now + secs(3600));
     }
 
     proptest::proptest! {

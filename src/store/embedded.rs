@@ -740,6 +740,12 @@ impl Store for EmbeddedStore {
         Box::pin(async move { Ok(wait) })
     }
 
+    fn schedule<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, Option<GateState>> {
+        // The process's schedules, seeded from the file when it was opened.
+        let state = self.inner.schedules.get(key);
+        Box::pin(async move { Ok(state) })
+    }
+
     fn release<'a>(
         &'a self,
         key: &'a PoliteKey,

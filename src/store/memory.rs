@@ -8,7 +8,7 @@ use super::{
     LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreFuture, StoreUsage,
     TdmRecord, Updated,
 };
-use crate::policy::{BackoffRules, PoliteKey};
+use crate::policy::{BackoffRules, GateState, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -169,6 +169,11 @@ impl Store for MemoryStore {
     fn backed_off<'a>(&'a self, key: &'a PoliteKey, now: SystemTime) -> StoreFuture<'a, Duration> {
         let wait = self.schedules.backed_off(key, now);
         Box::pin(async move { Ok(wait) })
+    }
+
+    fn schedule<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, Option<GateState>> {
+        let state = self.schedules.get(key);
+        Box::pin(async move { Ok(state) })
     }
 
     fn release<'a>(

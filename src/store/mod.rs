@@ -249,6 +249,14 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
     }
 
+    /// A politeness key's schedule as stored ([`GateState`]: next slot, backoff end, backoff
+    /// statuses in a row, the last one), read without changing it; `None` when nothing is
+    /// kept for it. Times are on the store's clock (the Redis server's for the Redis store).
+    fn schedule<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, Option<GateState>> {
+        let _ = key;
+        Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
+    }
+
     /// Gives back a slot from [`Store::reserve`] whose permit was never handed out (its
     /// `acquire` was dropped): when no slot was reserved after it, the next one is that slot
     /// again, so that the next waiter does not wait a spacing for nothing.
@@ -498,6 +506,12 @@ impl LocalSchedules {
         self.with(key, slot, |g| {
             g.next_free = g.next_free.max(slot.saturating_add(ms(spacing)));
         });
+    }
+
+    /// [`Store::schedule`] in the process.
+    pub fn get(&self, key: &PoliteKey) -> Option<GateState> {
+        let s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        s.map.get(key).copied()
     }
 
     /// [`Store::backed_off`] in the process.

@@ -69,7 +69,7 @@
 //!
 //! [redis-rs]: https://github.com/redis-rs/redis-rs
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, LazyLock};
@@ -82,7 +82,7 @@ use super::{
     codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, TdmRecord,
     Updated,
 };
-use crate::policy::{BackoffRules, PoliteKey};
+use crate::policy::{BackoffRules, GateState, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -816,6 +816,21 @@ impl Store for RedisStore {
         })
     }
 
+    fn schedule<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, Option<GateState>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let fields: HashMap<String, String> = self
+                .run(
+                    || format!("reading the schedule of {key}"),
+                    redis::cmd("HGETALL")
+                        .arg(self.schedule_keys(key).gate())
+                        .query_async(&mut conn),
+                )
+                .await?;
+            Ok(gate_state(&fields))
+        })
+    }
+
     fn release<'a>(
         &'a self,
         key: &'a PoliteKey,
@@ -949,6 +964,28 @@ impl Keys {
 /// `f`'s answer, or `None` if it takes longer than `d`.
 async fn within(d: Duration, f: impl Future<Output = Option<String>>) -> Option<String> {
     tokio::time::timeout(d, f).await.ok().flatten()
+}
+
+/// A gate hash's fields (`next`, `until`, `last` in ms, `strikes`) as a [`GateState`]; `None`
+/// for no hash. A field that is missing or not a number reads as 0, as the scripts read it.
+fn gate_state(fields: &HashMap<String, String>) -> Option<GateState> {
+    if fields.is_empty() {
+        return None;
+    }
+    let number = |name: &str| -> u64 {
+        fields
+            .get(name)
+            .and_then(|v| v.parse::<f64>().ok())
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            // Whole ms, as the scripts write them.
+            .map_or(0, |v| v.min(u64::MAX as f64) as u64)
+    };
+    Some(GateState {
+        next_free: number("next"),
+        backoff_until: number("until"),
+        strikes: u32::try_from(number("strikes")).unwrap_or(u32::MAX),
+        last_failure: number("last"),
+    })
 }
 
 fn gate_ms(d: Duration) -> u64 {

@@ -71,6 +71,8 @@ mod gate;
 mod gate_keys; // politeness keys at a real server: IP, origin, registrable domain
 #[cfg(feature = "middleware")]
 mod gate_middleware;
+#[cfg(all(feature = "redb", feature = "redis"))]
+mod politeness; // a key's pace read without reserving: the spacing's why, the backoff, the stores
 
 // Sitemaps.
 #[cfg(feature = "sitemap")]

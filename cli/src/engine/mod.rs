@@ -3,6 +3,8 @@
 //! goes to the network. Results are returned (or streamed) in order: printing is the commands'.
 
 pub mod fetch_now;
+pub mod pages;
+pub mod politeness;
 pub mod report;
 
 use std::sync::Arc;

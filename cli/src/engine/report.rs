@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use crawlgate::policy::{
-    Content, Digest, Judgement, OriginState, PolicyOptions, Verdict, VerdictReason, Version,
+    Content, Digest, GateState, Judgement, OriginState, PolicyOptions, Verdict, VerdictReason,
+    Version,
 };
 use crawlgate::{Decision, Mode, Options, Origin, ProductToken, Robots};
 
@@ -36,7 +37,8 @@ pub struct AgentSpec {
 }
 
 impl AgentSpec {
-    fn token(&self, mode: Mode) -> &ProductToken {
+    /// Its token in `mode`.
+    pub fn token(&self, mode: Mode) -> &ProductToken {
         match mode {
             Mode::Rfc => &self.rfc,
             Mode::Google => &self.google,
@@ -118,12 +120,42 @@ pub fn build(inputs: &Inputs<'_>) -> Option<RobotsReport> {
         warnings,
         in_force: in_force(state, &judgement, in_force_index),
         next_fetch: state.next_due().map(rfc3339),
+        // Filled in by [`politeness`], from the stored schedule.
+        politeness: Vec::new(),
         file,
         versions: views,
         verdict_changes,
         mode_differences,
         matrix,
     })
+}
+
+/// How the gate paces each of `agents` on the report's origin, whose politeness key is `key`
+/// and request schedule `schedule` (as stored, if one is): from the file in force (none: no
+/// crawl-delay), at the report's time.
+pub fn politeness(
+    inputs: &Inputs<'_>,
+    agents: &[AgentSpec],
+    key: &str,
+    schedule: Option<&GateState>,
+) -> Vec<super::politeness::Politeness> {
+    let judgement = inputs
+        .state
+        .verdict_at(inputs.now, &PolicyOptions::default());
+    let body = in_force_rules(inputs, &judgement);
+    let robots = body.map(|b| Robots::parse_with(&b, &Options::mode(inputs.mode)).robots);
+    agents
+        .iter()
+        .map(|agent| {
+            let pacing = super::politeness::pacing(
+                robots.as_ref(),
+                agent.token(inputs.mode),
+                schedule,
+                inputs.now,
+            );
+            super::politeness::view(&agent.name, key.to_owned(), &pacing, inputs.now)
+        })
+        .collect()
 }
 
 /// Each version's rules in the report's mode, for verdict changes.
@@ -481,6 +513,7 @@ fn matrix(inputs: &Inputs<'_>, j: &Judgement, body: Option<&[u8]>) -> Vec<Matrix
         .iter()
         .map(|url| MatrixRow {
             url: url.clone(),
+            warnings: Vec::new(),
             cells: inputs
                 .agents
                 .iter()

@@ -215,6 +215,15 @@ fn robots_txt(h: &mut String, r: &RobotsReport, n: usize, agents: &[String]) {
     if let Some(t) = &r.next_fetch {
         let _ = write!(h, "<dt>Next fetch</dt><dd>{}</dd>", time(t));
     }
+    for p in &r.politeness {
+        let _ = write!(
+            h,
+            "<dt>Politeness</dt><dd class=\"politeness\" data-reason=\"{}\"><code>{}</code>: {}</dd>",
+            attr(p.reason),
+            text(&p.agent),
+            with_times(&p.text)
+        );
+    }
     if let Some(to) = &r.final_url {
         let _ = write!(
             h,
@@ -611,8 +620,23 @@ fn verdict_tables(h: &mut String, r: &RobotsReport, agents: &[String]) {
         h.push_str("</tr></thead>\n<tbody>\n");
         for row in &r.matrix {
             let _ = write!(h, "<tr><td class=\"url\">{}</td>", text(&row.url));
-            for c in &row.cells {
-                let _ = write!(h, "<td>{}</td>", cell(c));
+            for (c, a) in row.cells.iter().zip(agents) {
+                let _ = write!(h, "<td>{}", cell(c));
+                for w in row.warnings.iter().filter(|w| &w.agent == a) {
+                    let _ = write!(
+                        h,
+                        "<div class=\"trap\" data-code=\"{}\"><span class=\"w-code\">{}</span> \
+                         {}",
+                        attr(w.code),
+                        text(w.code),
+                        text(w.message)
+                    );
+                    for source in &w.sources {
+                        let _ = write!(h, "<br>page says <code>{}</code>", text(source));
+                    }
+                    h.push_str("</div>");
+                }
+                h.push_str("</td>");
             }
             h.push_str("</tr>\n");
         }

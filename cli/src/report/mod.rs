@@ -53,13 +53,15 @@ mod enabled {
 
     use anyhow::Context;
     use crawlgate::http::{FetchOptions, Fetcher};
-    use crawlgate::policy::Digest;
+    use crawlgate::policy::{Digest, KeyKind, PoliteKey};
     use crawlgate::sitemap::{Format, Item, Reader};
+    use crawlgate::store::StoreError;
     use crawlgate::{Mode, Origin, ProductToken};
     use crawlgate::{Options, Robots};
 
     use super::*;
     use crate::engine::fetch_now::fetch_all;
+    use crate::engine::pages::{trap_warnings, Disallowed};
     use crate::engine::report::{self as model, AgentSpec, Inputs, RobotsReport};
     use crate::engine::{engine, fetch_options, runtime};
     use crate::schema::{self, Record};
@@ -91,6 +93,12 @@ mod enabled {
     pub fn report(args: &ReportArgs, out: &mut Out) -> anyhow::Result<Status> {
         let mode = Mode::from(args.mode);
         let agents = agents(&args.agent)?;
+        if args.pages > 0 && args.urls.is_none() && args.sitemap_urls == 0 {
+            anyhow::bail!(
+                "--pages reads the pages of the URLs the report follows: give --urls or \
+                 --sitemap-urls (and --agent)"
+            );
+        }
         if (args.urls.is_some() || args.sitemap_urls > 0) && agents.is_empty() {
             anyhow::bail!(
                 "--urls and --sitemap-urls need --agent: whose verdicts should the report show?"
@@ -116,11 +124,32 @@ mod enabled {
             .clone()
             .or_else(|| args.agent.first().cloned())
             .unwrap_or_else(|| FetchOptions::default().user_agent);
+        // Politeness is shown for the agents given, else for the User-Agent the report
+        // fetches with.
+        let pace_agents = if agents.is_empty() {
+            let token = ProductToken::from_user_agent(&user_agent)
+                .unwrap_or_else(|_| ProductToken::verbatim(&user_agent));
+            vec![AgentSpec {
+                name: token.as_str().to_owned(),
+                rfc: token,
+                google: ProductToken::verbatim(&user_agent),
+            }]
+        } else {
+            agents.clone()
+        };
         let options = fetch_options(&args.http, user_agent, mode)?;
         if args.offline && args.sitemap_urls > 0 {
             anyhow::bail!("--sitemap-urls fetches sitemaps: it cannot be used with --offline");
         }
         let sitemap_fetcher = if args.sitemap_urls > 0 {
+            Some(Fetcher::new(options.clone()).context("cannot set up the HTTP client")?)
+        } else {
+            None
+        };
+        if args.pages > 0 && args.offline {
+            out.error("warning: --pages: no page fetched (--offline fetches nothing)");
+        }
+        let page_fetcher = if args.pages > 0 && !args.offline {
             Some(Fetcher::new(options.clone()).context("cannot set up the HTTP client")?)
         } else {
             None
@@ -139,10 +168,11 @@ mod enabled {
                 }
             }
             failed += check_urls(&urls, &targets, out);
+            let mut cache = None;
             if !args.offline {
-                let cache = engine(options, &state)?;
+                let engine = cache.insert(engine(options, &state)?);
                 failed += fetch_all(
-                    &cache,
+                    engine,
                     &state,
                     &targets,
                     args.concurrency.concurrency,
@@ -159,6 +189,12 @@ mod enabled {
                 urls: &urls,
                 sitemaps: sitemap_fetcher.as_ref().map(|f| (f, args.sitemap_urls)),
                 mode,
+                pace_agents: &pace_agents,
+                pages: match (&page_fetcher, &cache) {
+                    (Some(f), Some(c)) => Some((f, c)),
+                    _ => None,
+                },
+                pages_left: std::cell::Cell::new(args.pages),
             };
             for origin in &targets {
                 match build.one(origin, out).await? {
@@ -286,6 +322,12 @@ mod enabled {
         /// `--sitemap-urls N`: the client that reads sitemaps, and N.
         sitemaps: Option<(&'a Fetcher, usize)>,
         mode: Mode,
+        /// The agents whose politeness is shown: `agents`, else the default User-Agent's.
+        pace_agents: &'a [AgentSpec],
+        /// `--pages N`: the client that reads pages and the engine that answers for them…
+        pages: Option<(&'a Fetcher, &'a crawlgate::engine::RobotsCache)>,
+        /// …and how many pages may still be read.
+        pages_left: std::cell::Cell<usize>,
     }
 
     /// What became of one origin.
@@ -334,7 +376,81 @@ mod enabled {
                 urls: &on_origin,
                 mode: self.mode,
             };
-            Ok(model::build(&inputs).map_or(One::NothingRecorded, |r| One::Report(Box::new(r))))
+            let Some(mut report) = model::build(&inputs) else {
+                return Ok(One::NothingRecorded);
+            };
+            let key = PoliteKey::of(KeyKind::default(), origin);
+            let schedule = match state.store.schedule(&key).await {
+                Ok(s) => s,
+                Err(StoreError::Unsupported(_)) => None,
+                Err(e) => return Err(e.into()),
+            };
+            report.politeness = model::politeness(
+                &inputs,
+                self.pace_agents,
+                &key.to_string(),
+                schedule.as_ref(),
+            );
+            if let Some((fetcher, cache)) = self.pages {
+                self.traps(fetcher, cache, origin, &mut report, out).await;
+            }
+            Ok(One::Report(Box::new(report)))
+        }
+    }
+
+    impl Build<'_> {
+        /// `--pages`: the URLs of `report`'s matrix that robots.txt disallows for an agent,
+        /// while pages may still be read, each page fetched once (a few at a time); the
+        /// noindex-unseen warnings go on the URL's row. A page that cannot be read is
+        /// reported (a warning: the verdicts stand).
+        async fn traps(
+            &self,
+            fetcher: &Fetcher,
+            cache: &crawlgate::engine::RobotsCache,
+            origin: &Origin,
+            report: &mut RobotsReport,
+            out: &mut Out,
+        ) {
+            let mut disallowed = Vec::new();
+            for row in &report.matrix {
+                if self.pages_left.get() == 0 {
+                    break;
+                }
+                let url = if row.url.starts_with('/') {
+                    format!("{origin}{}", row.url)
+                } else {
+                    row.url.clone()
+                };
+                let mut agents = Vec::new();
+                for agent in self.agents {
+                    let token = agent.token(self.mode);
+                    if let Ok((answer, verdict, _)) = cache.check_in_force(token, &url).await {
+                        if !answer.allowed {
+                            agents.push((agent.name.clone(), token.clone(), answer, verdict));
+                        }
+                    }
+                }
+                if !agents.is_empty() {
+                    self.pages_left.set(self.pages_left.get() - 1);
+                    disallowed.push((row.url.clone(), Disallowed { url, agents }));
+                }
+            }
+            let (rows, disallowed): (Vec<String>, Vec<Disallowed>) = disallowed.into_iter().unzip();
+            let results = trap_warnings(cache, fetcher, disallowed).await;
+            for (row_url, (url, result)) in rows.iter().zip(results) {
+                match result {
+                    Ok(warnings) => {
+                        if let Some(row) = report.matrix.iter_mut().find(|r| &r.url == row_url) {
+                            row.warnings = warnings;
+                        }
+                    }
+                    Err(e) => out.error(format_args!(
+                        "warning: the page {} was not read: {}",
+                        crate::output::escape(&url),
+                        crate::output::escape(&e)
+                    )),
+                }
+            }
         }
     }
 

@@ -75,6 +75,13 @@ fn facts(out: &mut Out, r: &RobotsReport) -> std::io::Result<()> {
     if let Some(t) = &r.next_fetch {
         out.line(format_args!("  next fetch:  {}", local(t)))?;
     }
+    for p in &r.politeness {
+        out.line(format_args!(
+            "  politeness:  {}: {}",
+            escape(&p.agent),
+            escape(&localize(&p.text))
+        ))?;
+    }
     if let Some(to) = &r.final_url {
         out.line(format_args!(
             "  redirected:  {}, to {}",
@@ -258,6 +265,17 @@ fn verdicts_now(out: &mut Out, r: &RobotsReport, agents: &[String]) -> std::io::
                 let _ = write!(line, "  {:<w$}", c.verdict);
             }
             out.line(format_args!("{}", line.trim_end()))?;
+            for w in &row.warnings {
+                out.line(format_args!(
+                    "      warning[{}] for {}: {}",
+                    w.code,
+                    escape(&w.agent),
+                    w.message
+                ))?;
+                for source in &w.sources {
+                    out.line(format_args!("        page says {}", escape(source)))?;
+                }
+            }
         }
     }
     Ok(())

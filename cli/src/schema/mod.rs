@@ -116,6 +116,26 @@ pub struct Check<'a> {
     /// With `--tdm`: what TDMRep's `tdmrep.json` says about the URL.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tdm: Option<Tdm>,
+    /// With `explain --pages`: how the URL's policy parts combine badly (`noindex-unseen`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<UrlWarning>,
+}
+
+/// A warning about a URL for an agent, with the code `crawlgate policy` gives it:
+/// `noindex-unseen` (robots.txt disallows the URL and its page says `noindex`, which no
+/// crawler that obeys robots.txt ever sees).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UrlWarning {
+    /// The agent it is about, as given.
+    pub agent: String,
+    /// `noindex-unseen`.
+    pub code: &'static str,
+    /// What it means, in words.
+    pub message: &'static str,
+    /// The page's directives behind it, as written, with where each is
+    /// (`noindex (header x-robots-tag #0 @0)`, `noindex (meta robots line 4)`): the site's
+    /// words, to be escaped when shown.
+    pub sources: Vec<String>,
 }
 
 /// `check --tdm`: the URL's TDMRep reservation from the origin's `/.well-known/tdmrep.json`.
@@ -255,6 +275,11 @@ pub struct Explain<'a> {
     /// The merged rules in the order they are tried: the first that matches decides.
     pub rules: Vec<ExplainRule>,
     pub crawl_delay: Option<CrawlDelay>,
+    /// How the gate paces the agent's requests to the origin now (the delay in force and
+    /// why, a backoff): only for a robots.txt read from the crawl state, not `--robots FILE`.
+    #[cfg(feature = "fetch")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub politeness: Option<report::Politeness>,
     /// Every `Sitemap:` line of the file (they belong to no group).
     pub sitemaps: Vec<SitemapLine<'a>>,
     /// The tokens of the crawler asking, most specific first (see [`Check::agents`]).

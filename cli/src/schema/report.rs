@@ -33,6 +33,10 @@ pub struct RobotsReport {
     pub in_force: InForce,
     /// The next fetch (RFC 3339, UTC).
     pub next_fetch: Option<String>,
+    /// How the gate paces each agent's requests to the origin (the default agent's when none
+    /// was given; `report` fills it in, the service's report leaves it out).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub politeness: Vec<Politeness>,
     /// The last fetched file (the newest version that is a file), with its problems.
     pub file: Option<FileView>,
     /// The versions of the last 30 days, oldest first; each differs from the one before.
@@ -220,4 +224,51 @@ pub struct ModeDifference {
 pub struct MatrixRow {
     pub url: String,
     pub cells: Vec<Cell>,
+    /// With `--pages`: how the URL's policy parts combine badly for an agent
+    /// (`noindex-unseen`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<super::UrlWarning>,
+}
+
+/// How the gate paces one agent's requests to the origin (its politeness key) now: the delay
+/// in force and why, a backoff and when it is forgiven, the next slot. The `politeness`
+/// object of the `report` record (one per agent) and of `explain`'s.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Politeness {
+    /// The agent, as given (the product token of the default User-Agent when none was).
+    pub agent: String,
+    /// The politeness key its requests are scheduled under (the origin).
+    pub key: String,
+    /// Seconds between two requests.
+    pub delay: f64,
+    /// Why: `crawl-delay`, `request-rate`, `default` (the site asks for none), `floor` (the
+    /// site asks for less than the default delay) or `cap` (for more than the longest delay
+    /// honoured).
+    pub reason: &'static str,
+    /// What the site asks for, in seconds (its `Crawl-delay` or `Request-rate` interval,
+    /// whichever is longer), before the floor and the cap; `null` when it asks for neither.
+    pub asked: Option<f64>,
+    /// A run of 429/503 answers the schedule remembers; `null` when there is none (or it was
+    /// forgiven).
+    pub backoff: Option<BackoffView>,
+    /// When the next request may go (RFC 3339, UTC); `null` when it may go now.
+    pub next_slot: Option<String>,
+    /// The whole of it in a sentence, for the terminal and the page.
+    #[serde(skip)]
+    pub text: String,
+}
+
+/// A backoff, as [`Politeness`] shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BackoffView {
+    /// 429/503 answers in a row: the next one without `Retry-After` waits twice as long.
+    pub step: u32,
+    /// No request before this (RFC 3339, UTC).
+    pub until: String,
+    /// Whether it still holds requests back.
+    pub active: bool,
+    /// The last 429/503 (RFC 3339, UTC).
+    pub last_failure: String,
+    /// The run is forgiven then if no 429/503 comes before (RFC 3339, UTC).
+    pub forgiven_at: String,
 }

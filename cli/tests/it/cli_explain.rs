@@ -454,6 +454,8 @@ fn explain_without_robots_reads_the_crawl_state() {
             "    line 6: Disallow: /private",
             "  crawl-delay: none",
             "  sitemaps:    none",
+            "  politeness:  1 s between requests (the default delay; the site asks for none); \
+             next request now",
             &format!(
                 "  disallowed\t{}\tline 6: Disallow: /private",
                 server.url("/private/x")
@@ -523,6 +525,8 @@ fn explain_of_an_unreachable_robots_txt_shows_the_verdict() {
         format!(
             "robots.txt: {}\nverdict:    disallow-all ({reason})\n\nagent mybot\n\
              \x20 group:       none: the verdict is disallow-all, not a set of rules\n\
+             \x20 politeness:  1 s between requests (the default delay; the site asks for none); \
+             next request now\n\
              \x20 unreachable\t/a\t{reason}\n",
             server.url("/robots.txt")
         )

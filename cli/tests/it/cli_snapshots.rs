@@ -282,6 +282,33 @@ fn policy_remote() {
     );
 }
 
+/// `explain` from the crawl state with `--pages`: the politeness line, and the noindex trap
+/// under the disallowed URL whose page says noindex (the allowed one's page is not fetched).
+#[test]
+fn explain_pages() {
+    let (_rt, server) = support::serve_blocking(|r| match r.path.as_str() {
+        "/robots.txt" => Reply::text(200, ROBOTS),
+        _ => Reply::Full {
+            status: 200,
+            headers: vec![
+                ("content-type".into(), "text/html".into()),
+                ("x-robots-tag".into(), "noarchive".into()),
+            ],
+            body: b"<html><head>\n<meta name=\"robots\" content=\"noindex\"></head><body>".to_vec(),
+        },
+    });
+    let servers = [("[ADDR]", &server)];
+    let case = Case::new(&servers);
+    let origin = server.url("/");
+    case.run_both(
+        &["explain", "--pages", "--agent", "MyBot"],
+        &[&origin, "/private/a", "/public"],
+        1,
+        file!["snapshots/explain_pages.txt": Text],
+        file!["snapshots/explain_pages.jsonl": Text],
+    );
+}
+
 /// `fetch`, then `history`, then `recrawl`, on one state.
 #[test]
 fn fetch_history_recrawl() {

@@ -27,6 +27,8 @@ mod cli_fetch;
 mod cli_long; // long runs: progress, concurrency, interruption
 #[cfg(feature = "fetch")]
 mod cli_page; // page directives: a real server, a local file
+#[cfg(feature = "redb")]
+mod cli_politeness; // politeness and the noindex trap in report and explain, at real servers
 #[cfg(feature = "fetch")]
 mod cli_report;
 #[cfg(feature = "fetch")]
