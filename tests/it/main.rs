@@ -69,6 +69,8 @@ mod gate;
 mod gate_keys; // politeness keys at a real server: IP, origin, registrable domain
 #[cfg(feature = "middleware")]
 mod gate_middleware;
+#[cfg(feature = "fetch")]
+mod gate_server; // the backoff curve at a real server
 
 // Sitemaps.
 #[cfg(feature = "sitemap")]

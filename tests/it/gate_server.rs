@@ -1,0 +1,116 @@
+//! The gate's rules at real servers on 127.0.0.1, in real time, with arrival times recorded by
+//! the server: the backoff curve of a site that answers 429 without `Retry-After` five times
+//! (steps doubling within the jitter, the cap, forgiveness after a quiet spell), on options
+//! scaled down from seconds to milliseconds. (Spacing across processes and runs is in
+//! `../gate_fleet.rs`.)
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::support::{Reply, TestServer};
+use crawlgate::engine::{CacheOptions, Recorded, RobotsCache};
+use crawlgate::ProductToken;
+
+fn bot() -> ProductToken {
+    ProductToken::new("testbot").expect("token")
+}
+
+/// The schedule's unit: a backoff's end is kept in whole milliseconds of the engine's clock, so a
+/// request may come up to this much before the exact end measured from the record.
+const MS: Duration = Duration::from_millis(1);
+
+/// The backoff's options scaled down: base 100 ms, cap 800 ms, forgiven 300 ms after a
+/// backoff's end, ±10 % jitter from a fixed seed; spacing 20 ms.
+const BASE: Duration = Duration::from_millis(100);
+const CAP: Duration = Duration::from_millis(800);
+const FORGIVE: Duration = Duration::from_millis(300);
+const SPACING: Duration = Duration::from_millis(20);
+/// How much later than its slot a request may reach the server: a wake-up and a loopback
+/// request on two shared cores (a few ms measured); generous, since only the lower bound
+/// says whether the gate was polite.
+const LATE: Duration = Duration::from_millis(250);
+
+/// A site whose page requests are answered by `statuses` in turn (then 200), with the arrival
+/// time of each.
+async fn scripted_site(statuses: &'static [u16]) -> (TestServer, Arc<Mutex<Vec<Instant>>>) {
+    let arrivals: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let seen = arrivals.clone();
+    let server = TestServer::start(move |r| {
+        if r.path == "/robots.txt" {
+            return Reply::text(200, "User-agent: *\nDisallow: /private\n");
+        }
+        let mut seen = seen.lock().expect("arrivals");
+        seen.push(Instant::now());
+        let status = statuses.get(seen.len() - 1).copied().unwrap_or(200);
+        Reply::text(status, "page")
+    })
+    .await;
+    (server, arrivals)
+}
+
+/// `d` × `permille` / 1000.
+fn per_mille(d: Duration, permille: u32) -> Duration {
+    d * permille / 1000
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_backoff_curve_at_a_real_server_has_its_steps_cap_jitter_and_forgiveness() {
+    // Five 429s without Retry-After, then (after a quiet spell longer than the forgiveness)
+    // one more, then 200s.
+    const STATUSES: &[u16] = &[429, 429, 429, 429, 429, 429];
+    let (server, arrivals) = scripted_site(STATUSES).await;
+    let mut options = CacheOptions::default();
+    options.gate.default_delay = SPACING;
+    options.gate.backoff_base = BASE;
+    options.gate.backoff_max = CAP;
+    options.gate.backoff_forgive = FORGIVE;
+    options.gate.backoff_jitter_percent = 10;
+    options.gate.jitter_seed = Some(36);
+    let cache = RobotsCache::new(options).expect("engine");
+    let client = reqwest::Client::new();
+    let mut waits = Vec::new();
+    for k in 0..8 {
+        if k == 5 {
+            // Quiet: no request from the backoff's end until the forgiveness has passed.
+            let last: Duration = waits.last().copied().unwrap_or_default();
+            tokio::time::sleep(last + FORGIVE + Duration::from_millis(50)).await;
+        }
+        let url = server.url(&format!("/page{k}"));
+        let permit = cache.acquire(&bot(), &url).await.expect("allowed");
+        let response = client.get(&url).send().await.expect("fetch");
+        let recorded = permit
+            .record_response(response.status().as_u16(), response.headers())
+            .await;
+        match recorded {
+            Recorded::BackedOff(wait) => waits.push(wait),
+            Recorded::Served => {}
+            other => panic!("page {k}: {other:?}"),
+        }
+    }
+    let times = arrivals.lock().expect("arrivals").clone();
+    assert_eq!(times.len(), 8);
+    assert_eq!(waits.len(), 6);
+    let gaps: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
+    eprintln!("  backoffs {waits:?}\n  gaps at the server {gaps:?}");
+    // The steps: 100, 200, 400, 800 ms, then the cap (800), each within ±10 % and never above
+    // the cap; after the quiet spell the run is forgiven: the first step again.
+    let nominal = [100u64, 200, 400, 800, 800, 100].map(Duration::from_millis);
+    for (k, (wait, step)) in waits.iter().zip(nominal).enumerate() {
+        assert!(
+            *wait >= per_mille(step, 900) && *wait <= per_mille(step, 1100).min(CAP),
+            "backoff {k}: {wait:?} for a step of {step:?}"
+        );
+    }
+    // At the server: no request before the backoff's end (the backoff starts when the 429 is
+    // recorded, after it arrived), nor long after it.
+    for k in 0..4 {
+        assert!(gaps[k] + MS >= waits[k], "gap {k}: {gaps:?} {waits:?}");
+        assert!(gaps[k] <= waits[k] + LATE, "gap {k}: {gaps:?} {waits:?}");
+    }
+    assert!(gaps[4] + MS >= waits[4] + FORGIVE, "{gaps:?}");
+    assert!(gaps[5] + MS >= waits[5], "{gaps:?} {waits:?}");
+    assert!(gaps[5] <= waits[5] + LATE, "{gaps:?} {waits:?}");
+    // Then the spacing alone.
+    assert!(gaps[6] + MS >= SPACING, "{gaps:?}");
+    assert!(gaps[6] <= SPACING + LATE, "{gaps:?}");
+}
