@@ -6,7 +6,8 @@
 //! Redis scripts follow the schedule's rules; the embedded store's schedule (backoff and
 //! spacing) survives a restart, and two crawler runs back to back on one redb file keep the
 //! spacing at the server; a Redis outage of 5 s keeps three processes within the site's rate
-//! (`fleet_size`).
+//! (`fleet_size`); after a 429 (with `Retry-After`, and without) no request of three processes
+//! reaches the server before the backoff's end.
 //!
 //! One binary (`harness = false`) plays both parts: run by `cargo test`, it is the parent; with
 //! `CRAWLGATE_GATE_CHILD` set it is a crawler process (on the Redis server or the redb file
@@ -63,6 +64,10 @@ fn main() {
             (
                 "two_runs_back_to_back_on_one_redb_file_keep_the_spacing",
                 redb_runs,
+            ),
+            (
+                "after_a_429_no_request_of_the_fleet_comes_before_the_backoff_ends",
+                after_429,
             ),
         ],
     );
@@ -122,11 +127,14 @@ fn child_main() {
     let seconds: Option<u64> = std::env::var("CRAWLGATE_SECONDS")
         .ok()
         .and_then(|v| v.parse().ok());
-    // Pages to fetch in `spacing` mode, when not the default.
+    // Pages to fetch in `spacing` mode, and the backoff's base (ms), when not the defaults.
     let pages: usize = std::env::var("CRAWLGATE_PAGES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(PAGES);
+    let backoff_ms: Option<u64> = std::env::var("CRAWLGATE_BACKOFF_MS")
+        .ok()
+        .and_then(|v| v.parse().ok());
     support::runtime(2).block_on(async {
         let store: Arc<dyn Store> = if state.starts_with("redis://") {
             let mut redis_options = RedisOptions::new(state);
@@ -143,6 +151,9 @@ fn child_main() {
         let mut options = child_options(&mode);
         if let Some(n) = fleet_size {
             options.gate.fleet_size = n;
+        }
+        if let Some(ms) = backoff_ms {
+            options.gate.backoff_base = Duration::from_millis(ms);
         }
         let cache = RobotsCache::with_store(options, store, Arc::new(SystemClock)).expect("engine");
         let client = reqwest::Client::new();
@@ -722,5 +733,65 @@ fn redb_runs() {
     let jitter = Duration::from_millis(20);
     for gap in &gaps {
         assert!(*gap + jitter >= spacing, "gaps {gaps:?}");
+    }
+}
+
+/// Three processes on one Redis, one request in flight at a time across them (the default
+/// limit), on a slow site (80 ms a page) with `Crawl-delay: 0.05` that answers its third page
+/// request 429: no request of any of them reaches the server between that 429 and the end of
+/// the backoff, with `Retry-After: 1` and, in a second run, without it (a 500 ms base, ±10 %).
+/// The other processes' slots come while the 429's request is in flight: they wait for its
+/// place, and must find the backoff when they get it.
+fn after_429() {
+    for retry_after in [true, false] {
+        let rt = support::runtime(4);
+        let redis = RedisServer::start();
+        let arrivals: Arc<Mutex<Vec<(Instant, u16)>>> = Arc::default();
+        let seen = arrivals.clone();
+        let server = rt.block_on(TestServer::start(move |r| {
+            if r.path == "/robots.txt" {
+                return Reply::text(200, "User-agent: *\nCrawl-delay: 0.05\n");
+            }
+            let mut seen = seen.lock().expect("arrivals");
+            let status = if seen.len() == 2 { 429 } else { 200 };
+            seen.push((Instant::now(), status));
+            let mut reply = Reply::text(status, "page");
+            if status == 429 && retry_after {
+                reply = reply.with_header("retry-after", "1");
+            }
+            Reply::Delayed(Duration::from_millis(80), Box::new(reply))
+        }));
+        let (env, backoff): (&[(&str, &str)], Duration) = if retry_after {
+            (&[("CRAWLGATE_PAGES", "3")], Duration::from_secs(1))
+        } else {
+            (
+                &[("CRAWLGATE_PAGES", "3"), ("CRAWLGATE_BACKOFF_MS", "500")],
+                Duration::from_millis(450),
+            )
+        };
+        let mut children: Vec<_> = (0..3)
+            .map(|i| {
+                spawn_child(
+                    "spacing",
+                    &redis.url(),
+                    &server.url(""),
+                    &format!("c{i}"),
+                    env,
+                )
+            })
+            .collect();
+        go(&mut children);
+        finish(&mut children);
+        let arrivals = arrivals.lock().expect("arrivals").clone();
+        assert_eq!(arrivals.len(), 9);
+        let (at, _) = arrivals[2];
+        let after: Vec<Duration> = arrivals[3..].iter().map(|(t, _)| *t - at).collect();
+        eprintln!(
+            "  Retry-After {retry_after}: requests after the 429 at {after:?} (backoff at least {backoff:?})"
+        );
+        // The backoff starts when the 429 is recorded, after it arrived: nothing may come
+        // within `backoff` of its arrival. The next comes about then (generously bounded).
+        assert!(after.iter().all(|d| *d >= backoff), "{after:?}");
+        assert!(after[0] < backoff + Duration::from_secs(1), "{after:?}");
     }
 }

@@ -1,8 +1,9 @@
 //! The gate's rules at real servers on 127.0.0.1, in real time, with arrival times recorded by
 //! the server: the backoff curve of a site that answers 429 without `Retry-After` five times
 //! (steps doubling within the jitter, the cap, forgiveness after a quiet spell), on options
-//! scaled down from seconds to milliseconds. (Spacing across processes and runs is in
-//! `../gate_fleet.rs`.)
+//! scaled down from seconds to milliseconds; and, on a real `redis-server`, an `acquire`
+//! cancelled while its in-flight lease request is under way frees that place at once, not at
+//! the lease's expiry. (Spacing across processes and runs is in `../gate_fleet.rs`.)
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -113,4 +114,146 @@ async fn the_backoff_curve_at_a_real_server_has_its_steps_cap_jitter_and_forgive
     // Then the spacing alone.
     assert!(gaps[6] + MS >= SPACING, "{gaps:?}");
     assert!(gaps[6] <= SPACING + LATE, "{gaps:?}");
+}
+
+#[cfg(feature = "redis")]
+mod cancelled_lease {
+    use std::net::SocketAddr;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    use std::time::{Duration, Instant};
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::{TcpListener, TcpStream};
+
+    use super::bot;
+    use crate::support::redis_server::RedisServer;
+    use crawlgate::engine::{CacheOptions, RobotsCache, SystemClock};
+    use crawlgate::policy::{Fetch, FetchOutcome};
+    use crawlgate::store::{RedisOptions, RedisStore};
+    use crawlgate::{Origin, Robots};
+
+    /// How long the proxy holds the first in-flight lease request.
+    const HOLD: Duration = Duration::from_millis(500);
+    /// The lease's expiry: what a place lost to a cancellation would cost.
+    const EXPIRY: Duration = Duration::from_secs(5);
+
+    /// A TCP proxy in front of the Redis server that, while `armed`, holds the first chunk
+    /// of commands naming an in-flight set (`…:inflight`) for [`HOLD`] before passing it on:
+    /// a lease request under way. Order on each connection is kept, so what the client sends
+    /// after it reaches the server after it.
+    async fn holding_proxy(target: SocketAddr, armed: Arc<AtomicBool>) -> SocketAddr {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            while let Ok((client, _)) = listener.accept().await {
+                let Ok(server) = TcpStream::connect(target).await else {
+                    continue;
+                };
+                let armed = armed.clone();
+                let (mut client_read, mut client_write) = client.into_split();
+                let (mut server_read, mut server_write) = server.into_split();
+                tokio::spawn(async move {
+                    let _ = tokio::io::copy(&mut server_read, &mut client_write).await;
+                });
+                tokio::spawn(async move {
+                    let mut buf = vec![0u8; 64 * 1024];
+                    loop {
+                        let n = match client_read.read(&mut buf).await {
+                            Ok(0) | Err(_) => break,
+                            Ok(n) => n,
+                        };
+                        let chunk = &buf[..n];
+                        let names_a_set = chunk.windows(9).any(|w| w == b":inflight");
+                        if names_a_set && armed.swap(false, Ordering::SeqCst) {
+                            tokio::time::sleep(HOLD).await;
+                        }
+                        if server_write.write_all(chunk).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        addr
+    }
+
+    /// An engine on the Redis server behind `proxy`, one request in flight per origin across
+    /// the fleet, `robots.txt` put in for `origins`.
+    async fn engine(proxy: SocketAddr, origins: &[&str]) -> RobotsCache {
+        let store = RedisStore::connect(RedisOptions::new(format!("redis://{proxy}/")))
+            .await
+            .expect("connect");
+        let mut options = CacheOptions::default();
+        options.gate.default_delay = Duration::ZERO;
+        options.gate.max_concurrency = 1;
+        options.gate.in_flight_expiry = EXPIRY;
+        let cache = RobotsCache::with_store(options, Arc::new(store), Arc::new(SystemClock))
+            .expect("engine");
+        for origin in origins {
+            let body = "User-agent: *\nDisallow: /private\n";
+            let outcome = FetchOutcome::Rules {
+                body: Arc::from(body.as_bytes()),
+                parsed: Arc::new(Robots::parse(body.as_bytes())),
+            };
+            let o = Origin::from_url(origin).expect("origin");
+            let fetch = Fetch::new(format!("{origin}/robots.txt"), Some(200), outcome);
+            cache.insert(&o, fetch).await;
+        }
+        cache
+    }
+
+    /// An `acquire` cancelled (by `tokio::time::timeout`) while its request for the key's one
+    /// in-flight place is on its way to Redis: the place the script then gives it is freed
+    /// behind it, so the next `acquire` gets its permit as soon as Redis answers, not after the
+    /// lease's expiry (5 s).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancelled_acquire_frees_the_place_its_lease_request_took() {
+        let redis = RedisServer::start();
+        let armed = Arc::new(AtomicBool::new(false));
+        let target: SocketAddr = format!("127.0.0.1:{}", redis.port())
+            .parse()
+            .expect("address");
+        let proxy = holding_proxy(target, armed.clone()).await;
+        let cache = engine(proxy, &["http://warm.test", "http://cancel.test"]).await;
+        // The scripts loaded (a script's first call may be sent twice) and the connection open.
+        let warm = cache
+            .acquire(&bot(), "http://warm.test/page")
+            .await
+            .expect("allowed");
+        warm.record(200, None).await;
+        armed.store(true, Ordering::SeqCst);
+        let cancelled = tokio::time::timeout(
+            Duration::from_millis(150),
+            cache.acquire(&bot(), "http://cancel.test/first"),
+        )
+        .await;
+        assert!(
+            cancelled.is_err(),
+            "cancelled while the lease request was held"
+        );
+        assert!(!armed.load(Ordering::SeqCst), "the lease request was sent");
+        let start = Instant::now();
+        let permit = tokio::time::timeout(
+            EXPIRY * 2,
+            cache.acquire(&bot(), "http://cancel.test/second"),
+        )
+        .await
+        .expect("a permit before twice the expiry")
+        .expect("allowed");
+        let took = start.elapsed();
+        eprintln!(
+            "  the next permit after {took:?} (lease request held {HOLD:?}, expiry {EXPIRY:?})"
+        );
+        // Its requests queue behind the held one (at most HOLD), then a round trip or two.
+        assert!(took < EXPIRY / 2, "{took:?}: the cancelled place was kept");
+        let set = b"crawlgate:{http://cancel.test}:inflight";
+        assert_eq!(
+            redis.command(&[b"ZCARD", set]),
+            "1",
+            "only the permit's own place"
+        );
+        permit.record(200, None).await;
+        assert_eq!(redis.command(&[b"ZCARD", set]), "0");
+    }
 }

@@ -70,7 +70,7 @@ mod gate_keys; // politeness keys at a real server: IP, origin, registrable doma
 #[cfg(feature = "middleware")]
 mod gate_middleware;
 #[cfg(feature = "fetch")]
-mod gate_server; // the backoff curve at a real server
+mod gate_server; // the backoff curve at a real server; a cancelled lease request on Redis
 
 // Sitemaps.
 #[cfg(feature = "sitemap")]
