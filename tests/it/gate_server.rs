@@ -27,9 +27,10 @@ const CAP: Duration = Duration::from_millis(800);
 const FORGIVE: Duration = Duration::from_millis(300);
 const SPACING: Duration = Duration::from_millis(20);
 /// How much later than its slot a request may reach the server: a wake-up and a loopback
-/// request on two shared cores (a few ms measured); generous, since only the lower bound
-/// says whether the gate was polite.
-const LATE: Duration = Duration::from_millis(250);
+/// request on two shared cores (a few ms measured, more under load); generous, since only the
+/// lower bound says whether the gate was polite (the steps themselves are the recorded
+/// backoffs, asserted exactly).
+const LATE: Duration = Duration::from_millis(500);
 
 /// A site whose page requests are answered by `statuses` in turn (then 200), with the arrival
 /// time of each.
