@@ -9,8 +9,12 @@
 //!   availability report throttled: one store write per origin in the run).
 //! - `acquire/redb`: slots reserved in the embedded store (in memory; the file is written
 //!   when the store is closed).
-//! - `acquire/redis`: slots reserved on a real `redis-server` (one Lua script call per permit,
-//!   the price of a fleet-wide schedule).
+//! - `acquire/redis`: slots reserved on a real `redis-server`: per permit the slot (a Lua
+//!   script), the fleet-wide in-flight lease (another), the backoff looked at once the lease
+//!   is held, and the lease's release when the permit is dropped (in the background): the
+//!   price of a fleet-wide schedule and limit.
+//! - `acquire+record/redis/max-concurrency-4`: four tasks at once, each permit recorded as a
+//!   200 (the lease released before the next acquire), with `max_concurrency` 4.
 //!
 //! 1,000 origins, one URL each, one task on a two-worker runtime. Run:
 //! `cargo bench --bench gate -- --warm-up-time 1 --measurement-time 3`.
@@ -51,9 +55,10 @@ fn main() {
     let mut options = CacheOptions::default();
     // Uncontended: no spacing, so a permit never waits; the gate's own cost.
     options.gate.default_delay = Duration::ZERO;
-    let engine = |store: Arc<dyn Store>| {
-        let cache =
-            RobotsCache::with_store(options.clone(), store, Arc::new(SystemClock)).expect("engine");
+    let engine = |store: Arc<dyn Store>, max_concurrency: usize| {
+        let mut options = options.clone();
+        options.gate.max_concurrency = max_concurrency;
+        let cache = RobotsCache::with_store(options, store, Arc::new(SystemClock)).expect("engine");
         rt.block_on(async {
             for url in &urls {
                 let origin = Origin::from_url(url).expect("origin");
@@ -71,12 +76,14 @@ fn main() {
         });
         cache
     };
-    let memory = engine(Arc::new(MemoryStore::new()));
-    let on_redis = engine(Arc::new(redis_store));
+    let memory = engine(Arc::new(MemoryStore::new()), 1);
+    let on_redis = engine(Arc::new(redis_store.clone()), 1);
+    let on_redis_4 = engine(Arc::new(redis_store), 4);
     let dir = tempfile::tempdir().expect("tempdir");
-    let on_redb = engine(Arc::new(
-        EmbeddedStore::open(dir.path().join("bench.redb")).expect("redb store"),
-    ));
+    let on_redb = engine(
+        Arc::new(EmbeddedStore::open(dir.path().join("bench.redb")).expect("redb store")),
+        1,
+    );
 
     let mut c = Criterion::default()
         .sample_size(10)
@@ -118,6 +125,30 @@ fn main() {
             })
         });
     }
+    let urls = Arc::new(urls);
+    group.bench_function(
+        format!("acquire+record/redis/max-concurrency-4/{ORIGINS}-origins"),
+        |b| {
+            b.iter(|| {
+                rt.block_on(async {
+                    let mut tasks = tokio::task::JoinSet::new();
+                    for t in 0..4 {
+                        let (cache, token, urls) =
+                            (on_redis_4.clone(), token.clone(), urls.clone());
+                        tasks.spawn(async move {
+                            for url in urls.iter().skip(t).step_by(4) {
+                                let permit = cache.acquire(&token, url).await.expect("allowed");
+                                black_box(permit.record(200, None).await);
+                            }
+                        });
+                    }
+                    while let Some(done) = tasks.join_next().await {
+                        done.expect("task");
+                    }
+                })
+            })
+        },
+    );
     group.finish();
     c.final_summary();
 }

@@ -4,11 +4,14 @@
 //! the fleet-wide limit, and a process killed with a permit in hand frees its place after the
 //! lease expiry; two engines whose clocks disagree by an hour still share one spacing; the
 //! Redis scripts follow the schedule's rules; the embedded store's schedule (backoff and
-//! spacing) survives a restart; a Redis outage of 5 s keeps three processes within the site's
-//! rate (`fleet_size`).
+//! spacing) survives a restart, and two crawler runs back to back on one redb file keep the
+//! spacing at the server; a Redis outage of 5 s keeps three processes within the site's rate
+//! (`fleet_size`); after a 429 (with `Retry-After`, and without) no request of three processes
+//! reaches the server before the backoff's end.
 //!
 //! One binary (`harness = false`) plays both parts: run by `cargo test`, it is the parent; with
-//! `CRAWLGATE_GATE_CHILD` set it is a crawler process that waits for `go` on stdin, fetches
+//! `CRAWLGATE_GATE_CHILD` set it is a crawler process (on the Redis server or the redb file
+//! `CRAWLGATE_STATE` names) that waits for `go` on stdin, fetches
 //! its pages through `RobotsCache::acquire` (`CRAWLGATE_MODE`: `spacing`, one page at a time;
 //! `in-flight`, several workers at once; `hold`, one permit kept while its request hangs), and
 //! prints `done`.
@@ -58,6 +61,14 @@ fn main() {
             ("redis_scripts_follow_the_schedule_rules", redis_rules),
             ("embedded_schedule_survives_a_restart", embedded_restart),
             ("a_redis_outage_keeps_the_fleet_within_the_rate", outage),
+            (
+                "two_runs_back_to_back_on_one_redb_file_keep_the_spacing",
+                redb_runs,
+            ),
+            (
+                "after_a_429_no_request_of_the_fleet_comes_before_the_backoff_ends",
+                after_429,
+            ),
         ],
     );
 }
@@ -105,7 +116,7 @@ fn options() -> CacheOptions {
 // The child.
 
 fn child_main() {
-    let redis = std::env::var("CRAWLGATE_REDIS").expect("redis url");
+    let state = std::env::var("CRAWLGATE_STATE").expect("redis url or redb file");
     let base = std::env::var("CRAWLGATE_SITE").expect("site url");
     let name = std::env::var("CRAWLGATE_NAME").expect("name");
     let mode = std::env::var("CRAWLGATE_MODE").expect("mode");
@@ -116,18 +127,33 @@ fn child_main() {
     let seconds: Option<u64> = std::env::var("CRAWLGATE_SECONDS")
         .ok()
         .and_then(|v| v.parse().ok());
+    // Pages to fetch in `spacing` mode, and the backoff's base (ms), when not the defaults.
+    let pages: usize = std::env::var("CRAWLGATE_PAGES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(PAGES);
+    let backoff_ms: Option<u64> = std::env::var("CRAWLGATE_BACKOFF_MS")
+        .ok()
+        .and_then(|v| v.parse().ok());
     support::runtime(2).block_on(async {
-        let mut redis_options = RedisOptions::new(redis);
-        redis_options.connect_timeout = Duration::from_millis(200);
-        redis_options.response_timeout = Duration::from_millis(200);
-        let store: Arc<dyn Store> = Arc::new(
-            RedisStore::connect(redis_options)
-                .await
-                .expect("connect to redis"),
-        );
+        let store: Arc<dyn Store> = if state.starts_with("redis://") {
+            let mut redis_options = RedisOptions::new(state);
+            redis_options.connect_timeout = Duration::from_millis(200);
+            redis_options.response_timeout = Duration::from_millis(200);
+            Arc::new(
+                RedisStore::connect(redis_options)
+                    .await
+                    .expect("connect to redis"),
+            )
+        } else {
+            Arc::new(EmbeddedStore::open(&state).expect("open the redb file"))
+        };
         let mut options = child_options(&mode);
         if let Some(n) = fleet_size {
             options.gate.fleet_size = n;
+        }
+        if let Some(ms) = backoff_ms {
+            options.gate.backoff_base = Duration::from_millis(ms);
         }
         let cache = RobotsCache::with_store(options, store, Arc::new(SystemClock)).expect("engine");
         let client = reqwest::Client::new();
@@ -145,7 +171,7 @@ fn child_main() {
         let mut line = String::new();
         std::io::stdin().read_line(&mut line).expect("stdin");
         match mode.as_str() {
-            "spacing" => fetch_pages(&cache, &client, &base, &name, PAGES, seconds).await,
+            "spacing" => fetch_pages(&cache, &client, &base, &name, pages, seconds).await,
             "in-flight" => {
                 let mut workers = tokio::task::JoinSet::new();
                 for w in 0..WORKERS {
@@ -210,10 +236,11 @@ async fn fetch_pages(
     }
 }
 
-/// Starts a crawler process in `mode` (with `env` besides) and waits for its `ready`.
+/// Starts a crawler process in `mode` on `state` (a Redis URL or a redb file), with `env`
+/// besides, and waits for its `ready`.
 fn spawn_child(
     mode: &str,
-    redis: &RedisServer,
+    state: &str,
     site: &str,
     name: &str,
     env: &[(&str, &str)],
@@ -221,7 +248,7 @@ fn spawn_child(
     let mut child = Command::new(std::env::current_exe().expect("current exe"))
         .env("CRAWLGATE_GATE_CHILD", "1")
         .env("CRAWLGATE_MODE", mode)
-        .env("CRAWLGATE_REDIS", redis.url())
+        .env("CRAWLGATE_STATE", state)
         .env("CRAWLGATE_SITE", site)
         .env("CRAWLGATE_NAME", name)
         .envs(env.iter().copied())
@@ -274,7 +301,15 @@ fn fleet() {
         Reply::text(200, "page")
     }));
     let mut children: Vec<_> = (0..3)
-        .map(|i| spawn_child("spacing", &redis, &server.url(""), &format!("c{i}"), &[]))
+        .map(|i| {
+            spawn_child(
+                "spacing",
+                &redis.url(),
+                &server.url(""),
+                &format!("c{i}"),
+                &[],
+            )
+        })
         .collect();
     go(&mut children);
     finish(&mut children);
@@ -334,7 +369,15 @@ fn in_flight() {
         }
     }));
     let mut children: Vec<_> = (0..3)
-        .map(|i| spawn_child("in-flight", &redis, &server.url(""), &format!("c{i}"), &[]))
+        .map(|i| {
+            spawn_child(
+                "in-flight",
+                &redis.url(),
+                &server.url(""),
+                &format!("c{i}"),
+                &[],
+            )
+        })
         .collect();
     go(&mut children);
     finish(&mut children);
@@ -366,7 +409,7 @@ fn killed() {
         Reply::text(200, "page")
     }));
     let base = server.url("");
-    let mut holder = spawn_child("hold", &redis, &base, "h", &[]);
+    let mut holder = spawn_child("hold", &redis.url(), &base, "h", &[]);
     let sent = Instant::now();
     go(std::slice::from_mut(&mut holder));
     let mut line = String::new();
@@ -425,7 +468,7 @@ fn outage() {
     let site = server.url("");
     let fleet = [("CRAWLGATE_FLEET", "3"), ("CRAWLGATE_SECONDS", "7")];
     let mut children: Vec<_> = (0..3)
-        .map(|i| spawn_child("spacing", &redis, &site, &format!("c{i}"), &fleet))
+        .map(|i| spawn_child("spacing", &redis.url(), &site, &format!("c{i}"), &fleet))
         .collect();
     for (child, _) in &mut children {
         let stdin = child.stdin.as_mut().expect("stdin");
@@ -649,4 +692,106 @@ fn embedded_restart() {
         // The spacing goes on across the restart: the last slot was at 700 s.
         assert_eq!(r.wait, Duration::from_millis(600));
     });
+}
+
+/// Two crawler processes run one after the other on one redb file (as from cron), on a site
+/// whose `Crawl-delay` is 1 s: the second starts as soon as the first has exited, and its first
+/// request reaches the server no sooner than the spacing after the first run's last (the
+/// schedule is written when the store is closed and read when it is opened). Without it the
+/// gap is the restart's time, some 0.1–0.2 s.
+fn redb_runs() {
+    let rt = support::runtime(2);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("state.redb");
+    let file = file.to_str().expect("a UTF-8 path");
+    let arrivals: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
+    let seen = arrivals.clone();
+    let server = rt.block_on(TestServer::start(move |r| {
+        if r.path == "/robots.txt" {
+            return Reply::text(200, "User-agent: *\nCrawl-delay: 1\n");
+        }
+        seen.lock()
+            .expect("arrivals")
+            .push((Instant::now(), r.path.clone()));
+        Reply::text(200, "page")
+    }));
+    let spacing = Duration::from_secs(1);
+    let pages = [("CRAWLGATE_PAGES", "2")];
+    for run in ["r1", "r2"] {
+        let mut child = [spawn_child("spacing", file, &server.url(""), run, &pages)];
+        go(&mut child);
+        finish(&mut child);
+    }
+    let arrivals = arrivals.lock().expect("arrivals").clone();
+    assert_eq!(arrivals.len(), 4, "{arrivals:?}");
+    assert!(arrivals[1].1.contains("p=r1&") && arrivals[2].1.contains("p=r2&"));
+    let gaps: Vec<Duration> = arrivals.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    eprintln!("  gaps at the server {gaps:?} (the second run's first request: gap 2)");
+    // A request reaches the server its slot plus a few ms (a wake-up, a loopback request); the
+    // last of run 1 may have been later after its slot than the first of run 2: 20 ms allowed,
+    // as in `fleet`.
+    let jitter = Duration::from_millis(20);
+    for gap in &gaps {
+        assert!(*gap + jitter >= spacing, "gaps {gaps:?}");
+    }
+}
+
+/// Three processes on one Redis, one request in flight at a time across them (the default
+/// limit), on a slow site (80 ms a page) with `Crawl-delay: 0.05` that answers its third page
+/// request 429: no request of any of them reaches the server between that 429 and the end of
+/// the backoff, with `Retry-After: 1` and, in a second run, without it (a 500 ms base, ±10 %).
+/// The other processes' slots come while the 429's request is in flight: they wait for its
+/// place, and must find the backoff when they get it.
+fn after_429() {
+    for retry_after in [true, false] {
+        let rt = support::runtime(4);
+        let redis = RedisServer::start();
+        let arrivals: Arc<Mutex<Vec<(Instant, u16)>>> = Arc::default();
+        let seen = arrivals.clone();
+        let server = rt.block_on(TestServer::start(move |r| {
+            if r.path == "/robots.txt" {
+                return Reply::text(200, "User-agent: *\nCrawl-delay: 0.05\n");
+            }
+            let mut seen = seen.lock().expect("arrivals");
+            let status = if seen.len() == 2 { 429 } else { 200 };
+            seen.push((Instant::now(), status));
+            let mut reply = Reply::text(status, "page");
+            if status == 429 && retry_after {
+                reply = reply.with_header("retry-after", "1");
+            }
+            Reply::Delayed(Duration::from_millis(80), Box::new(reply))
+        }));
+        let (env, backoff): (&[(&str, &str)], Duration) = if retry_after {
+            (&[("CRAWLGATE_PAGES", "3")], Duration::from_secs(1))
+        } else {
+            (
+                &[("CRAWLGATE_PAGES", "3"), ("CRAWLGATE_BACKOFF_MS", "500")],
+                Duration::from_millis(450),
+            )
+        };
+        let mut children: Vec<_> = (0..3)
+            .map(|i| {
+                spawn_child(
+                    "spacing",
+                    &redis.url(),
+                    &server.url(""),
+                    &format!("c{i}"),
+                    env,
+                )
+            })
+            .collect();
+        go(&mut children);
+        finish(&mut children);
+        let arrivals = arrivals.lock().expect("arrivals").clone();
+        assert_eq!(arrivals.len(), 9);
+        let (at, _) = arrivals[2];
+        let after: Vec<Duration> = arrivals[3..].iter().map(|(t, _)| *t - at).collect();
+        eprintln!(
+            "  Retry-After {retry_after}: requests after the 429 at {after:?} (backoff at least {backoff:?})"
+        );
+        // The backoff starts when the 429 is recorded, after it arrived: nothing may come
+        // within `backoff` of its arrival. The next comes about then (generously bounded).
+        assert!(after.iter().all(|d| *d >= backoff), "{after:?}");
+        assert!(after[0] < backoff + Duration::from_secs(1), "{after:?}");
+    }
 }

@@ -7,6 +7,8 @@ from typing import Any, Literal, final
 
 # "rfc" or "google", case-insensitively.
 Mode = str
+# A RobotsCache's politeness key: "origin", "host", "domain" or "ip", case-insensitively.
+PolitenessKey = str
 # A ProductToken as it is; a str/bytes agent as the Robots' mode reads it: mode="google" takes
 # any string, compared whole (google/robotstxt's API), mode="rfc" a product token or a
 # User-Agent header (ValueError when it has none).
@@ -403,6 +405,10 @@ class Permit:
     def waited(self) -> float:
         """Seconds ``acquire`` waited for the slot."""
     @property
+    def key(self) -> str:
+        """The politeness key it was scheduled under: the origin (the default key),
+        ``"host:…"``, ``"domain:…"`` or ``"ip:…"``."""
+    @property
     def active(self) -> bool:
         """Not yet recorded or released."""
     def record(self, status: int, retry_after: float | str | bytes | bytearray | None = None) -> Awaitable[Recorded]:
@@ -526,10 +532,13 @@ class RobotsCache:
         timeout: float | None = None,
         public_only: bool = False,
         redis_prefix: str | None = None,
+        key: PolitenessKey = "origin",
     ) -> RobotsCache:
         """``state``: ``None`` (memory), a state file path, or ``"redis://HOST[:PORT][/DB]"``
-        (a fleet). ``OSError`` when the file cannot be opened, ``ConnectionError`` when Redis
-        cannot be reached, ``ValueError`` for bad options."""
+        (a fleet). ``key``: which requests share one schedule, backoff and in-flight limit
+        (``max_concurrency``, fleet-wide with Redis). ``OSError`` when the file cannot be
+        opened, ``ConnectionError`` when Redis cannot be reached, ``ValueError`` for bad
+        options."""
     def check(self, url: Url) -> Awaitable[Answer]:
         """May the agent fetch ``url``? ``ValueError`` when it has no robots.txt origin."""
     def acquire(self, url: Url) -> Awaitable[Permit]:
@@ -559,4 +568,7 @@ class RobotsCache:
     @property
     def max_delay(self) -> float: ...
     @property
-    def max_concurrency(self) -> int: ...
+    def max_concurrency(self) -> int:
+        """Requests of one politeness key in flight at once (across the fleet with Redis)."""
+    @property
+    def key(self) -> PolitenessKey: ...

@@ -44,10 +44,13 @@ processes. It needs Scrapy's asyncio reactor (the default since Scrapy 2.13)::
 Its settings (all optional): ``CRAWLGATE_STATE`` (``None``: in memory; a file path; a
 ``redis://`` URL; else the ``CRAWLGATE_STATE`` environment variable), ``CRAWLGATE_MODE``,
 ``CRAWLGATE_DEFAULT_DELAY`` (1 s), ``CRAWLGATE_MAX_CRAWL_DELAY`` (60 s),
-``CRAWLGATE_MAX_CONCURRENCY`` (requests in flight per origin in the process, 1),
-``CRAWLGATE_BACKOFF_BASE`` (5 s), ``CRAWLGATE_BACKOFF_MAX`` (600 s),
-``CRAWLGATE_MAX_RETRY_AFTER`` (3600 s), ``CRAWLGATE_REDIS_PREFIX``, ``CRAWLGATE_GATE_ENABLED``
-(``True``). The product token obeyed is that of ``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``;
+``CRAWLGATE_POLITENESS_KEY`` (which requests are spaced as one: ``"origin"``, the default,
+``"host"``, ``"domain"`` for the registrable domain, or ``"ip"`` for the server's address),
+``CRAWLGATE_MAX_CONCURRENCY`` (requests in flight per politeness key, 1: in the process, and
+with Redis across every process on it), ``CRAWLGATE_BACKOFF_BASE`` (the first backoff after a
+429 or 503 without ``Retry-After``, 60 s, doubling per such answer in a row, ±10 %…),
+``CRAWLGATE_BACKOFF_MAX`` (…up to 86400 s, one day), ``CRAWLGATE_MAX_RETRY_AFTER`` (3600 s),
+``CRAWLGATE_REDIS_PREFIX``, ``CRAWLGATE_GATE_ENABLED`` (``True``). The product token obeyed is that of ``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``;
 robots.txt is fetched by the engine's own HTTP client with ``USER_AGENT`` and obeyed whatever
 ``ROBOTSTXT_OBEY`` says.
 
@@ -528,6 +531,7 @@ class GateMiddleware:
             backoff_max=_seconds(settings, "CRAWLGATE_BACKOFF_MAX"),
             max_retry_after=settings.getfloat("CRAWLGATE_MAX_RETRY_AFTER", 3600.0),
             redis_prefix=str(prefix) if prefix else None,
+            key=str(settings.get("CRAWLGATE_POLITENESS_KEY") or "origin"),
         )
         crawler.signals.connect(self._spider_closed, signal=signals.spider_closed)
 

@@ -13,7 +13,7 @@ use crawlgate::engine::{
     Answer, CacheOptions, Permit, Recorded, Refused, RobotsCache, SystemClock,
 };
 use crawlgate::http::AddressPolicy;
-use crawlgate::policy::{GateOptions, Spacing};
+use crawlgate::policy::{GateOptions, KeyKind, Spacing};
 use crawlgate::store::{EmbeddedStore, MemoryStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Mode, ProductToken, RequestRate};
 use pyo3::exceptions::{
@@ -272,6 +272,10 @@ pub struct PyPermit {
     /// Seconds `acquire` waited for the slot (after any wait for a concurrency slot).
     #[pyo3(get)]
     waited: f64,
+    /// The politeness key the permit was scheduled under: the origin
+    /// (`"https://example.com"`, the default key), `"host:…"`, `"domain:…"` or `"ip:…"`.
+    #[pyo3(get)]
+    key: String,
 }
 
 impl PyPermit {
@@ -488,11 +492,16 @@ impl PyRobotsCache {
     /// product token or User-Agent header (the groups obeyed); `user_agent`: the header sent
     /// when fetching robots.txt (default: `agent` when it is a str). The gate's options are
     /// seconds (`None`: the engine's default, as `GateOptions::default()` in Rust).
+    /// `max_concurrency` is per politeness key, in the process and, with Redis, across every
+    /// process on the server. `key`: which requests share one schedule, backoff and
+    /// in-flight limit: `"origin"` (default), `"host"`, `"domain"` (the registrable domain) or
+    /// `"ip"` (the server's address: several host names on one server are spaced as one).
     #[new]
     #[pyo3(signature = (
         state = None, *, agent, user_agent = None, mode = "rfc", default_delay = None,
         max_delay = None, max_concurrency = None, backoff_base = None, backoff_max = None,
-        max_retry_after = None, timeout = None, public_only = false, redis_prefix = None
+        max_retry_after = None, timeout = None, public_only = false, redis_prefix = None,
+        key = "origin"
     ))]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -510,8 +519,12 @@ impl PyRobotsCache {
         timeout: Option<f64>,
         public_only: bool,
         redis_prefix: Option<String>,
+        key: &str,
     ) -> PyResult<Self> {
         let mode: Mode = input::mode(mode)?;
+        let key: KeyKind = key
+            .parse()
+            .map_err(|e: crawlgate::policy::UnknownKeyKind| PyValueError::new_err(e.to_string()))?;
         let token = input::agent(agent, mode)?;
         let mut options = CacheOptions::default();
         options.fetch.mode = mode;
@@ -539,6 +552,7 @@ impl PyRobotsCache {
             max_retry_after,
         }
         .options()?;
+        options.gate.key = key;
         let gate = options.gate.clone();
         let location = location(state)?;
         let rt = runtime()?;
@@ -613,6 +627,7 @@ impl PyRobotsCache {
                     answer: PyAnswer::from(permit.answer()),
                     spacing: permit.spacing().into(),
                     waited: secs(permit.waited()),
+                    key: permit.key().to_string(),
                     permit: Mutex::new(Some(permit)),
                 }),
                 Err(e) => Err(Python::attach(|py| refused(py, e))),
@@ -682,10 +697,17 @@ impl PyRobotsCache {
         secs(self.options.max_delay)
     }
 
-    /// Requests to one origin in flight at once in this process.
+    /// Requests of one politeness key in flight at once: in this process, and with Redis
+    /// across every process on the server.
     #[getter]
     fn max_concurrency(&self) -> usize {
         self.options.max_concurrency
+    }
+
+    /// The politeness key's kind: `"origin"`, `"host"`, `"domain"` or `"ip"`.
+    #[getter]
+    fn key(&self) -> &'static str {
+        self.options.key.name()
     }
 
     fn __repr__(&self) -> String {

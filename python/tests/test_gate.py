@@ -207,3 +207,35 @@ def test_two_engines_on_one_redis_share_the_schedule(site):
     # somewhere; the margin below 0.2 s is for the way from permit to server (a thread's start,
     # a connect) on a busy machine.
     assert len(times) == 6 and min(gaps) >= 0.2 * 2 / 3, gaps
+
+
+def test_two_host_names_of_one_server_are_spaced_as_one_under_the_ip_key(site):
+    """``key="ip"``: ``localhost`` and ``127.0.0.1`` of one server share one schedule, measured
+    at the server; under the default key (the origin) they would be two."""
+
+    async def main() -> set[str]:
+        cache = RobotsCache(agent=AGENT, default_delay=0, key="ip")
+        assert cache.key == "ip"
+        names = (f"http://localhost:{site.port}", f"http://127.0.0.1:{site.port}")
+        keys: set[str] = set()
+
+        async def crawl(base: str) -> None:
+            for i in range(3):
+                p = await cache.acquire(f"{base}/p{i}")
+                keys.add(p.key)
+                await asyncio.to_thread(fetch, f"{base}/p{i}")
+                await p.record(200)
+
+        await asyncio.gather(*(crawl(base) for base in names))
+        return keys
+
+    keys = run(main())
+    assert keys == {"ip:127.0.0.1"}
+    times = sorted(site.page_times())
+    gaps = [y - x for x, y in zip(times, times[1:])]
+    # The slots are 0.2 s apart (the site's Crawl-delay); the margin is the way from permit to
+    # server, as above. Two schedules would put requests of the two names together.
+    assert len(times) == 6 and min(gaps) >= 0.2 * 2 / 3, gaps
+    assert RobotsCache(agent=AGENT).key == "origin"
+    with pytest.raises(ValueError):
+        RobotsCache(agent=AGENT, key="server")

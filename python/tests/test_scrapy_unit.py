@@ -107,3 +107,30 @@ def test_origin_cache_refresh_schedule():
     assert cache.judgement("d").verdict == "allow-all"
     with pytest.raises(ValueError):
         OriginCache(mode="bing")
+
+
+def test_gate_middleware_reads_the_politeness_key(monkeypatch):
+    import scrapy.utils.reactor
+    from scrapy.settings import Settings
+
+    from crawlgate.scrapy import GateMiddleware
+
+    # The reactor a crawl would run (the check only guards against another one).
+    monkeypatch.setattr(scrapy.utils.reactor, "is_asyncio_reactor_installed", lambda: True)
+
+    class Signals:
+        def connect(self, *args: object, **kwargs: object) -> None:
+            pass
+
+    class Crawler:
+        def __init__(self, settings: dict[str, object]) -> None:
+            self.settings = Settings(settings)
+            self.stats = None
+            self.signals = Signals()
+            self.spider = None
+
+    assert GateMiddleware(Crawler({})).cache.key == "origin"  # type: ignore[arg-type]
+    gate = GateMiddleware(Crawler({"CRAWLGATE_POLITENESS_KEY": "ip"}))  # type: ignore[arg-type]
+    assert gate.cache.key == "ip"
+    with pytest.raises(ValueError):
+        GateMiddleware(Crawler({"CRAWLGATE_POLITENESS_KEY": "server"}))  # type: ignore[arg-type]

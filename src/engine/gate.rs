@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use super::answer::Answer;
 use super::cache::{CheckError, RobotsCache};
+use super::keys::Place;
 use super::slots::Held;
 use crate::origin::Origin;
 use crate::policy::{spacing, unix_ms, window_wait, PoliteKey, Spacing};
@@ -64,8 +65,8 @@ impl RobotsCache {
     /// and gives back a slot it reserved, unless another was reserved after it. A waiter whose
     /// slot comes while the origin is backed off (a backoff status recorded after it reserved)
     /// waits for the backoff's end and takes a new slot; outside the site's `Visit-time`
-    /// window it waits for the window; a fleet-wide in-flight
-    /// place whose request to the store was under way may stay taken until its expiry.
+    /// window it waits for the window. A fleet-wide in-flight place whose request to the store
+    /// was under way when the future was dropped is freed in the background.
     pub async fn acquire(&self, token: &ProductToken, url: &str) -> Result<Permit, Refused> {
         let answer = self.check(token, url).await?;
         if !answer.allowed {
@@ -87,7 +88,7 @@ impl RobotsCache {
         let mut waited = Duration::ZERO;
         let mut strikes;
         let mut spacing;
-        loop {
+        let place = loop {
             let now = self.clock().now();
             // Outside the site's Visit-time window: wait for it before taking a slot.
             let closed = self.visit_wait(&answer, now);
@@ -99,38 +100,49 @@ impl RobotsCache {
             spacing = self.spacing_of(&answer, now);
             let reservation = self.reserve(&key, now, spacing.delay).await;
             strikes = reservation.strikes;
-            if reservation.wait.is_zero() {
-                break;
+            if !reservation.wait.is_zero() {
+                // Dropped while asleep, the slot goes back (and the concurrency slot after it).
+                let mut unused = Unused {
+                    cache: self.clone(),
+                    key: key.clone(),
+                    reservation,
+                    spacing: spacing.delay,
+                    held: held.take(),
+                    armed: true,
+                };
+                self.clock().sleep(reservation.wait).await;
+                waited += reservation.wait;
+                held = unused.held.take();
+                unused.disarm();
+                // A backoff that began after the slot was reserved reaches it: wait for its
+                // end, then take a new slot.
+                let left = self.backed_off(&key).await;
+                if !left.is_zero() {
+                    self.clock().sleep(left).await;
+                    waited += left;
+                    continue;
+                }
+                if !self.visit_wait(&answer, self.clock().now()).is_zero() {
+                    continue;
+                }
             }
-            // Dropped while asleep, the slot goes back (and the concurrency slot after it).
-            let mut unused = Unused {
-                cache: self.clone(),
-                key: key.clone(),
-                reservation,
-                spacing: spacing.delay,
-                held: held.take(),
-                armed: true,
+            // The fleet's in-flight place is taken once the slot has come, so that it is held
+            // for the fetch only (its expiry need only outlast a request); waiting for it can
+            // only make the spacing longer.
+            let Some(place) = self.take_place(&key).await else {
+                break None;
             };
-            self.clock().sleep(reservation.wait).await;
-            waited += reservation.wait;
-            held = unused.held.take();
-            unused.disarm();
-            // A backoff that began after the slot was reserved reaches it: wait for its end,
-            // then take a new slot.
+            // The place may have been waited for while another process's permit held it, and
+            // that permit's outcome may have been a backoff status (recorded before its place
+            // was freed): then wait for the backoff's end and take a new slot, as above.
             let left = self.backed_off(&key).await;
-            if !left.is_zero() {
-                self.clock().sleep(left).await;
-                waited += left;
-                continue;
+            if left.is_zero() {
+                break Some(place);
             }
-            if self.visit_wait(&answer, self.clock().now()).is_zero() {
-                break;
-            }
-        }
-        // The fleet's in-flight place is taken once the slot has come, so that it is held for
-        // the fetch only (its expiry need only outlast a request); waiting for it can only
-        // make the spacing longer.
-        let place = self.take_place(&key).await;
+            place.release().await;
+            self.clock().sleep(left).await;
+            waited += left;
+        };
         Ok(Permit {
             cache: self.clone(),
             answer,
@@ -365,8 +377,8 @@ pub struct Permit {
     waited: Duration,
     strikes: u32,
     held: Option<Held>,
-    /// The fleet-wide in-flight place (its holder name), on a store that counts them.
-    place: Option<String>,
+    /// The fleet-wide in-flight place, on a store that counts them.
+    place: Option<Place>,
 }
 
 impl fmt::Debug for Permit {
@@ -440,8 +452,8 @@ impl Permit {
     /// Frees the fleet-wide in-flight place now (after the outcome is recorded, so that a
     /// backoff is in the store before another process's request goes).
     async fn release_place(&mut self) {
-        if let Some(holder) = self.place.take() {
-            self.cache.release_place(&self.key, &holder).await;
+        if let Some(place) = self.place.take() {
+            place.release().await;
         }
     }
 
@@ -526,15 +538,8 @@ impl Drop for Unused {
 
 impl Drop for Permit {
     fn drop(&mut self) {
-        if let Some(holder) = self.place.take() {
-            // Released in the background; without a runtime (the permit outlived it) the
-            // place ends at its expiry.
-            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                let cache = self.cache.clone();
-                let key = self.key.clone();
-                runtime.spawn(async move { cache.release_place(&key, &holder).await });
-            }
-        }
+        // The fleet-wide place (if any) is released by its own drop, in the background;
+        // without a runtime (the permit outlived it) it ends at its expiry.
         if let Some(held) = self.held.take() {
             self.cache.gate().release(&self.key, held);
         }

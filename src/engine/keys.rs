@@ -75,10 +75,15 @@ impl RobotsCache {
     }
 
     /// Waits for one of `key`'s fleet-wide in-flight places when the store counts them
-    /// ([`Store::counts_in_flight`](crate::store::Store::counts_in_flight)): the holder's
-    /// name, to release. `None` when the store does not count them, or fails (then the
-    /// process's own limit is the only one, as with a store of one process).
-    pub(crate) async fn take_place(&self, key: &PoliteKey) -> Option<String> {
+    /// ([`Store::counts_in_flight`](crate::store::Store::counts_in_flight)): the place, freed
+    /// when dropped. `None` when the store does not count them, or fails (then the process's
+    /// own limit is the only one, as with a store of one process).
+    ///
+    /// Cancellation-safe: the holder's name is a [`Place`] from the first request on, so that
+    /// a future dropped while its request to the store is under way (or a request whose
+    /// answer is lost) frees the place the store may have given it; the release goes after
+    /// the request on the store's connection.
+    pub(crate) async fn take_place(&self, key: &PoliteKey) -> Option<Place> {
         let store = self.store();
         if !store.counts_in_flight() {
             return None;
@@ -86,6 +91,11 @@ impl RobotsCache {
         let gate = self.gate();
         let n = gate.next_place.fetch_add(1, Ordering::Relaxed);
         let holder = format!("{}:{n}", self.owner());
+        let place = Place {
+            cache: self.clone(),
+            key: key.clone(),
+            holder: Some(holder.clone()),
+        };
         let limit = gate.options.max_concurrency.max(1);
         let expiry = gate.options.in_flight_expiry;
         let mut pause = PLACE_POLL_MIN;
@@ -93,7 +103,7 @@ impl RobotsCache {
             match store.take_in_flight(key, &holder, limit, expiry).await {
                 Ok(true) => {
                     self.store_ok();
-                    return Some(holder);
+                    return Some(place);
                 }
                 Ok(false) => {
                     self.store_ok();
@@ -102,6 +112,8 @@ impl RobotsCache {
                 }
                 Err(e) => {
                     self.store_failed(&e);
+                    // The request may have been carried out and its answer lost: `place`, dropped
+                    // here, frees it in the background; the process's own limit applies.
                     return None;
                 }
             }
@@ -113,6 +125,36 @@ impl RobotsCache {
         match self.store().release_in_flight(key, holder).await {
             Ok(()) => self.store_ok(),
             Err(e) => self.store_failed(&e),
+        }
+    }
+}
+
+/// A fleet-wide in-flight place, asked for or held: released when dropped (in the background,
+/// on the runtime it is dropped on; without one the place ends at its expiry), or at once by
+/// [`Place::release`].
+pub(crate) struct Place {
+    cache: RobotsCache,
+    key: PoliteKey,
+    /// The holder's name; `None` once released.
+    holder: Option<String>,
+}
+
+impl Place {
+    /// Frees the place now.
+    pub(crate) async fn release(mut self) {
+        if let Some(holder) = self.holder.take() {
+            self.cache.release_place(&self.key, &holder).await;
+        }
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        if let Some(holder) = self.holder.take() {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                let (cache, key) = (self.cache.clone(), self.key.clone());
+                runtime.spawn(async move { cache.release_place(&key, &holder).await });
+            }
         }
     }
 }

@@ -73,6 +73,8 @@ mod gate_keys; // politeness keys at a real server: IP, origin, registrable doma
 mod gate_middleware;
 #[cfg(all(feature = "redb", feature = "redis"))]
 mod politeness; // a key's pace read without reserving: the spacing's why, the backoff, the stores
+#[cfg(feature = "fetch")]
+mod gate_server; // the backoff curve at a real server; a cancelled lease request on Redis
 
 // Sitemaps.
 #[cfg(feature = "sitemap")]
