@@ -16,9 +16,8 @@ use crawlgate::{Origin, ProductToken, Robots};
 const DELAY: Duration = Duration::from_millis(200);
 /// Pages fetched from each host name.
 const PAGES: usize = 4;
-/// What a gap between two arrivals may fall short of its slots (loopback and scheduling on two
-/// shared cores), as in `gate_middleware`.
-const JITTER: Duration = Duration::from_millis(20);
+/// What an arrival may come before its slot: the schedule counts whole milliseconds.
+const ROUNDING: Duration = Duration::from_millis(2);
 
 /// Host (the `Host` header) and arrival time of every page request.
 type Arrivals = Arc<Mutex<Vec<(Instant, String)>>>;
@@ -50,8 +49,14 @@ fn bot() -> ProductToken {
 }
 
 /// Fetches `PAGES` pages from each of `bases` at once (a task per host name, as a crawler's
-/// workers would), each through `acquire` with `client`; returns the permits' keys.
-async fn crawl(cache: &RobotsCache, client: &reqwest::Client, bases: &[String]) -> Vec<String> {
+/// workers would), each through `acquire` with `client`; returns the permits' keys and the
+/// moment the crawl began (no slot can come before it).
+async fn crawl(
+    cache: &RobotsCache,
+    client: &reqwest::Client,
+    bases: &[String],
+) -> (Vec<String>, Instant) {
+    let began = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for base in bases {
         let (cache, client, base) = (cache.clone(), client.clone(), base.clone());
@@ -75,20 +80,46 @@ async fn crawl(cache: &RobotsCache, client: &reqwest::Client, bases: &[String]) 
     }
     keys.sort();
     keys.dedup();
-    keys
+    (keys, began)
 }
 
-/// Gaps between consecutive arrivals, in time order, and the first-to-last span.
-fn gaps(arrivals: &Arrivals) -> (Vec<Duration>, Duration) {
+/// Arrival times of `host`'s requests (every host's with `None`), in time order.
+fn times(arrivals: &Arrivals, host: Option<&str>) -> Vec<Instant> {
     let mut times: Vec<Instant> = arrivals
         .lock()
         .expect("arrivals")
         .iter()
+        .filter(|(_, h)| host.is_none_or(|host| h == host))
         .map(|(t, _)| *t)
         .collect();
     times.sort();
-    let gaps: Vec<Duration> = times.windows(2).map(|w| w[1] - w[0]).collect();
-    (gaps.clone(), gaps.iter().sum())
+    times
+}
+
+/// Asserts that the k-th of `times` came no sooner than `k` delays after `began`: what one
+/// schedule guarantees whatever the load. (A gap between two arrivals can be shorter than the
+/// delay when the first request was late to the server and the second on time, so the gaps
+/// themselves are not the test.)
+fn assert_spaced(times: &[Instant], began: Instant, what: &str) {
+    for (k, t) in times.iter().enumerate() {
+        let due = began + DELAY * k as u32;
+        assert!(
+            *t + ROUNDING >= due,
+            "{what}: request {k} came {:?} after the crawl began, before {:?}",
+            *t - began,
+            due - began
+        );
+    }
+}
+
+/// The host names that reached the server.
+fn hosts(arrivals: &Arrivals) -> std::collections::HashSet<String> {
+    arrivals
+        .lock()
+        .expect("arrivals")
+        .iter()
+        .map(|(_, h)| h.clone())
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -100,23 +131,12 @@ async fn two_host_names_of_one_address_are_spaced_as_one_under_the_ip_key() {
         format!("http://127.0.0.1:{port}"),
     ];
     let client = reqwest::Client::new();
-    let keys = crawl(&engine(KeyKind::Ip), &client, &bases).await;
+    let (keys, began) = crawl(&engine(KeyKind::Ip), &client, &bases).await;
     assert_eq!(keys, ["ip:127.0.0.1"]);
-    let (gaps, span) = gaps(&arrivals);
-    assert_eq!(gaps.len(), 2 * PAGES - 1);
-    for gap in &gaps {
-        assert!(*gap + JITTER >= DELAY, "gaps {gaps:?}");
-    }
-    assert!(
-        span + JITTER >= DELAY * (2 * PAGES as u32 - 1),
-        "span {span:?}"
-    );
-    let hosts: std::collections::HashSet<String> = arrivals
-        .lock()
-        .expect("arrivals")
-        .iter()
-        .map(|(_, h)| h.clone())
-        .collect();
+    let times = times(&arrivals, None);
+    assert_eq!(times.len(), 2 * PAGES);
+    assert_spaced(&times, began, "both names as one");
+    let hosts = hosts(&arrivals);
     assert_eq!(hosts.len(), 2, "both names reached the server: {hosts:?}");
 }
 
@@ -129,28 +149,22 @@ async fn two_host_names_of_one_address_are_independent_under_the_origin_key() {
         format!("http://127.0.0.1:{port}"),
     ];
     let client = reqwest::Client::new();
-    let keys = crawl(&engine(KeyKind::Origin), &client, &bases).await;
+    let (keys, began) = crawl(&engine(KeyKind::Origin), &client, &bases).await;
     assert_eq!(keys, [bases[1].clone(), bases[0].clone()]);
-    // Two schedules side by side: the eight requests take the time of four, each host's own
-    // gaps the delay.
-    let (_, span) = gaps(&arrivals);
-    assert!(span < DELAY * (PAGES as u32 + 1), "span {span:?}");
+    // Two schedules side by side: each host's own requests a delay apart, and the eight
+    // together sooner than one schedule allows (7 delays after the crawl began).
+    let all = times(&arrivals, None);
+    assert_eq!(all.len(), 2 * PAGES);
+    let last = all[2 * PAGES - 1] - began;
+    assert!(
+        last < DELAY * (2 * PAGES as u32 - 1),
+        "last request at {last:?}"
+    );
     for base in &bases {
         let host = base.trim_start_matches("http://");
-        let own: Arrivals = Arc::new(Mutex::new(
-            arrivals
-                .lock()
-                .expect("arrivals")
-                .iter()
-                .filter(|(_, h)| h == host)
-                .cloned()
-                .collect(),
-        ));
-        let (gaps, _) = gaps(&own);
-        assert_eq!(gaps.len(), PAGES - 1, "{host}");
-        for gap in &gaps {
-            assert!(*gap + JITTER >= DELAY, "{host}: gaps {gaps:?}");
-        }
+        let own = times(&arrivals, Some(host));
+        assert_eq!(own.len(), PAGES, "{host}");
+        assert_spaced(&own, began, host);
     }
 }
 
@@ -181,22 +195,11 @@ async fn two_subdomains_are_spaced_as_one_under_the_domain_key() {
         bases.push(base);
     }
     let client = client.build().expect("client");
-    let keys = crawl(&cache, &client, &bases).await;
+    let (keys, began) = crawl(&cache, &client, &bases).await;
     assert_eq!(keys, ["domain:example.test"]);
-    let (gaps, span) = gaps(&arrivals);
-    assert_eq!(gaps.len(), 2 * PAGES - 1);
-    for gap in &gaps {
-        assert!(*gap + JITTER >= DELAY, "gaps {gaps:?}");
-    }
-    assert!(
-        span + JITTER >= DELAY * (2 * PAGES as u32 - 1),
-        "span {span:?}"
-    );
-    let hosts: std::collections::HashSet<String> = arrivals
-        .lock()
-        .expect("arrivals")
-        .iter()
-        .map(|(_, h)| h.clone())
-        .collect();
+    let times = times(&arrivals, None);
+    assert_eq!(times.len(), 2 * PAGES);
+    assert_spaced(&times, began, "both subdomains as one");
+    let hosts = hosts(&arrivals);
     assert_eq!(hosts.len(), 2, "{hosts:?}");
 }

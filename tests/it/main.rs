@@ -71,10 +71,10 @@ mod gate;
 mod gate_keys; // politeness keys at a real server: IP, origin, registrable domain
 #[cfg(feature = "middleware")]
 mod gate_middleware;
-#[cfg(all(feature = "redb", feature = "redis"))]
-mod politeness; // a key's pace read without reserving: the spacing's why, the backoff, the stores
 #[cfg(feature = "fetch")]
-mod gate_server; // the backoff curve at a real server; a cancelled lease request on Redis
+mod gate_server;
+#[cfg(all(feature = "redb", feature = "redis"))]
+mod politeness; // a key's pace read without reserving: the spacing's why, the backoff, the stores // the backoff curve at a real server; a cancelled lease request on Redis
 
 // Sitemaps.
 #[cfg(feature = "sitemap")]
