@@ -313,7 +313,11 @@ fn main() {
     let figures: Vec<u64> = text
         .lines()
         .find_map(|l| l.strip_prefix("engine-rss "))
-        .map(|l| l.split_whitespace().filter_map(|n| n.parse().ok()).collect())
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect()
+        })
         .unwrap_or_default();
     let [rss_engine_before, rss_engine_after] = figures[..] else {
         panic!("no memory figures from the engine's process: {text}");

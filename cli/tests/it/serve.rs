@@ -786,7 +786,11 @@ fn two_host_names_of_one_server_share_one_schedule_under_the_ip_key() {
     let serve = Serve::start(&["--no-state", "--allow-private"]);
     let a = acquire(&serve, &by_name);
     let b = acquire(&serve, &by_address);
-    assert_eq!((a["permit"].clone(), b["permit"].clone()), (json!(true), json!(true)), "{a} {b}");
+    assert_eq!(
+        (a["permit"].clone(), b["permit"].clone()),
+        (json!(true), json!(true)),
+        "{a} {b}"
+    );
     assert_eq!(a["key"], format!("http://localhost:{port}"), "{a}");
     drop(serve);
 
