@@ -5,8 +5,13 @@
 //! Prints: single-URL `POST /v1/check` requests/s with p50/p99 latency; URL checks/s in
 //! batches of 1,000; in-process `RobotsCache::check` calls/s on one thread; the service's
 //! figures as fractions of the in-process one (the measure to compare); resident memory
-//! per warm origin of the service (`VmRSS` before and after warming) and of the engine in
-//! this process. The client shares the machine's cores with the server: on a 2-core machine
+//! per warm origin of the service and of the engine alone. Both memory figures are taken the
+//! same way, like with like: a fresh process (the service; this bench run again as a child
+//! holding nothing but the engine), the same engine options (`--max-origins` room for every
+//! origin), the same origins and files, `VmRSS` before and after warming them with the same
+//! batches of URLs. The engine is measured in a process of its own because this one has
+//! served and freed the load phases' buffers, which the allocator keeps and would hand to the
+//! engine unseen. The client shares the machine's cores with the server: on a 2-core machine
 //! the figures are the pair's, not the server's alone.
 //!
 //! Run: `cargo bench -p crawlgate-cli --bench serve_load` (`SERVE_LOAD_SECONDS`, default 10 per
@@ -23,6 +28,7 @@ use std::time::{Duration, Instant};
 
 use crawlgate::engine::{CacheOptions, RobotsCache};
 use crawlgate::ProductToken;
+use futures_util::StreamExt;
 
 const CLIENTS: usize = 64;
 const BATCH: usize = 1000;
@@ -62,8 +68,53 @@ fn percentile(sorted: &[u64], p: f64) -> f64 {
     sorted[i] as f64 / 1000.0
 }
 
+/// The engine's options in both processes: room for every origin (the service gets the
+/// same through `--max-origins`).
+fn engine_options(origins: u64) -> CacheOptions {
+    let mut options = CacheOptions::default();
+    options.max_origins = origins.max(1) * 2;
+    options
+}
+
+/// The child's side of the memory figure: the engine alone in a fresh process, warmed on the
+/// parent's server as the service was (the same URLs in the same batches, answered 64 at a
+/// time as `/v1/check` answers them); prints `VmRSS` before and after, in KiB.
+fn engine_memory(port: u16, origins: u64) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let me = std::process::id();
+    let token = ProductToken::new("bot").expect("token");
+    rt.block_on(async {
+        let cache = RobotsCache::new(engine_options(origins)).expect("engine");
+        let before = rss_kib(me);
+        for chunk in (0..origins).collect::<Vec<_>>().chunks(BATCH) {
+            let urls: Vec<String> = chunk
+                .iter()
+                .map(|i| format!("http://{}:{port}/", host(*i)))
+                .collect();
+            let answers: Vec<_> = futures_util::stream::iter(&urls)
+                .map(|u| cache.check(&token, u))
+                .buffered(64)
+                .collect()
+                .await;
+            assert!(answers.iter().all(Result::is_ok));
+        }
+        println!("engine-rss {before} {}", rss_kib(me));
+    });
+}
+
 fn main() {
     let origins = env_num("SERVE_LOAD_ORIGINS", 10_000);
+    if let Some(port) = std::env::var("SERVE_LOAD_ENGINE_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+    {
+        engine_memory(port, origins);
+        return;
+    }
     let seconds = env_num("SERVE_LOAD_SECONDS", 10);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -94,6 +145,8 @@ fn main() {
             "--allow-private",
             "--max-in-flight",
             "1024",
+            "--max-origins",
+            &engine_options(origins).max_origins.to_string(),
         ])
         .env("HOME", dir.path())
         .env("XDG_STATE_HOME", dir.path())
@@ -220,17 +273,12 @@ fn main() {
     );
 
     // The engine in this process on the same origins: check() on one thread.
-    let me = std::process::id();
-    let rss_engine_before = rss_kib(me);
     let token = ProductToken::new("bot").expect("token");
-    let mut options = CacheOptions::default();
-    options.max_origins = origins.max(1) * 2;
-    let (calls, took, rss_engine_after) = rt.block_on(async {
-        let cache = RobotsCache::new(options).expect("engine");
+    let (calls, took) = rt.block_on(async {
+        let cache = RobotsCache::new(engine_options(origins)).expect("engine");
         for i in 0..origins {
             let _ = cache.check(&token, &url(i, "/")).await;
         }
-        let rss = rss_kib(me);
         let urls: Vec<String> = (0..4096u64)
             .map(|k| url((k * 7919) % origins, "/private/x"))
             .collect();
@@ -243,7 +291,7 @@ fn main() {
             }
             calls += urls.len() as u64;
         }
-        (calls, t.elapsed().as_secs_f64(), rss)
+        (calls, t.elapsed().as_secs_f64())
     });
     let in_process = calls as f64 / took;
     println!("in process: RobotsCache::check {in_process:.0} calls/s on one thread");
@@ -254,12 +302,35 @@ fn main() {
         single_rps / in_process,
         batched_ups / in_process
     );
+    // The engine alone, in a fresh process: this bench again, as a child.
+    let output = Command::new(std::env::current_exe().expect("this bench"))
+        .env("SERVE_LOAD_ENGINE_PORT", port.to_string())
+        .env("SERVE_LOAD_ORIGINS", origins.to_string())
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("the engine's process");
+    let text = String::from_utf8_lossy(&output.stdout);
+    let figures: Vec<u64> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("engine-rss "))
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|n| n.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default();
+    let [rss_engine_before, rss_engine_after] = figures[..] else {
+        panic!("no memory figures from the engine's process: {text}");
+    };
     let per =
         |before: u64, after: u64| after.saturating_sub(before) as f64 * 1024.0 / origins as f64;
-    println!(
-        "resident memory per warm origin: service {:.0} bytes, engine in process {:.0} bytes",
+    let (service, engine) = (
         per(rss_before, rss_after),
-        per(rss_engine_before, rss_engine_after)
+        per(rss_engine_before, rss_engine_after),
+    );
+    println!(
+        "resident memory per warm origin: service {service:.0} bytes, engine alone {engine:.0} bytes (service / engine {:.2})",
+        service / engine.max(1.0)
     );
     let _ = child.kill();
     let _ = child.wait();

@@ -848,10 +848,32 @@ pub struct ServeArgs {
     /// Matching mode of the service (a request may name it, and must name this one).
     #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
     pub mode: ModeArg,
+    /// How many origins' compiled rules are kept in memory (the least recently used go
+    /// first; their states stay in the store).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_origins: u64,
+    /// Which requests /v1/acquire spaces and backs off as one: `origin` (scheme, host and
+    /// port, as robots.txt), `host`, `domain` (the registrable domain) or `ip` (the server's
+    /// address: several host names on one server share one schedule).
+    #[arg(long, value_enum, value_name = "KEY", default_value_t = PolitenessKeyArg::Origin)]
+    pub politeness_key: PolitenessKeyArg,
     #[command(flatten)]
     pub http: HttpArgs,
     #[command(flatten)]
     pub state: StateArgs,
+}
+
+/// What one politeness schedule is kept under (the engine's `KeyKind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PolitenessKeyArg {
+    /// Scheme, host and port.
+    Origin,
+    /// The host name, whatever the scheme and port.
+    Host,
+    /// The registrable domain (by the Public Suffix List).
+    Domain,
+    /// The server's IP address (IPv6: its /64).
+    Ip,
 }
 
 #[derive(Debug, Args)]

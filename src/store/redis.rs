@@ -217,15 +217,39 @@ impl RedisStore {
 
     /// What in the server's configuration may lose states: no persistence (no RDB `save`
     /// points and no AOF), or an `allkeys-*` eviction policy. Read with `CONFIG GET`, or from
-    /// `INFO` where `CONFIG` is not allowed; `None` when it keeps what it is told.
+    /// `INFO` where `CONFIG` is not allowed; `None` when it keeps what it is told. On a Redis
+    /// Cluster every master that serves slots is asked (as `SCAN` walks them), and each one
+    /// that may lose states is named: one master without persistence loses its share.
     async fn durability_check(&self) -> Option<String> {
+        let mut conn = self.conn.clone();
+        let masters = within_ok(self.deadline, conn.masters())
+            .await
+            .unwrap_or_else(|| vec![None]);
+        let mut warnings = Vec::new();
+        for node in &masters {
+            let problems = self.durability_of(node).await;
+            if problems.is_empty() {
+                continue;
+            }
+            warnings.push(match node {
+                None => problems.join("; "),
+                Some((host, port)) => format!(
+                    "Redis Cluster master {}: {}",
+                    node_address(host, *port),
+                    problems.join("; ")
+                ),
+            });
+        }
+        (!warnings.is_empty()).then(|| warnings.join("; "))
+    }
+
+    /// The problems of one server's configuration ([`RedisStore::durability_check`]).
+    async fn durability_of(&self, node: &Node) -> Vec<String> {
         let config = |name: &'static str| {
             let mut conn = self.conn.clone();
             async move {
-                let reply: RedisResult<Vec<String>> = redis::cmd("CONFIG")
-                    .arg("GET")
-                    .arg(name)
-                    .query_async(&mut conn)
+                let reply: RedisResult<Vec<String>> = conn
+                    .on(node, redis::cmd("CONFIG").arg("GET").arg(name))
                     .await;
                 reply.ok().and_then(|v| v.into_iter().nth(1))
             }
@@ -234,7 +258,7 @@ impl RedisStore {
             let mut conn = self.conn.clone();
             async move {
                 let reply: RedisResult<String> =
-                    redis::cmd("INFO").arg(section).query_async(&mut conn).await;
+                    conn.on(node, redis::cmd("INFO").arg(section)).await;
                 reply.ok().and_then(|text| {
                     text.lines().find_map(|line| {
                         line.strip_prefix(field)
@@ -271,7 +295,7 @@ impl RedisStore {
                 "the Redis server's maxmemory-policy is {policy}: under memory pressure it evicts states and bodies (use noeviction or volatile-*)"
             ));
         }
-        (!problems.is_empty()).then(|| problems.join("; "))
+        problems
     }
 
     /// Runs one request with the store's deadline; errors say what was being done.
@@ -986,6 +1010,20 @@ fn gate_state(fields: &HashMap<String, String>) -> Option<GateState> {
         strikes: u32::try_from(number("strikes")).unwrap_or(u32::MAX),
         last_failure: number("last"),
     })
+}
+
+/// `f`'s value if it succeeds within `d`.
+async fn within_ok<T>(d: Duration, f: impl Future<Output = RedisResult<T>>) -> Option<T> {
+    tokio::time::timeout(d, f).await.ok().and_then(Result::ok)
+}
+
+/// `host:port`, an IPv6 host in brackets.
+fn node_address(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
 }
 
 fn gate_ms(d: Duration) -> u64 {

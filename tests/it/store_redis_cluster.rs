@@ -137,3 +137,37 @@ async fn a_cluster_store_loses_no_update_and_leases_are_exclusive() {
     store.release_lease(&o, "a").await.expect("release");
     assert!(other.try_lease(&o, "b", ttl).await.expect("lease"));
 }
+
+/// The durability warning asks every master: one without persistence is named, the others
+/// are not; with persistence on all of them there is nothing to say.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cluster_master_without_persistence_is_named_at_connect() {
+    let cluster = RedisCluster::start();
+    let addresses = cluster.addresses();
+    // The test's masters keep nothing on disk (`--save '' --appendonly no`): an AOF on all
+    // but the first.
+    for node in 1..addresses.len() {
+        assert_eq!(
+            cluster.command(node, &[b"CONFIG", b"SET", b"appendonly", b"yes"]),
+            "OK"
+        );
+    }
+    let warning = store(&cluster)
+        .await
+        .durability_warning()
+        .expect("a warning");
+    assert!(
+        warning.contains(&format!("master {}:", addresses[0])),
+        "{warning}"
+    );
+    assert!(warning.contains("keeps nothing on disk"), "{warning}");
+    for other in &addresses[1..] {
+        assert!(!warning.contains(other.as_str()), "{other}: {warning}");
+    }
+
+    assert_eq!(
+        cluster.command(0, &[b"CONFIG", b"SET", b"appendonly", b"yes"]),
+        "OK"
+    );
+    assert_eq!(store(&cluster).await.durability_warning(), None);
+}

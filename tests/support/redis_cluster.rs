@@ -118,6 +118,11 @@ impl RedisCluster {
             .collect()
     }
 
+    /// A command on master `node` (in node order), its reply as text.
+    pub fn command(&self, node: usize, args: &[&[u8]]) -> String {
+        super::redis_server::command_on(self.nodes[node].1, args)
+    }
+
     fn ready(&self) -> bool {
         self.nodes.iter().all(|(_, port, _)| {
             super::redis_server::command_on(*port, &[b"CLUSTER", b"INFO"])

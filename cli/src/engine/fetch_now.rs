@@ -10,7 +10,7 @@ use crawlgate::policy::{Content, Judgement, OriginState, RobotsFile, Version};
 use crawlgate::Origin;
 use futures_util::stream::{self, StreamExt};
 
-use super::{cause, engine, fetch_options, next_flushing, origins, runtime};
+use super::{cause, engine, fetch_options, next_flushing, origins, problems_of, runtime};
 use crate::args::{HttpArgs, ModeArg, StateArgs};
 use crate::clock::rfc3339;
 use crate::output::{plural, Out};
@@ -173,11 +173,9 @@ pub async fn fetch_now(cache: &RobotsCache, origin: &Origin) -> Fetched {
         None
     };
     let mut codes = Vec::new();
-    if version
-        .as_ref()
-        .is_some_and(|v| matches!(v.content, Content::Rules(_)))
-    {
-        if let Some(parsed) = cache.rules(origin).await {
+    if let Some(Content::Rules(file)) = version.as_ref().map(|v| &v.content) {
+        // The engine keeps no diagnostics: the stored body is parsed again for them.
+        if let Some(parsed) = problems_of(cache, origin, &file.digest).await {
             for d in &parsed.diagnostics {
                 if !codes.contains(&d.code.as_str()) {
                     codes.push(d.code.as_str());

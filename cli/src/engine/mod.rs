@@ -17,7 +17,7 @@ use crawlgate::http::FetchOptions;
 use crawlgate::policy::{
     Content, GoodVersion, Judgement, OriginState, Verdict, VerdictReason, Version,
 };
-use crawlgate::{Origin, ProductToken};
+use crawlgate::{Origin, Parsed, ProductToken, Robots};
 use futures_util::stream::{Stream, StreamExt};
 use futures_util::FutureExt;
 
@@ -64,12 +64,17 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-/// The engine on `state`'s store.
+/// The engine on `state`'s store. It keeps no file's diagnostics (they would cost every origin
+/// in memory, in `serve` and `mcp` for as long as they run): what lists a file's problems
+/// parses its body again ([`problems_of`]).
 pub fn engine(fetch: FetchOptions, state: &State) -> anyhow::Result<RobotsCache> {
     let mut options = CacheOptions::default();
     options.fetch = fetch;
-    // `fetch` lists the problem codes of each file it fetched, from the engine's parse.
-    options.keep_diagnostics = true;
+    engine_with(options, state)
+}
+
+/// [`engine`] with `options` (the fetch options among them) as given.
+pub fn engine_with(options: CacheOptions, state: &State) -> anyhow::Result<RobotsCache> {
     Ok(RobotsCache::with_store(
         options,
         state.store.clone(),
@@ -150,6 +155,28 @@ pub async fn body_in_force(
         .await
         .and_then(|s| s.good_file().map(|f| f.digest))?;
     state.store.body(origin, &digest).await.ok().flatten()
+}
+
+/// The file `digest` of `origin` parsed again from the store with its diagnostics, as the
+/// engine's fetch parsed it (its mode and byte limit); `None` when the store cannot give the
+/// body back.
+pub async fn problems_of(
+    cache: &RobotsCache,
+    origin: &Origin,
+    digest: &crawlgate::policy::Digest,
+) -> Option<Parsed> {
+    let body = cache.store().body(origin, digest).await.ok().flatten()?;
+    Some(reparse(cache, &body))
+}
+
+/// `body` parsed with its diagnostics, as the engine's fetch parses it (its mode and byte
+/// limit).
+pub fn reparse(cache: &RobotsCache, body: &[u8]) -> Parsed {
+    let fetch = &cache.options().fetch;
+    let mut options = crawlgate::Options::mode(fetch.mode);
+    options.max_bytes = fetch.max_bytes;
+    options.diagnostics = true;
+    Robots::parse_with(body, &options)
 }
 
 /// The cause of a result that is not a file.

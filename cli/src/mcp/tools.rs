@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use super::Server;
 use crate::crawler::{self, Crawlers};
 use crate::engine::report::{build, Inputs};
-use crate::engine::{answer_crawlers, body_in_force};
+use crate::engine::{answer_crawlers, body_in_force, reparse};
 use crate::explained::{explain_agent, View};
 use crate::output::escape;
 use crate::records::state_record;
@@ -305,9 +305,16 @@ impl Tools {
                 }
             }
         }
-        // The problems of the file in force, as `lint` gives them.
-        let problems: Vec<Value> = match (&rules, &body) {
-            (Some(parsed), Some(body)) if judgement.verdict == Verdict::Rules => parsed
+        // The problems of the file in force, as `lint` gives them: the engine keeps no
+        // diagnostics, so its body is parsed again for them.
+        let reparsed = match &body {
+            Some(body) if rules.is_some() && judgement.verdict == Verdict::Rules => {
+                Some(reparse(cache, body))
+            }
+            _ => None,
+        };
+        let problems: Vec<Value> = match (&reparsed, &body) {
+            (Some(parsed), Some(body)) => parsed
                 .diagnostics
                 .iter()
                 .map(|d| {

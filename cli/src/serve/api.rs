@@ -295,6 +295,9 @@ struct Acquired<'a> {
     wait_ms: u64,
     /// The spacing between this origin's fetches, in milliseconds.
     spacing_ms: u64,
+    /// The politeness key the slot was reserved under (`crawlgate serve --politeness-key`):
+    /// requests with one key share one schedule; `null` when disallowed.
+    key: Option<String>,
     /// The check record of the URL.
     check: Record<'a>,
 }
@@ -315,7 +318,7 @@ pub async fn acquire(
     let (answer, slot) = match cache.reserve_slot(&token, &req.url).await {
         Ok(slot) => {
             app.metrics.slots.fetch_add(1, Ordering::Relaxed);
-            let timing = (slot.spacing.delay, slot.at, slot.wait);
+            let timing = (slot.spacing.delay, slot.at, slot.wait, slot.key.to_string());
             (slot.answer, Some(timing))
         }
         Err(Refused::Disallowed { answer, .. }) => (*answer, None),
@@ -343,9 +346,11 @@ pub async fn acquire(
         not_before: None,
         wait_ms: 0,
         spacing_ms: 0,
+        key: None,
         check: Record::Check(record),
     };
-    if let Some((spacing, at, wait)) = slot {
+    if let Some((spacing, at, wait, key)) = slot {
+        reply.key = Some(key);
         let mut left = wait;
         if req.wait && !wait.is_zero() {
             let nap = wait.min(app.max_wait);

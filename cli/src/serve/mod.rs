@@ -35,8 +35,9 @@ mod enabled {
     use axum::response::{IntoResponse, Response};
     use axum::routing::{get, post};
     use axum::Router;
-    use crawlgate::engine::RobotsCache;
+    use crawlgate::engine::{CacheOptions, RobotsCache};
     use crawlgate::http::{AddressPolicy, FetchOptions};
+    use crawlgate::policy::KeyKind;
     use crawlgate::Mode;
     use sha2::{Digest, Sha256};
     use subtle::ConstantTimeEq;
@@ -46,7 +47,8 @@ mod enabled {
     use super::api::{self, ApiError, App};
     use super::metrics::Metrics;
     use super::*;
-    use crate::engine::{engine, fetch_options};
+    use crate::args::PolitenessKeyArg;
+    use crate::engine::{engine_with, fetch_options};
     use crate::state;
 
     /// The limits and settings the router is built with.
@@ -123,7 +125,11 @@ mod enabled {
         init_tracing();
         runtime.block_on(async {
             let state = state::open(&args.state, true).await?;
-            let cache = engine(fetch, &state)?;
+            let mut options = CacheOptions::default();
+            options.fetch = fetch;
+            options.gate.key = key_kind(args.politeness_key);
+            options.max_origins = args.max_origins.max(1);
+            let cache = engine_with(options, &state)?;
             let router = router(cache.clone(), settings);
             let listener = tokio::net::TcpListener::bind(args.listen)
                 .await
@@ -143,6 +149,15 @@ mod enabled {
             anyhow::Ok(())
         })?;
         Ok(Status::Clean)
+    }
+
+    fn key_kind(key: PolitenessKeyArg) -> KeyKind {
+        match key {
+            PolitenessKeyArg::Origin => KeyKind::Origin,
+            PolitenessKeyArg::Host => KeyKind::Host,
+            PolitenessKeyArg::Domain => KeyKind::Domain,
+            PolitenessKeyArg::Ip => KeyKind::Ip,
+        }
     }
 
     /// The request log on standard error, at `RUST_LOG`'s level (default: warnings).

@@ -765,3 +765,57 @@ fn replicas_on_a_redis_cluster_share_one_fetch_per_origin() {
     let (code, text) = b.get("/readyz", None);
     assert_eq!(code, 200, "{text}");
 }
+
+#[test]
+fn two_host_names_of_one_server_share_one_schedule_under_the_ip_key() {
+    let rt = crate::support::runtime(1);
+    let site = robots_server(&rt, None);
+    let port = site.addr.port();
+    let by_name = format!("http://localhost:{port}/a");
+    let by_address = format!("http://127.0.0.1:{port}/b");
+    let acquire = |serve: &Serve, url: &str| {
+        serve.json(
+            "/v1/acquire",
+            None,
+            json!({"agent": "bot", "url": url}),
+            200,
+        )
+    };
+
+    // By origin (the default), two origins: two schedules, a permit each.
+    let serve = Serve::start(&["--no-state", "--allow-private"]);
+    let a = acquire(&serve, &by_name);
+    let b = acquire(&serve, &by_address);
+    assert_eq!(
+        (a["permit"].clone(), b["permit"].clone()),
+        (json!(true), json!(true)),
+        "{a} {b}"
+    );
+    assert_eq!(a["key"], format!("http://localhost:{port}"), "{a}");
+    drop(serve);
+
+    // By IP address: one server, one schedule; the second waits for the spacing (1 s).
+    let serve = Serve::start(&["--no-state", "--allow-private", "--politeness-key", "ip"]);
+    let a = acquire(&serve, &by_name);
+    let b = acquire(&serve, &by_address);
+    assert_eq!(a["permit"], true, "{a}");
+    assert_eq!(a["key"], "ip:127.0.0.1", "{a}");
+    assert_eq!(b["key"], "ip:127.0.0.1", "{b}");
+    assert_eq!(b["permit"], false, "{b}");
+    assert!(
+        b["wait_ms"].as_u64().is_some_and(|w| w > 0 && w <= 1000),
+        "{b}"
+    );
+    // A disallowed URL reserves nothing: no key.
+    let d = acquire(&serve, &format!("http://localhost:{port}/private/d"));
+    assert_eq!(d["key"], Value::Null, "{d}");
+
+    // An unknown key is refused at the command line.
+    let dir = Dir::new();
+    let out = dir
+        .command(&["serve", "--politeness-key", "street"])
+        .output()
+        .expect("crawlgate runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--politeness-key"));
+}
