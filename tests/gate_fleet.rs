@@ -283,23 +283,35 @@ fn finish(children: &mut [(Child, BufReader<ChildStdout>)]) {
     }
 }
 
+/// Pages requested, with their arrival times, as the server saw them.
+type Arrivals = Arc<Mutex<Vec<(Instant, String)>>>;
+
+/// A site whose robots.txt asks for `Crawl-delay: DELAY` and which records every page
+/// request's arrival.
+async fn recording_site(delay: &str) -> (TestServer, Arrivals) {
+    let arrivals: Arrivals = Arc::default();
+    let seen = arrivals.clone();
+    let robots = format!("User-agent: *\nCrawl-delay: {delay}\n");
+    let server = TestServer::start(move |r| {
+        if r.path == "/robots.txt" {
+            return Reply::text(200, &robots);
+        }
+        seen.lock()
+            .expect("arrivals")
+            .push((Instant::now(), r.path.clone()));
+        Reply::text(200, "page")
+    })
+    .await;
+    (server, arrivals)
+}
+
 // ---------------------------------------------------------------------------------------------
 // The tests.
 
 fn fleet() {
     let rt = support::runtime(2);
     let redis = RedisServer::start();
-    let arrivals: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
-    let seen = arrivals.clone();
-    let server = rt.block_on(TestServer::start(move |r| {
-        if r.path == "/robots.txt" {
-            return Reply::text(200, "User-agent: *\nCrawl-delay: 0.2\n");
-        }
-        seen.lock()
-            .expect("arrivals")
-            .push((Instant::now(), r.path.clone()));
-        Reply::text(200, "page")
-    }));
+    let (server, arrivals) = rt.block_on(recording_site("0.2"));
     let mut children: Vec<_> = (0..3)
         .map(|i| {
             spawn_child(
@@ -454,17 +466,7 @@ fn killed() {
 fn outage() {
     let rt = support::runtime(2);
     let mut redis = RedisServer::start();
-    let arrivals: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
-    let seen = arrivals.clone();
-    let server = rt.block_on(TestServer::start(move |r| {
-        if r.path == "/robots.txt" {
-            return Reply::text(200, "User-agent: *\nCrawl-delay: 0.2\n");
-        }
-        seen.lock()
-            .expect("arrivals")
-            .push((Instant::now(), r.path.clone()));
-        Reply::text(200, "page")
-    }));
+    let (server, arrivals) = rt.block_on(recording_site("0.2"));
     let site = server.url("");
     let fleet = [("CRAWLGATE_FLEET", "3"), ("CRAWLGATE_SECONDS", "7")];
     let mut children: Vec<_> = (0..3)
@@ -704,17 +706,7 @@ fn redb_runs() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("state.redb");
     let file = file.to_str().expect("a UTF-8 path");
-    let arrivals: Arc<Mutex<Vec<(Instant, String)>>> = Arc::default();
-    let seen = arrivals.clone();
-    let server = rt.block_on(TestServer::start(move |r| {
-        if r.path == "/robots.txt" {
-            return Reply::text(200, "User-agent: *\nCrawl-delay: 1\n");
-        }
-        seen.lock()
-            .expect("arrivals")
-            .push((Instant::now(), r.path.clone()));
-        Reply::text(200, "page")
-    }));
+    let (server, arrivals) = rt.block_on(recording_site("1"));
     let spacing = Duration::from_secs(1);
     let pages = [("CRAWLGATE_PAGES", "2")];
     for run in ["r1", "r2"] {
