@@ -126,7 +126,7 @@ pub use gate::{Permit, Recorded, Refused, Slot};
 #[cfg(feature = "middleware")]
 pub use middleware::{refusal, GateMiddleware};
 pub use policy::{CrawlPolicy, Edge, PagePart, PolicyWarning, TdmPart, TdmSource};
-pub use politeness::Politeness;
+pub use politeness::{Politeness, ScheduleSource};
 pub use stats::{CacheStats, FetchClass};
 pub use tdm::{TdmAnswer, TdmError, TdmReservation};
 

@@ -21,14 +21,36 @@ pub struct Politeness {
     pub at: SystemTime,
     /// The spacing in force and why, the backoff remembered, the next slot.
     pub pacing: Pacing,
-    /// Where the schedule was read: `store` (the store's, shared by every process on it),
-    /// `process` (the store keeps none, or failed: this process's own) or `none` (nothing
-    /// recorded for the key anywhere).
-    pub schedule: &'static str,
+    /// Where the schedule was read.
+    pub schedule: ScheduleSource,
     /// The key's permits held in this process now.
     pub in_flight: usize,
     /// [`GateOptions::max_concurrency`](crate::policy::GateOptions::max_concurrency).
     pub max_concurrency: usize,
+}
+
+/// Where [`RobotsCache::politeness`] read a key's schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ScheduleSource {
+    /// The store's, shared by every process on it.
+    Store,
+    /// This process's own: the store keeps none, failed, or had none while a shared store's
+    /// outage left one here.
+    Process,
+    /// Nothing is recorded for the key anywhere.
+    None,
+}
+
+impl ScheduleSource {
+    /// `store`, `process` or `none`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScheduleSource::Store => "store",
+            ScheduleSource::Process => "process",
+            ScheduleSource::None => "none",
+        }
+    }
 }
 
 impl RobotsCache {
@@ -80,29 +102,29 @@ impl RobotsCache {
 
     /// The key's schedule and where it was read: the store's when it keeps one and answers,
     /// else the process's.
-    async fn schedule_of(&self, key: &PoliteKey) -> (Option<GateState>, &'static str) {
+    async fn schedule_of(&self, key: &PoliteKey) -> (Option<GateState>, ScheduleSource) {
         let store = self.store();
         if store.keeps_schedule() {
             match store.schedule(key).await {
                 Ok(Some(state)) => {
                     self.store_ok();
-                    return (Some(state), "store");
+                    return (Some(state), ScheduleSource::Store);
                 }
                 Ok(None) => {
                     self.store_ok();
                     // A shared store that has nothing may still have a process's schedule
                     // beside it (kept while the store was down).
                     return match self.gate().local.get(key) {
-                        Some(state) if store.is_shared() => (Some(state), "process"),
-                        _ => (None, "none"),
+                        Some(state) if store.is_shared() => (Some(state), ScheduleSource::Process),
+                        _ => (None, ScheduleSource::None),
                     };
                 }
                 Err(e) => self.store_failed(&e),
             }
         }
         match self.gate().local.get(key) {
-            Some(state) => (Some(state), "process"),
-            None => (None, "none"),
+            Some(state) => (Some(state), ScheduleSource::Process),
+            None => (None, ScheduleSource::None),
         }
     }
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crawlgate::engine::{CacheOptions, ManualClock, RobotsCache};
+use crawlgate::engine::{CacheOptions, ManualClock, RobotsCache, ScheduleSource};
 use crawlgate::policy::{Fetch, FetchOutcome, GateOptions, PoliteKey, SpacingReason};
 use crawlgate::store::{EmbeddedStore, MemoryStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken, Robots};
@@ -101,7 +101,7 @@ async fn the_spacing_in_force_says_what_set_it() {
         assert_eq!(p.pacing.asked, asked.map(secs), "{origin}");
         assert_eq!(p.pacing.backoff, None, "{origin}");
         assert_eq!(p.pacing.next_slot, t0(), "{origin}: nothing reserved yet");
-        assert_eq!(p.schedule, "none", "{origin}");
+        assert_eq!(p.schedule, ScheduleSource::None, "{origin}");
         assert_eq!(
             p.key,
             PoliteKey::of(
@@ -135,7 +135,7 @@ async fn two_429s_show_as_step_two_until_its_end_then_forgiven_half_an_hour_late
     drop(permit);
     let p = cache.politeness(&bot(), url).await.expect("politeness");
     assert_eq!(p.pacing.next_slot, t0() + secs(3.0));
-    assert_eq!(p.schedule, "store");
+    assert_eq!(p.schedule, ScheduleSource::Store);
     assert_eq!((p.in_flight, p.max_concurrency), (0, 1));
 
     // Two 429s without Retry-After: the second doubles the first (60 s, then ~120 s ±10 %).
