@@ -236,6 +236,18 @@ async fn fetch_pages(
     }
 }
 
+/// Starts three crawler processes (`c0`, `c1`, `c2`) in `mode` on one `state` and `site`.
+fn spawn_fleet(
+    mode: &str,
+    state: &str,
+    site: &str,
+    env: &[(&str, &str)],
+) -> Vec<(Child, BufReader<ChildStdout>)> {
+    (0..3)
+        .map(|i| spawn_child(mode, state, site, &format!("c{i}"), env))
+        .collect()
+}
+
 /// Starts a crawler process in `mode` on `state` (a Redis URL or a redb file), with `env`
 /// besides, and waits for its `ready`.
 fn spawn_child(
@@ -312,17 +324,7 @@ fn fleet() {
     let rt = support::runtime(2);
     let redis = RedisServer::start();
     let (server, arrivals) = rt.block_on(recording_site("0.2"));
-    let mut children: Vec<_> = (0..3)
-        .map(|i| {
-            spawn_child(
-                "spacing",
-                &redis.url(),
-                &server.url(""),
-                &format!("c{i}"),
-                &[],
-            )
-        })
-        .collect();
+    let mut children = spawn_fleet("spacing", &redis.url(), &server.url(""), &[]);
     go(&mut children);
     finish(&mut children);
     let mut arrivals = arrivals.lock().expect("arrivals").clone();
@@ -380,17 +382,7 @@ fn in_flight() {
             Reply::text(200, "page")
         }
     }));
-    let mut children: Vec<_> = (0..3)
-        .map(|i| {
-            spawn_child(
-                "in-flight",
-                &redis.url(),
-                &server.url(""),
-                &format!("c{i}"),
-                &[],
-            )
-        })
-        .collect();
+    let mut children = spawn_fleet("in-flight", &redis.url(), &server.url(""), &[]);
     go(&mut children);
     finish(&mut children);
     let most = most.load(Ordering::SeqCst);
@@ -469,9 +461,7 @@ fn outage() {
     let (server, arrivals) = rt.block_on(recording_site("0.2"));
     let site = server.url("");
     let fleet = [("CRAWLGATE_FLEET", "3"), ("CRAWLGATE_SECONDS", "7")];
-    let mut children: Vec<_> = (0..3)
-        .map(|i| spawn_child("spacing", &redis.url(), &site, &format!("c{i}"), &fleet))
-        .collect();
+    let mut children = spawn_fleet("spacing", &redis.url(), &site, &fleet);
     for (child, _) in &mut children {
         let stdin = child.stdin.as_mut().expect("stdin");
         writeln!(stdin, "go").expect("go");
@@ -761,17 +751,7 @@ fn after_429() {
                 Duration::from_millis(450),
             )
         };
-        let mut children: Vec<_> = (0..3)
-            .map(|i| {
-                spawn_child(
-                    "spacing",
-                    &redis.url(),
-                    &server.url(""),
-                    &format!("c{i}"),
-                    env,
-                )
-            })
-            .collect();
+        let mut children = spawn_fleet("spacing", &redis.url(), &server.url(""), env);
         go(&mut children);
         finish(&mut children);
         let arrivals = arrivals.lock().expect("arrivals").clone();

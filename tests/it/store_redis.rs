@@ -126,23 +126,21 @@ async fn round_trip_bodies_and_prune_match_the_memory_store() {
     assert_eq!(redis.prune(later).await.expect("prune"), Pruned::default());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_updates_from_separate_connections_lose_nothing() {
-    const STORES: usize = 4;
-    const TASKS: usize = 8;
-    const UPDATES: usize = 25;
-    let server = RedisServer::start();
-    let o = origin("https://contended.example");
+/// Records `updates` fetches of `o` from `tasks` tasks on each of `stores` at once (each store
+/// its own connection, as separate processes would have), and waits for them all.
+pub(crate) async fn update_at_once(
+    stores: Vec<RedisStore>,
+    o: &Origin,
+    tasks: usize,
+    updates: usize,
+) {
     let body: &'static [u8] = b"User-agent: *\nAllow: /\n";
     let mut handles = Vec::new();
-    for _ in 0..STORES {
-        // Each store has its own connection, as separate processes would.
-        let store = store(&server).await;
-        for _ in 0..TASKS {
-            let store = store.clone();
-            let o = o.clone();
+    for store in stores {
+        for _ in 0..tasks {
+            let (store, o) = (store.clone(), o.clone());
             handles.push(tokio::spawn(async move {
-                for _ in 0..UPDATES {
+                for _ in 0..updates {
                     let change = [fetched(&o, body, &OriginState::new(), t0())];
                     store.update(&o, &change).await.expect("update");
                 }
@@ -152,6 +150,20 @@ async fn concurrent_updates_from_separate_connections_lose_nothing() {
     for handle in handles {
         handle.await.expect("task");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_updates_from_separate_connections_lose_nothing() {
+    const STORES: usize = 4;
+    const TASKS: usize = 8;
+    const UPDATES: usize = 25;
+    let server = RedisServer::start();
+    let o = origin("https://contended.example");
+    let mut stores = Vec::new();
+    for _ in 0..STORES {
+        stores.push(store(&server).await);
+    }
+    update_at_once(stores, &o, TASKS, UPDATES).await;
     let state = store(&server)
         .await
         .load(&o)

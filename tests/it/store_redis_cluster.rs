@@ -4,7 +4,7 @@
 //! writers, exclusive leases, and a multi-key update script that stays in one slot.
 use std::time::Duration;
 
-use crate::store_redis::{fetched, origin, t0, DAY};
+use crate::store_redis::{fetched, origin, t0, update_at_once, DAY};
 use crate::support::redis_cluster::RedisCluster;
 use crawlgate::policy::{Digest, OriginState};
 use crawlgate::store::{MemoryStore, RedisOptions, RedisStore, Store};
@@ -101,25 +101,11 @@ async fn a_cluster_store_loses_no_update_and_leases_are_exclusive() {
     const UPDATES: usize = 10;
     let cluster = RedisCluster::start();
     let o = origin("https://contended.example");
-    let body: &'static [u8] = b"User-agent: *\nAllow: /\n";
-    let mut handles = Vec::new();
+    let mut stores = Vec::new();
     for _ in 0..STORES {
-        // A connection each, as separate processes would have.
-        let store = store(&cluster).await;
-        for _ in 0..TASKS {
-            let store = store.clone();
-            let o = o.clone();
-            handles.push(tokio::spawn(async move {
-                for _ in 0..UPDATES {
-                    let change = [fetched(&o, body, &OriginState::new(), t0())];
-                    store.update(&o, &change).await.expect("update");
-                }
-            }));
-        }
+        stores.push(store(&cluster).await);
     }
-    for handle in handles {
-        handle.await.expect("task");
-    }
+    update_at_once(stores, &o, TASKS, UPDATES).await;
     let store = store(&cluster).await;
     let state = store.load(&o).await.expect("load").expect("a state");
     let last = state.history().last().expect("a version");

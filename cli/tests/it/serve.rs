@@ -536,23 +536,14 @@ fn sigterm_lets_the_requests_in_flight_finish() {
     assert_eq!(site.hits_on("/robots.txt"), 1);
 }
 
-#[test]
-fn replicas_on_one_redis_fetch_each_origin_once_and_survive_a_kill() {
-    let redis = RedisServer::start();
-    let rt = crate::support::runtime(2);
-    let sites: Vec<TestServer> = (0..3)
-        .map(|_| robots_server(&rt, Some(Duration::from_millis(300))))
-        .collect();
-    let state = redis.url();
-    let a = Serve::start(&["--state", &state, "--allow-private"]);
-    let b = Serve::start(&["--state", &state, "--allow-private"]);
-
-    // Both replicas asked about every origin at once.
+/// Asks both replicas about a URL of every site at once, `rounds` times over, and asserts
+/// every answer is a 200 and each site's robots.txt was fetched once for both.
+fn ask_both_at_once(replicas: [&Serve; 2], sites: &[TestServer], rounds: usize) {
     let mut clients = Vec::new();
-    for round in 0..4 {
+    for round in 0..rounds {
         for (i, site) in sites.iter().enumerate() {
-            for addr in [&a.addr, &b.addr] {
-                let addr = addr.clone();
+            for replica in replicas {
+                let addr = replica.addr.clone();
                 let url = site.url(&format!("/r{round}/{i}"));
                 clients.push(std::thread::spawn(move || {
                     let body = json!({"agent": "bot", "urls": [url]}).to_string();
@@ -565,13 +556,28 @@ fn replicas_on_one_redis_fetch_each_origin_once_and_survive_a_kill() {
         let (code, text) = c.join().expect("client");
         assert_eq!(code, 200, "{text}");
     }
-    for site in &sites {
+    for site in sites {
         assert_eq!(
             site.hits_on("/robots.txt"),
             1,
             "one fetch per origin for both replicas"
         );
     }
+}
+
+#[test]
+fn replicas_on_one_redis_fetch_each_origin_once_and_survive_a_kill() {
+    let redis = RedisServer::start();
+    let rt = crate::support::runtime(2);
+    let sites: Vec<TestServer> = (0..3)
+        .map(|_| robots_server(&rt, Some(Duration::from_millis(300))))
+        .collect();
+    let state = redis.url();
+    let a = Serve::start(&["--state", &state, "--allow-private"]);
+    let b = Serve::start(&["--state", &state, "--allow-private"]);
+
+    // Both replicas asked about every origin at once.
+    ask_both_at_once([&a, &b], &sites, 4);
 
     // A fourth origin seen by A only; then A is killed (-9) mid-load.
     let late = robots_server(&rt, None);
@@ -709,30 +715,7 @@ fn replicas_on_a_redis_cluster_share_one_fetch_per_origin() {
     let state = cluster.url();
     let a = Serve::start(&["--state", &state, "--allow-private"]);
     let b = Serve::start(&["--state", &state, "--allow-private"]);
-    let mut clients = Vec::new();
-    for round in 0..2 {
-        for (i, site) in sites.iter().enumerate() {
-            for addr in [&a.addr, &b.addr] {
-                let addr = addr.clone();
-                let url = site.url(&format!("/r{round}/{i}"));
-                clients.push(std::thread::spawn(move || {
-                    let body = json!({"agent": "bot", "urls": [url]}).to_string();
-                    request(&addr, "POST", "/v1/check", None, Some(body.as_bytes()))
-                }));
-            }
-        }
-    }
-    for c in clients {
-        let (code, text) = c.join().expect("client");
-        assert_eq!(code, 200, "{text}");
-    }
-    for site in &sites {
-        assert_eq!(
-            site.hits_on("/robots.txt"),
-            1,
-            "one fetch per origin for both replicas"
-        );
-    }
+    ask_both_at_once([&a, &b], &sites, 2);
     // The fleet's fetches as the replicas count them: one per origin in all.
     let metrics: Vec<String> = [&a, &b].iter().map(|s| s.get("/metrics", None).1).collect();
     let sum = |name: &str, label: &str, value: &str| -> u64 {
