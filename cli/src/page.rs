@@ -191,12 +191,7 @@ fn remote(
     out: &mut Out,
 ) -> anyhow::Result<Status> {
     use crawlgate::http::Fetcher;
-    let user_agent = args
-        .http
-        .user_agent
-        .clone()
-        .unwrap_or_else(|| args.agent.clone());
-    let fetch = crate::engine::fetch_options(&args.http, user_agent, crawlgate::Mode::Rfc)?;
+    let fetch = crate::engine::agent_fetch_options(&args.http, &args.agent)?;
     let fetcher = Fetcher::new(fetch).context("cannot set up the HTTP client")?;
     let rt = crate::engine::runtime()?;
     let mut failed = 0;

@@ -115,12 +115,7 @@ fn show(out: &mut Out, p: &CrawlPolicy, page_error: Option<&str>) -> std::io::Re
 pub fn run(args: &PolicyArgs, out: &mut Out) -> anyhow::Result<Status> {
     let agent = ProductToken::new(&args.agent)
         .with_context(|| format!("--agent {:?} is not a product token", args.agent))?;
-    let user_agent = args
-        .http
-        .user_agent
-        .clone()
-        .unwrap_or_else(|| args.agent.clone());
-    let fetch = crate::engine::fetch_options(&args.http, user_agent, crawlgate::Mode::Rfc)?;
+    let fetch = crate::engine::agent_fetch_options(&args.http, &args.agent)?;
     let fetcher = Fetcher::new(fetch.clone()).context("cannot set up the HTTP client")?;
     let mut options = CacheOptions::default();
     options.fetch = fetch;

@@ -36,6 +36,13 @@ pub fn crawler_user_agent(http: &HttpArgs, crawlers: &AgentArgs) -> String {
         .unwrap_or_else(|| FetchOptions::default().user_agent)
 }
 
+/// The fetch options of `page` and `policy`, which read pages for one `--agent`: its token
+/// (or `--user-agent`) as the User-Agent header, in RFC 9309 mode.
+pub fn agent_fetch_options(http: &HttpArgs, agent: &str) -> anyhow::Result<FetchOptions> {
+    let user_agent = http.user_agent.clone().unwrap_or_else(|| agent.to_owned());
+    fetch_options(http, user_agent, crawlgate::Mode::Rfc)
+}
+
 /// The engine's fetch options from `--timeout` (a positive number of seconds, at most an
 /// hour), the User-Agent header and the mode.
 pub fn fetch_options(
