@@ -2,13 +2,13 @@
 # google/robotstxt's C++ parser beside crawlgate's, in the same run, on the bench corpus: the
 # parse, and the first verdict per site (`OneAgentAllowedByRobots` for each site's first URL
 # beside the bench group `first-verdict`, which holds fast-robots and texting_robots too).
-# google/robotstxt is not a crate and its sources are not in this repository, so this script
-# compiles them from a checkout you give it (any commit whose robots.cc builds against the
-# system's Abseil; a source tree without .git will do), with our driver
-# (`benches/google_cpp/bench.cc`), then runs the two alternately, ROUNDS times.
+# google/robotstxt is not a crate: this script compiles its `robots.cc`, vendored unchanged in
+# `benches/google_cpp/robotstxt/` (see PROVENANCE.md there), or from a checkout you give it (any
+# commit whose robots.cc builds against the system's Abseil; a source tree without .git will
+# do), with our driver (`benches/google_cpp/bench.cc`), then runs the two alternately, ROUNDS
+# times.
 #
-#   git clone https://github.com/google/robotstxt /tmp/robotstxt
-#   scripts/bench-google-cpp.sh /tmp/robotstxt [ROUNDS]
+#   scripts/bench-google-cpp.sh [CHECKOUT|vendored] [ROUNDS]
 #
 # Installs g++, pkg-config and Abseil (Debian packages) when missing. Prints the driver's
 # lines (`google-cpp parse best: … MB/s`, `google-cpp first …`) and criterion's for
@@ -17,9 +17,14 @@
 # valgrind).
 set -euo pipefail
 
-google=${1:?usage: scripts/bench-google-cpp.sh GOOGLE_ROBOTSTXT_CHECKOUT [ROUNDS]}
-rounds=${2:-2}
 root=$(git rev-parse --show-toplevel)
+google=${1:-vendored}
+label=
+if [ "$google" = vendored ]; then
+    google=$root/benches/google_cpp/robotstxt
+    label="vendored $(sed -n 's/.*commit `\([0-9a-f]\{7\}\).*/\1/p' "$google/PROVENANCE.md")"
+fi
+rounds=${2:-2}
 corpus=${CRAWLGATE_BENCH_CORPUS:-$root/../shared/corpus/robots-bench}
 [ -f "$google/robots.cc" ] || { echo "bench-google-cpp: no robots.cc in $google" >&2; exit 2; }
 [ -d "$corpus/robotfiles" ] || { echo "bench-google-cpp: no corpus at $corpus" >&2; exit 2; }
@@ -36,7 +41,7 @@ fi
 
 out="$root/target/google-cpp"
 mkdir -p "$out"
-echo "== building google/robotstxt ($(git -C "$google" rev-parse --short HEAD 2>/dev/null || echo "not a git checkout")) and crawlgate's parse bench" >&2
+echo "== building google/robotstxt (${label:-$(git -C "$google" rev-parse --short HEAD 2>/dev/null || echo "$google")}) and crawlgate's parse bench" >&2
 # shellcheck disable=SC2046 # pkg-config's flags are separate words
 g++ -O3 -std=c++17 -I "$google" -o "$out/bench" "$root/benches/google_cpp/bench.cc" \
     "$google/robots.cc" $(pkg-config --cflags --libs absl_strings)
