@@ -15,7 +15,7 @@ use nom::Offset;
 use super::agent::{leading_token, ProductToken};
 use super::crawler_lint;
 use super::directive::{directive_of, Directive, OtherKey, Spelling};
-use super::lexer::{is_ws, lex_content, Lexed, Separator};
+use super::lexer::{is_ws, lex_common, lex_content, Lexed, Separator};
 use super::rate::RequestRate;
 use super::usage::{self, PolicyLink, SignalLine, UsageRule};
 use super::{
@@ -322,6 +322,15 @@ impl<'a> Builder<'a> {
             if content_end < line.len() {
                 line = &line[..content_end];
             }
+        }
+        // Nine lines in ten: a rule or an agent, its key spelled right and its colon next.
+        if let Some((directive, key, value)) = lex_common(line) {
+            match directive {
+                Directive::Disallow => self.rule(n, key, RuleKind::Disallow, value),
+                Directive::Allow => self.rule(n, key, RuleKind::Allow, value),
+                _ => self.user_agent(n, value),
+            }
+            return;
         }
         match lex_content(line) {
             Lexed::Empty => {}
