@@ -165,6 +165,33 @@ pub(crate) fn directive_of(key: &[u8], mode: Mode) -> Option<(Directive, Spellin
     }
 }
 
+/// The key a trimmed record line starts with when it is `user-agent`, `allow` or `disallow`
+/// spelled right (any case) and followed at once by its colon, and the colon's index; `None`
+/// for anything else, which then takes the general lexer and [`directive_of`]. Nine lines in
+/// ten of the bench corpus are such rules or agents: one word compare each (the general
+/// lexer's colon search, trims and key dispatch cost about 60 instructions a line).
+#[inline(always)]
+pub(crate) fn common_key(line: &[u8]) -> Option<(Directive, usize)> {
+    // Bytes 0-7 of the line, letters folded to lowercase. Only letters are folded (the mask
+    // leaves `-` and `:` alone), so the compares are exact.
+    let w = super::swar::load(line, 0)?;
+    const fn word(s: &[u8; 8]) -> u64 {
+        u64::from_le_bytes(*s)
+    }
+    if w | 0x2020_2020_2020_2020 == word(b"disallow") {
+        return (line.get(8) == Some(&b':')).then_some((Directive::Disallow, 8));
+    }
+    if (w & 0xFFFF_FFFF_FFFF) | 0x20_2020_2020 == word(b"allow:\0\0") {
+        return Some((Directive::Allow, 5));
+    }
+    if w | 0x2020_2000_2020_2020 == word(b"user-age")
+        && matches!(line.get(8..11), Some([n, t, b':']) if n | 0x20 == b'n' && t | 0x20 == b't')
+    {
+        return Some((Directive::UserAgent, 10));
+    }
+    None
+}
+
 /// [`directive_of`] for a key that is not one of the four common ones spelled right.
 #[inline(never)]
 fn directive_of_other(key: &[u8], mode: Mode) -> Option<(Directive, Spelling)> {

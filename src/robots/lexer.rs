@@ -116,6 +116,20 @@ pub(crate) fn lex_content(body: &[u8]) -> Lexed<'_> {
     }
 }
 
+/// [`lex_content`] and [`directive_of`](super::directive::directive_of) at once for the
+/// common record, `key: value` with `user-agent`, `allow` or `disallow` spelled right and the
+/// colon right after it (see [`common_key`](super::directive::common_key)): the directive,
+/// the key and the value, exactly as the two would give them, or `None` for any other line.
+#[inline(always)]
+pub(crate) fn lex_common(body: &[u8]) -> Option<(super::Directive, &[u8], &[u8])> {
+    // A key's first byte is a letter, never white space: `body` needs no trim at its start.
+    let (directive, colon) = super::directive::common_key(body)?;
+    let (key, rest) = body.split_at(colon);
+    // The line trimmed at its end, then the value at its start, as `lex_content` does (an
+    // empty value sits right after the colon: its span is quoted).
+    Some((directive, key, trim_start(trim_end(rest.get(1..)?))))
+}
+
 /// The first `:` in `s`, eight bytes at a time: keys are short, but a byte loop over
 /// `user-agent` was the lexer's largest cost. The "has a zero byte" word test marks the
 /// first matching byte exactly (only bytes after it may be marked wrongly).
@@ -159,6 +173,9 @@ pub(crate) fn trim_end(s: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests {
+    use nom::Offset;
+
+    use super::super::{Directive, Mode};
     use super::*;
 
     fn rec(line: &str) -> (String, Separator, String) {
@@ -242,6 +259,113 @@ mod tests {
                     assert_eq!(find_colon(&v[..end]), naive(&v[..end]), "{b:#x} at {at}");
                 }
             }
+        }
+    }
+
+    /// [`lex_content`] then `directive_of`, kept for the records [`lex_common`] is meant for:
+    /// `user-agent`, `allow` or `disallow` spelled right, the key at the line's start, the
+    /// colon right after it, and 8 bytes at least.
+    fn lex_common_slow(body: &[u8]) -> Option<(Directive, &[u8], &[u8])> {
+        use super::super::directive::{directive_of, Spelling};
+        let Lexed::Record {
+            key,
+            sep: Separator::Colon,
+            value,
+        } = lex_content(body)
+        else {
+            return None;
+        };
+        let mut found = None;
+        for mode in [Mode::Rfc, Mode::Google] {
+            let d = match directive_of(key, mode) {
+                Some((
+                    d @ (Directive::UserAgent | Directive::Allow | Directive::Disallow),
+                    Spelling::Exact,
+                )) => d,
+                _ => return None,
+            };
+            found = Some(d);
+        }
+        let at_start = key.as_ptr() == body.as_ptr() && body.get(key.len()) == Some(&b':');
+        (at_start && body.len() >= 8).then_some((found?, key, value))
+    }
+
+    /// Same parts, and the same bytes of `body` (not just equal ones).
+    fn check_lex_common(body: &[u8]) {
+        let spans = |r: Option<(Directive, &[u8], &[u8])>| {
+            r.map(|(d, k, v)| (d, body.offset(k), k.len(), body.offset(v), v.len()))
+        };
+        assert_eq!(
+            spans(lex_common(body)),
+            spans(lex_common_slow(body)),
+            "{:?}",
+            String::from_utf8_lossy(body)
+        );
+    }
+
+    #[test]
+    fn lex_common_agrees_with_the_general_lexer_on_the_bench_corpus() {
+        // The corpus is outside the repository; without it only the proptest below runs.
+        let dir = std::env::var_os("CRAWLGATE_BENCH_CORPUS")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../shared/corpus/robots-bench")
+            })
+            .join("robotfiles");
+        let Ok(files) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for file in files.flatten() {
+            let body = std::fs::read(file.path()).unwrap();
+            // The parser's content of a line: cut at the line end and at the comment.
+            for line in body.split(|&b| b == b'\n' || b == b'\r') {
+                let content = line.split(|&b| b == b'#').next().unwrap_or(line);
+                check_lex_common(content);
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+        /// Keys near the common ones (other case, misspelled, cut, extended), separators near
+        /// `:` and values with white space at both ends.
+        #[test]
+        fn lex_common_agrees_with_the_general_lexer(
+            key in proptest::sample::select(vec![
+                &b"disallow"[..], b"DisAllow", b"allow", b"ALLOW", b"user-agent", b"User-Agent",
+                b"useragent", b"user agent", b"user_agent", b"disallowed",
+                b"disalow", b"allo", b"allowed", b"dis\x01llow", b"\x01llow", b"sitemap",
+                b"user-agen", b"user-agents", b"USER-AGENT", b"d", b"",
+            ]),
+            sep in proptest::sample::select(vec![
+                &b":"[..], b" :", b": ", b"\x1a", b" ", b"\t", b"\x0b:", b"::", b"", b":\x0c",
+            ]),
+            value in proptest::collection::vec(proptest::sample::select(b"/a* \t\x0b\x0c:\x1aZ\xff".to_vec()), 0..12),
+            lead in proptest::sample::select(vec![&b""[..], b" ", b"\t", b"\x0c", b"x"]),
+        ) {
+            let mut body = lead.to_vec();
+            body.extend_from_slice(key);
+            body.extend_from_slice(sep);
+            body.extend_from_slice(&value);
+            check_lex_common(&body);
+            // Every shorter line too (the 8-byte load, a key cut short).
+            for end in 0..body.len() {
+                check_lex_common(&body[..end]);
+            }
+        }
+
+        #[test]
+        fn lex_common_agrees_with_the_general_lexer_on_any_bytes(
+            body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..24),
+        ) {
+            // A line's content never holds a line end or a `#` (`directive_of` reads CR as
+            // `-`).
+            let body: Vec<u8> = body
+                .into_iter()
+                .map(|b| if matches!(b, b'\n' | b'\r' | b'#') { b'x' } else { b })
+                .collect();
+            check_lex_common(&body);
         }
     }
 

@@ -15,7 +15,7 @@ use nom::Offset;
 use super::agent::{leading_token, ProductToken};
 use super::crawler_lint;
 use super::directive::{directive_of, Directive, OtherKey, Spelling};
-use super::lexer::{is_ws, lex_content, Lexed, Separator};
+use super::lexer::{is_ws, lex_common, lex_content, Lexed, Separator};
 use super::rate::RequestRate;
 use super::usage::{self, PolicyLink, SignalLine, UsageRule};
 use super::{
@@ -145,29 +145,29 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         let rest = &input[pos..body_end];
         // One search finds the line end, or the comment's `#` first and then the line end:
         // most lines have no comment, and pay one search instead of two.
-        let (hash, eol) = match line_ends.find(rest) {
-            Some(i) if rest[i] == b'#' => (
+        let (hash, eol) = match line_ends.find(rest).map(|i| (i, rest.get(i))) {
+            Some((i, Some(b'#'))) => (
                 Some(pos + i),
                 memchr::memchr2(b'\n', b'\r', &rest[i + 1..]).map(|j| pos + i + 1 + j),
             ),
-            other => (None, other.map(|i| pos + i)),
+            other => (None, other.map(|(i, _)| pos + i)),
         };
         line_no = line_no.saturating_add(1);
-        let Some(eol) = eol else {
-            if truncated {
+        // One call site: `line` is inlined.
+        let end = match eol {
+            Some(eol) => eol,
+            None if truncated => {
                 // The limit cuts this line: drop it (a cut `Allow:` would widen access).
                 cut_at = Some((pos, line_no));
-            } else {
-                b.line(pos, body_end, hash, line_no);
+                pos = body_end;
+                break;
             }
-            pos = body_end;
-            break;
+            None => body_end,
         };
-        b.line(pos, eol, hash, line_no);
-        pos = if input[eol] == b'\r' && input.get(eol + 1) == Some(&b'\n') {
-            eol + 2
-        } else {
-            eol + 1
+        b.line(pos, end, hash, line_no);
+        pos = match input.get(end..end.saturating_add(2)) {
+            Some(b"\r\n") => end + 2,
+            _ => end + 1,
         };
     }
     if truncated {
@@ -265,7 +265,41 @@ impl<'a> Builder<'a> {
     }
 
     /// One line, `input[start..end]`, without its line end; its comment starts at `hash`.
+    /// Inlined into the parser's loop with only the common case's code (a rule or an agent);
+    /// the call and the frame of a larger function cost 17 instructions a line.
+    #[inline(always)]
     fn line(&mut self, start: usize, end: usize, hash: Option<usize>, n: u32) {
+        let input = self.input;
+        let line = &input[start..end];
+        // A long line, a NUL or a BOM is rare: a plain line is cut at its comment only.
+        let line = if line.len() > GOOGLE_MAX_LINE_BYTES
+            || self.has_nul
+            || line.first() == Some(&BOM[0])
+        {
+            self.cut(start, end, hash, n)
+        } else {
+            match hash {
+                Some(h) => &input[start..h],
+                None => line,
+            }
+        };
+        // Nine lines in ten: a rule or an agent, its key spelled right and its colon next.
+        if let Some((directive, key, value)) = lex_common(line) {
+            match directive {
+                Directive::Disallow => self.rule(n, key, RuleKind::Disallow, value),
+                Directive::Allow => self.rule(n, key, RuleKind::Allow, value),
+                _ => self.user_agent(n, value),
+            }
+            return;
+        }
+        self.other_line(n, line);
+    }
+
+    /// A line, `input[start..end]`, cut as Google cuts it (the line limit, a NUL), its BOM
+    /// skipped, and then cut at its comment (from `hash`).
+    #[cold]
+    #[inline(never)]
+    fn cut(&mut self, start: usize, end: usize, hash: Option<usize>, n: u32) -> &'a [u8] {
         let input = self.input;
         let mut line = &input[start..end];
         if line.len() > GOOGLE_MAX_LINE_BYTES {
@@ -323,6 +357,13 @@ impl<'a> Builder<'a> {
                 line = &line[..content_end];
             }
         }
+        line
+    }
+
+    /// A line's content (its comment cut off) that is not a common record: blank, invalid,
+    /// or any record through the general lexer.
+    #[inline(never)]
+    fn other_line(&mut self, n: u32, line: &'a [u8]) {
         match lex_content(line) {
             Lexed::Empty => {}
             Lexed::Invalid(text) => {
@@ -511,11 +552,19 @@ impl<'a> Builder<'a> {
                         ]),
                     );
                 }
-                // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-': pushed
-                // lowercased, a character each.
+                // Token bytes are ASCII letters, digits (`Mode::Rfc`), '_' and '-': copied,
+                // then lowercased in place (a character at a time cost 0.3 M instructions more
+                // of the corpus parse).
                 let start = self.agent_text.len();
-                self.agent_text
-                    .extend(token.iter().map(|&b| char::from(b.to_ascii_lowercase())));
+                match std::str::from_utf8(token) {
+                    Ok(text) => self.agent_text.push_str(text),
+                    Err(_) => self
+                        .agent_text
+                        .extend(token.iter().map(|&b| char::from(b.to_ascii_lowercase()))),
+                }
+                if let Some(pushed) = self.agent_text.get_mut(start..) {
+                    pushed.make_ascii_lowercase();
+                }
                 self.agent_tokens
                     .push(start as u32..self.agent_text.len() as u32);
                 self.agent_tokens.len() as u32 - 1
