@@ -10,6 +10,11 @@
 //! The corpus is read from `../shared/corpus/robots-bench` (or `$CRAWLGATE_BENCH_CORPUS`); see
 //! `benches/common/mod.rs`. Without it the bench prints why and exits successfully.
 //!
+//! `crawlgate-*-check_path` and `fast-robots-matcher` are given the same paths, taken out of
+//! the URLs before the timed loop; `crawlgate-*-rules_for` and `fast-robots-matcher-url` the
+//! URLs (crawlgate's `check` also canonicalises the path and, in `Mode::Rfc`, judges the one a
+//! client requests).
+//!
 //! Run: `cargo bench --bench check -- --warm-up-time 1 --measurement-time 3`.
 
 mod common;
@@ -78,6 +83,28 @@ fn bench_check(c: &mut Criterion, corpus: &common::Corpus) {
                 }
             })
         });
+
+        // `AgentRules::check_path` on the paths fast-robots is given (taken out of the URLs
+        // by `request_path` outside the timed loop): the same work as its matcher's.
+        let paths: Vec<(&AgentRules, Vec<String>)> = resolved
+            .iter()
+            .map(|(rules, urls)| {
+                let paths = urls
+                    .iter()
+                    .map(|u| crawlgate::request_path(u).into_owned())
+                    .collect();
+                (rules, paths)
+            })
+            .collect();
+        group.bench_function(format!("{name}-check_path"), |b| {
+            b.iter(|| {
+                for (rules, paths) in &paths {
+                    for path in paths {
+                        black_box(rules.check_path(black_box(path)).allowed);
+                    }
+                }
+            })
+        });
     }
 
     // texting_robots: `Robot::new` keeps only googlebot's rules (see benches/parse.rs).
@@ -127,6 +154,26 @@ fn bench_check(c: &mut Criterion, corpus: &common::Corpus) {
             for (matcher, paths) in &matchers {
                 for path in *paths {
                     black_box(matcher.is_allowed(common::AGENT, black_box(path)));
+                }
+            }
+        })
+    });
+
+    // The same matchers given the URLs: the path taken out inside the loop, the cheapest
+    // correct way for a crawler holding URL strings (`request_path`: borrowed, no
+    // allocation; fast-robots' docs only ask for "the URL path and optional query string"),
+    // as `crawlgate-*-rules_for` does inside `check`.
+    let with_urls: Vec<(&fast_robots::RobotsMatcher, &[String])> = matchers
+        .iter()
+        .zip(sites)
+        .map(|((matcher, _), s)| (matcher, s.urls.as_slice()))
+        .collect();
+    group.bench_function("fast-robots-matcher-url", |b| {
+        b.iter(|| {
+            for (matcher, urls) in &with_urls {
+                for url in *urls {
+                    let path = crawlgate::request_path(black_box(url));
+                    black_box(matcher.is_allowed(common::AGENT, &path));
                 }
             }
         })

@@ -17,6 +17,15 @@
 //! paths prepared before; subtract `fast-load`, which only prepares them; `fast-check` builds
 //! its compiled matchers, subtract `fast-matchers`). The corpus is read as the benches read it
 //! (`benches/common/mod.rs`).
+//!
+//! Two more compare the checks on the same work: `check-path N` is `check N` with
+//! `AgentRules::check_path` on the paths fast-robots is given (taken out of the URLs by
+//! [`crawlgate::request_path`] before the passes; subtract `check-path 1` from `check-path 2`);
+//! `fast-check-url N` is `fast-check N` with the path taken out of each URL inside the loop,
+//! by `request_path` (borrowed, no allocation: the cheapest correct way for a crawler holding
+//! URL strings; fast-robots' docs only ask for "the URL path and optional query string"), and
+//! `fast-check-whatwg N` by a `url::Url` parse (what a crawler that resolves dot segments, as
+//! crawlgate's `Mode::Rfc` check does, would call).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -41,19 +50,39 @@ fn main() {
                 black_box(Robots::parse_with(black_box(body), &options));
             }
         }
-        "parse-sites" | "check" => {
+        "parse-sites" | "check" | "check-path" => {
             let parsed: Vec<Robots> = corpus
                 .sites
                 .iter()
                 .map(|s| Robots::parse(&s.robots).robots)
                 .collect();
+            if what == "check-path" {
+                let passes = passes();
+                let paths: Vec<Vec<String>> = corpus
+                    .sites
+                    .iter()
+                    .map(|s| {
+                        s.urls
+                            .iter()
+                            .map(|u| crawlgate::request_path(u).into_owned())
+                            .collect()
+                    })
+                    .collect();
+                let mut allowed = 0;
+                for _ in 0..passes {
+                    for (robots, paths) in parsed.iter().zip(&paths) {
+                        let rules = robots.rules_for(&token);
+                        for path in paths {
+                            allowed += usize::from(rules.check_path(black_box(path)).allowed);
+                        }
+                    }
+                }
+                println!("{allowed} allowed");
+            }
             if what == "check" {
                 // `check N`: N passes. The first builds the prefix indexes of the sites that
                 // need one; `check 2` minus `check 1` is a pass as the bench times it.
-                let passes: usize = std::env::args()
-                    .nth(2)
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(1);
+                let passes = passes();
                 let mut allowed = 0;
                 for _ in 0..passes {
                     for (robots, site) in parsed.iter().zip(&corpus.sites) {
@@ -78,14 +107,22 @@ fn main() {
             }
             println!("{allowed} allowed");
         }
-        "fast-load" | "fast-parse" | "fast-first" | "fast-matchers" | "fast-check" => {
-            fast(&what, corpus)
-        }
+        "fast-load" | "fast-parse" | "fast-first" | "fast-matchers" | "fast-check"
+        | "fast-check-url" | "fast-check-whatwg" => fast(&what, corpus),
         _ => eprintln!(
-            "usage: workload load|parse|parse-quiet|parse-sites|check [N]|first|fast-load|\
-             fast-parse|fast-first|fast-matchers|fast-check [N]"
+            "usage: workload load|parse|parse-quiet|parse-sites|check [N]|check-path [N]|first|\
+             fast-load|fast-parse|fast-first|fast-matchers|fast-check [N]|fast-check-url [N]|\
+             fast-check-whatwg [N]"
         ),
     }
+}
+
+/// The number of passes of a check workload: the second argument, 1 by default.
+fn passes() -> usize {
+    std::env::args()
+        .nth(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1)
 }
 
 /// The fast-robots workloads: bodies as `&str` (lossy) and paths taken out of the URLs, as
@@ -123,18 +160,38 @@ fn fast(what: &str, corpus: &common::Corpus) {
                 }
             }
         }
-        "fast-matchers" | "fast-check" => {
+        "fast-matchers" | "fast-check" | "fast-check-url" | "fast-check-whatwg" => {
             let parsed: Vec<_> = sites
                 .iter()
                 .map(|(text, _)| fast_robots::RobotsTxt::parse(text))
                 .collect();
             let matchers: Vec<_> = parsed.iter().map(|r| r.matcher()).collect();
+            if what == "fast-check-url" {
+                for _ in 0..passes() {
+                    for (m, site) in matchers.iter().zip(&corpus.sites) {
+                        for url in &site.urls {
+                            let path = crawlgate::request_path(black_box(url));
+                            allowed += usize::from(m.is_allowed(common::AGENT, &path));
+                        }
+                    }
+                }
+            }
+            if what == "fast-check-whatwg" {
+                for _ in 0..passes() {
+                    for (m, site) in matchers.iter().zip(&corpus.sites) {
+                        for url in &site.urls {
+                            // The corpus URLs are absolute; one the parser refuses is "/".
+                            let parsed = url::Url::parse(black_box(url));
+                            let path = parsed.as_ref().map_or("/", |u| {
+                                &u[url::Position::BeforePath..url::Position::AfterQuery]
+                            });
+                            allowed += usize::from(m.is_allowed(common::AGENT, path));
+                        }
+                    }
+                }
+            }
             if what == "fast-check" {
-                let passes: usize = std::env::args()
-                    .nth(2)
-                    .and_then(|n| n.parse().ok())
-                    .unwrap_or(1);
-                for _ in 0..passes {
+                for _ in 0..passes() {
                     for (m, (_, paths)) in matchers.iter().zip(&sites) {
                         for path in paths {
                             allowed += usize::from(m.is_allowed(common::AGENT, black_box(path)));

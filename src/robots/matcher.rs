@@ -17,7 +17,8 @@ use super::buckets::{self, Buckets};
 use super::canonical;
 use super::group::{AgentSlot, GroupTable};
 use super::path::{
-    has_dot_segment, http_path_start, is_robots_txt, may_be_respelled, request_path, request_target,
+    has_dot_segment, http_path_start, is_robots_txt, may_be_respelled, may_request_robots_txt,
+    request_path, request_target,
 };
 use super::pattern::{self, Compiled, Pairs};
 use super::prefix::PrefixIndex;
@@ -1031,7 +1032,11 @@ impl<'a> AgentRules<'a> {
     /// a file pays for no index, and one that asks more builds it on its second.
     pub fn check(&self, url: &str) -> Decision<'a> {
         if self.slots.is_empty() {
-            // Allowed whatever the path; only whether it is `/robots.txt` is asked of it.
+            // Allowed whatever the path; only whether it is `/robots.txt` is asked of it (and
+            // only in `Mode::Rfc`), which a URL without those bytes cannot be.
+            if self.robots.mode == Mode::Google || !may_request_robots_txt(url.as_bytes()) {
+                return self.no_rule_matched();
+            }
             return self.without_rules(&self.target(url));
         }
         {
