@@ -1,11 +1,14 @@
 //! Which group applies to a product token, and which rule decides ([RFC 9309 §2.2.1–2.2.2]).
 //!
-//! At parse time every distinct agent gets the merged rules of all its groups, sorted by
-//! precedence: longest canonical pattern first, `allow` before `disallow` on ties, then file
-//! order. A check is then a binary search for the token and a scan that stops at the first
-//! matching rule, which is the one the longest-match rule would pick. The scan looks only at
-//! rules that can match: in a list of more than a few rules, those of the path's second byte
-//! (`buckets`), and above 64 rules, those whose literal prefix starts the path (`prefix`).
+//! At parse time every rule gets a slot, in file order, and every distinct agent an entry
+//! (its token and groups). The merged rules of an agent's groups are sorted by precedence
+//! (longest canonical pattern first, `allow` before `disallow` on ties, then file order) when
+//! its checks need them, once: a check is then a binary search for the token and a scan that
+//! stops at the first matching rule, which is the one the longest-match rule would pick. The
+//! scan looks only at rules that can match: in a list of more than a few rules, those of the
+//! path's second byte (`buckets`), and above 64 rules, those whose literal prefix starts the
+//! path (`prefix`). The file's first check sorts nothing: it scans the agent's rules in file
+//! order and keeps the best match by precedence.
 //!
 //! [RFC 9309 §2.2.1–2.2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.1
 
@@ -25,10 +28,12 @@ use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
 use super::{run_at, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
-/// One rule in an agent's precedence-ordered list, and the only record of a compiled rule:
+/// One rule (the file keeps one per rule, in file order, and copies in the sorted lists of
+/// the agents that have up to 64 rules), and the only record of a compiled rule:
 /// what the hot loop reads (prefilter, canonical text, flags) and what a [`RuleRef`] needs
 /// (line, kind, the key's spelling; the value as written is the canonical text unless
-/// [`Slot::SHARED`] is clear). 16 bytes. A pattern's specificity is not kept: it only sorts.
+/// [`Slot::SHARED`] is clear). 16 bytes. A pattern's specificity is not kept: it only sorts,
+/// and [`Slot::priority`] works it out again.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
     /// [`canonical::byte_mask`] of the literal bytes (its 32 bits: see [`canonical::byte_bit`]).
@@ -279,16 +284,29 @@ struct Entry {
 }
 
 /// An agent's rules in precedence order (its groups merged): most specific first, `allow`
-/// first on ties, then file order. A copy of their slots rather than positions: a check reads
-/// them in order, and one indirection more per rule measured in the check pass.
+/// first on ties, then file order. A list of up to [`INDEX_ABOVE`] rules is a copy of their
+/// slots, which a check scans (or tries by bucket); a longer one is their positions among the
+/// file-order slots, 4 bytes a rule rather than 16, as a check reaches only the few rules its
+/// prefix index names. On the bench corpus, copies of every list held 1.46× the bodies once a
+/// crawler's agent had its list, and positions for every list cost the check pass 3%.
 #[derive(Debug, Clone)]
 struct Sorted {
+    /// Lists of up to [`INDEX_ABOVE`] rules: their slots (longer ones' positions are kept
+    /// with their prefix index, in [`Lookup::Prefixes`], where the struct has room for them).
     slots: Box<[Slot]>,
     /// Lists longer than [`BUCKETS_ABOVE`]: what finds the rules that can match a path.
     lookup: Option<Lookup>,
 }
 
 impl Sorted {
+    /// A long list's rule indexes, in precedence order (empty for a short list: see `slots`).
+    fn order(&self) -> &[u32] {
+        match &self.lookup {
+            Some(Lookup::Prefixes(_, order)) => order,
+            _ => &[],
+        }
+    }
+
     /// Sorts the rules of groups `gids` (in file order), whose slots are `slots` (every rule's,
     /// in file order), and builds their lookup.
     fn build(
@@ -315,20 +333,19 @@ impl Sorted {
             key,
             &mut order,
         );
-        let slots: Box<[Slot]> = order
-            .iter()
-            .filter_map(|&r| slots.get(r as usize).copied())
-            .collect();
-        let lookup = (slots.len() > BUCKETS_ABOVE).then(|| {
-            if slots.len() > INDEX_ABOVE {
-                Lookup::Prefixes(PrefixIndex::build(
-                    arena,
-                    slots.iter().map(|s| s.range(arena)),
-                ))
-            } else {
-                Lookup::Buckets(Buckets::build(slots.iter().map(|s| s.text(arena))))
-            }
-        });
+        // Positions of slots that exist (all of them: the groups' rules are the slots').
+        order.retain(|&r| (r as usize) < slots.len());
+        let sorted = || order.iter().map(|&r| &slots[r as usize]);
+        if order.len() > INDEX_ABOVE {
+            let index = PrefixIndex::build(arena, sorted().map(|s| s.range(arena)));
+            return Sorted {
+                slots: Box::default(),
+                lookup: Some(Lookup::Prefixes(index, order.into_boxed_slice())),
+            };
+        }
+        let slots: Box<[Slot]> = sorted().copied().collect();
+        let lookup = (slots.len() > BUCKETS_ABOVE)
+            .then(|| Lookup::Buckets(Buckets::build(slots.iter().map(|s| s.text(arena)))));
         Sorted { slots, lookup }
     }
 }
@@ -338,16 +355,17 @@ impl Sorted {
 enum Lookup {
     /// Lists of up to [`buckets::MAX_RULES`]: the candidates by the path's second byte.
     Buckets(Buckets),
-    /// Longer lists (above [`INDEX_ABOVE`]).
-    Prefixes(PrefixIndex),
+    /// Longer lists (above [`INDEX_ABOVE`]), with the list: its rule indexes (positions in
+    /// [`Index::slots`]), in precedence order.
+    Prefixes(PrefixIndex, Box<[u32]>),
 }
 
 impl Lookup {
-    /// Heap bytes held (it is kept in its [`Sorted`]).
+    /// Heap bytes held (it is kept in its [`Sorted`]), a long list's positions apart.
     fn heap_size(&self) -> usize {
         match self {
             Lookup::Buckets(b) => b.heap_size(),
-            Lookup::Prefixes(p) => p.heap_size(),
+            Lookup::Prefixes(p, _) => p.heap_size(),
         }
     }
 }
@@ -569,8 +587,8 @@ const BUCKETS_ABOVE: usize = 4;
 
 const _: () = assert!(INDEX_ABOVE <= buckets::MAX_RULES);
 
-/// Whether the file has had no check yet that needed a lookup: that check scans its list
-/// instead of building one (see [`AgentRules::check`]).
+/// Whether the file has had no check yet that needed an agent's sorted list: that check scans
+/// the rules in file order instead of building it (see [`AgentRules::check`]).
 #[derive(Debug)]
 struct Unchecked(AtomicBool);
 
@@ -653,7 +671,7 @@ impl Index {
         // (token's first bytes, token, group, agent): the first bytes as a big-endian integer
         // order tokens as the bytes do, so that most comparisons of the sort are one integer
         // compare rather than a call to `memcmp` (files naming hundreds of agents are common).
-        let mut pairs: Vec<(u64, &str, u32, u32)> = Vec::with_capacity(tokens.len());
+        let mut pairs: Vec<(u64, &str, u32, u32)> = Vec::with_capacity(groups.agent_count());
         let mut star_groups: Vec<u32> = Vec::new();
         for (ai, (gi, a)) in groups.all_agents().enumerate() {
             match a.who {
@@ -836,7 +854,11 @@ impl Index {
             (
                 "agents' sorted lists",
                 built()
-                    .map(|s| size_of::<Sorted>() + s.slots.len() * size_of::<Slot>())
+                    .map(|s| {
+                        size_of::<Sorted>()
+                            + s.slots.len() * size_of::<Slot>()
+                            + std::mem::size_of_val(s.order())
+                    })
                     .sum(),
             ),
             (
@@ -1100,10 +1122,13 @@ impl<'a> AgentRules<'a> {
     /// The rules in precedence order (longest first, `allow` first on ties).
     pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + '_ {
         let robots = self.robots;
-        self.sorted()
-            .map(|s| &*s.slots)
-            .unwrap_or_default()
+        let all = &robots.index.slots;
+        let (slots, order) = self
+            .sorted()
+            .map_or((&[][..], &[][..]), |s| (&*s.slots, s.order()));
+        slots
             .iter()
+            .chain(order.iter().filter_map(move |&r| all.get(r as usize)))
             .map(move |s| robots.slot_ref(s))
     }
 
@@ -1220,7 +1245,10 @@ impl<'a> AgentRules<'a> {
                 }
                 hit
             }
-            Some(Lookup::Prefixes(index)) => {
+            Some(Lookup::Prefixes(index, order)) => {
+                // The list's slots by position (every position is a slot's: see
+                // `Sorted::build`).
+                let all = &*robots.index.slots;
                 // Wildcard rules are tried one by one up to a point, then all through the
                 // segments index (see `segments`): the cost of a check stays bounded however
                 // many wildcard rules the path's prefixes lead to.
@@ -1228,15 +1256,16 @@ impl<'a> AgentRules<'a> {
                 let mut occurrences = None;
                 let segments = || {
                     index.segments(arena, || {
-                        slots
+                        order
                             .iter()
+                            .map(|&r| &all[r as usize])
                             .map(|s| (s.range(arena), s.anchored()))
                             .collect()
                     })
                 };
                 index
                     .first_match(arena, canon, |pos, prefix_len| {
-                        let s = &slots[pos as usize];
+                        let s = &all[order[pos as usize] as usize];
                         if !s.wildcard() {
                             // The text is the prefix the index found at the path's start.
                             return !s.anchored() || canon.len() == prefix_len;
@@ -1266,7 +1295,7 @@ impl<'a> AgentRules<'a> {
                             _ => s.matches(arena, &mut pairs, mask),
                         }
                     })
-                    .map(|pos| &slots[pos as usize])
+                    .map(|pos| &all[order[pos as usize] as usize])
             }
             None => slots.iter().find(|s| s.matches(arena, &mut pairs, mask)),
         };
@@ -1488,6 +1517,12 @@ mod first_check_tests {
             let first: Option<RuleRef<'_>> = sorted
                 .slots
                 .iter()
+                .chain(
+                    sorted
+                        .order()
+                        .iter()
+                        .map(|&r| &robots.index.slots[r as usize]),
+                )
                 .find(|s| s.matches(arena, &mut pairs, mask))
                 .map(|s| robots.slot_ref(s));
             prop_assert_eq!(scanned, Some(first), "{:?} {:?} {}", robots.mode, t, path);
