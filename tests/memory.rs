@@ -153,7 +153,9 @@ fn main() {
     // modes' when set (1.89, 1.49, 1.23, 1.14, 1.27, 1.27): small files pay for their tables
     // more than for their rules; `benches/tools/memory_survey.rs` gives the corpus's ratio (0.99).
     let cases: Vec<(&str, Vec<u8>, f64, f64)> = vec![
-        ("sample", SAMPLE.as_bytes().to_vec(), 2.1, 2.7),
+        // Held after every agent's checks: 2.88-2.96 since each agent asked about keeps its
+        // own sorted copy of its rules (the parse keeps them in file order only).
+        ("sample", SAMPLE.as_bytes().to_vec(), 2.1, 3.2),
         ("a group per agent", group_per_agent(), 1.65, 2.7),
         ("sample with 40 rules per group", big_sample(40), 1.35, 2.5),
         (

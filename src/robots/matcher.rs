@@ -1,11 +1,14 @@
 //! Which group applies to a product token, and which rule decides ([RFC 9309 §2.2.1–2.2.2]).
 //!
-//! At parse time every distinct agent gets the merged rules of all its groups, sorted by
-//! precedence: longest canonical pattern first, `allow` before `disallow` on ties, then file
-//! order. A check is then a binary search for the token and a scan that stops at the first
-//! matching rule, which is the one the longest-match rule would pick. The scan looks only at
-//! rules that can match: in a list of more than a few rules, those of the path's second byte
-//! (`buckets`), and above 64 rules, those whose literal prefix starts the path (`prefix`).
+//! At parse time every rule gets a slot, in file order, and every distinct agent an entry
+//! (its token and groups). The merged rules of an agent's groups are sorted by precedence
+//! (longest canonical pattern first, `allow` before `disallow` on ties, then file order) when
+//! its checks need them, once: a check is then a binary search for the token and a scan that
+//! stops at the first matching rule, which is the one the longest-match rule would pick. The
+//! scan looks only at rules that can match: in a list of more than a few rules, those of the
+//! path's second byte (`buckets`), and above 64 rules, those whose literal prefix starts the
+//! path (`prefix`). The file's first check sorts nothing: it scans the agent's rules in file
+//! order and keeps the best match by precedence.
 //!
 //! [RFC 9309 §2.2.1–2.2.2]: https://www.rfc-editor.org/rfc/rfc9309.html#section-2.2.1
 
@@ -26,10 +29,12 @@ use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
 use super::{run_at, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
-/// One rule in an agent's precedence-ordered list, and the only record of a compiled rule:
+/// One rule (the file keeps one per rule, in file order, and copies in the sorted lists of
+/// the agents that have up to 64 rules), and the only record of a compiled rule:
 /// what the hot loop reads (prefilter, canonical text, flags) and what a [`RuleRef`] needs
 /// (line, kind, the key's spelling; the value as written is the canonical text unless
-/// [`Slot::SHARED`] is clear). 16 bytes. A pattern's specificity is not kept: it only sorts.
+/// [`Slot::SHARED`] is clear). 16 bytes. A pattern's specificity is not kept: it only sorts,
+/// and [`Slot::priority`] works it out again.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Slot {
     /// [`canonical::byte_mask`] of the literal bytes (its 32 bits: see [`canonical::byte_bit`]).
@@ -117,6 +122,29 @@ impl Slot {
     }
 
     #[inline]
+    fn allow(&self) -> bool {
+        self.flags & Slot::ALLOW != 0
+    }
+
+    /// How specific the pattern is (`Compiled::priority`, which the slot does not keep),
+    /// worked out from the canonical text: its length and the final `$`, less two for each
+    /// `%XX` of an ASCII byte in [`Mode::Rfc`] (a character counts one octet however it is
+    /// written). Only a text whose summary has the bit of `%` can hold one: the others cost no
+    /// look at the text.
+    #[inline]
+    fn priority(&self, arena: &[u8], mode: Mode) -> u32 {
+        let len = self.len(arena) + u32::from(self.anchored());
+        if mode == Mode::Google || self.need & canonical::byte_bit(b'%') as u32 == 0 {
+            return len;
+        }
+        let text = self.text(arena);
+        let ascii_escapes = memchr::memchr_iter(b'%', text)
+            .filter(|&i| text.get(i + 1).is_some_and(|&h| h < b'8'))
+            .count() as u32;
+        len.saturating_sub(2 * ascii_escapes)
+    }
+
+    #[inline]
     pub fn anchored(&self) -> bool {
         self.flags & Slot::ANCHORED != 0
     }
@@ -168,21 +196,30 @@ fn long_len(arena: &[u8], start: u32) -> u32 {
     })
 }
 
-/// The index as the semantic lint sees it while parsing: each slot's rule (index in file
-/// order) and compiled pattern, which the compiled file does not keep.
+/// The index as the semantic lint sees it while parsing: every agent's precedence-ordered
+/// list, as positions whose rule (index in file order) and compiled pattern it gives. Built
+/// for the lint only ([`Index::lint_lists`]): the compiled file sorts an agent's rules when
+/// its checks need them.
 pub(crate) struct LintIndex<'a> {
     pub index: &'a Index,
-    /// The rule of each slot, parallel to the index's slots.
+    /// Each entry's list: a range of positions.
+    pub lists: &'a [Range<u32>],
+    /// The rule of each position.
     pub slot_rules: &'a [u32],
-    /// The compiled pattern of each slot, parallel to the index's slots: the lint reads them
+    /// The compiled pattern of each position, parallel to `slot_rules`: the lint reads them
     /// often, and one lookup is cheaper than going through the rule.
     pub slot_compiled: &'a [Compiled],
 }
 
 impl<'a> LintIndex<'a> {
-    /// See [`Index::lists`].
+    /// Every agent's precedence-ordered list (the named agents', then `*`'s), as a range of
+    /// positions for [`LintIndex::slot`]. Several agents of one group share one range.
     pub(crate) fn lists(&self) -> impl Iterator<Item = List<'a>> + 'a {
-        self.index.lists()
+        let index = self.index;
+        self.lists.iter().enumerate().map(move |(i, r)| List {
+            slots: r.clone(),
+            groups: index.groups(i),
+        })
     }
 
     /// The rule index and the compiled pattern at `pos` of a list.
@@ -217,7 +254,7 @@ impl<'a> LintIndex<'a> {
         self.index
             .entries
             .get(at as usize)
-            .map_or(0, |e| e.slots.len())
+            .map_or(0, |e| e.rules as usize)
     }
 
     /// See [`Index::star_rule_count`].
@@ -226,64 +263,120 @@ impl<'a> LintIndex<'a> {
     }
 }
 
+/// What [`LintIndex`] borrows: see [`Index::lint_lists`].
+pub(crate) struct LintLists {
+    pub lists: Vec<Range<u32>>,
+    pub slot_rules: Vec<u32>,
+    pub slot_compiled: Vec<Compiled>,
+}
+
 #[derive(Debug, Clone)]
 struct Entry {
     /// Where the token starts in [`Index::tokens`]; it ends where the next entry's starts.
     token: u32,
     /// Where its groups start in [`Index::group_ids`]; they end where the next entry's start.
     groups: u32,
-    slots: Range<u32>,
-    /// Built on a check of an agent with more than a few rules (not the file's first such
-    /// check, which scans: see [`AgentRules::check`]); boxed, so that the
-    /// many agents that never need one pay a pointer for it.
-    lookup: OnceLock<Box<Lookup>>,
+    /// How many rules its groups hold.
+    rules: u32,
+    /// Its rules in precedence order and their lookup, built by the first check that needs
+    /// them (not the file's first check, which scans: see [`AgentRules::check`]) or by a
+    /// reader of the list; boxed, so that the many agents never asked about pay a pointer.
+    sorted: OnceLock<Box<Sorted>>,
 }
 
-/// What finds the rules that can match a path in a list longer than [`BUCKETS_ABOVE`], built
-/// on a check of the list (not the file's first: see [`AgentRules::check`]).
+/// An agent's rules in precedence order (its groups merged): most specific first, `allow`
+/// first on ties, then file order. A list of up to [`INDEX_ABOVE`] rules is a copy of their
+/// slots, which a check scans (or tries by bucket); a longer one is their positions among the
+/// file-order slots, 4 bytes a rule rather than 16, as a check reaches only the few rules its
+/// prefix index names. On the bench corpus, copies of every list held 1.46× the bodies once a
+/// crawler's agent had its list, and positions for every list cost the check pass 3%.
+#[derive(Debug, Clone)]
+struct Sorted {
+    /// Lists of up to [`INDEX_ABOVE`] rules: their slots (longer ones' positions are kept
+    /// with their prefix index, in [`Lookup::Prefixes`], where the struct has room for them).
+    slots: Box<[Slot]>,
+    /// Lists longer than [`BUCKETS_ABOVE`]: what finds the rules that can match a path.
+    lookup: Option<Lookup>,
+}
+
+impl Sorted {
+    /// A long list's rule indexes, in precedence order (empty for a short list: see `slots`).
+    fn order(&self) -> &[u32] {
+        match &self.lookup {
+            Some(Lookup::Prefixes(_, order)) => order,
+            _ => &[],
+        }
+    }
+
+    /// Sorts the rules of groups `gids` (in file order), whose slots are `slots` (every rule's,
+    /// in file order), and builds their lookup.
+    fn build(
+        gids: &[u32],
+        groups: &GroupTable,
+        slots: &[Slot],
+        arena: &[u8],
+        mode: Mode,
+    ) -> Sorted {
+        let ids = gids
+            .iter()
+            .flat_map(|&g| groups.rules(g as usize))
+            .map(|r| r as usize);
+        let mut order = Vec::new();
+        let key = |r: usize| {
+            slots
+                .get(r)
+                .map_or((0, false), |s| (s.priority(arena, mode), s.allow()))
+        };
+        sort_rules(
+            ids,
+            &mut SortScratch::default(),
+            slots.len(),
+            key,
+            &mut order,
+        );
+        // Positions of slots that exist (all of them: the groups' rules are the slots').
+        order.retain(|&r| (r as usize) < slots.len());
+        let sorted = || order.iter().map(|&r| &slots[r as usize]);
+        if order.len() > INDEX_ABOVE {
+            let index = PrefixIndex::build(arena, sorted().map(|s| s.range(arena)));
+            return Sorted {
+                slots: Box::default(),
+                lookup: Some(Lookup::Prefixes(index, order.into_boxed_slice())),
+            };
+        }
+        let slots: Box<[Slot]> = sorted().copied().collect();
+        let lookup = (slots.len() > BUCKETS_ABOVE)
+            .then(|| Lookup::Buckets(Buckets::build(slots.iter().map(|s| s.text(arena)))));
+        Sorted { slots, lookup }
+    }
+}
+
+/// What finds the rules that can match a path in a list longer than [`BUCKETS_ABOVE`].
 #[derive(Debug, Clone)]
 enum Lookup {
     /// Lists of up to [`buckets::MAX_RULES`]: the candidates by the path's second byte.
     Buckets(Buckets),
-    /// Longer lists (above [`INDEX_ABOVE`]).
-    Prefixes(PrefixIndex),
+    /// Longer lists (above [`INDEX_ABOVE`]), with the list: its rule indexes (positions in
+    /// [`Index::slots`]), in precedence order.
+    Prefixes(PrefixIndex, Box<[u32]>),
 }
 
 impl Lookup {
+    /// Heap bytes held (it is kept in its [`Sorted`]), a long list's positions apart.
     fn heap_size(&self) -> usize {
-        std::mem::size_of::<Lookup>()
-            + match self {
-                Lookup::Buckets(b) => b.heap_size(),
-                Lookup::Prefixes(p) => p.heap_size(),
-            }
+        match self {
+            Lookup::Buckets(b) => b.heap_size(),
+            Lookup::Prefixes(p, _) => p.heap_size(),
+        }
     }
 }
 
-/// Working space of [`push_sorted`], reused across groups and agents.
+/// Working space of [`sort_rules`], reused across groups and agents.
 #[derive(Default)]
 struct SortScratch {
     keys: Vec<u64>,
     /// The counting sort's buckets.
     counts: Vec<u32>,
-}
-
-/// Appends the slots of rules `ids` (increasing) to `slots`, in precedence order: most
-/// specific first, `allow` first on ties, then file order (and, across merged groups, group
-/// order, since groups hold increasing runs of rules), i.e. by rule index.
-fn push_sorted(
-    (slots, slot_rules): (&mut Vec<Slot>, &mut Vec<u32>),
-    ids: impl Iterator<Item = usize>,
-    scratch: &mut SortScratch,
-    rules: &[Rule],
-    compiled: &[Compiled],
-) {
-    let start = slot_rules.len();
-    sort_rules(ids, scratch, rules, compiled, slot_rules);
-    slots.extend(
-        slot_rules[start..]
-            .iter()
-            .map(|&r| Slot::new(&rules[r as usize], &compiled[r as usize])),
-    );
 }
 
 /// Bits of a sort key for the rule index.
@@ -293,7 +386,10 @@ const INDEX_BITS: u32 = 31;
 /// shorter ones are sorted by comparison, which is then as cheap.
 const COUNTING_ABOVE: usize = 32;
 
-/// Appends rules `ids` to `out` in precedence order (see [`push_sorted`]).
+/// Appends rules `ids` (increasing) to `out` in precedence order: most specific first, `allow`
+/// first on ties, then file order (and, across merged groups, group order, since groups hold
+/// increasing runs of rules), i.e. by rule index. `key` gives a rule's specificity and
+/// whether it is an `allow`; `rule_count` is how many rules the file has.
 ///
 /// Each rule becomes one integer key, (specificity, kind, index), unique per rule: an
 /// unstable sort of plain integers gives the order a stable sort by (specificity, kind) would,
@@ -304,18 +400,18 @@ const COUNTING_ABOVE: usize = 32;
 fn sort_rules(
     ids: impl Iterator<Item = usize>,
     SortScratch { keys, counts }: &mut SortScratch,
-    rules: &[Rule],
-    compiled: &[Compiled],
+    rule_count: usize,
+    key: impl Fn(usize) -> (u32, bool),
     out: &mut Vec<u32>,
 ) {
-    if rules.len() >= 1 << INDEX_BITS {
+    if rule_count >= 1 << INDEX_BITS {
         // Too many rules for the key's index bits (not a file that fits in memory): a
         // stable sort, which keeps the order of `ids` among equals.
         let start = out.len();
         out.extend(ids.map(|r| r as u32));
         out[start..].sort_by_key(|&r| {
-            let allow = rules[r as usize].kind == RuleKind::Allow;
-            (std::cmp::Reverse(compiled[r as usize].priority), !allow)
+            let (priority, allow) = key(r as usize);
+            (std::cmp::Reverse(priority), !allow)
         });
         return;
     }
@@ -326,11 +422,11 @@ fn sort_rules(
     let mut next = 0;
     keys.clear();
     keys.extend(ids.map(|r| {
-        let p = compiled[r].priority;
+        let (p, allow) = key(r);
         (lo, hi) = (lo.min(p), hi.max(p));
         increasing &= r >= next;
         next = r + 1;
-        let disallow = rules[r].kind != RuleKind::Allow;
+        let disallow = !allow;
         u64::from(u32::MAX - p) << 32 | u64::from(disallow) << INDEX_BITS | r as u64
     }));
     let index = |k: u64| (k & ((1 << INDEX_BITS) - 1)) as u32;
@@ -468,7 +564,8 @@ mod sort_tests {
             });
             let mut got = vec![7];
             let mut scratch = SortScratch::default();
-            sort_rules(ids.iter().copied(), &mut scratch, &rules, &compiled, &mut got);
+            let key = |r: usize| (compiled[r].priority, rules[r].kind == RuleKind::Allow);
+            sort_rules(ids.iter().copied(), &mut scratch, rules.len(), key, &mut got);
             prop_assert_eq!(got[0], 7);
             prop_assert_eq!(&got[1..], &want[..]);
         }
@@ -491,8 +588,8 @@ const BUCKETS_ABOVE: usize = 4;
 
 const _: () = assert!(INDEX_ABOVE <= buckets::MAX_RULES);
 
-/// Whether the file has had no check yet that needed a lookup: that check scans its list
-/// instead of building one (see [`AgentRules::check`]).
+/// Whether the file has had no check yet that needed an agent's sorted list: that check scans
+/// the rules in file order instead of building it (see [`AgentRules::check`]).
 #[derive(Debug)]
 struct Unchecked(AtomicBool);
 
@@ -516,15 +613,21 @@ impl Clone for Unchecked {
     }
 }
 
-/// Merged, sorted rules per agent.
+/// Every rule's slot in file order, and each agent's entry: its token, its groups, and its
+/// precedence-ordered list once a check or a reader needs it ([`Index::sorted`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Index {
     /// Sorted by token, then the `*` entry when `has_star`: in one vector, so that an entry's
     /// token and groups end where the next one's start (32 bytes an entry, not 40).
     entries: Vec<Entry>,
     has_star: bool,
-    /// No check has needed a lookup yet: the first that does scans its list instead.
+    /// No check has needed an agent's sorted list yet: the first that does scans the rules
+    /// in file order instead.
     unchecked: Unchecked,
+    /// Every rule's slot, in file order (a rule's index is its position): what the file's
+    /// first check scans, and what an agent's sorted list is copied from. Sorting every
+    /// agent's rules at parse time was 23.3 M of the corpus's 123.2 M parse instructions, and
+    /// a crawler asks about one agent.
     slots: Vec<Slot>,
     group_ids: Vec<u32>,
     /// The entries' tokens, end to end: one allocation rather than one per agent.
@@ -532,11 +635,11 @@ pub(crate) struct Index {
 }
 
 impl Index {
-    /// Drops the per-list lookups built so far: a lint that checked paths leaves the file as
-    /// parsing left it, so that a crawler pays for a lookup only when it checks.
+    /// Drops the sorted lists and lookups built so far: a lint that checked paths leaves the
+    /// file as parsing left it, so that a crawler pays for a list only when it checks.
     pub(super) fn forget_lookups(&mut self) {
         for entry in &mut self.entries {
-            entry.lookup = OnceLock::new();
+            entry.sorted = OnceLock::new();
         }
         self.unchecked = Unchecked::default();
     }
@@ -548,9 +651,6 @@ impl Index {
     /// `tokens` (each agent's `who` indexes its range of the text); each agent is given the
     /// index of its token's entry instead.
     ///
-    /// Also returns the rule of each slot, for the lint while parsing. The groups' sorted runs
-    /// come first, in group order (`Robots::order` relies on it).
-    ///
     /// [`Agent::Nobody`]: super::Agent::Nobody
     pub(crate) fn build(
         groups: &mut GroupTable,
@@ -558,14 +658,21 @@ impl Index {
         compiled: &[Compiled],
         rules: &[Rule],
         mode: Mode,
-    ) -> (Index, Vec<u32>) {
+    ) -> Index {
         /// The agent of a pair that names no agent (Google mode's empty token).
         const NO_AGENT: u32 = u32::MAX;
-        let mut index = Index::default();
+        let mut index = Index {
+            slots: rules
+                .iter()
+                .zip(compiled)
+                .map(|(r, c)| Slot::new(r, c))
+                .collect(),
+            ..Index::default()
+        };
         // (token's first bytes, token, group, agent): the first bytes as a big-endian integer
         // order tokens as the bytes do, so that most comparisons of the sort are one integer
         // compare rather than a call to `memcmp` (files naming hundreds of agents are common).
-        let mut pairs: Vec<(u64, &str, u32, u32)> = Vec::with_capacity(tokens.len());
+        let mut pairs: Vec<(u64, &str, u32, u32)> = Vec::with_capacity(groups.agent_count());
         let mut star_groups: Vec<u32> = Vec::new();
         for (ai, (gi, a)) in groups.all_agents().enumerate() {
             match a.who {
@@ -593,12 +700,7 @@ impl Index {
                 .map(|(_, p)| p.2)
         }
         // Exact sizes, so that nothing grows (copying) and `shrink_to_fit` has little to do:
-        // an entry per token, every pair's group id once, each token once, and a merged run
-        // of slots for each agent of several groups.
-        let group_rules = |gids: &mut dyn Iterator<Item = u32>| -> usize {
-            gids.map(|g| groups.rules(g as usize).len()).sum()
-        };
-        let mut merged = 0;
+        // an entry per token, every pair's group id once, each token once.
         let mut token_bytes = usize::from(!star_groups.is_empty());
         let mut distinct_tokens = 0;
         let mut group_ids = star_groups.len();
@@ -606,36 +708,10 @@ impl Index {
         while j < pairs.len() {
             let token = pairs[j].1;
             let run = pairs[j..].iter().take_while(|p| p.1 == token).count();
-            let in_groups = distinct(&pairs[j..j + run]).count();
-            if in_groups > 1 {
-                merged += group_rules(&mut distinct(&pairs[j..j + run]));
-            }
-            group_ids += in_groups;
+            group_ids += distinct(&pairs[j..j + run]).count();
             token_bytes += token.len();
             distinct_tokens += 1;
             j += run;
-        }
-        if star_groups.len() > 1 {
-            merged += group_rules(&mut star_groups.iter().copied());
-        }
-        // Every rule is in one group: the groups' runs, then the merged ones, in one
-        // allocation (reserving for the merged runs later copied the groups' slots).
-        index.slots.reserve_exact(rules.len() + merged);
-        let mut slot_rules = Vec::with_capacity(rules.len() + merged);
-        // Each group's rules, sorted once.
-        let mut keys = SortScratch::default();
-        let mut group_slots = Vec::with_capacity(groups.len());
-        for g in 0..groups.len() {
-            let start = index.slots.len();
-            let g = groups.rules(g);
-            push_sorted(
-                (&mut index.slots, &mut slot_rules),
-                g.start as usize..g.end as usize,
-                &mut keys,
-                rules,
-                compiled,
-            );
-            group_slots.push(start as u32..index.slots.len() as u32);
         }
         index
             .entries
@@ -651,23 +727,11 @@ impl Index {
             gids.clear();
             gids.extend(distinct(&pairs[i..i + run]));
             i += run;
-            let entry = index.entry(
-                token,
-                &gids,
-                (groups, &group_slots),
-                (rules, compiled, &mut slot_rules),
-                &mut keys,
-            );
+            let entry = index.entry(token, &gids, groups);
             index.entries.push(entry);
         }
         if !star_groups.is_empty() {
-            let entry = index.entry(
-                "*",
-                &star_groups,
-                (groups, &group_slots),
-                (rules, compiled, &mut slot_rules),
-                &mut keys,
-            );
+            let entry = index.entry("*", &star_groups, groups);
             index.entries.push(entry);
             index.has_star = true;
         }
@@ -685,11 +749,60 @@ impl Index {
             entry += 1;
         }
         // Sizes were reserved exactly; in case a count was off, nothing is kept spare.
-        index.slots.shrink_to_fit();
         index.entries.shrink_to_fit();
         index.group_ids.shrink_to_fit();
         index.tokens.shrink_to_fit();
-        (index, slot_rules)
+        index
+    }
+
+    /// Every agent's precedence-ordered list, for the semantic lint while parsing (`rules`
+    /// and `compiled` are the parse's, parallel to the slots): each group's rules sorted once,
+    /// shared by the agents of that group alone, then a merged run for each agent of several
+    /// groups.
+    pub(crate) fn lint_lists(
+        &self,
+        groups: &GroupTable,
+        rules: &[Rule],
+        compiled: &[Compiled],
+    ) -> LintLists {
+        let key = |r: usize| (compiled[r].priority, rules[r].kind == RuleKind::Allow);
+        let merged: usize = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.groups(*i).len() > 1)
+            .map(|(_, e)| e.rules as usize)
+            .sum();
+        let mut slot_rules = Vec::with_capacity(rules.len() + merged);
+        let mut scratch = SortScratch::default();
+        let mut group_runs = Vec::with_capacity(groups.len());
+        for g in 0..groups.len() {
+            let start = slot_rules.len() as u32;
+            let r = groups.rules(g);
+            let ids = r.start as usize..r.end as usize;
+            sort_rules(ids, &mut scratch, rules.len(), key, &mut slot_rules);
+            group_runs.push(start..slot_rules.len() as u32);
+        }
+        let lists = (0..self.entries.len())
+            .map(|i| match self.groups(i) {
+                [g] => group_runs.get(*g as usize).cloned().unwrap_or_default(),
+                gids => {
+                    let start = slot_rules.len() as u32;
+                    let ids = gids
+                        .iter()
+                        .flat_map(|&g| groups.rules(g as usize))
+                        .map(|r| r as usize);
+                    sort_rules(ids, &mut scratch, rules.len(), key, &mut slot_rules);
+                    start..slot_rules.len() as u32
+                }
+            })
+            .collect();
+        let slot_compiled = slot_rules.iter().map(|&r| compiled[r as usize]).collect();
+        LintLists {
+            lists,
+            slot_rules,
+            slot_compiled,
+        }
     }
 
     /// The token of the entry at `at` (an agent's `who`).
@@ -719,21 +832,15 @@ impl Index {
     }
 
     /// Heap bytes held: the entries and their tokens, the slots, the group lists, and the
-    /// lookups (buckets, prefix indexes) built so far.
+    /// sorted lists and lookups (buckets, prefix indexes) built so far.
     pub(crate) fn heap_size(&self) -> usize {
-        use std::mem::size_of;
-        let entry = |e: &Entry| e.lookup.get().map_or(0, |l| l.heap_size());
-        self.entries.capacity() * size_of::<Entry>()
-            + self.entries.iter().map(entry).sum::<usize>()
-            + self.slots.capacity() * size_of::<Slot>()
-            + self.group_ids.capacity() * size_of::<u32>()
-            + self.tokens.capacity()
+        self.heap_parts().iter().map(|p| p.1).sum()
     }
 
     /// [`Index::heap_size`] by part.
-    pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 3] {
+    pub(crate) fn heap_parts(&self) -> [(&'static str, usize); 4] {
         use std::mem::size_of;
-        let entry = |e: &Entry| e.lookup.get().map_or(0, |l| l.heap_size());
+        let built = || self.entries.iter().filter_map(|e| e.sorted.get());
         [
             (
                 "agent entries",
@@ -741,47 +848,44 @@ impl Index {
                     + self.group_ids.capacity() * size_of::<u32>()
                     + self.tokens.capacity(),
             ),
-            ("slots", self.slots.capacity() * size_of::<Slot>()),
+            (
+                "slots (file order)",
+                self.slots.capacity() * size_of::<Slot>(),
+            ),
+            (
+                "agents' sorted lists",
+                built()
+                    .map(|s| {
+                        size_of::<Sorted>()
+                            + s.slots.len() * size_of::<Slot>()
+                            + std::mem::size_of_val(s.order())
+                    })
+                    .sum(),
+            ),
             (
                 "lookups (buckets, prefix indexes)",
-                self.entries.iter().map(entry).sum(),
+                built()
+                    .map(|s| s.lookup.as_ref().map_or(0, Lookup::heap_size))
+                    .sum(),
             ),
         ]
     }
 
-    /// The entry of an agent named by groups `gids` (in file order). One group's sorted slots
-    /// are shared as they are; several groups are merged into a new run.
-    /// `groups` are the file's groups and the ranges of their sorted slots.
-    fn entry(
-        &mut self,
-        token: &str,
-        gids: &[u32],
-        (groups, group_slots): (&GroupTable, &[Range<u32>]),
-        (rules, compiled, slot_rules): (&[Rule], &[Compiled], &mut Vec<u32>),
-        keys: &mut SortScratch,
-    ) -> Entry {
-        let slots = match gids {
-            [g] => group_slots[*g as usize].clone(),
-            _ => {
-                let start = self.slots.len();
-                // The groups' rules (the set of each one's slots), merged and sorted anew.
-                let ids = gids
-                    .iter()
-                    .flat_map(|&g| groups.rules(g as usize))
-                    .map(|r| r as usize);
-                push_sorted((&mut self.slots, slot_rules), ids, keys, rules, compiled);
-                start as u32..self.slots.len() as u32
-            }
-        };
-        let groups = self.group_ids.len() as u32;
+    /// The entry of an agent named by groups `gids` (in file order).
+    fn entry(&mut self, token: &str, gids: &[u32], groups: &GroupTable) -> Entry {
+        let rules = gids
+            .iter()
+            .map(|&g| groups.rules(g as usize).len())
+            .sum::<usize>();
+        let group_start = self.group_ids.len() as u32;
         self.group_ids.extend_from_slice(gids);
         let token_start = self.tokens.len() as u32;
         self.tokens.push_str(token);
         Entry {
             token: token_start,
-            groups,
-            slots,
-            lookup: OnceLock::new(),
+            groups: group_start,
+            rules: rules as u32,
+            sorted: OnceLock::new(),
         }
     }
 
@@ -813,30 +917,35 @@ impl Index {
         }
     }
 
-    /// Every agent's precedence-ordered list (the named agents', then `*`'s), as a range of
-    /// positions for [`LintIndex::slot`]. Several agents of one group share one range.
-    pub(crate) fn lists(&self) -> impl Iterator<Item = List<'_>> + '_ {
-        self.entries.iter().enumerate().map(|(i, e)| List {
-            slots: e.slots.clone(),
-            groups: self.groups(i),
-        })
+    /// The slot of rule `rule` (file order).
+    pub(crate) fn slot(&self, rule: usize) -> Option<&Slot> {
+        self.slots.get(rule)
     }
 
-    /// The slot at `pos`.
-    pub(crate) fn slot(&self, pos: u32) -> Option<&Slot> {
-        self.slots.get(pos as usize)
+    /// The precedence-ordered list of `entry`, whose groups are `gids`, built on first use:
+    /// the one accessor of an agent's sorted rules.
+    fn sorted<'a>(&'a self, entry: &'a Entry, gids: &[u32], robots: &Robots) -> &'a Sorted {
+        entry.sorted.get_or_init(|| {
+            Box::new(Sorted::build(
+                gids,
+                &robots.groups,
+                &self.slots,
+                robots.texts.as_bytes(),
+                robots.mode,
+            ))
+        })
     }
 
     /// How many rules the groups naming `token` have (`None`: no group names it).
     #[cfg(test)]
     pub(crate) fn named_rule_count(&self, token: &str) -> Option<usize> {
-        self.named(token).map(|e| self.entries[e].slots.len())
+        self.named(token).map(|e| self.entries[e].rules as usize)
     }
 
     /// How many rules the `*` groups have.
     pub(crate) fn star_rule_count(&self) -> usize {
         match self.star().1 {
-            Some(e) => self.entries[e].slots.len(),
+            Some(e) => self.entries[e].rules as usize,
             None => 0,
         }
     }
@@ -952,8 +1061,8 @@ impl<'a> Decision<'a> {
 pub struct AgentRules<'a> {
     robots: &'a Robots,
     group: GroupMatch,
-    slots: &'a [Slot],
-    lookup: Option<&'a OnceLock<Box<Lookup>>>,
+    /// The entry of the groups that applied, `None` when they hold no rule.
+    entry: Option<&'a Entry>,
     /// The groups that applied (indexes into `Robots::groups`), in file order.
     groups: &'a [u32],
     /// The token of the groups that applied, `*`, or none.
@@ -1013,7 +1122,21 @@ impl<'a> AgentRules<'a> {
 
     /// The rules in precedence order (longest first, `allow` first on ties).
     pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + '_ {
-        self.slots.iter().map(|s| self.robots.slot_ref(s))
+        let robots = self.robots;
+        let all = &robots.index.slots;
+        let (slots, order) = self
+            .sorted()
+            .map_or((&[][..], &[][..]), |s| (&*s.slots, s.order()));
+        slots
+            .iter()
+            .chain(order.iter().filter_map(move |&r| all.get(r as usize)))
+            .map(move |s| robots.slot_ref(s))
+    }
+
+    /// The rules in precedence order and their lookup, built on first use (`None`: no rules).
+    fn sorted(&self) -> Option<&'a Sorted> {
+        let robots = self.robots;
+        Some(robots.index.sorted(self.entry?, self.groups, robots))
     }
 
     /// Decides for `url`: an absolute URL, a scheme-relative `//host/…` URL, or a path (with
@@ -1025,13 +1148,14 @@ impl<'a> AgentRules<'a> {
     /// [`Mode::Google`] it is the path as written, as google/robotstxt judges it
     /// ([`request_path`]).
     ///
-    /// An agent with more than a few rules is checked through a lookup of them (by the path's
-    /// second byte, or a prefix index above 64 rules), built on a check and kept. The file's
-    /// first check that would build one scans the agent's rules instead (giving up for the
-    /// lookup past 64 wildcard rules that could match): a crawler that asks one question of
-    /// a file pays for no index, and one that asks more builds it on its second.
+    /// An agent's rules are sorted by precedence on a check and kept, with, above a few rules,
+    /// a lookup of them (by the path's second byte, or a prefix index above 64 rules). The
+    /// file's first check scans the agent's rules in file order instead, keeping the best
+    /// match (giving up for the sorted list past 64 wildcard rules that could decide): a
+    /// crawler that asks one question of a file pays for no sorting and no index, and one
+    /// that asks more builds them on its second.
     pub fn check(&self, url: &str) -> Decision<'a> {
-        if self.slots.is_empty() {
+        if self.entry.is_none() {
             // Allowed whatever the path; only whether it is `/robots.txt` is asked of it (and
             // only in `Mode::Rfc`), which a URL without those bytes cannot be.
             if self.robots.mode == Mode::Google || !may_request_robots_txt(url.as_bytes()) {
@@ -1076,7 +1200,7 @@ impl<'a> AgentRules<'a> {
     /// Decides for `path`, taken verbatim as the path + query to match (it should start with
     /// `/`; no fragment). For callers that already hold the request target.
     pub fn check_path(&self, path: &str) -> Decision<'a> {
-        if self.slots.is_empty() {
+        if self.entry.is_none() {
             return self.without_rules(path);
         }
         let (canon, mask) = canonical::canonical_path(path, self.robots.mode);
@@ -1089,45 +1213,35 @@ impl<'a> AgentRules<'a> {
         if let Some(decision) = self.robots_txt(path) {
             return decision;
         }
+        let Some(entry) = self.entry else {
+            return self.no_rule_matched();
+        };
         let arena = robots.texts.as_bytes();
         let mut pairs = Pairs::new(canon);
-        let lookup = match self.lookup {
-            Some(lazy) if self.slots.len() > BUCKETS_ABOVE => match lazy.get() {
-                Some(built) => Some(built),
-                None => {
-                    if robots.index.unchecked.take() {
-                        // The file's first check that would build a lookup scans the list
-                        // instead: a crawler that asks one question of a file (its first verdict)
-                        // does not pay for an index it never uses again, and one that asks many
-                        // builds it on the next question. The scan gives up, and the lookup is
-                        // built, where it would try more wildcard rules one by one than an
-                        // indexed check does, so that its cost stays bounded.
-                        if let Some(hit) = self.scan(arena, &mut pairs, mask) {
-                            return self.decided(hit);
-                        }
+        let sorted = match entry.sorted.get() {
+            Some(built) => built,
+            None => {
+                if robots.index.unchecked.take() {
+                    // The file's first check scans the rules in file order instead: a crawler
+                    // that asks one question of a file (its first verdict) does not pay for a
+                    // sorted list and an index it never uses again, and one that asks many
+                    // builds them on the next question. The scan gives up, and the list is
+                    // built, where it would try more wildcard rules one by one than an indexed
+                    // check does, so that its cost stays bounded.
+                    if let Some(hit) = self.scan(arena, &mut pairs, mask, GLOBS_BEFORE_INDEX) {
+                        return self.decided(hit);
                     }
-                    Some(lazy.get_or_init(|| {
-                        Box::new(if self.slots.len() > INDEX_ABOVE {
-                            Lookup::Prefixes(PrefixIndex::build(
-                                arena,
-                                self.slots.iter().map(|s| s.range(arena)),
-                            ))
-                        } else {
-                            Lookup::Buckets(Buckets::build(
-                                self.slots.iter().map(|s| s.text(arena)),
-                            ))
-                        })
-                    }))
                 }
-            },
-            _ => None,
+                robots.index.sorted(entry, self.groups, robots)
+            }
         };
-        let hit = match lookup.map(|l| &**l) {
+        let slots = &*sorted.slots;
+        let hit = match &sorted.lookup {
             Some(Lookup::Buckets(buckets)) => {
                 let mut set = buckets.candidates(canon);
                 let mut hit = None;
                 while set != 0 {
-                    let s = self.slots.get(set.trailing_zeros() as usize);
+                    let s = slots.get(set.trailing_zeros() as usize);
                     if let Some(s) = s.filter(|s| s.matches(arena, &mut pairs, mask)) {
                         hit = Some(s);
                         break;
@@ -1136,7 +1250,10 @@ impl<'a> AgentRules<'a> {
                 }
                 hit
             }
-            Some(Lookup::Prefixes(index)) => {
+            Some(Lookup::Prefixes(index, order)) => {
+                // The list's slots by position (every position is a slot's: see
+                // `Sorted::build`).
+                let all = &*robots.index.slots;
                 // Wildcard rules are tried one by one up to a point, then all through the
                 // segments index (see `segments`): the cost of a check stays bounded however
                 // many wildcard rules the path's prefixes lead to.
@@ -1144,15 +1261,16 @@ impl<'a> AgentRules<'a> {
                 let mut occurrences = None;
                 let segments = || {
                     index.segments(arena, || {
-                        self.slots
+                        order
                             .iter()
+                            .map(|&r| &all[r as usize])
                             .map(|s| (s.range(arena), s.anchored()))
                             .collect()
                     })
                 };
                 index
                     .first_match(arena, canon, |pos, prefix_len| {
-                        let s = &self.slots[pos as usize];
+                        let s = &all[order[pos as usize] as usize];
                         if !s.wildcard() {
                             // The text is the prefix the index found at the path's start.
                             return !s.anchored() || canon.len() == prefix_len;
@@ -1182,42 +1300,65 @@ impl<'a> AgentRules<'a> {
                             _ => s.matches(arena, &mut pairs, mask),
                         }
                     })
-                    .map(|pos| &self.slots[pos as usize])
+                    .map(|pos| &all[order[pos as usize] as usize])
             }
-            None => self
-                .slots
-                .iter()
-                .find(|s| s.matches(arena, &mut pairs, mask)),
+            None => slots.iter().find(|s| s.matches(arena, &mut pairs, mask)),
         };
         self.decided(hit)
     }
 
-    /// The first rule of the list that matches, by a scan that tries at most
-    /// [`GLOBS_BEFORE_INDEX`] wildcard rules: `None` when it would try more.
-    fn scan(&self, arena: &[u8], pairs: &mut Pairs<'_>, mask: u64) -> Option<Option<&'a Slot>> {
-        let mut globs = 0;
-        for s in self.slots {
-            if !s.may_match(pairs.path(), mask) {
-                continue;
-            }
-            if s.wildcard() {
-                globs += 1;
-                if globs > GLOBS_BEFORE_INDEX {
-                    return None;
+    /// The rule that decides, by a scan of the groups' rules in file order that keeps the
+    /// best match by precedence (most specific, `allow` on ties, then the first): the sorted
+    /// list's first match. It tries a rule only when it would beat the best so far, and at
+    /// most `globs` wildcard rules: `None` when it would try more.
+    fn scan(
+        &self,
+        arena: &[u8],
+        pairs: &mut Pairs<'_>,
+        mask: u64,
+        globs: usize,
+    ) -> Option<Option<&'a Slot>> {
+        let robots = self.robots;
+        let mut tried = 0;
+        let mut best: Option<(&'a Slot, u32)> = None;
+        for &g in self.groups {
+            let rules = robots.groups.rules(g as usize);
+            let slots = robots
+                .index
+                .slots
+                .get(rules.start as usize..rules.end as usize)
+                .unwrap_or_default();
+            for s in slots {
+                if !s.may_match(pairs.path(), mask) {
+                    continue;
+                }
+                let priority = s.priority(arena, robots.mode);
+                if let Some((b, p)) = best {
+                    // Later in file order: it decides only when more specific, or as
+                    // specific and an `allow` where the best is a `disallow`.
+                    if priority < p || (priority == p && (b.allow() || !s.allow())) {
+                        continue;
+                    }
+                }
+                if s.wildcard() {
+                    tried += 1;
+                    if tried > globs {
+                        return None;
+                    }
+                }
+                if pattern::matches_path(s.text(arena), s.anchored(), s.wildcard(), pairs) {
+                    best = Some((s, priority));
                 }
             }
-            if pattern::matches_path(s.text(arena), s.anchored(), s.wildcard(), pairs) {
-                return Some(Some(s));
-            }
         }
-        Some(None)
+        Some(best.map(|(s, _)| s))
     }
 
     /// The decision of rule `hit` (`None`: no rule matched).
     fn decided(&self, hit: Option<&'a Slot>) -> Decision<'a> {
         match hit {
             Some(s) => Decision {
-                allowed: s.flags & Slot::ALLOW != 0,
+                allowed: s.allow(),
                 group: self.group,
                 reason: Reason::Rule(self.robots.slot_ref(s)),
             },
@@ -1311,8 +1452,7 @@ impl Robots {
             return AgentRules {
                 robots: self,
                 group,
-                slots: &[],
-                lookup: None,
+                entry: None,
                 groups: &[],
                 token: None,
             };
@@ -1320,11 +1460,7 @@ impl Robots {
         AgentRules {
             robots: self,
             group,
-            slots: index
-                .slots
-                .get(e.slots.start as usize..e.slots.end as usize)
-                .unwrap_or_default(),
-            lookup: Some(&e.lookup),
+            entry: (e.rules > 0).then_some(e),
             groups: index.groups(i),
             token: Some(index.token(i)),
         }
@@ -1344,5 +1480,213 @@ impl Robots {
     /// `self.check(token, url).allowed`.
     pub fn is_allowed(&self, token: &ProductToken, url: &str) -> bool {
         self.check(token, url).allowed
+    }
+}
+
+#[cfg(test)]
+mod first_check_tests {
+    use proptest::prelude::*;
+
+    use super::canonical;
+    use super::pattern::Pairs;
+    use crate::robots::{Agent, Mode, Options, ProductToken, Robots, RuleRef};
+
+    /// The tokens a check of `robots` can be asked for: every agent it names, and one it does
+    /// not (`*`'s groups, or none).
+    fn tokens(robots: &Robots) -> Vec<ProductToken> {
+        let mut tokens = vec![ProductToken::verbatim("unnamedbot")];
+        for g in robots.groups() {
+            for (agent, _) in g.agents() {
+                if let Agent::Token(t) = agent {
+                    tokens.push(ProductToken::verbatim(t));
+                }
+            }
+        }
+        tokens
+    }
+
+    /// For every agent: the file-order scan of the first check (without its bound on wildcard
+    /// rules) and the sorted list of later checks find the same deciding rule for `path`.
+    fn scan_agrees_with_sorted(robots: &Robots, path: &str) -> Result<(), TestCaseError> {
+        let arena = robots.texts.as_bytes();
+        let (canon, mask) = canonical::canonical_path(path, robots.mode);
+        for t in tokens(robots) {
+            let rules = robots.rules_for(&t);
+            let Some(sorted) = rules.sorted() else {
+                continue;
+            };
+            let scanned = rules
+                .scan(arena, &mut Pairs::new(&canon), mask, usize::MAX)
+                .map(|hit| hit.map(|s| robots.slot_ref(s)));
+            let mut pairs = Pairs::new(&canon);
+            let first: Option<RuleRef<'_>> = sorted
+                .slots
+                .iter()
+                .chain(
+                    sorted
+                        .order()
+                        .iter()
+                        .map(|&r| &robots.index.slots[r as usize]),
+                )
+                .find(|s| s.matches(arena, &mut pairs, mask))
+                .map(|s| robots.slot_ref(s));
+            prop_assert_eq!(scanned, Some(first), "{:?} {:?} {}", robots.mode, t, path);
+        }
+        Ok(())
+    }
+
+    /// A fresh parse's first check (the scan, bounded) and its second (the sorted list, built)
+    /// give the same decision, rule included, for every agent.
+    fn first_check_agrees_with_later(
+        body: &[u8],
+        mode: Mode,
+        path: &str,
+        max_tokens: usize,
+    ) -> Result<(), TestCaseError> {
+        let mut options = Options::mode(mode);
+        options.diagnostics = false;
+        let mut tokens = tokens(&Robots::parse_with(body, &options).robots);
+        tokens.push(ProductToken::verbatim("googlebot"));
+        tokens.rotate_right(1);
+        for t in tokens.into_iter().take(max_tokens) {
+            let robots = Robots::parse_with(body, &options).robots;
+            let first = robots.check(&t, path);
+            let built = robots.heap_size();
+            let later = robots.check(&t, path);
+            prop_assert_eq!(first, later, "{:?} {:?} {}", mode, t, path);
+            prop_assert_eq!(robots.check(&t, path), later);
+            // The second check built the agent's list (when it has rules).
+            prop_assert!(robots.heap_size() >= built);
+        }
+        Ok(())
+    }
+
+    fn line() -> impl Strategy<Value = String> {
+        let pattern = prop::collection::vec(
+            prop::sample::select(vec!["/", "a", "b", "*", "$", "%61", "%2f", "%7E", "~", "é"]),
+            0..6,
+        )
+        .prop_map(|p| p.concat());
+        prop_oneof![
+            prop::sample::select(vec!["a", "b", "*", "googlebot", "1x"])
+                .prop_map(|a| format!("User-agent: {a}")),
+            pattern.clone().prop_map(|p| format!("Disallow: {p}")),
+            pattern.clone().prop_map(|p| format!("Allow: {p}")),
+            pattern.prop_map(|p| format!("Allow: {p}/index.html")),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1_000))]
+        /// The first check's scan in file order finds the rule the sorted list finds, for
+        /// random files and paths, in both modes.
+        #[test]
+        fn the_first_check_decides_as_the_sorted_list(
+            lines in prop::collection::vec(line(), 0..24),
+            path in prop::collection::vec(
+                prop::sample::select(vec!["/", "a", "b", "%61", "%2F", "~", "$", "index.html", "é"]),
+                0..8,
+            ),
+            google in any::<bool>(),
+        ) {
+            let body = lines.join("\n");
+            let mode = if google { Mode::Google } else { Mode::Rfc };
+            let path = format!("/{}", path.concat());
+            let robots = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
+            scan_agrees_with_sorted(&robots, &path)?;
+            first_check_agrees_with_later(body.as_bytes(), mode, &path, usize::MAX)?;
+        }
+    }
+
+    /// The same on the bench corpus, when it is there (`CRAWLGATE_BENCH_CORPUS`, or
+    /// `../shared/corpus/robots-bench`): for each file, paths made of its own rules' patterns
+    /// and of its site's first URLs.
+    #[test]
+    fn the_first_check_decides_as_the_sorted_list_on_the_corpus() {
+        let dir = std::env::var_os("CRAWLGATE_BENCH_CORPUS")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../shared/corpus/robots-bench")
+            });
+        let Ok(files) = std::fs::read_dir(dir.join("robotfiles")) else {
+            eprintln!("no corpus at {}: skipped", dir.display());
+            return;
+        };
+        let mut checked = 0;
+        for file in files.flatten() {
+            let Ok(body) = std::fs::read(file.path()) else {
+                continue;
+            };
+            let links = std::fs::read_to_string(dir.join("links").join(file.file_name()))
+                .unwrap_or_default();
+            for mode in [Mode::Rfc, Mode::Google] {
+                let robots = Robots::parse_with(&body, &Options::mode(mode)).robots;
+                let mut paths: Vec<String> = (0..robots.rule_count())
+                    .filter_map(|i| robots.rule(i))
+                    .take(30)
+                    .map(|r| r.pattern.replace('*', "x").trim_end_matches('$').to_owned())
+                    .collect();
+                paths.extend(
+                    links
+                        .lines()
+                        .take(10)
+                        .map(|u| crate::robots::request_path(u).into_owned()),
+                );
+                for path in &paths {
+                    scan_agrees_with_sorted(&robots, path).unwrap();
+                    checked += 1;
+                }
+                // A parse per check: `googlebot`, an agent the file does not name, and two
+                // of its own.
+                for path in paths.iter().take(2) {
+                    first_check_agrees_with_later(&body, mode, path, 4).unwrap();
+                }
+            }
+        }
+        eprintln!("{checked} paths checked");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2_000))]
+        /// A slot's specificity, worked out from its text, is the compiled pattern's.
+        #[test]
+        fn a_slots_priority_is_the_compiled_patterns(
+            value in prop::collection::vec(
+                // No `#` and no space: the parser would cut or trim the value.
+                prop::sample::select(b"/aZvj*$%2fF7E9?\xc3\xa9\xff".to_vec()),
+                0..40,
+            ),
+            long in 0usize..3,
+            google in any::<bool>(),
+        ) {
+            let mode = if google { Mode::Google } else { Mode::Rfc };
+            let mut value = value;
+            if long > 1 && !google {
+                // Past `Slot::LONG`, whose length is written before the text (`Mode::Google`
+                // cuts a line at 16,663 bytes).
+                value.extend(std::iter::repeat_n(b'%', 3 * 65_536));
+            }
+            let mut body = b"User-agent: *\nDisallow: ".to_vec();
+            body.extend_from_slice(&value);
+            let mut options = Options::mode(mode);
+            options.max_bytes = body.len() + 1;
+            let (arena, compiled) = {
+                let mut arena = String::new();
+                let (c, _, _) = super::pattern::compile(
+                    &value,
+                    mode,
+                    &mut arena,
+                    None,
+                    &mut Vec::new(),
+                );
+                (arena, c)
+            };
+            let _ = arena;
+            let robots = Robots::parse_with(&body, &options).robots;
+            if let Some(s) = robots.index.slot(0) {
+                prop_assert_eq!(s.priority(robots.texts.as_bytes(), mode), compiled.priority);
+            }
+        }
     }
 }

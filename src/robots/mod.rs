@@ -80,7 +80,6 @@ mod usage;
 pub(crate) use usage::parse_content_usage;
 
 use std::ops::Range;
-use std::sync::OnceLock;
 
 pub use agent::{ProductToken, TokenError};
 pub use directive::{Directive, OtherKey};
@@ -484,9 +483,6 @@ pub struct Robots {
     /// sorted: values that are not their canonical text, `index_html` rules' source values,
     /// key spellings past `spellings`' limit. Few.
     written: Vec<(u64, Range<u32>)>,
-    /// Each rule's (file order) position among the index's slots, built on the first call
-    /// of [`Robots::rule`]: a crawler that only checks never needs it.
-    order: OnceLock<Box<[u32]>>,
     groups: group::GroupTable,
     index: matcher::Index,
     sitemaps: Vec<SitemapSlot>,
@@ -557,35 +553,7 @@ impl Robots {
 
     /// The rule at `index` (see [`Group::rules`]).
     pub fn rule(&self, index: usize) -> Option<RuleRef<'_>> {
-        let pos = *self.order().get(index)?;
-        self.index.slot(pos).map(|s| self.slot_ref(s))
-    }
-
-    /// See `Robots::order`. Group `g`'s rules, sorted by precedence, are the index's slots
-    /// `g.rules` (the index lays the groups' runs out first, in order); within a line, an
-    /// `index_html` rule follows its source rule, so (line, `index_html`) is file order.
-    fn order(&self) -> &[u32] {
-        self.order.get_or_init(|| {
-            let mut order = vec![0u32; self.rule_count()];
-            let mut keyed: Vec<(u64, u32)> = Vec::new();
-            for g in 0..self.groups.len() {
-                let rules = self.groups.rules(g);
-                keyed.clear();
-                keyed.extend(rules.clone().filter_map(|pos| {
-                    let s = self.index.slot(pos)?;
-                    let derived = u64::from(s.flags & matcher::Slot::INDEX_HTML != 0);
-                    Some((u64::from(s.line) << 1 | derived, pos))
-                }));
-                keyed.sort_unstable();
-                let run = order
-                    .get_mut(rules.start as usize..rules.end as usize)
-                    .unwrap_or_default();
-                for (o, &(_, pos)) in run.iter_mut().zip(&keyed) {
-                    *o = pos;
-                }
-            }
-            order.into_boxed_slice()
-        })
+        self.index.slot(index).map(|s| self.slot_ref(s))
     }
 
     /// The `sitemap` records, in file order.
@@ -794,7 +762,7 @@ impl Robots {
     pub fn heap_parts(&self) -> Vec<(&'static str, usize)> {
         let mut parts = vec![
             ("text arena", self.texts.capacity()),
-            // Key spellings, texts kept out of line, and the file order once built.
+            // Key spellings and texts kept out of line.
             ("rule side tables", self.rules_heap_size()),
             ("groups and agents", self.groups.heap_size()),
             ("sitemaps and records", self.records_heap_size()),
@@ -807,9 +775,9 @@ impl Robots {
     /// The heap bytes this `Robots` holds, for sizing caches and for bounding what a hostile
     /// file can cost: the capacities of its vectors, strings and boxed strings (text arena,
     /// rules, groups and their agents, sitemaps, records, usage records) and of the matcher's
-    /// per-agent index, including each agent's lazily built parts (the buckets or prefix index
-    /// of an agent with more than a few rules, built on a check after the file's first) once they
-    /// are built.
+    /// per-agent index, including each agent's lazily built parts (its precedence-ordered
+    /// list, and the buckets or prefix index of an agent with more than a few rules, built on
+    /// a check after the file's first) once they are built.
     /// Allocator overhead and the `Robots` value itself are not counted. `tests/memory.rs`
     /// holds it to a counting allocator.
     pub fn heap_size(&self) -> usize {
@@ -844,11 +812,10 @@ impl Robots {
             + self.records.capacity() * size_of::<RecordSlot>()
     }
 
-    /// Heap bytes of what rules keep outside the index's slots (`order` once built).
+    /// Heap bytes of what rules keep outside the index's slots.
     fn rules_heap_size(&self) -> usize {
         use std::mem::size_of;
         self.spellings.capacity() * size_of::<Range<u32>>()
             + self.written.capacity() * size_of::<(u64, Range<u32>)>()
-            + self.order.get().map_or(0, |o| o.len() * size_of::<u32>())
     }
 }

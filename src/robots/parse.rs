@@ -1077,7 +1077,7 @@ impl<'a> Builder<'a> {
 
     fn finish(mut self, bytes_used: usize) -> Parsed {
         let tokens = (self.agent_text.as_str(), self.agent_tokens.as_slice());
-        let (index, slot_rules) = matcher::Index::build(
+        let index = matcher::Index::build(
             &mut self.groups,
             tokens,
             &self.compiled,
@@ -1086,17 +1086,17 @@ impl<'a> Builder<'a> {
         );
         let mut diagnostics = self.diagnostics;
         if self.diagnose {
-            let compiled = &self.compiled;
-            let slot_compiled: Vec<pattern::Compiled> =
-                slot_rules.iter().map(|&r| compiled[r as usize]).collect();
+            // The lint reads every agent's sorted list: sorted here, for it alone.
+            let lists = index.lint_lists(&self.groups, &self.rules, &self.compiled);
             lint::semantic(
                 &lint::Input {
                     groups: &self.groups,
                     rules: &self.rules,
                     index: &matcher::LintIndex {
                         index: &index,
-                        slot_rules: &slot_rules,
-                        slot_compiled: &slot_compiled,
+                        lists: &lists.lists,
+                        slot_rules: &lists.slot_rules,
+                        slot_compiled: &lists.slot_compiled,
                     },
                     arena: self.texts.as_bytes(),
                     rule_spans: &self.rule_spans,
@@ -1127,7 +1127,6 @@ impl<'a> Builder<'a> {
                 texts: self.texts,
                 spellings: self.spellings,
                 written: self.written,
-                order: std::sync::OnceLock::new(),
                 groups: self.groups,
                 index,
                 sitemaps: self.sitemaps,
@@ -1139,9 +1138,8 @@ impl<'a> Builder<'a> {
         };
         if diagnose {
             crawler_lint::run(&parsed.robots, input, &mut parsed.diagnostics);
-            // What the lint's checks built (the rule order, lookups) is not kept: a crawler
-            // builds them on its own first check, if it needs them.
-            parsed.robots.order = std::sync::OnceLock::new();
+            // What the lint's checks built (sorted lists, lookups) is not kept: a crawler
+            // builds them on its own checks, if it needs them.
             parsed.robots.index.forget_lookups();
         }
         // Lines are visited in order; the only out-of-order entries are file-level ones and
