@@ -535,39 +535,17 @@ impl<'a> Builder<'a> {
 
     fn rule(&mut self, n: u32, key: &'a [u8], kind: RuleKind, value: &'a [u8]) {
         if self.state == State::Start {
-            let span = self.span(key).start..self.span(value).end;
-            self.push(
-                Code::RuleOutsideGroup,
-                n,
-                span,
-                format!(
-                    "`{}` before any user-agent line belongs to no group; ignored",
-                    kind.as_str()
-                ),
-            );
+            self.outside_group(n, key, kind, value);
             return;
         }
         // Any allow/disallow line ends the run of user-agent lines, even one not used.
         self.state = State::Rules;
-        if value.is_empty() {
+        let Some(&first) = value.first() else {
             // `Disallow:` with no value matches nothing: it is how a file allows everything.
             return;
-        }
-        if value[0] != b'/' && value[0] != b'*' {
-            // The message is built only to be kept (a thousand such lines in the corpus).
-            if !self.diagnose {
-                return;
-            }
-            let span = self.span(value);
-            self.push(
-                Code::InvalidPath,
-                n,
-                span,
-                format!(
-                    "`{}` starts with neither `/` nor `*`, so it can never match; ignored",
-                    self.lossy(value)
-                ),
-            );
+        };
+        if first != b'/' && first != b'*' {
+            self.invalid_path(n, value);
             return;
         }
         let spelling = self.spelling(n, key, kind, value);
@@ -586,13 +564,7 @@ impl<'a> Builder<'a> {
             },
         };
         if self.diagnose && value.len() > 1 && value.ends_with(b"*") {
-            let end = self.span(value).end;
-            self.push(
-                Code::RedundantWildcard,
-                n,
-                end - 1..end,
-                "a `*` at the end of a pattern changes nothing",
-            );
+            self.redundant_wildcard(n, value);
         }
         self.rules.push(Rule {
             kind,
@@ -611,6 +583,56 @@ impl<'a> Builder<'a> {
             self.google_index_html(n, value, spelling, value_range);
         }
         self.groups.set_rule_count(self.rules.len() as u32);
+    }
+
+    /// `rule-outside-group` for a rule before any `user-agent` line. The rule step's rare
+    /// paths are out of line: inlined, their registers were saved and restored by every rule.
+    #[cold]
+    #[inline(never)]
+    fn outside_group(&mut self, n: u32, key: &[u8], kind: RuleKind, value: &[u8]) {
+        let span = self.span(key).start..self.span(value).end;
+        self.push(
+            Code::RuleOutsideGroup,
+            n,
+            span,
+            format!(
+                "`{}` before any user-agent line belongs to no group; ignored",
+                kind.as_str()
+            ),
+        );
+    }
+
+    /// `invalid-path` for a value that starts with neither `/` nor `*`.
+    #[cold]
+    #[inline(never)]
+    fn invalid_path(&mut self, n: u32, value: &[u8]) {
+        // The message is built only to be kept (a thousand such lines in the corpus).
+        if !self.diagnose {
+            return;
+        }
+        let span = self.span(value);
+        self.push(
+            Code::InvalidPath,
+            n,
+            span,
+            format!(
+                "`{}` starts with neither `/` nor `*`, so it can never match; ignored",
+                self.lossy(value)
+            ),
+        );
+    }
+
+    /// `redundant-wildcard` for a value that ends in `*`.
+    #[cold]
+    #[inline(never)]
+    fn redundant_wildcard(&mut self, n: u32, value: &[u8]) {
+        let end = self.span(value).end;
+        self.push(
+            Code::RedundantWildcard,
+            n,
+            end - 1..end,
+            "a `*` at the end of a pattern changes nothing",
+        );
     }
 
     /// A value canonical as written ([`pattern::compile_plain`]) copied into the arena, where
@@ -855,6 +877,7 @@ impl<'a> Builder<'a> {
     /// google/robotstxt: `Allow: /dir/index.htm…` also allows `/dir/$`.
     /// The derived rule's text is its source rule's line: the same `spelling`, and the
     /// source's `source_value` (kept in `written`).
+    #[inline(never)]
     fn google_index_html(
         &mut self,
         n: u32,

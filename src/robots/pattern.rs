@@ -241,11 +241,15 @@ fn summarize_value(bytes: &[u8], table: &[u64; 256]) -> (u64, u8) {
     };
     match bytes.len().checked_sub(8) {
         Some(last) => {
-            let mut chunks = bytes.chunks_exact(8);
+            let mut chunks = bytes.chunks_exact(16);
             for chunk in &mut chunks {
                 or8(chunk);
             }
-            if !chunks.remainder().is_empty() {
+            let rest = chunks.remainder().len();
+            if rest > 8 {
+                or8(&bytes[bytes.len() - rest..][..8]);
+            }
+            if rest > 0 {
                 or8(&bytes[last..]);
             }
         }
