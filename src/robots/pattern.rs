@@ -228,13 +228,13 @@ pub(crate) fn compile_plain(value: &[u8], mode: Mode, start: u32) -> Option<Comp
     })
 }
 
-/// [`summarize`] for a rule's value: eight bytes a step, and a tail of one to seven bytes
-/// taken as the last eight bytes again (an OR of a byte twice changes nothing), where a byte
-/// loop cost up to 28 instructions a rule.
+/// [`summarize`] for a rule's value: sixteen bytes a step, then eight, and a tail of one to
+/// seven bytes taken as the last eight bytes again (an OR of a byte twice changes nothing),
+/// where a byte loop cost up to 28 instructions a rule.
 #[inline(always)]
 fn summarize_value(bytes: &[u8], table: &[u64; 256]) -> (u64, u8) {
     let mut acc = 0u64;
-    let mut or8 = |chunk: &[u8]| {
+    let mut or_all = |chunk: &[u8]| {
         for &b in chunk {
             acc |= table[usize::from(b)];
         }
@@ -243,17 +243,17 @@ fn summarize_value(bytes: &[u8], table: &[u64; 256]) -> (u64, u8) {
         Some(last) => {
             let mut chunks = bytes.chunks_exact(16);
             for chunk in &mut chunks {
-                or8(chunk);
+                or_all(chunk);
             }
             let rest = chunks.remainder().len();
             if rest > 8 {
-                or8(&bytes[bytes.len() - rest..][..8]);
+                or_all(&bytes[bytes.len() - rest..][..8]);
             }
             if rest > 0 {
-                or8(&bytes[last..]);
+                or_all(&bytes[last..]);
             }
         }
-        None => or8(bytes),
+        None => or_all(bytes),
     }
     (acc & u64::from(u32::MAX), (acc >> 32) as u8)
 }
@@ -670,6 +670,24 @@ mod tests {
                 let bytes = &all[256 - len..];
                 let classes = bytes.iter().fold(0, |c, &b| c | class[usize::from(b)]);
                 assert_eq!(summarize(bytes, scan), (byte_mask(bytes), classes), "{len}");
+            }
+        }
+    }
+
+    /// The value scan gives what [`summarize`] gives, at every length around its steps.
+    #[test]
+    fn value_summaries_are_the_summaries() {
+        let all: Vec<u8> = (0..=u8::MAX).rev().collect();
+        for table in [&PLAIN_RFC_SCAN, &PLAIN_GOOGLE_SCAN, &SCAN] {
+            for len in 0..60 {
+                for start in [0, 3, 60, 196] {
+                    let bytes = &all[start..start + len];
+                    assert_eq!(
+                        summarize_value(bytes, table),
+                        summarize(bytes, table),
+                        "{bytes:?}"
+                    );
+                }
             }
         }
     }
