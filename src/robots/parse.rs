@@ -793,7 +793,8 @@ impl<'a> Builder<'a> {
         // The key and separator end where the value starts.
         let input = self.input;
         let at = input.offset(key)..input.offset(value);
-        let raw = input.get(at.clone()).unwrap_or(key);
+        let exact = input.get(at);
+        let raw = exact.unwrap_or(key);
         let arena = self.texts.as_bytes();
         let is = |r: &std::ops::Range<u32>, t: &[u8]| {
             arena
@@ -805,8 +806,13 @@ impl<'a> Builder<'a> {
             Some(i) => Some(i),
             // Not UTF-8 (a Google-mode key's tail), or new.
             None => {
-                let text = String::from_utf8_lossy(raw);
-                match self.spellings.iter().position(|r| is(r, text.as_bytes())) {
+                let text = self.lossy(raw);
+                let lossy = match &text {
+                    // As written: compared already.
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(text) => self.spellings.iter().position(|r| is(r, text.as_bytes())),
+                };
+                match lossy {
                     Some(i) => Some(i),
                     None => {
                         let start = self.texts.len() as u32;
@@ -827,7 +833,7 @@ impl<'a> Builder<'a> {
             Some(i) => {
                 // The same bytes always find the same spelling (the spellings' texts are
                 // distinct), so the next rule may take it from them.
-                if input.get(at.clone()) == Some(raw) {
+                if exact.is_some() {
                     self.last_spelling[k] = LastSpelling::new(i as u8, raw);
                 }
                 i as u8
