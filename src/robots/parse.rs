@@ -1354,8 +1354,8 @@ impl LastSpelling {
         tail: 0,
     };
 
-    /// `raw`, spelling `index`, if it fits two words of 4 to 8 bytes (nearly every spelling
-    /// does).
+    /// `raw`, spelling `index`, when it is 4 to 16 bytes long (two words of 4 or 8 bytes
+    /// cover it: nearly every spelling is); else none.
     fn new(index: u8, raw: &[u8]) -> LastSpelling {
         let n = raw.len();
         let (head, tail) = match n {
