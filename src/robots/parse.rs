@@ -57,8 +57,9 @@ struct Builder<'a> {
     /// See `Robots::spellings`, `Robots::written`.
     spellings: Vec<std::ops::Range<u32>>,
     written: Vec<(u64, std::ops::Range<u32>)>,
-    /// The spelling the last rule used: the next one most likely uses it too.
-    last_spelling: [u8; 2],
+    /// The spelling the last `disallow` and the last `allow` rule used: the next one most
+    /// likely uses it too.
+    last_spelling: [LastSpelling; 2],
     rules: Vec<Rule>,
     /// Each rule's compiled pattern (parallel to `rules`), for the matcher's index.
     compiled: Vec<pattern::Compiled>,
@@ -106,7 +107,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         texts: String::with_capacity(input.len().min(limit) / 4 * 3),
         spellings: Vec::new(),
         written: Vec::new(),
-        last_spelling: [0; 2],
+        last_spelling: [LastSpelling::NONE; 2],
         rules: Vec::with_capacity(input.len().min(limit) / 16),
         compiled: Vec::with_capacity(input.len().min(limit) / 16),
         scratch: Vec::new(),
@@ -583,113 +584,37 @@ impl<'a> Builder<'a> {
 
     fn rule(&mut self, n: u32, key: &'a [u8], kind: RuleKind, value: &'a [u8]) {
         if self.state == State::Start {
-            let span = self.span(key).start..self.span(value).end;
-            self.push(
-                Code::RuleOutsideGroup,
-                n,
-                span,
-                format!(
-                    "`{}` before any user-agent line belongs to no group; ignored",
-                    kind.as_str()
-                ),
-            );
+            self.outside_group(n, key, kind, value);
             return;
         }
         // Any allow/disallow line ends the run of user-agent lines, even one not used.
         self.state = State::Rules;
-        if value.is_empty() {
+        let Some(&first) = value.first() else {
             // `Disallow:` with no value matches nothing: it is how a file allows everything.
             return;
-        }
-        if value[0] != b'/' && value[0] != b'*' {
-            let span = self.span(value);
-            self.push(
-                Code::InvalidPath,
-                n,
-                span,
-                format!(
-                    "`{}` starts with neither `/` nor `*`, so it can never match; ignored",
-                    self.lossy(value)
-                ),
-            );
+        };
+        if first != b'/' && first != b'*' {
+            self.invalid_path(n, value);
             return;
         }
         let spelling = self.spelling(n, key, kind, value);
-        let (value_range, compiled, clean) = match self.repeated(value) {
-            Some((range, compiled)) => (range, compiled, true),
-            None => {
-                // The value as written, validated once (the whole input usually was).
-                let span = self.span(value);
-                // `get` also refuses a range that is not on character boundaries (a Google
-                // line cut).
-                let valid = match self.text.and_then(|t| t.get(span.clone())) {
-                    Some(text) => Ok(text),
-                    None => std::str::from_utf8(value),
-                };
-                let value_start = self.texts.len() as u32;
-                match valid {
-                    Ok(text) => self.texts.push_str(text),
-                    Err(e) => {
-                        let bad = span.start + e.valid_up_to();
-                        let span = bad..bad + e.error_len().unwrap_or(1);
-                        if self.mode == Mode::Rfc {
-                            // Not compiled: its control bytes are looked for here.
-                            self.control_in_path(n, value);
-                            self.push(
-                                Code::InvalidUtf8,
-                                n,
-                                span,
-                                "bytes that are not UTF-8 in the path; the rule is ignored",
-                            );
-                            return;
-                        }
-                        self.push_sev(
-                            Code::InvalidUtf8,
-                            Severity::Warning,
-                            n,
-                            span,
-                            "bytes that are not UTF-8 in the path; Google percent-encodes them and uses the rule",
-                        );
-                        self.texts.push_str(&String::from_utf8_lossy(value));
+        let (value_range, compiled, clean, shared) = match self.repeated(value) {
+            Some((range, compiled)) => (range, compiled, true, true),
+            None => match self.plain(value) {
+                // Canonical as written: shared, and nothing to report.
+                Some((range, compiled)) => (range, compiled, true, true),
+                None => match self.compile_value(n, value) {
+                    Some((range, compiled, clean)) => {
+                        let shared = self.shares(&compiled, &range, n, TAG_VALUE);
+                        (range, compiled, clean, shared)
                     }
-                }
-                let value_range = value_start..self.texts.len() as u32;
-                let (mut compiled, dollar, control) = pattern::compile(
-                    value,
-                    self.mode,
-                    &mut self.texts,
-                    Some(value_range.start),
-                    &mut self.scratch,
-                );
-                // Found by the compiler's pass over the bytes (a search of its own cost 5 M
-                // instructions of the corpus parse); the diagnostics are sorted by position
-                // later.
-                if control {
-                    self.control_in_path(n, value);
-                }
-                self.long_header(&mut compiled);
-                if let Some(i) = dollar {
-                    let at = self.span(value).start + i;
-                    self.push(
-                        Code::LiteralDollar,
-                        n,
-                        at..at + 1,
-                        "`$` is special only at the end of a pattern; here it is an ordinary character",
-                    );
-                }
-                (value_range, compiled, dollar.is_none() && !control)
-            }
+                    None => return,
+                },
+            },
         };
-        if value.len() > 1 && value.ends_with(b"*") {
-            let end = self.span(value).end;
-            self.push(
-                Code::RedundantWildcard,
-                n,
-                end - 1..end,
-                "a `*` at the end of a pattern changes nothing",
-            );
+        if self.diagnose && value.len() > 1 && value.ends_with(b"*") {
+            self.redundant_wildcard(n, value);
         }
-        let shared = self.shares(&compiled, &value_range, n, TAG_VALUE);
         self.rules.push(Rule {
             kind,
             index_html: false,
@@ -707,6 +632,147 @@ impl<'a> Builder<'a> {
             self.google_index_html(n, value, spelling, value_range);
         }
         self.groups.set_rule_count(self.rules.len() as u32);
+    }
+
+    /// `rule-outside-group` for a rule before any `user-agent` line. The rule step's rare
+    /// paths are out of line: inlined, their registers were saved and restored by every rule.
+    #[cold]
+    #[inline(never)]
+    fn outside_group(&mut self, n: u32, key: &[u8], kind: RuleKind, value: &[u8]) {
+        let span = self.span(key).start..self.span(value).end;
+        self.push(
+            Code::RuleOutsideGroup,
+            n,
+            span,
+            format!(
+                "`{}` before any user-agent line belongs to no group; ignored",
+                kind.as_str()
+            ),
+        );
+    }
+
+    /// `invalid-path` for a value that starts with neither `/` nor `*`.
+    #[cold]
+    #[inline(never)]
+    fn invalid_path(&mut self, n: u32, value: &[u8]) {
+        // The message is built only to be kept (a thousand such lines in the corpus).
+        if !self.diagnose {
+            return;
+        }
+        let span = self.span(value);
+        self.push(
+            Code::InvalidPath,
+            n,
+            span,
+            format!(
+                "`{}` starts with neither `/` nor `*`, so it can never match; ignored",
+                self.lossy(value)
+            ),
+        );
+    }
+
+    /// `redundant-wildcard` for a value that ends in `*`.
+    #[cold]
+    #[inline(never)]
+    fn redundant_wildcard(&mut self, n: u32, value: &[u8]) {
+        let end = self.span(value).end;
+        self.push(
+            Code::RedundantWildcard,
+            n,
+            end - 1..end,
+            "a `*` at the end of a pattern changes nothing",
+        );
+    }
+
+    /// A value canonical as written ([`pattern::compile_plain`]) copied into the arena, where
+    /// its canonical text is the value itself: its range and compiled form. Kept apart from
+    /// [`Builder::compile_value`], whose rarer work made every rule pay for saved registers.
+    #[inline(always)]
+    fn plain(&mut self, value: &[u8]) -> Option<(std::ops::Range<u32>, pattern::Compiled)> {
+        if value.len() >= Slot::LONG as usize {
+            return None;
+        }
+        let start = self.texts.len() as u32;
+        let compiled = pattern::compile_plain(value, self.mode, start)?;
+        // ASCII: the input's text (validated once) has it on character boundaries, and a
+        // file that is not all UTF-8 still has it valid.
+        let text = match self.text.and_then(|t| t.get(self.span(value))) {
+            Some(text) => text,
+            None => std::str::from_utf8(value).ok()?,
+        };
+        self.texts.push_str(text);
+        Some((start..self.texts.len() as u32, compiled))
+    }
+
+    /// The value's range as written in the arena, its compiled form, and whether compiling it
+    /// found nothing to report; `None` when the rule is dropped (bytes that are not UTF-8 in
+    /// `Mode::Rfc`).
+    #[inline(never)]
+    fn compile_value(
+        &mut self,
+        n: u32,
+        value: &[u8],
+    ) -> Option<(std::ops::Range<u32>, pattern::Compiled, bool)> {
+        // The value as written, validated once (the whole input usually was).
+        let span = self.span(value);
+        // `get` also refuses a range that is not on character boundaries (a Google
+        // line cut).
+        let valid = match self.text.and_then(|t| t.get(span.clone())) {
+            Some(text) => Ok(text),
+            None => std::str::from_utf8(value),
+        };
+        let value_start = self.texts.len() as u32;
+        match valid {
+            Ok(text) => self.texts.push_str(text),
+            Err(e) => {
+                let bad = span.start + e.valid_up_to();
+                let span = bad..bad + e.error_len().unwrap_or(1);
+                if self.mode == Mode::Rfc {
+                    // Not compiled: its control bytes are looked for here.
+                    self.control_in_path(n, value);
+                    self.push(
+                        Code::InvalidUtf8,
+                        n,
+                        span,
+                        "bytes that are not UTF-8 in the path; the rule is ignored",
+                    );
+                    return None;
+                }
+                self.push_sev(
+                    Code::InvalidUtf8,
+                    Severity::Warning,
+                    n,
+                    span,
+                    "bytes that are not UTF-8 in the path; Google percent-encodes them and uses the rule",
+                );
+                self.texts.push_str(&String::from_utf8_lossy(value));
+            }
+        }
+        let value_range = value_start..self.texts.len() as u32;
+        let (mut compiled, dollar, control) = pattern::compile(
+            value,
+            self.mode,
+            &mut self.texts,
+            Some(value_range.start),
+            &mut self.scratch,
+        );
+        // Found by the compiler's pass over the bytes (a search of its own cost 5 M
+        // instructions of the corpus parse); the diagnostics are sorted by position
+        // later.
+        if control {
+            self.control_in_path(n, value);
+        }
+        self.long_header(&mut compiled);
+        if let Some(i) = dollar {
+            let at = self.span(value).start + i;
+            self.push(
+                Code::LiteralDollar,
+                n,
+                at..at + 1,
+                "`$` is special only at the end of a pattern; here it is an ordinary character",
+            );
+        }
+        Some((value_range, compiled, dollar.is_none() && !control))
     }
 
     /// The written range and compiled form of the rule at the same place in the previous group,
@@ -756,49 +822,72 @@ impl<'a> Builder<'a> {
     /// The index into `spellings` of the key and separator as written before `value`
     /// (`Disallow: `), added if new; past [`MAX_SPELLINGS`] (a file that spells its keys in
     /// many ways), kept in `written` for line `n` instead.
+    #[inline(always)]
     fn spelling(&mut self, n: u32, key: &[u8], kind: RuleKind, value: &[u8]) -> u8 {
+        let k = usize::from(kind == RuleKind::Allow);
+        // Most files spell each key one way: compared in one or two words of the input with
+        // the last spelling of the same key (`allow` and `disallow` lines alternate in some
+        // files), where a look-up in the arena cost about 50 instructions a rule.
+        let input = self.input;
+        let raw = input.get(input.offset(key)..input.offset(value));
+        match raw.and_then(|raw| self.last_spelling[k].index_of(raw)) {
+            Some(i) => i,
+            None => self.new_spelling(n, key, k, value),
+        }
+    }
+
+    /// [`Builder::spelling`] of a spelling other than the key's last one.
+    #[inline(never)]
+    fn new_spelling(&mut self, n: u32, key: &[u8], k: usize, value: &[u8]) -> u8 {
         // The key and separator end where the value starts.
         let input = self.input;
-        let raw = input
-            .get(input.offset(key)..input.offset(value))
-            .unwrap_or(key);
+        let at = input.offset(key)..input.offset(value);
+        let exact = input.get(at);
+        let raw = exact.unwrap_or(key);
         let arena = self.texts.as_bytes();
         let is = |r: &std::ops::Range<u32>, t: &[u8]| {
             arena
                 .get(r.start as usize..r.end as usize)
                 .is_some_and(|s| eq_short(s, t))
         };
-        // The last spelling of the same key first (`allow` and `disallow` lines alternate in
-        // some files), compared as written: a spelling is almost always ASCII.
-        let last = &mut self.last_spelling[usize::from(kind == RuleKind::Allow)];
-        if self
-            .spellings
-            .get(usize::from(*last))
-            .is_some_and(|r| is(r, raw))
-        {
-            return *last;
-        }
-        if let Some(i) = self.spellings.iter().position(|r| is(r, raw)) {
-            *last = i as u8;
-            return *last;
-        }
-        // Not UTF-8 (a Google-mode key's tail), or new.
-        let text = String::from_utf8_lossy(raw);
-        if let Some(i) = self.spellings.iter().position(|r| is(r, text.as_bytes())) {
-            *last = i as u8;
-            return *last;
-        }
-        let start = self.texts.len() as u32;
-        self.texts.push_str(&text);
-        let range = start..self.texts.len() as u32;
-        if self.spellings.len() < MAX_SPELLINGS {
-            self.spellings.push(range);
-            let i = (self.spellings.len() - 1) as u8;
-            self.last_spelling[usize::from(kind == RuleKind::Allow)] = i;
-            i
-        } else {
-            self.written.push((u64::from(n) << 2 | TAG_KEY, range));
-            Slot::NO_SPELLING
+        // Compared as written first: a spelling is almost always ASCII.
+        let found = match self.spellings.iter().position(|r| is(r, raw)) {
+            Some(i) => Some(i),
+            // Not UTF-8 (a Google-mode key's tail), or new.
+            None => {
+                let text = self.lossy(raw);
+                let lossy = match &text {
+                    // As written: compared already.
+                    Cow::Borrowed(_) => None,
+                    Cow::Owned(text) => self.spellings.iter().position(|r| is(r, text.as_bytes())),
+                };
+                match lossy {
+                    Some(i) => Some(i),
+                    None => {
+                        let start = self.texts.len() as u32;
+                        self.texts.push_str(&text);
+                        let range = start..self.texts.len() as u32;
+                        if self.spellings.len() < MAX_SPELLINGS {
+                            self.spellings.push(range);
+                            Some(self.spellings.len() - 1)
+                        } else {
+                            self.written.push((u64::from(n) << 2 | TAG_KEY, range));
+                            None
+                        }
+                    }
+                }
+            }
+        };
+        match found {
+            Some(i) => {
+                // The same bytes always find the same spelling (the spellings' texts are
+                // distinct), so the next rule may take it from them.
+                if exact.is_some() {
+                    self.last_spelling[k] = LastSpelling::new(i as u8, raw);
+                }
+                i as u8
+            }
+            None => Slot::NO_SPELLING,
         }
     }
 
@@ -843,6 +932,7 @@ impl<'a> Builder<'a> {
     /// google/robotstxt: `Allow: /dir/index.htm…` also allows `/dir/$`.
     /// The derived rule's text is its source rule's line: the same `spelling`, and the
     /// source's `source_value` (kept in `written`).
+    #[inline(never)]
     fn google_index_html(
         &mut self,
         n: u32,
@@ -1270,8 +1360,9 @@ impl LineEnds {
 }
 
 /// `a == b`, for short slices (key spellings: `Disallow: `) without a call to `memcmp`: two
-/// overlapping words compare 4 to 16 bytes (1.5 M instructions of the corpus parse).
-#[inline]
+/// overlapping words compare 4 to 16 bytes (1.5 M instructions of the corpus parse). Always
+/// inlined: a call cost 24 instructions a repeated rule.
+#[inline(always)]
 fn eq_short(a: &[u8], b: &[u8]) -> bool {
     fn word<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
         let mut w = [0u8; N];
@@ -1287,6 +1378,68 @@ fn eq_short(a: &[u8], b: &[u8]) -> bool {
         8..=16 => word::<8>(a, 0) == word::<8>(b, 0) && word::<8>(a, n - 8) == word::<8>(b, n - 8),
         _ => a == b,
     }
+}
+
+/// A key spelling (`Disallow: `) and its index in `Robots::spellings`, kept as two words to be
+/// compared with a rule's key and separator as written.
+#[derive(Clone, Copy)]
+struct LastSpelling {
+    index: u8,
+    /// Its length in bytes; `usize::MAX` when there is none to compare with.
+    len: usize,
+    /// Its first and last eight bytes, or four when it is shorter than eight: two words that
+    /// overlap (or not) to cover it.
+    head: u64,
+    tail: u64,
+}
+
+impl LastSpelling {
+    const NONE: LastSpelling = LastSpelling {
+        index: 0,
+        len: usize::MAX,
+        head: 0,
+        tail: 0,
+    };
+
+    /// `raw`, spelling `index`, when it is 4 to 16 bytes long (two words of 4 or 8 bytes
+    /// cover it: nearly every spelling is); else none.
+    fn new(index: u8, raw: &[u8]) -> LastSpelling {
+        let n = raw.len();
+        let (head, tail) = match n {
+            4..8 => (word::<4>(raw, 0), word::<4>(raw, n - 4)),
+            8..=16 => (word::<8>(raw, 0), word::<8>(raw, n - 8)),
+            _ => return LastSpelling::NONE,
+        };
+        LastSpelling {
+            index,
+            len: n,
+            head,
+            tail,
+        }
+    }
+
+    /// The index, when `raw` is this spelling.
+    #[inline(always)]
+    fn index_of(&self, raw: &[u8]) -> Option<u8> {
+        let n = raw.len();
+        if n != self.len {
+            return None;
+        }
+        let same = if n >= 8 {
+            word::<8>(raw, 0) == self.head && word::<8>(raw, n - 8) == self.tail
+        } else {
+            word::<4>(raw, 0) == self.head && word::<4>(raw, n - 4) == self.tail
+        };
+        same.then_some(self.index)
+    }
+}
+
+/// The `N` bytes of `s` at `at` as a little-endian word (`N` is 4 or 8).
+#[inline(always)]
+fn word<const N: usize>(s: &[u8], at: usize) -> u64 {
+    let mut w = [0u8; 8];
+    w[..N].copy_from_slice(&s[at..at + N]);
+    u64::from_le_bytes(w)
 }
 
 /// Is `s` an absolute http(s) URL with a host? The common shape is answered without a full
@@ -1372,6 +1525,39 @@ mod tests {
                 }
                 v[at] = old;
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1_000))]
+        /// Every rule reads back its key as spelled and its value as written, however the
+        /// lines mix their spellings: a spelling taken from the key's last one (compared in
+        /// words), found among the file's, new, or past the seven a file keeps; short (4 to 7
+        /// bytes), 8 to 16 bytes, or longer.
+        #[test]
+        fn rule_keys_and_values_read_back_as_written(
+            lines in proptest::collection::vec(
+                (0..6usize, 0..7usize, "[/a-z*$%]{0,6}"),
+                1..40,
+            ),
+            google in proptest::prelude::any::<bool>(),
+        ) {
+            const KEYS: [&str; 6] = ["Disallow", "disallow", "DISALLOW", "Allow", "allow", "ALLOW"];
+            const SEPS: [&str; 7] = [":", ": ", ":\t", " : ", ":          ", "  :  ", ":  "];
+            let mut body = String::from("User-agent: *\n");
+            let mut want = Vec::new();
+            for (key, sep, value) in &lines {
+                let (key, value) = (format!("{}{}", KEYS[*key], SEPS[*sep]), format!("/{value}"));
+                body.push_str(&format!("{key}{value}\n"));
+                want.push((key, value));
+            }
+            let mode = if google { Mode::Google } else { Mode::Rfc };
+            let robots = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
+            let got: Vec<(String, String)> = (0..robots.rule_count())
+                .filter_map(|i| robots.rule(i))
+                .map(|r| (r.text.key().to_string(), r.text.value().to_string()))
+                .collect();
+            proptest::prop_assert_eq!(got, want);
         }
     }
 
