@@ -72,7 +72,7 @@ impl Slot {
     /// See [`Slot::len`]: the parser writes such a text's length before it ([`Slot::header`]).
     pub const LONG: u32 = u16::MAX as u32;
 
-    fn new(rule: &Rule, c: &Compiled) -> Slot {
+    pub fn new(rule: &Rule, c: &Compiled) -> Slot {
         let need = c.need();
         let flag = |on: bool, f: u8| if on { f } else { 0 };
         Slot {
@@ -87,6 +87,22 @@ impl Slot {
                 | flag(rule.index_html, Slot::INDEX_HTML)
                 | flag(rule.shared, Slot::SHARED)
                 | rule.spelling.min(Slot::NO_SPELLING) << Slot::SPELLING_SHIFT,
+        }
+    }
+
+    /// The slot of a rule that repeats this one's value (the parser's `repeated`): its own
+    /// line, kind and spelling, never [`Slot::INDEX_HTML`].
+    pub fn repeat(&self, line: u32, kind: RuleKind, spelling: u8) -> Slot {
+        let kept = self.flags & (Slot::ANCHORED | Slot::WILDCARD | Slot::SHARED);
+        let allow = if kind == RuleKind::Allow {
+            Slot::ALLOW
+        } else {
+            0
+        };
+        Slot {
+            line,
+            flags: kept | allow | spelling.min(Slot::NO_SPELLING) << Slot::SPELLING_SHIFT,
+            ..*self
         }
     }
 
@@ -647,7 +663,7 @@ impl Index {
     /// In `Mode::Google` a group whose `user-agent` has no product token ([`Agent::Nobody`])
     /// is the group of the empty agent, as google/robotstxt compares the caller's agent with
     /// the empty token it extracts; only [`ProductToken::verbatim`] makes an empty agent.
-    /// `compiled` holds each rule's pattern (parallel to `rules`). The agents' tokens are
+    /// `slots` are the rules' slots, in file order (the parser makes them). The agents' tokens are
     /// `tokens` (each agent's `who` indexes its range of the text); each agent is given the
     /// index of its token's entry instead.
     ///
@@ -655,18 +671,13 @@ impl Index {
     pub(crate) fn build(
         groups: &mut GroupTable,
         (text, tokens): (&str, &[Range<u32>]),
-        compiled: &[Compiled],
-        rules: &[Rule],
+        slots: Vec<Slot>,
         mode: Mode,
     ) -> Index {
         /// The agent of a pair that names no agent (Google mode's empty token).
         const NO_AGENT: u32 = u32::MAX;
         let mut index = Index {
-            slots: rules
-                .iter()
-                .zip(compiled)
-                .map(|(r, c)| Slot::new(r, c))
-                .collect(),
+            slots,
             ..Index::default()
         };
         // (token's first bytes, token, group, agent): the first bytes as a big-endian integer
@@ -752,6 +763,7 @@ impl Index {
         index.entries.shrink_to_fit();
         index.group_ids.shrink_to_fit();
         index.tokens.shrink_to_fit();
+        index.slots.shrink_to_fit();
         index
     }
 

@@ -60,8 +60,13 @@ struct Builder<'a> {
     /// The spelling the last `disallow` and the last `allow` rule used: the next one most
     /// likely uses it too.
     last_spelling: [LastSpelling; 2],
+    /// Without `diagnose`: every rule's matcher slot, in file order, made in the rule step
+    /// (the compiled file's only record of a rule; making them from `rules` and `compiled`
+    /// in `finish` cost about 44 instructions a rule).
+    slots: Vec<Slot>,
+    /// With `diagnose`: the rules and their compiled patterns, which the lint reads; `finish`
+    /// makes the slots from them (making both in the rule step cost more).
     rules: Vec<Rule>,
-    /// Each rule's compiled pattern (parallel to `rules`), for the matcher's index.
     compiled: Vec<pattern::Compiled>,
     /// Working space for canonical patterns.
     scratch: Vec<u8>,
@@ -108,8 +113,21 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         spellings: Vec::new(),
         written: Vec::new(),
         last_spelling: [LastSpelling::NONE; 2],
-        rules: Vec::with_capacity(input.len().min(limit) / 16),
-        compiled: Vec::with_capacity(input.len().min(limit) / 16),
+        slots: Vec::with_capacity(if options.diagnostics {
+            0
+        } else {
+            input.len().min(limit) / 16
+        }),
+        rules: Vec::with_capacity(if options.diagnostics {
+            input.len().min(limit) / 16
+        } else {
+            0
+        }),
+        compiled: Vec::with_capacity(if options.diagnostics {
+            input.len().min(limit) / 16
+        } else {
+            0
+        }),
         scratch: Vec::new(),
         groups: group::GroupTable::default(),
         agent_text: String::new(),
@@ -455,7 +473,7 @@ impl<'a> Builder<'a> {
         // Where the rules of the group this line starts will start, if it starts one.
         let starts = match self.state {
             State::Start | State::Rules => {
-                let at = self.rules.len() as u32;
+                let at = self.rule_count();
                 self.echo = match self.groups.len().checked_sub(1) {
                     Some(last) => (at - self.groups.rules(last).start, at),
                     None => (0, 0),
@@ -598,32 +616,52 @@ impl<'a> Builder<'a> {
             return;
         }
         let spelling = self.spelling(n, key, kind, value);
-        let (value_range, compiled, clean, shared) = match self.repeated(value) {
-            Some((range, compiled)) => (range, compiled, true, true),
-            None => match self.plain(value) {
-                // Canonical as written: shared, and nothing to report.
-                Some((range, compiled)) => (range, compiled, true, true),
-                None => match self.compile_value(n, value) {
-                    Some((range, compiled, clean)) => {
-                        let shared = self.shares(&compiled, &range, n, TAG_VALUE);
-                        (range, compiled, clean, shared)
-                    }
-                    None => return,
-                },
-            },
+        let value_range = match self.repeated(value) {
+            Some((range, at)) => {
+                if self.diagnose {
+                    let rule = Rule {
+                        kind,
+                        index_html: false,
+                        line: n,
+                        spelling,
+                        shared: true,
+                        clean: true,
+                    };
+                    self.rules.push(rule);
+                    self.compiled.push(self.compiled[at]);
+                } else {
+                    let slot = self.slots[at].repeat(n, kind, spelling);
+                    self.slots.push(slot);
+                }
+                range
+            }
+            None => {
+                let (range, compiled, clean, shared) = match self.plain(value) {
+                    // Canonical as written: shared, and nothing to report.
+                    Some((range, compiled)) => (range, compiled, true, true),
+                    None => match self.compile_value(n, value) {
+                        Some((range, compiled, clean)) => {
+                            let shared = self.shares(&compiled, &range, n, TAG_VALUE);
+                            (range, compiled, clean, shared)
+                        }
+                        None => return,
+                    },
+                };
+                let rule = Rule {
+                    kind,
+                    index_html: false,
+                    line: n,
+                    spelling,
+                    shared,
+                    clean,
+                };
+                self.push_rule(rule, compiled);
+                range
+            }
         };
         if self.diagnose && value.len() > 1 && value.ends_with(b"*") {
             self.redundant_wildcard(n, value);
         }
-        self.rules.push(Rule {
-            kind,
-            index_html: false,
-            line: n,
-            spelling,
-            shared,
-            clean,
-        });
-        self.compiled.push(compiled);
         if self.diagnose {
             self.rule_spans
                 .push(self.span(key).start..self.span(value).end);
@@ -631,7 +669,24 @@ impl<'a> Builder<'a> {
         if self.mode == Mode::Google && kind == RuleKind::Allow {
             self.google_index_html(n, value, spelling, value_range);
         }
-        self.groups.set_rule_count(self.rules.len() as u32);
+        self.groups.set_rule_count(self.rule_count());
+    }
+
+    /// How many rules the file has so far (`rules` or `slots` is empty: a sum, not a branch).
+    #[inline(always)]
+    fn rule_count(&self) -> u32 {
+        (self.rules.len() + self.slots.len()) as u32
+    }
+
+    /// Keeps a rule: its slot, or with `diagnose` the rule and its compiled pattern.
+    #[inline(always)]
+    fn push_rule(&mut self, rule: Rule, compiled: pattern::Compiled) {
+        if self.diagnose {
+            self.rules.push(rule);
+            self.compiled.push(compiled);
+        } else {
+            self.slots.push(Slot::new(&rule, &compiled));
+        }
     }
 
     /// `rule-outside-group` for a rule before any `user-agent` line. The rule step's rare
@@ -775,29 +830,45 @@ impl<'a> Builder<'a> {
         Some((value_range, compiled, dollar.is_none() && !control))
     }
 
-    /// The written range and compiled form of the rule at the same place in the previous group,
-    /// when its value was written as `value` is and compiled without a diagnostic. Files that
-    /// give several agents the same rules, a group each, repeat about a sixth of the corpus's
-    /// rules this way; a repeat then costs neither a compile nor arena bytes.
+    /// The written range and index of the rule at the same place in the previous group, when
+    /// its value was written as `value` is (and, with diagnostics, compiled without one: a
+    /// repeat reports nothing). Files that give several agents the same rules, a group each,
+    /// repeat about a sixth of the corpus's rules this way; a repeat then costs neither a
+    /// compile nor arena bytes. Without diagnostics a value's compiled form depends on its
+    /// bytes alone, whatever its compile reported.
     #[inline]
-    fn repeated(&self, value: &[u8]) -> Option<(std::ops::Range<u32>, pattern::Compiled)> {
+    fn repeated(&self, value: &[u8]) -> Option<(std::ops::Range<u32>, usize)> {
         let (back, end) = self.echo;
-        let at = (self.rules.len() as u32).checked_sub(back)?;
+        let at = self.rule_count().checked_sub(back)?;
         if at >= end {
             return None;
         }
-        let (rule, compiled) = (
-            self.rules.get(at as usize)?,
-            *self.compiled.get(at as usize)?,
-        );
+        let arena = self.texts.as_bytes();
         // Shared: the value as written is the canonical text (and `$`), in the arena.
-        let start = compiled.start as usize;
-        let written = start..start + compiled.len as usize + usize::from(compiled.anchored);
-        if !(rule.clean && rule.shared) || written.len() != value.len() {
+        let written = if self.diagnose {
+            let (rule, compiled) = (
+                self.rules.get(at as usize)?,
+                self.compiled.get(at as usize)?,
+            );
+            if !(rule.clean && rule.shared) {
+                return None;
+            }
+            let start = compiled.start as usize;
+            start..start + compiled.len as usize + usize::from(compiled.anchored)
+        } else {
+            let slot = self.slots.get(at as usize)?;
+            if slot.flags & (Slot::SHARED | Slot::INDEX_HTML) != Slot::SHARED {
+                return None;
+            }
+            let start = slot.start as usize;
+            let anchored = slot.flags & Slot::ANCHORED != 0;
+            start..start + slot.len(arena) as usize + usize::from(anchored)
+        };
+        if written.len() != value.len() {
             return None;
         }
-        let text = self.texts.as_bytes().get(written.clone())?;
-        eq_short(text, value).then_some((written.start as u32..written.end as u32, compiled))
+        let text = arena.get(written.clone())?;
+        eq_short(text, value).then_some((written.start as u32..written.end as u32, at as usize))
     }
 
     /// `control-in-path` for the first control byte of `value`, if any (paths almost never
@@ -963,15 +1034,15 @@ impl<'a> Builder<'a> {
             .push((u64::from(n) << 2 | TAG_SOURCE, source_value));
         let shared = self.shares(&compiled, &(start..end), n, TAG_DERIVED);
         self.derived = true;
-        self.rules.push(Rule {
+        let rule = Rule {
             kind: RuleKind::Allow,
             index_html: true,
             line: n,
             spelling,
             shared,
             clean: false,
-        });
-        self.compiled.push(compiled);
+        };
+        self.push_rule(rule, compiled);
         if self.diagnose {
             let last = self.rule_spans.last().cloned().unwrap_or_default();
             self.rule_spans.push(last);
@@ -1170,8 +1241,13 @@ impl<'a> Builder<'a> {
         let index = matcher::Index::build(
             &mut self.groups,
             tokens,
-            &self.compiled,
-            &self.rules,
+            if self.diagnose {
+                (self.rules.iter().zip(&self.compiled))
+                    .map(|(r, c)| Slot::new(r, c))
+                    .collect()
+            } else {
+                std::mem::take(&mut self.slots)
+            },
             self.mode,
         );
         let mut diagnostics = self.diagnostics;
@@ -1558,6 +1634,77 @@ mod tests {
                 .map(|r| (r.text.key().to_string(), r.text.value().to_string()))
                 .collect();
             proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+        /// Without diagnostics the rule step makes each slot itself (and a repeated value
+        /// takes its slot from the previous group's, even one whose compile reported
+        /// something); with them, `finish` makes the slots from the rules and their compiled
+        /// patterns. Both give every rule the same slot (its arena offset aside), text and
+        /// verdicts: groups that repeat values, literal `$`, control bytes, `index.htm`.
+        #[test]
+        fn slots_made_in_the_rule_step_match_those_made_from_the_rules(
+            groups in proptest::collection::vec(
+                proptest::collection::vec(
+                    (proptest::prelude::any::<bool>(), 0..8usize, "[/a-c*$]{0,5}"),
+                    0..6,
+                ),
+                1..5,
+            ),
+            google in proptest::prelude::any::<bool>(),
+        ) {
+            const TAILS: [&str; 8] = ["", "$", "x$y", "\u{1}", "index.html", "a/index.htm", "*", "%41"];
+            let mut body = String::new();
+            let mut previous: Vec<String> = Vec::new();
+            for (g, rules) in groups.iter().enumerate() {
+                body.push_str(&format!("User-agent: bot{g}\n"));
+                for (k, (allow, tail, value)) in rules.iter().enumerate() {
+                    // Every other group repeats the previous one's values where it can.
+                    let value = match previous.get(k) {
+                        Some(v) if g % 2 == 1 => v.clone(),
+                        _ => format!("/{value}{}", TAILS[*tail]),
+                    };
+                    let key = if *allow { "Allow" } else { "Disallow" };
+                    body.push_str(&format!("{key}: {value}\n"));
+                    if previous.len() <= k {
+                        previous.push(value);
+                    } else {
+                        previous[k] = value;
+                    }
+                }
+            }
+            let mode = if google { Mode::Google } else { Mode::Rfc };
+            let parse = |diagnostics| {
+                Robots::parse_with(body.as_bytes(), &Options { diagnostics, ..Options::mode(mode) })
+                    .robots
+            };
+            let (quiet, loud) = (parse(false), parse(true));
+            let summary = |r: &Robots| {
+                (0..r.rule_count())
+                    .map(|i| {
+                        let slot = r.index.slot(i).copied();
+                        let text = slot.map(|s| s.text(r.texts.as_bytes()).to_vec());
+                        let slot = slot.map(|mut s| {
+                            s.start = 0;
+                            s
+                        });
+                        let written = r.rule(i).map(|r| r.text.to_string());
+                        (format!("{slot:?}"), text, written)
+                    })
+                    .collect::<Vec<_>>()
+            };
+            proptest::prop_assert_eq!(summary(&quiet), summary(&loud));
+            for g in 0..groups.len() {
+                for path in ["/", "/a", "/a$b", "/b/", "/ab/c", "/x$y", "/%41", "/a/", "/c/index.html"] {
+                    let agent = crate::robots::ProductToken::new(&format!("bot{g}")).unwrap();
+                    proptest::prop_assert_eq!(
+                        quiet.check_path(&agent, path).allowed,
+                        loud.check_path(&agent, path).allowed
+                    );
+                }
+            }
         }
     }
 
