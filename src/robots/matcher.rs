@@ -703,61 +703,57 @@ impl Index {
         }
         pairs.sort_unstable();
         star_groups.dedup();
-        // The distinct groups of a run of one token's pairs (sorted, so repeats are adjacent).
-        fn distinct<'r>(run: &'r [(u64, &str, u32, u32)]) -> impl Iterator<Item = u32> + 'r {
-            run.iter()
-                .enumerate()
-                .filter(move |&(k, p)| k == 0 || run[k - 1].2 != p.2)
-                .map(|(_, p)| p.2)
-        }
         // Exact sizes, so that nothing grows (copying) and `shrink_to_fit` has little to do:
-        // an entry per token, every pair's group id once, each token once.
+        // an entry per token, every pair's group id once, each token once. Each pair's first
+        // field becomes its token's entry: tokens are compared once, here, and the passes
+        // below compare integers (comparing tokens in each pass cost `memcmp` calls).
         let mut token_bytes = usize::from(!star_groups.is_empty());
-        let mut distinct_tokens = 0;
         let mut group_ids = star_groups.len();
-        let mut j = 0;
-        while j < pairs.len() {
-            let token = pairs[j].1;
-            let run = pairs[j..].iter().take_while(|p| p.1 == token).count();
-            group_ids += distinct(&pairs[j..j + run]).count();
-            token_bytes += token.len();
-            distinct_tokens += 1;
-            j += run;
+        let mut distinct_tokens = 0u64;
+        let mut last: Option<(u64, &str, u32)> = None;
+        for p in pairs.iter_mut() {
+            match last {
+                Some((prefix, token, g)) if same_token((prefix, token), (p.0, p.1)) => {
+                    group_ids += usize::from(g != p.2);
+                }
+                _ => {
+                    token_bytes += p.1.len();
+                    group_ids += 1;
+                    distinct_tokens += 1;
+                }
+            }
+            last = Some((p.0, p.1, p.2));
+            p.0 = distinct_tokens - 1;
         }
         index
             .entries
-            .reserve_exact(distinct_tokens + usize::from(!star_groups.is_empty()));
+            .reserve_exact(distinct_tokens as usize + usize::from(!star_groups.is_empty()));
         index.group_ids.reserve_exact(group_ids);
         index.tokens.reserve_exact(token_bytes);
 
         let mut i = 0;
-        let mut gids = Vec::new();
-        while i < pairs.len() {
-            let token = pairs[i].1;
-            let run = pairs[i..].iter().take_while(|p| p.1 == token).count();
-            gids.clear();
-            gids.extend(distinct(&pairs[i..i + run]));
-            i += run;
-            let entry = index.entry(token, &gids, groups);
+        while let Some(&(entry, token, _, _)) = pairs.get(i) {
+            let run = pairs[i..].iter().take_while(|p| p.0 == entry).count();
+            // The run's distinct groups (sorted, so repeats are adjacent).
+            let run = &pairs[i..i + run];
+            let gids = (run.iter().enumerate())
+                .filter(|&(k, p)| k == 0 || run[k - 1].2 != p.2)
+                .map(|(_, p)| p.2);
+            let entry = index.entry(token, gids, groups);
             index.entries.push(entry);
+            i += run.len();
         }
         if !star_groups.is_empty() {
-            let entry = index.entry("*", &star_groups, groups);
+            let entry = index.entry("*", star_groups.iter().copied(), groups);
             index.entries.push(entry);
             index.has_star = true;
         }
-        // Each agent's token is now its entry (entries are in the pairs' order).
+        // Each agent's token is now its entry.
         let agents = groups.agents_mut();
-        let (mut i, mut entry) = (0, 0);
-        while i < pairs.len() {
-            let token = pairs[i].1;
-            while let Some(p) = pairs.get(i).filter(|p| p.1 == token) {
-                if let Some(a) = agents.get_mut(p.3 as usize) {
-                    a.who = entry;
-                }
-                i += 1;
+        for p in &pairs {
+            if let Some(a) = agents.get_mut(p.3 as usize) {
+                a.who = p.0 as u32;
             }
-            entry += 1;
         }
         // Sizes were reserved exactly; in case a count was off, nothing is kept spare.
         index.entries.shrink_to_fit();
@@ -884,13 +880,18 @@ impl Index {
     }
 
     /// The entry of an agent named by groups `gids` (in file order).
-    fn entry(&mut self, token: &str, gids: &[u32], groups: &GroupTable) -> Entry {
-        let rules = gids
-            .iter()
-            .map(|&g| groups.rules(g as usize).len())
-            .sum::<usize>();
+    fn entry(
+        &mut self,
+        token: &str,
+        gids: impl Iterator<Item = u32>,
+        groups: &GroupTable,
+    ) -> Entry {
         let group_start = self.group_ids.len() as u32;
-        self.group_ids.extend_from_slice(gids);
+        let mut rules = 0;
+        for g in gids {
+            self.group_ids.push(g);
+            rules += groups.rules(g as usize).len();
+        }
         let token_start = self.tokens.len() as u32;
         self.tokens.push_str(token);
         Entry {
@@ -969,6 +970,13 @@ impl Index {
             None => &[],
         }
     }
+}
+
+/// Whether two tokens, each with its [`token_prefix`], are the same: tokens of up to 8 bytes
+/// of the same length are when their prefixes are, without a call to `memcmp`.
+#[inline]
+fn same_token(a: (u64, &str), b: (u64, &str)) -> bool {
+    a.0 == b.0 && a.1.len() == b.1.len() && (a.1.len() <= 8 || a.1 == b.1)
 }
 
 /// The first eight bytes of `token` (zero-padded) as a big-endian integer: tokens whose
@@ -1699,6 +1707,23 @@ mod first_check_tests {
             if let Some(s) = robots.index.slot(0) {
                 prop_assert_eq!(s.priority(robots.texts.as_bytes(), mode), compiled.priority);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod token_tests {
+    use super::{same_token, token_prefix};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// `same_token` (prefixes and lengths, `memcmp` past 8 bytes) is string equality,
+        /// NUL bytes (the prefix's padding) and tokens of 8 bytes or so included.
+        #[test]
+        fn same_token_is_equality(a in "[ab\0]{0,10}", b in "[ab\0]{0,10}") {
+            let same = same_token((token_prefix(&a), &a), (token_prefix(&b), &b));
+            prop_assert_eq!(same, a == b);
+            prop_assert!(same_token((token_prefix(&a), &a), (token_prefix(&a), &a)));
         }
     }
 }
