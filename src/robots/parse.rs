@@ -118,7 +118,8 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         records: Vec::new(),
         state: State::Start,
         has_nul: memchr::memchr(0, input).is_some(),
-        text: std::str::from_utf8(&input[..input.len().min(limit)]).ok(),
+        // SIMD validation: 1.5 M instructions of the corpus parse with `std::str::from_utf8`.
+        text: simdutf8::basic::from_utf8(&input[..input.len().min(limit)]).ok(),
         usage: usage::Records::default(),
         rule_spans: Vec::with_capacity(if options.diagnostics {
             input.len().min(limit) / 16
@@ -557,7 +558,13 @@ impl<'a> Builder<'a> {
                 // then lowercased in place (a character at a time cost 0.3 M instructions more
                 // of the corpus parse).
                 let start = self.agent_text.len();
-                match std::str::from_utf8(token) {
+                // The token as text: a slice of the body validated once (most files), not a
+                // second validation (0.5 M instructions of the corpus parse).
+                let text = match self.text.and_then(|t| t.get(self.span(token))) {
+                    Some(text) => Ok(text),
+                    None => std::str::from_utf8(token),
+                };
+                match text {
                     Ok(text) => self.agent_text.push_str(text),
                     Err(_) => self
                         .agent_text
