@@ -198,6 +198,9 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
             ),
         );
     }
+    // The last group's end, set once here rather than by every rule (nothing reads it while
+    // parsing: a group's start is all `user-agent` needs).
+    b.groups.set_rule_count(b.rules.len() as u32);
     b.finish(body_end)
 }
 
@@ -647,7 +650,6 @@ impl<'a> Builder<'a> {
         if self.mode == Mode::Google && kind == RuleKind::Allow {
             self.google_index_html(n, value, spelling, value_range);
         }
-        self.groups.set_rule_count(self.rules.len() as u32);
     }
 
     /// `rule-outside-group` for a rule before any `user-agent` line. The rule step's rare
