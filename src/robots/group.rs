@@ -203,7 +203,8 @@ impl GroupTable {
         self.agents.push(agent);
     }
 
-    /// Sets the number of rules: the last group's end. Called whenever a rule is added.
+    /// Sets the number of rules: the last group's end. The parser calls it once, when all
+    /// its rules are in (until then the last group's end is stale).
     pub fn set_rule_count(&mut self, n: u32) {
         self.rule_count = n;
     }
