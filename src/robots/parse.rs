@@ -892,7 +892,16 @@ impl<'a> Builder<'a> {
             return None;
         }
         let text = arena.get(written.clone())?;
-        eq_short(text, value).then_some((written.start as u32..written.end as u32, at as usize))
+        if !eq_short(text, value) {
+            return None;
+        }
+        // A slot does not say whether its compile reported a literal `$` or a control byte,
+        // which the parse with diagnostics never repeats (it reports them on every line):
+        // asked of the value, so that both parses keep the same compiled file.
+        if !self.diagnose && !clean_value(value) {
+            return None;
+        }
+        Some((written.start as u32..written.end as u32, at as usize))
     }
 
     /// `control-in-path` for the first control byte of `value`, if any (paths almost never
@@ -1337,6 +1346,13 @@ impl<'a> Builder<'a> {
         parsed.diagnostics.sort_by_key(|d| (d.line, d.span.start));
         parsed
     }
+}
+
+/// Whether compiling `value` reports nothing: no `$` but a final one, and no control byte
+/// (what [`pattern::compile`] reports as a literal `$` and a control byte).
+fn clean_value(value: &[u8]) -> bool {
+    let body = value.strip_suffix(b"$").unwrap_or(value);
+    !body.iter().any(|&b| b == b'$' || b < 0x20 || b == 0x7f)
 }
 
 /// A `user-agent` value with more than a product token and a version: whitespace inside it,

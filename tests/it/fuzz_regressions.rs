@@ -148,6 +148,29 @@ fn to_robots_txt_keeps_global_records_global() {
     assert_eq!(second.crawl_delay(&bh), None, "printed:\n{printed}");
 }
 
+/// Found by the `parse` target (`repeated-rule-with-literal-dollar.txt`, a real file): a rule
+/// repeating the previous group's rule at the same place shared its compiled form without
+/// diagnostics even when that rule holds a literal `$` (or a control byte), which the parse
+/// with diagnostics compiles again on every line to report it, so the two compiled files
+/// differed (the same verdicts, another arena). Both now compile such a repeat again.
+#[test]
+fn a_repeated_rule_with_a_literal_dollar_compiles_alike_with_and_without_diagnostics() {
+    let file = b"user-agent: a\ndisallow: /x$y\ndisallow: /p\x01q\n\
+                 user-agent: b\ndisallow: /x$y\ndisallow: /p\x01q\n";
+    for mode in MODES {
+        let parsed = Robots::parse_with(file, &Options::mode(mode));
+        let mut options = Options::mode(mode);
+        options.diagnostics = false;
+        let quiet = Robots::parse_with(file, &options).robots;
+        assert_eq!(
+            format!("{quiet:?}"),
+            format!("{:?}", parsed.robots),
+            "{mode:?}"
+        );
+        assert_eq!(quiet.heap_size(), parsed.robots.heap_size(), "{mode:?}");
+    }
+}
+
 /// Found while writing the round-trip invariant of `parse` (the fuzzer reaches it too), fixed
 /// in `Robots::to_robots_txt`: a group whose rules print nothing (`Disallow:` alone) was
 /// printed as its `user-agent` lines only, so the next group's agents joined it when parsed
