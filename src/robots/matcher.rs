@@ -80,7 +80,10 @@ impl Slot {
             start: c.start,
             line: rule.line,
             len: c.len.min(Slot::LONG) as u16,
-            stars: u8::try_from(c.len - c.min_len()).unwrap_or(Slot::STARS_UNKNOWN),
+            // `Compiled`'s count, or its "too many" (`u16::MAX`, only in texts that long, which
+            // the slot's "too many" is too), is the text's length less its minimum: read as it
+            // is rather than subtracted (0.4 M instructions of the corpus parse).
+            stars: u8::try_from(c.stars()).unwrap_or(Slot::STARS_UNKNOWN),
             flags: flag(rule.kind == RuleKind::Allow, Slot::ALLOW)
                 | flag(c.anchored, Slot::ANCHORED)
                 | flag(c.wildcard, Slot::WILDCARD)
@@ -1706,6 +1709,43 @@ mod first_check_tests {
             let robots = Robots::parse_with(&body, &options).robots;
             if let Some(s) = robots.index.slot(0) {
                 prop_assert_eq!(s.priority(robots.texts.as_bytes(), mode), compiled.priority);
+            }
+        }
+    }
+
+    /// A slot's star count (read from the compiled pattern's) gives the minimum length the
+    /// compiled pattern gives, capped as the slot caps it: 0 from 255 stars on, and for a text
+    /// of `Slot::LONG` bytes or more. Star counts around both caps (the slot's `u8`, the
+    /// pattern's `u16`), with and without literal bytes, as a rule's value and alone.
+    #[test]
+    fn a_slots_minimum_length_is_the_compiled_patterns() {
+        for stars in [0, 1, 2, 254, 255, 256, 65_534, 65_535, 65_536, 70_000] {
+            for literal in [0, 1, 3, 70_000] {
+                let mut value = b"/".to_vec();
+                value.extend(std::iter::repeat_n(b'*', stars));
+                value.extend(std::iter::repeat_n(b'a', literal));
+                for mode in [Mode::Rfc, Mode::Google] {
+                    let mut arena = String::new();
+                    let (c, _, _) =
+                        super::pattern::compile(&value, mode, &mut arena, None, &mut Vec::new());
+                    let rule = crate::robots::Rule {
+                        kind: crate::robots::RuleKind::Disallow,
+                        index_html: false,
+                        line: 1,
+                        spelling: 0,
+                        shared: false,
+                        clean: true,
+                    };
+                    let slot = super::Slot::new(&rule, &c);
+                    // What the slot kept before it read the count: the length less the minimum.
+                    let kept = u8::try_from(c.len - c.min_len()).unwrap_or(u8::MAX);
+                    let want = match kept {
+                        u8::MAX => 0,
+                        n => c.len.min(super::Slot::LONG).saturating_sub(u32::from(n)),
+                    };
+                    assert_eq!(slot.min_len(), want, "{stars} {literal} {mode:?}");
+                    assert!(slot.min_len() <= c.min_len(), "{stars} {literal} {mode:?}");
+                }
             }
         }
     }

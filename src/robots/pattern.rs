@@ -467,6 +467,12 @@ impl Compiled {
         self.len - stars
     }
 
+    /// How many `*` the text holds, [`STARS_UNKNOWN`] from that many on.
+    #[inline]
+    pub(crate) fn stars(&self) -> u16 {
+        self.stars
+    }
+
     /// [`byte_mask`] of the literal bytes (the text without `*`).
     #[inline]
     pub(crate) fn need(&self) -> u64 {
