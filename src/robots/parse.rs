@@ -863,11 +863,10 @@ impl<'a> Builder<'a> {
     }
 
     /// The written range and index of the rule at the same place in the previous group, when
-    /// its value was written as `value` is (and, with diagnostics, compiled without one: a
-    /// repeat reports nothing). Files that give several agents the same rules, a group each,
-    /// repeat about a sixth of the corpus's rules this way; a repeat then costs neither a
-    /// compile nor arena bytes. Without diagnostics a value's compiled form depends on its
-    /// bytes alone, whatever its compile reported.
+    /// its value was written as `value` is and its compile reported nothing (a repeat reports
+    /// nothing, with or without diagnostics). Files that give several agents the same rules, a
+    /// group each, repeat about a sixth of the corpus's rules this way; a repeat then costs
+    /// neither a compile nor arena bytes.
     #[inline]
     fn repeated(&self, value: &[u8]) -> Option<(std::ops::Range<u32>, usize)> {
         let (back, end) = self.echo;
