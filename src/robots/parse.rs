@@ -1681,10 +1681,11 @@ mod tests {
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
         /// Without diagnostics the rule step makes each slot itself (and a repeated value
-        /// takes its slot from the previous group's, even one whose compile reported
-        /// something); with them, `finish` makes the slots from the rules and their compiled
-        /// patterns. Both give every rule the same slot (its arena offset aside), text and
-        /// verdicts: groups that repeat values, literal `$`, control bytes, `index.htm`.
+        /// takes its slot from the previous group's, unless its compile reported something);
+        /// with them, `finish` makes the slots from the rules and their compiled patterns.
+        /// Both give every rule the same slot (its arena offset aside), text and verdicts, and
+        /// the file the same arena: groups that repeat values, literal `$`, control bytes,
+        /// `index.htm`.
         #[test]
         fn slots_made_in_the_rule_step_match_those_made_from_the_rules(
             groups in proptest::collection::vec(
@@ -1737,6 +1738,8 @@ mod tests {
                     .collect::<Vec<_>>()
             };
             proptest::prop_assert_eq!(summary(&quiet), summary(&loud));
+            // The same arena: a repeat is shared in both parses or in neither.
+            proptest::prop_assert_eq!(&quiet.texts, &loud.texts);
             for g in 0..groups.len() {
                 for path in ["/", "/a", "/a$b", "/b/", "/ab/c", "/x$y", "/%41", "/a/", "/c/index.html"] {
                     let agent = crate::robots::ProductToken::new(&format!("bot{g}")).unwrap();
