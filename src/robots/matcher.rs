@@ -29,8 +29,8 @@ use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
 use super::{run_at, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
 
-/// One rule (the file keeps one per rule, in file order, and copies in the sorted lists of
-/// the agents that have up to 64 rules), and the only record of a compiled rule:
+/// One rule (the file keeps one per rule, in file order; the agents' sorted lists name
+/// them by position), and the only record of a compiled rule:
 /// what the hot loop reads (prefilter, canonical text, flags) and what a [`RuleRef`] needs
 /// (line, kind, the key's spelling; the value as written is the canonical text unless
 /// [`Slot::SHARED`] is clear). 16 bytes. A pattern's specificity is not kept: it only sorts,
@@ -304,16 +304,20 @@ struct Entry {
 }
 
 /// An agent's rules in precedence order (its groups merged): most specific first, `allow`
-/// first on ties, then file order. A list of up to [`INDEX_ABOVE`] rules is a copy of their
-/// slots, which a check scans (or tries by bucket); a longer one is their positions among the
-/// file-order slots, 4 bytes a rule rather than 16, as a check reaches only the few rules its
-/// prefix index names. On the bench corpus, copies of every list held 1.46× the bodies once a
-/// crawler's agent had its list, and positions for every list cost the check pass 3%.
+/// first on ties, then file order. A list of up to [`INDEX_ABOVE`] rules, which a check
+/// scans (or tries by bucket), is each rule's position among the file-order slots with its
+/// prefilter's `need` beside it ([`Near`], 8 bytes a rule), so that the many rules the
+/// prefilter turns away cost no look at their slot; a longer one is their positions alone,
+/// 4 bytes a rule, as a check reaches only the few rules its prefix index names. On the bench
+/// corpus, once a crawler's agent had its list: copies of every list held 1.46× the bodies,
+/// 16-byte copies up to 64 rules 1.30×, these 1.27×; positions alone up to 64 rules cost the
+/// check pass 2% (`benches/tools/workload.rs check`), these nothing measurable.
 #[derive(Debug, Clone)]
 struct Sorted {
-    /// Lists of up to [`INDEX_ABOVE`] rules: their slots (longer ones' positions are kept
-    /// with their prefix index, in [`Lookup::Prefixes`], where the struct has room for them).
-    slots: Box<[Slot]>,
+    /// Lists of up to [`INDEX_ABOVE`] rules: each rule's position among the file-order slots
+    /// and its prefilter's bytes (longer ones' positions are kept with their prefix index, in
+    /// [`Lookup::Prefixes`], where the struct has room for them).
+    near: Box<[Near]>,
     /// Lists longer than [`BUCKETS_ABOVE`]: what finds the rules that can match a path.
     lookup: Option<Lookup>,
 }
@@ -359,15 +363,30 @@ impl Sorted {
         if order.len() > INDEX_ABOVE {
             let index = PrefixIndex::build(arena, sorted().map(|s| s.range(arena)));
             return Sorted {
-                slots: Box::default(),
+                near: Box::default(),
                 lookup: Some(Lookup::Prefixes(index, order.into_boxed_slice())),
             };
         }
-        let slots: Box<[Slot]> = sorted().copied().collect();
-        let lookup = (slots.len() > BUCKETS_ABOVE)
-            .then(|| Lookup::Buckets(Buckets::build(slots.iter().map(|s| s.text(arena)))));
-        Sorted { slots, lookup }
+        let lookup = (order.len() > BUCKETS_ABOVE)
+            .then(|| Lookup::Buckets(Buckets::build(sorted().map(|s| s.text(arena)))));
+        let near = order
+            .iter()
+            .map(|&r| Near {
+                need: slots[r as usize].need,
+                at: r,
+            })
+            .collect();
+        Sorted { near, lookup }
     }
+}
+
+/// A rule of a [`Sorted::near`] list.
+#[derive(Debug, Clone, Copy)]
+struct Near {
+    /// Its slot's `need`: most candidates are turned away by it, without a look at the slot.
+    need: u32,
+    /// Its slot's position in [`Index::slots`].
+    at: u32,
 }
 
 /// What finds the rules that can match a path in a list longer than [`BUCKETS_ABOVE`].
@@ -868,7 +887,7 @@ impl Index {
                 built()
                     .map(|s| {
                         size_of::<Sorted>()
-                            + s.slots.len() * size_of::<Slot>()
+                            + s.near.len() * size_of::<Near>()
                             + std::mem::size_of_val(s.order())
                     })
                     .sum(),
@@ -1147,12 +1166,13 @@ impl<'a> AgentRules<'a> {
     pub fn rules(&self) -> impl Iterator<Item = RuleRef<'a>> + '_ {
         let robots = self.robots;
         let all = &robots.index.slots;
-        let (slots, order) = self
+        let (near, order) = self
             .sorted()
-            .map_or((&[][..], &[][..]), |s| (&*s.slots, s.order()));
-        slots
-            .iter()
-            .chain(order.iter().filter_map(move |&r| all.get(r as usize)))
+            .map_or((&[][..], &[][..]), |s| (&*s.near, s.order()));
+        near.iter()
+            .map(|n| n.at)
+            .chain(order.iter().copied())
+            .filter_map(move |r| all.get(r as usize))
             .map(move |s| robots.slot_ref(s))
     }
 
@@ -1258,14 +1278,27 @@ impl<'a> AgentRules<'a> {
                 robots.index.sorted(entry, self.groups, robots)
             }
         };
-        let slots = &*sorted.slots;
+        let all = &*robots.index.slots;
+        // A list's rule (by position) that passes the prefilter (`Slot::may_match`, its
+        // `need` read from the list, so that most rules cost no look at their slot).
+        let candidate = |n: &Near| {
+            if n.need & !(mask as u32) != 0 {
+                return None;
+            }
+            all.get(n.at as usize)
+                .filter(|s| s.min_len() as usize <= canon.len())
+        };
+        let matches = |s: &Slot, pairs: &mut Pairs<'_>| {
+            pattern::matches_path(s.text(arena), s.anchored(), s.wildcard(), pairs)
+        };
+        let near = &*sorted.near;
         let hit = match &sorted.lookup {
             Some(Lookup::Buckets(buckets)) => {
                 let mut set = buckets.candidates(canon);
                 let mut hit = None;
                 while set != 0 {
-                    let s = slots.get(set.trailing_zeros() as usize);
-                    if let Some(s) = s.filter(|s| s.matches(arena, &mut pairs, mask)) {
+                    let s = near.get(set.trailing_zeros() as usize).and_then(candidate);
+                    if let Some(s) = s.filter(|s| matches(s, &mut pairs)) {
                         hit = Some(s);
                         break;
                     }
@@ -1276,7 +1309,6 @@ impl<'a> AgentRules<'a> {
             Some(Lookup::Prefixes(index, order)) => {
                 // The list's slots by position (every position is a slot's: see
                 // `Sorted::build`).
-                let all = &*robots.index.slots;
                 // Wildcard rules are tried one by one up to a point, then all through the
                 // segments index (see `segments`): the cost of a check stays bounded however
                 // many wildcard rules the path's prefixes lead to.
@@ -1325,7 +1357,10 @@ impl<'a> AgentRules<'a> {
                     })
                     .map(|pos| &all[order[pos as usize] as usize])
             }
-            None => slots.iter().find(|s| s.matches(arena, &mut pairs, mask)),
+            None => near
+                .iter()
+                .filter_map(candidate)
+                .find(|s| matches(s, &mut pairs)),
         };
         self.decided(hit)
     }
@@ -1542,15 +1577,13 @@ mod first_check_tests {
                 .scan(arena, &mut Pairs::new(&canon), mask, usize::MAX)
                 .map(|hit| hit.map(|s| robots.slot_ref(s)));
             let mut pairs = Pairs::new(&canon);
-            let first: Option<RuleRef<'_>> = sorted
-                .slots
-                .iter()
-                .chain(
-                    sorted
-                        .order()
-                        .iter()
-                        .map(|&r| &robots.index.slots[r as usize]),
-                )
+            // A short list's prefilter bytes are its slots'.
+            for n in sorted.near.iter() {
+                prop_assert_eq!(n.need, robots.index.slots[n.at as usize].need);
+            }
+            let first: Option<RuleRef<'_>> = (sorted.near.iter().map(|n| n.at))
+                .chain(sorted.order().iter().copied())
+                .map(|r| &robots.index.slots[r as usize])
                 .find(|s| s.matches(arena, &mut pairs, mask))
                 .map(|s| robots.slot_ref(s));
             prop_assert_eq!(scanned, Some(first), "{:?} {:?} {}", robots.mode, t, path);
