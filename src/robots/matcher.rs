@@ -705,8 +705,10 @@ impl Index {
         // (token's first bytes, token, group, agent): the first bytes as a big-endian integer
         // order tokens as the bytes do, so that most comparisons of the sort are one integer
         // compare rather than a call to `memcmp` (files naming hundreds of agents are common).
-        let mut pairs: Vec<(u64, &str, u32, u32)> = Vec::with_capacity(groups.agent_count());
-        let mut star_groups: Vec<u32> = Vec::new();
+        // Room for the named agents (the parser's tokens), not `*`'s: most files name only
+        // `*` and allocate nothing here (Google mode's empty tokens, rare, may grow it).
+        let mut pairs: Vec<(u64, &str, u32, u32)> = Vec::with_capacity(tokens.len());
+        let mut star_groups = StarGroups::default();
         for (ai, (gi, a)) in groups.all_agents().enumerate() {
             match a.who {
                 AgentSlot::STAR => star_groups.push(gi as u32),
@@ -724,7 +726,6 @@ impl Index {
             }
         }
         pairs.sort_unstable();
-        star_groups.dedup();
         // Exact sizes, so that nothing grows (copying) and `shrink_to_fit` has little to do:
         // an entry per token, every pair's group id once, each token once. Each pair's first
         // field becomes its token's entry: tokens are compared once, here, and the passes
@@ -766,7 +767,7 @@ impl Index {
             i += run.len();
         }
         if !star_groups.is_empty() {
-            let entry = index.entry("*", star_groups.iter().copied(), groups);
+            let entry = index.entry("*", star_groups.as_slice().iter().copied(), groups);
             index.entries.push(entry);
             index.has_star = true;
         }
@@ -991,6 +992,50 @@ impl Index {
             Some(e) => self.groups(e),
             None => &[],
         }
+    }
+}
+
+/// The groups that name `*`, each once, in file order: up to four kept inline, as most files
+/// have one such group (a vector for them, allocated, grown and freed per file, cost the
+/// corpus parse 0.3 M instructions).
+#[derive(Default)]
+struct StarGroups {
+    inline: [u32; 4],
+    len: usize,
+    spill: Vec<u32>,
+}
+
+impl StarGroups {
+    /// Adds group `g` (agents come in group order: a repeat is the last one added).
+    fn push(&mut self, g: u32) {
+        if self.as_slice().last() == Some(&g) {
+            return;
+        }
+        match self.inline.get_mut(self.len) {
+            Some(slot) if self.spill.is_empty() => *slot = g,
+            _ => {
+                if self.spill.is_empty() {
+                    self.spill.extend_from_slice(&self.inline);
+                }
+                self.spill.push(g);
+            }
+        }
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        match self.spill.is_empty() {
+            true => &self.inline[..self.len],
+            false => &self.spill,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
@@ -1786,10 +1831,25 @@ mod first_check_tests {
 
 #[cfg(test)]
 mod token_tests {
-    use super::{same_token, token_prefix};
+    use super::{same_token, token_prefix, StarGroups};
     use proptest::prelude::*;
 
     proptest! {
+        /// `StarGroups` keeps what a vector with `dedup` kept, inline or spilled.
+        #[test]
+        fn star_groups_are_a_deduplicated_vector(gs in prop::collection::vec(0u32..6, 0..20)) {
+            let mut star = StarGroups::default();
+            let mut want = Vec::new();
+            for &g in &gs {
+                star.push(g);
+                want.push(g);
+            }
+            want.dedup();
+            prop_assert_eq!(star.as_slice(), &want[..]);
+            prop_assert_eq!(star.len(), want.len());
+            prop_assert_eq!(star.is_empty(), want.is_empty());
+        }
+
         /// `same_token` (prefixes and lengths, `memcmp` past 8 bytes) is string equality,
         /// NUL bytes (the prefix's padding) and tokens of 8 bytes or so included.
         #[test]
