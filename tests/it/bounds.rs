@@ -14,6 +14,7 @@
 use std::time::{Duration, Instant};
 
 use crate::support::rules::{many_anchored_rules, star_rules};
+use crate::support::thread_cpu_time;
 use crawlgate::{Mode, Options, ProductToken, Robots};
 
 fn token() -> ProductToken {
@@ -44,23 +45,6 @@ fn within<T>(what: &str, limit: Duration, f: impl FnOnce() -> T) -> T {
     println!("{what}: {took:?} of CPU, {wall:?} of wall time (bound {limit:?})");
     assert!(took < limit, "{what}: {took:?}, bound {limit:?}");
     out
-}
-
-/// The CPU time this thread has run: Linux's `/proc/thread-self/schedstat` (nanoseconds),
-/// else its `stat` (utime + stime, in ticks of 10 ms); `None` elsewhere.
-fn thread_cpu_time() -> Option<Duration> {
-    if let Ok(text) = std::fs::read_to_string("/proc/thread-self/schedstat") {
-        if let Some(ns) = text.split_whitespace().next().and_then(|n| n.parse().ok()) {
-            return Some(Duration::from_nanos(ns));
-        }
-    }
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
-    // The fields after the command name in parentheses (which may hold spaces): utime and
-    // stime are the 14th and 15th of the line, the 12th and 13th after it.
-    let mut after = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
-    let utime: u64 = after.next()?.parse().ok()?;
-    let stime: u64 = after.next()?.parse().ok()?;
-    Some(Duration::from_millis((utime + stime) * 10))
 }
 
 /// A 2,000-character URL path of `unit` repeated.

@@ -327,7 +327,11 @@ async fn a_dropped_acquire_gives_its_slot_to_the_next_waiter() {
         }
     })
     .await;
-    assert_eq!(second, Ok(true), "the second waited for its slot and was dropped");
+    assert_eq!(
+        second,
+        Ok(true),
+        "the second waited for its slot and was dropped"
+    );
     let third = cache.acquire(&bot, &url).await.expect("allowed");
     client.get(&url).send().await.expect("fetch");
     drop(third);
@@ -337,5 +341,8 @@ async fn a_dropped_acquire_gives_its_slot_to_the_next_waiter() {
     eprintln!("  the next waiter came {came:?} after the first acquire began");
     // Its slot is the given-back one (a spacing after the first), not the one after it (two).
     assert!(came + ROUNDING >= spacing, "{came:?}");
-    assert!(came + ROUNDING < spacing * 2, "{came:?}: the dropped slot was kept");
+    assert!(
+        came + ROUNDING < spacing * 2,
+        "{came:?}: the dropped slot was kept"
+    );
 }

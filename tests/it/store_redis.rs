@@ -294,8 +294,10 @@ async fn a_hung_server_gives_errors_within_the_timeouts() {
     let server = RedisServer::start();
     let store = RedisStore::connect({
         let mut redis = RedisOptions::new(server.url());
-        redis.connect_timeout = Duration::from_millis(300);
-        redis.response_timeout = Duration::from_millis(300);
+        // 1 s: short, for a test of eight calls that each wait it out, but long enough for
+        // the calls before the freeze on a loaded machine (300 ms may not be).
+        redis.connect_timeout = Duration::from_secs(1);
+        redis.response_timeout = Duration::from_secs(1);
         redis
     })
     .await
