@@ -412,7 +412,7 @@ fn in_flight() {
     assert_eq!(redis.command(&[b"ZCARD", key.as_bytes()]), "0");
 }
 
-/// A process takes the origin's one place (expiry 1 s) and is killed (SIGKILL) while its
+/// A process takes the origin's one place (expiry 5 s) and is killed (SIGKILL) while its
 /// request hangs at the server: another engine on the same Redis cannot get a permit while the
 /// place is held, and gets one once the expiry has passed.
 fn killed() {
