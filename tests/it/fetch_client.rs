@@ -28,8 +28,11 @@ fn options() -> FetchOptions {
     {
         let mut fetch = FetchOptions::default();
         fetch.user_agent = UA.into();
-        fetch.connect_timeout = Duration::from_secs(1);
-        fetch.timeout = Duration::from_secs(2);
+        // Loopback answers in milliseconds; these bound a test that goes wrong, and are long
+        // enough that a loaded machine never turns a fetch that works into a timeout (a 2 s
+        // total could be). The timeout tests set their own.
+        fetch.connect_timeout = Duration::from_secs(10);
+        fetch.timeout = Duration::from_secs(30);
         fetch
     }
 }
