@@ -43,8 +43,10 @@ const WORKERS: usize = 3;
 const WORKER_PAGES: usize = 3;
 /// …and how long the server takes over each page.
 const SLOW: Duration = Duration::from_millis(100);
-/// The in-flight lease expiry of the `hold` test.
-const EXPIRY: Duration = Duration::from_secs(1);
+/// The in-flight lease expiry of the `hold` test: long enough that the place is still held
+/// when the test looks (1 s was not, on a loaded machine, after two process start-ups), and
+/// that a place never freed, or freed late, stands apart from the poll's 100 ms.
+const EXPIRY: Duration = Duration::from_secs(5);
 
 fn main() {
     support::process::main(
@@ -138,8 +140,12 @@ fn child_main() {
     support::runtime(2).block_on(async {
         let store: Arc<dyn Store> = if state.starts_with("redis://") {
             let mut redis_options = RedisOptions::new(state);
-            redis_options.connect_timeout = Duration::from_millis(200);
-            redis_options.response_timeout = Duration::from_millis(200);
+            // The outage test (which sets `seconds`) needs a dead server noticed at once;
+            // elsewhere a slow answer on a loaded machine must not count as an outage, which
+            // would put a process on its own schedule.
+            let timeout = if seconds.is_some() { 200 } else { 5_000 };
+            redis_options.connect_timeout = Duration::from_millis(timeout);
+            redis_options.response_timeout = Duration::from_millis(timeout);
             Arc::new(
                 RedisStore::connect(redis_options)
                     .await
@@ -325,6 +331,8 @@ fn fleet() {
     let redis = RedisServer::start();
     let (server, arrivals) = rt.block_on(recording_site("0.2"));
     let mut children = spawn_fleet("spacing", &redis.url(), &server.url(""), &[]);
+    // No slot comes before the children are told to go.
+    let began = Instant::now();
     go(&mut children);
     finish(&mut children);
     let mut arrivals = arrivals.lock().expect("arrivals").clone();
@@ -346,25 +354,21 @@ fn fleet() {
     // request's trip): a few ms on loopback, varying with scheduling. Two processes' slots
     // are ordered, their requests' extra latencies differ by that jitter, so a gap can
     // fall short of DELAY by it: 3 to 7 ms measured here (warm connections, two cores shared
-    // with a build), 20 ms allowed. Without a shared schedule gaps are near zero. The first
-    // to last span has no slack beyond one jitter.
+    // with a build). Without a shared schedule gaps are near zero.
     // One late request makes the next gap short (243 ms then 163 ms was seen in CI) while the
-    // schedule held: what it guarantees whatever the load is that the k-th request comes no
-    // sooner than k delays after the first, less one jitter. Without a shared schedule the
-    // requests would come nearly at once and this fails from the second one on.
-    let jitter = Duration::from_millis(20);
-    let first = arrivals[0].0;
+    // schedule held, and a late first request shortens every span measured from it: what the
+    // schedule guarantees whatever the load is that the k-th request comes no sooner than k
+    // delays after the fleet was told to go (less the slots' rounding to whole milliseconds).
+    // Without a shared schedule the requests would come nearly at once and this fails from
+    // the second one on.
+    let rounding = Duration::from_millis(2);
     for (k, (at, _)) in arrivals.iter().enumerate() {
         assert!(
-            *at - first + jitter >= DELAY * k as u32,
-            "request {k} came {:?} after the first; gaps {gaps:?}",
-            *at - first
+            *at + rounding >= began + DELAY * k as u32,
+            "request {k} came {:?} after the fleet began; gaps {gaps:?}",
+            *at - began
         );
     }
-    assert!(
-        span + jitter >= DELAY * (3 * PAGES as u32 - 1),
-        "span {span:?}"
-    );
 }
 
 /// Three processes, three workers each, on an origin without spacing whose pages take 100 ms:
@@ -408,7 +412,7 @@ fn in_flight() {
     assert_eq!(redis.command(&[b"ZCARD", key.as_bytes()]), "0");
 }
 
-/// A process takes the origin's one place (expiry 1 s) and is killed (SIGKILL) while its
+/// A process takes the origin's one place (expiry 5 s) and is killed (SIGKILL) while its
 /// request hangs at the server: another engine on the same Redis cannot get a permit while the
 /// place is held, and gets one once the expiry has passed.
 fn killed() {
@@ -448,15 +452,18 @@ fn killed() {
         assert!(blocked.is_err(), "the place is held");
         holder.0.kill().expect("SIGKILL");
         holder.0.wait().expect("reaped");
-        let permit = cache.acquire(&bot(), &url).await.expect("allowed");
+        let permit = tokio::time::timeout(EXPIRY * 2, cache.acquire(&bot(), &url))
+            .await
+            .expect("the place is freed after the expiry")
+            .expect("allowed");
         let freed = sent.elapsed();
         eprintln!(
             "  a permit {freed:?} after the killed process was told to go (expiry {EXPIRY:?})"
         );
         // The place was taken after `go` was sent, so it cannot have expired before `sent` +
-        // the expiry; it is given out by the poll that follows (at most 100 ms apart).
+        // the expiry; it is given out by the poll that follows (at most 100 ms apart: the
+        // timeout above allows a whole expiry more, for a loaded machine).
         assert!(freed >= EXPIRY, "{freed:?}");
-        assert!(freed < EXPIRY + Duration::from_secs(2), "{freed:?}");
         let client = reqwest::Client::new();
         let response = client.get(&url).send().await.expect("fetch");
         permit.record(response.status().as_u16(), None).await;
@@ -710,6 +717,8 @@ fn redb_runs() {
     let (server, arrivals) = rt.block_on(recording_site("1"));
     let spacing = Duration::from_secs(1);
     let pages = [("CRAWLGATE_PAGES", "2")];
+    // No slot comes before the first run is told to go.
+    let began = Instant::now();
     for run in ["r1", "r2"] {
         let mut child = [spawn_child("spacing", file, &server.url(""), run, &pages)];
         go(&mut child);
@@ -720,12 +729,19 @@ fn redb_runs() {
     assert!(arrivals[1].1.contains("p=r1&") && arrivals[2].1.contains("p=r2&"));
     let gaps: Vec<Duration> = arrivals.windows(2).map(|w| w[1].0 - w[0].0).collect();
     eprintln!("  gaps at the server {gaps:?} (the second run's first request: gap 2)");
-    // A request reaches the server its slot plus a few ms (a wake-up, a loopback request); the
-    // last of run 1 may have been later after its slot than the first of run 2: 20 ms allowed,
-    // as in `fleet`.
-    let jitter = Duration::from_millis(20);
-    for gap in &gaps {
-        assert!(*gap + jitter >= spacing, "gaps {gaps:?}");
+    // A request reaches the server its slot plus a few ms (a wake-up, a loopback request),
+    // more on a loaded machine, so a gap can fall short of the spacing (the last of run 1
+    // late, the first of run 2 on time). What the schedule guarantees whatever the load: the
+    // k-th request no sooner than k spacings after the first run began (less the slots'
+    // rounding to whole ms). Without the schedule kept across runs, the second run's first
+    // request comes a restart (0.1–0.2 s) after the first run's last: before 2 s.
+    let rounding = Duration::from_millis(2);
+    for (k, (at, _)) in arrivals.iter().enumerate() {
+        assert!(
+            *at + rounding >= began + spacing * k as u32,
+            "request {k} came {:?} after the first run began; gaps {gaps:?}",
+            *at - began
+        );
     }
 }
 
@@ -773,8 +789,9 @@ fn after_429() {
             "  Retry-After {retry_after}: requests after the 429 at {after:?} (backoff at least {backoff:?})"
         );
         // The backoff starts when the 429 is recorded, after it arrived: nothing may come
-        // within `backoff` of its arrival. The next comes about then (generously bounded).
+        // within `backoff` of its arrival. The next comes about then (bounded by 3 s more, for
+        // a loaded machine: a wait for the place, a Redis round trip, process wake-ups).
         assert!(after.iter().all(|d| *d >= backoff), "{after:?}");
-        assert!(after[0] < backoff + Duration::from_secs(1), "{after:?}");
+        assert!(after[0] < backoff + Duration::from_secs(3), "{after:?}");
     }
 }

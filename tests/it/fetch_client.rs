@@ -28,8 +28,11 @@ fn options() -> FetchOptions {
     {
         let mut fetch = FetchOptions::default();
         fetch.user_agent = UA.into();
-        fetch.connect_timeout = Duration::from_secs(1);
-        fetch.timeout = Duration::from_secs(2);
+        // Loopback answers in milliseconds; these bound a test that goes wrong, and are long
+        // enough that a loaded machine never turns a fetch that works into a timeout (a 2 s
+        // total could be). The timeout tests set their own.
+        fetch.connect_timeout = Duration::from_secs(10);
+        fetch.timeout = Duration::from_secs(30);
         fetch
     }
 }
@@ -272,9 +275,23 @@ async fn connection_refused_is_connect() {
     assert_eq!(fetch.size(), 0);
 }
 
+/// How long the misbehaving servers below take to finish answering: far beyond any timeout
+/// here, so that a timeout not applied shows as a fetch that succeeded after a minute, not as
+/// a few hundred milliseconds too many (a tight upper bound on wall time, which a loaded
+/// machine broke).
+const SERVER_ENDS_AFTER: Duration = Duration::from_secs(60);
+
+/// A timeout fired well before the server's end: half of it.
+fn well_before_the_server_ends(took: Duration) -> bool {
+    took < SERVER_ENDS_AFTER / 2
+}
+
 #[tokio::test]
 async fn silent_server_times_out() {
-    let server = TestServer::start(|_| Reply::Hang).await;
+    // Silent for a minute, then the rules.
+    let server =
+        TestServer::start(|_| Reply::Delayed(SERVER_ENDS_AFTER, Box::new(Reply::text(200, RULES))))
+            .await;
     let f = fetcher_with(|fetch| {
         fetch.timeout = Duration::from_secs(1);
     });
@@ -283,16 +300,24 @@ async fn silent_server_times_out() {
     let took = started.elapsed();
     assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Timeout));
     assert_eq!(fetch.status, None);
+    // Not before the timeout (a timer never fires early), and from the timeout, not the server.
     assert!(took >= Duration::from_millis(900), "{took:?}");
-    assert!(took < Duration::from_millis(2500), "{took:?}");
+    assert!(well_before_the_server_ends(took), "{took:?}");
     assert_eq!(server.hits(), 1);
 }
 
 #[tokio::test]
 async fn trickling_server_times_out() {
-    let server = TestServer::start(|_| Reply::Trickle {
-        body: RULES.as_bytes().to_vec(),
-        every: Duration::from_millis(200),
+    // The head at once, then a byte every 200 ms: the body would take a minute.
+    let every = Duration::from_millis(200);
+    let body: Vec<u8> = RULES
+        .bytes()
+        .cycle()
+        .take((SERVER_ENDS_AFTER.as_millis() / every.as_millis()) as usize)
+        .collect();
+    let server = TestServer::start(move |_| Reply::Trickle {
+        body: body.clone(),
+        every,
     })
     .await;
     let f = fetcher_with(|fetch| {
@@ -300,22 +325,26 @@ async fn trickling_server_times_out() {
     });
     let started = Instant::now();
     let fetch = fetch_with(&f, &server).await;
+    let took = started.elapsed();
     assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Timeout));
     // The head arrived; the body did not finish in time.
     assert_eq!(fetch.status, Some(200));
-    assert!(started.elapsed() < Duration::from_millis(2500));
+    assert!(took >= Duration::from_millis(900), "{took:?}");
+    assert!(well_before_the_server_ends(took), "{took:?}");
 }
 
 #[tokio::test]
 async fn timeout_covers_all_redirect_hops() {
-    // Each hop answers in 400 ms: three hops fit in 1 s, not five.
+    // Each hop answers in 500 ms: the 2 s timeout is reached on the way (5 redirects and the
+    // file take 3 s), though no hop comes near it (a timeout per hop would read the file). The
+    // first hop has 1.5 s of room, so that a loaded machine still sees a redirect followed.
     let server = TestServer::start(|req| {
         let inner = redirect_chain(5)(req);
-        Reply::Delayed(Duration::from_millis(400), Box::new(inner))
+        Reply::Delayed(Duration::from_millis(500), Box::new(inner))
     })
     .await;
     let f = fetcher_with(|fetch| {
-        fetch.timeout = Duration::from_secs(1);
+        fetch.timeout = Duration::from_secs(2);
     });
     let fetch = fetch_with(&f, &server).await;
     assert_outcome!(fetch, FetchOutcome::Unreachable(Unreachable::Timeout));
@@ -1092,8 +1121,10 @@ async fn tarpits_do_not_hold_fast_origins_behind_them() {
     let fast = TestServer::start(|_| Reply::text(200, RULES)).await;
     let fetcher = fetcher_with(|o| {
         o.max_in_flight = 4;
-        o.slow_after = Duration::from_millis(200);
-        o.timeout = Duration::from_secs(10);
+        // A second: room for a fast fetch, and for this test to see the first four tarpits
+        // in flight before a fifth goes, on a loaded machine (200 ms was not always).
+        o.slow_after = Duration::from_secs(1);
+        o.timeout = Duration::from_secs(20);
     });
     let finished = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let mut tarpits = tokio::task::JoinSet::new();
@@ -1106,7 +1137,7 @@ async fn tarpits_do_not_hold_fast_origins_behind_them() {
         });
     }
     // The first four hold every turn before the fast ones queue.
-    for _ in 0..500 {
+    for _ in 0..1000 {
         if tarpit.hits() >= 4 {
             break;
         }

@@ -20,10 +20,18 @@ use crawlgate::{Origin, ProductToken, Robots};
 /// 2027-01-15 08:00:00 UTC.
 const T0: u64 = 1_800_000_000;
 
+/// How long the rules put in stay fresh: longer than any schedule here (the backoff cap's
+/// run is about 10 days). With the default day, a check after the first day refreshed
+/// robots.txt in the background through the engine's real fetcher: a DNS lookup of
+/// `curve.test` whose failure, if it came back (in real time) before the schedule ended,
+/// stopped the origin for 12 hours and failed the test on a loaded machine.
+const FRESH_FOR: Duration = Duration::from_secs(365 * 86_400);
+
 fn engine(gate: GateOptions) -> (RobotsCache, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(UNIX_EPOCH + Duration::from_secs(T0)));
     let mut options = CacheOptions::default();
     options.gate = gate;
+    options.default_ttl = FRESH_FOR;
     let cache = RobotsCache::with_clock(options, clock.clone()).expect("engine");
     (cache, clock)
 }
@@ -250,6 +258,8 @@ async fn backoff_curve(options: GateOptions, statuses: &[u16]) -> Vec<f64> {
                 .as_secs_f64(),
         );
     }
+    // The schedule ran within the rules' freshness, so no refresh (a real fetch) raced it.
+    assert!(since_t0(clock.now()) < FRESH_FOR.as_secs_f64());
     waits
 }
 

@@ -222,12 +222,12 @@ async fn leases(store: &dyn Store) {
     );
     store.release_lease(&o, "B").await.expect("release");
 
-    assert!(store
-        .try_lease(&o, "A", Duration::from_millis(300))
-        .await
-        .expect("lease"));
+    // Short, but not so short that a loaded machine lets it run out before B asks (300 ms
+    // could).
+    let short = Duration::from_secs(2);
+    assert!(store.try_lease(&o, "A", short).await.expect("lease"));
     assert!(!store.try_lease(&o, "B", long).await.expect("lease"));
-    tokio::time::sleep(Duration::from_millis(350)).await;
+    tokio::time::sleep(short + Duration::from_millis(50)).await;
     assert!(
         store.try_lease(&o, "B", long).await.expect("lease"),
         "an expired lease is free"

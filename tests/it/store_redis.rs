@@ -194,14 +194,16 @@ async fn leases_are_exclusive_renewable_and_expire() {
     assert!(store.try_lease(&o, "b", ttl).await.expect("lease"));
     store.release_lease(&o, "b").await.expect("release");
 
-    // A short lease runs out.
+    // A short lease runs out. Short, but not so short that a loaded machine lets it run out
+    // before "b" asks (300 ms could).
     let short = origin("https://short.example");
+    let short_ttl = Duration::from_secs(2);
     assert!(store
-        .try_lease(&short, "a", Duration::from_millis(300))
+        .try_lease(&short, "a", short_ttl)
         .await
         .expect("lease"));
     assert!(!store.try_lease(&short, "b", ttl).await.expect("lease"));
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    tokio::time::sleep(short_ttl + Duration::from_millis(400)).await;
     assert!(store.try_lease(&short, "b", ttl).await.expect("lease"));
     // Leases are per origin.
     assert!(store.try_lease(&o, "c", ttl).await.expect("lease"));
@@ -292,8 +294,10 @@ async fn a_hung_server_gives_errors_within_the_timeouts() {
     let server = RedisServer::start();
     let store = RedisStore::connect({
         let mut redis = RedisOptions::new(server.url());
-        redis.connect_timeout = Duration::from_millis(300);
-        redis.response_timeout = Duration::from_millis(300);
+        // 1 s: short, for a test of eight calls that each wait it out, but long enough for
+        // the calls before the freeze on a loaded machine (300 ms may not be).
+        redis.connect_timeout = Duration::from_secs(1);
+        redis.response_timeout = Duration::from_secs(1);
         redis
     })
     .await

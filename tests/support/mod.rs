@@ -285,6 +285,25 @@ async fn respond(stream: &mut TcpStream, reply: Reply) -> std::io::Result<bool> 
     }
 }
 
+/// The CPU time this thread has run, for bounds on work that a loaded machine must not trip
+/// (it lengthens wall time, not the time a thread ran): Linux's
+/// `/proc/thread-self/schedstat` (nanoseconds), else its `stat` (utime + stime, in ticks of
+/// 10 ms); `None` elsewhere.
+pub fn thread_cpu_time() -> Option<Duration> {
+    if let Ok(text) = std::fs::read_to_string("/proc/thread-self/schedstat") {
+        if let Some(ns) = text.split_whitespace().next().and_then(|n| n.parse().ok()) {
+            return Some(Duration::from_nanos(ns));
+        }
+    }
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // The fields after the command name in parentheses (which may hold spaces): utime and
+    // stime are the 14th and 15th of the line, the 12th and 13th after it.
+    let mut after = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    let utime: u64 = after.next()?.parse().ok()?;
+    let stime: u64 = after.next()?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
+}
+
 /// A Tokio runtime for a test's servers, with `workers` threads (the test's own thread drives
 /// the code under test, or a child process does).
 pub fn runtime(workers: usize) -> tokio::runtime::Runtime {

@@ -499,8 +499,9 @@ fn bad_requests_are_4xx_naming_the_field() {
 #[test]
 fn sigterm_lets_the_requests_in_flight_finish() {
     let rt = crate::support::runtime(1);
-    // robots.txt takes a while: the requests wait on its fetch when the signal comes.
-    let site = robots_server(&rt, Some(Duration::from_millis(1500)));
+    // robots.txt takes a while: the requests wait on its fetch when the signal comes. 5 s:
+    // the twelve requests must all be in flight before it ends, on a loaded machine too.
+    let site = robots_server(&rt, Some(Duration::from_secs(5)));
     let dir = Dir::new();
     let state = dir.join("state.redb");
     let serve = Serve::start(&["--state", &state, "--allow-private"]);
