@@ -15,6 +15,11 @@
 //! URLs (crawlgate's `check` also canonicalises the path and, in `Mode::Rfc`, judges the one a
 //! client requests).
 //!
+//! The `site` group times what a crawler pays for a site from its body: the parse (without
+//! diagnostics, as the engine parses), the agent's rules, and a check of every URL of the
+//! site, each library in its fastest way (fast-robots both with and without its compiled
+//! matcher, the path taken out of each URL inside the loop). Its throughput is URLs/s.
+//!
 //! Run: `cargo bench --bench check -- --warm-up-time 1 --measurement-time 3`.
 
 mod common;
@@ -35,6 +40,7 @@ fn main() {
     };
     let mut c = common::criterion();
     bench_check(&mut c, corpus);
+    bench_site(&mut c, corpus);
     c.final_summary();
 }
 
@@ -208,6 +214,84 @@ fn bench_check(c: &mut Criterion, corpus: &common::Corpus) {
                         common::AGENT,
                         black_box(url),
                     ));
+                }
+            }
+        })
+    });
+
+    group.finish();
+}
+
+/// A site from its body: parse, resolve the agent, check every URL of the site.
+fn bench_site(c: &mut Criterion, corpus: &common::Corpus) {
+    let token = ProductToken::new(common::AGENT).expect("googlebot is a product token");
+    // (body, lossy text for fast-robots, URLs).
+    let sites: Vec<(&[u8], String, &[String])> = corpus
+        .sites
+        .iter()
+        .map(|s| {
+            (
+                s.robots.as_slice(),
+                String::from_utf8_lossy(&s.robots).into_owned(),
+                s.urls.as_slice(),
+            )
+        })
+        .collect();
+
+    let mut group = c.benchmark_group("site");
+    group.throughput(Throughput::Elements(corpus.url_count() as u64));
+
+    for (name, mode) in [
+        ("crawlgate-rfc", Mode::Rfc),
+        ("crawlgate-google", Mode::Google),
+    ] {
+        let mut options = Options::mode(mode);
+        options.diagnostics = false;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                for (body, _, urls) in &sites {
+                    let robots = Robots::parse_with(black_box(body), &options).robots;
+                    let rules = robots.rules_for(&token);
+                    for url in *urls {
+                        black_box(rules.check(black_box(url)).allowed);
+                    }
+                }
+            })
+        });
+    }
+
+    group.bench_function("fast-robots-matcher", |b| {
+        b.iter(|| {
+            for (_, text, urls) in &sites {
+                let robots = fast_robots::RobotsTxt::parse(black_box(text));
+                let matcher = robots.matcher();
+                for url in *urls {
+                    let path = crawlgate::request_path(black_box(url));
+                    black_box(matcher.is_allowed(common::AGENT, &path));
+                }
+            }
+        })
+    });
+
+    group.bench_function("fast-robots", |b| {
+        b.iter(|| {
+            for (_, text, urls) in &sites {
+                let robots = fast_robots::RobotsTxt::parse(black_box(text));
+                for url in *urls {
+                    let path = crawlgate::request_path(black_box(url));
+                    black_box(robots.is_allowed(common::AGENT, &path));
+                }
+            }
+        })
+    });
+
+    group.bench_function("texting_robots", |b| {
+        b.iter(|| {
+            for (body, _, urls) in &sites {
+                if let Ok(robot) = texting_robots::Robot::new(common::AGENT, black_box(body)) {
+                    for url in *urls {
+                        black_box(robot.allowed(black_box(url)));
+                    }
                 }
             }
         })

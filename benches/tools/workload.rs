@@ -26,6 +26,11 @@
 //! URL strings; fast-robots' docs only ask for "the URL path and optional query string"), and
 //! `fast-check-whatwg N` by a `url::Url` parse (what a crawler that resolves dot segments, as
 //! crawlgate's `Mode::Rfc` check does, would call).
+//!
+//! `site` is what a crawler pays for a site from its body: the parse without diagnostics,
+//! `googlebot`'s rules, and a check of each of its URLs (subtract `load`); `fast-site` and
+//! `fast-site-matcher` the same for fast-robots, without and with its compiled matcher, the
+//! path taken out of each URL inside the loop (subtract `fast-load`).
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -107,12 +112,27 @@ fn main() {
             }
             println!("{allowed} allowed");
         }
+        "site" => {
+            let mut options = Options::default();
+            options.diagnostics = false;
+            let mut allowed = 0;
+            for site in &corpus.sites {
+                let robots = Robots::parse_with(black_box(&site.robots), &options).robots;
+                let rules = robots.rules_for(&token);
+                for url in &site.urls {
+                    allowed += usize::from(rules.check(black_box(url)).allowed);
+                }
+            }
+            println!("{allowed} allowed");
+        }
         "fast-load" | "fast-parse" | "fast-first" | "fast-matchers" | "fast-check"
-        | "fast-check-url" | "fast-check-whatwg" => fast(&what, corpus),
+        | "fast-check-url" | "fast-check-whatwg" | "fast-site" | "fast-site-matcher" => {
+            fast(&what, corpus)
+        }
         _ => eprintln!(
             "usage: workload load|parse|parse-quiet|parse-sites|check [N]|check-path [N]|first|\
-             fast-load|fast-parse|fast-first|fast-matchers|fast-check [N]|fast-check-url [N]|\
-             fast-check-whatwg [N]"
+             site|fast-load|fast-parse|fast-first|fast-matchers|fast-check [N]|\
+             fast-check-url [N]|fast-check-whatwg [N]|fast-site|fast-site-matcher"
         ),
     }
 }
@@ -157,6 +177,23 @@ fn fast(what: &str, corpus: &common::Corpus) {
                 if let Some(path) = paths.first() {
                     let robots = fast_robots::RobotsTxt::parse(black_box(text));
                     allowed += usize::from(robots.is_allowed(common::AGENT, black_box(path)));
+                }
+            }
+        }
+        "fast-site" | "fast-site-matcher" => {
+            for ((text, _), site) in sites.iter().zip(&corpus.sites) {
+                let robots = fast_robots::RobotsTxt::parse(black_box(text));
+                if what == "fast-site-matcher" {
+                    let matcher = robots.matcher();
+                    for url in &site.urls {
+                        let path = crawlgate::request_path(black_box(url));
+                        allowed += usize::from(matcher.is_allowed(common::AGENT, &path));
+                    }
+                } else {
+                    for url in &site.urls {
+                        let path = crawlgate::request_path(black_box(url));
+                        allowed += usize::from(robots.is_allowed(common::AGENT, &path));
+                    }
                 }
             }
         }
