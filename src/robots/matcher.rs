@@ -24,7 +24,7 @@ use super::path::{
     request_path, request_target,
 };
 use super::pattern::{self, Compiled, Pairs};
-use super::prefix::PrefixIndex;
+use super::prefix::{self, PrefixIndex};
 use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
 use super::{run_at, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
@@ -361,7 +361,14 @@ impl Sorted {
         order.retain(|&r| (r as usize) < slots.len());
         let sorted = || order.iter().map(|&r| &slots[r as usize]);
         if order.len() > INDEX_ABOVE {
-            let index = PrefixIndex::build(arena, sorted().map(|s| s.range(arena)));
+            // A text without `*` (most) is its own literal prefix: no search for one.
+            let prefixes = sorted()
+                .map(|s| match s.stars {
+                    0 => s.range(arena),
+                    _ => prefix::literal_prefix(arena, s.range(arena)),
+                })
+                .collect();
+            let index = PrefixIndex::from_prefixes(arena, prefixes);
             return Sorted {
                 near: Box::default(),
                 lookup: Some(Lookup::Prefixes(index, order.into_boxed_slice())),
