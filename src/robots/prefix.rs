@@ -217,8 +217,14 @@ impl Chunk {
         let mut stack: Vec<u16> = Vec::new();
         let mut i = 0;
         while i < keyed.len() {
-            let text = prefix(keyed[i]);
-            while i < keyed.len() && bytes(&prefix(keyed[i])) == bytes(&text) {
+            let (head, text) = (keyed[i] >> 16, prefix(keyed[i]));
+            chunk.rules.push(pos(keyed[i]));
+            i += 1;
+            // Texts whose keys differ differ: only equal keys need a look at the texts.
+            while i < keyed.len()
+                && keyed[i] >> 16 == head
+                && bytes(&prefix(keyed[i])) == bytes(&text)
+            {
                 chunk.rules.push(pos(keyed[i]));
                 i += 1;
             }
