@@ -331,10 +331,10 @@ impl Sorted {
         }
     }
 
-    /// Sorts the rules of groups `gids` (in file order), whose slots are `slots` (every rule's,
-    /// in file order), and builds their lookup.
+    /// Sorts the `rules` rules of groups `gids` (in file order), whose slots are `slots` (every
+    /// rule's, in file order), and builds their lookup.
     fn build(
-        gids: &[u32],
+        (gids, rules): (&[u32], usize),
         groups: &GroupTable,
         slots: &[Slot],
         arena: &[u8],
@@ -344,19 +344,19 @@ impl Sorted {
             .iter()
             .flat_map(|&g| groups.rules(g as usize))
             .map(|r| r as usize);
-        let mut order = Vec::new();
+        // Sized for the rules up front: growing the list and the keys was 1.5 M instructions
+        // of reallocation on the corpus.
+        let mut order = Vec::with_capacity(rules);
+        let mut scratch = SortScratch {
+            keys: Vec::with_capacity(rules),
+            counts: Vec::new(),
+        };
         let key = |r: usize| {
             slots
                 .get(r)
                 .map_or((0, false), |s| (s.priority(arena, mode), s.allow()))
         };
-        sort_rules(
-            ids,
-            &mut SortScratch::default(),
-            slots.len(),
-            key,
-            &mut order,
-        );
+        sort_rules(ids, &mut scratch, slots.len(), key, &mut order);
         // Positions of slots that exist (all of them: the groups' rules are the slots').
         order.retain(|&r| (r as usize) < slots.len());
         let sorted = || order.iter().map(|&r| &slots[r as usize]);
@@ -970,7 +970,7 @@ impl Index {
     fn sorted<'a>(&'a self, entry: &'a Entry, gids: &[u32], robots: &Robots) -> &'a Sorted {
         entry.sorted.get_or_init(|| {
             Box::new(Sorted::build(
-                gids,
+                (gids, entry.rules as usize),
                 &robots.groups,
                 &self.slots,
                 robots.texts.as_bytes(),

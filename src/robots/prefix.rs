@@ -210,7 +210,8 @@ impl Chunk {
         }
         let mut chunk = Chunk {
             base,
-            nodes: Vec::new(),
+            // At most a node a rule: no growing (shrunk below).
+            nodes: Vec::with_capacity(keyed.len()),
             rules: Vec::with_capacity(keyed.len()),
         };
         // Ancestors of the node being added, innermost last.
