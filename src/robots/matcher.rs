@@ -331,6 +331,16 @@ impl Sorted {
         }
     }
 
+    /// The literal prefix of `slot`'s text: a text without `*` (most: its star count is 0) is
+    /// its own, with no search for a `*` (the search cost the corpus's builds 2.9 M).
+    #[inline]
+    fn literal_prefix(slot: &Slot, arena: &[u8]) -> Range<u32> {
+        match slot.stars {
+            0 => slot.range(arena),
+            _ => prefix::literal_prefix(arena, slot.range(arena)),
+        }
+    }
+
     /// Sorts the `rules` rules of groups `gids` (in file order), whose slots are `slots` (every
     /// rule's, in file order), and builds their lookup.
     fn build(
@@ -361,13 +371,7 @@ impl Sorted {
         order.retain(|&r| (r as usize) < slots.len());
         let sorted = || order.iter().map(|&r| &slots[r as usize]);
         if order.len() > INDEX_ABOVE {
-            // A text without `*` (most) is its own literal prefix: no search for one.
-            let prefixes = sorted()
-                .map(|s| match s.stars {
-                    0 => s.range(arena),
-                    _ => prefix::literal_prefix(arena, s.range(arena)),
-                })
-                .collect();
+            let prefixes = sorted().map(|s| Sorted::literal_prefix(s, arena)).collect();
             let index = PrefixIndex::from_prefixes(arena, prefixes);
             return Sorted {
                 near: Box::default(),
@@ -1794,6 +1798,12 @@ mod first_check_tests {
             let robots = Robots::parse_with(&body, &options).robots;
             if let Some(s) = robots.index.slot(0) {
                 prop_assert_eq!(s.priority(robots.texts.as_bytes(), mode), compiled.priority);
+                // And its literal prefix, read from its star count, is the searched one.
+                let arena = robots.texts.as_bytes();
+                prop_assert_eq!(
+                    super::Sorted::literal_prefix(s, arena),
+                    super::prefix::literal_prefix(arena, s.range(arena))
+                );
             }
         }
     }
