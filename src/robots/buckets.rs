@@ -32,6 +32,7 @@ impl Buckets {
     pub(crate) fn build<'a>(texts: impl Iterator<Item = &'a [u8]>) -> Buckets {
         let mut by_byte = [0u64; 256];
         let mut any = 0u64;
+        let mut present = [0u64; 4];
         for (i, text) in texts.enumerate() {
             let Some(bit) = u32::try_from(i).ok().and_then(|i| 1u64.checked_shl(i)) else {
                 any = u64::MAX;
@@ -40,21 +41,22 @@ impl Buckets {
             match text {
                 [first, second, ..] if *first != b'*' && *second != b'*' => {
                     by_byte[usize::from(*second)] |= bit;
+                    present[usize::from(*second >> 6)] |= 1 << (*second & 63);
                 }
                 _ => any |= bit,
             }
         }
-        let mut present = [0u64; 4];
+        // The present bytes' sets, in byte order: a walk of the present bits, not of all 256
+        // bytes (which was most of the build, 2.8 M instructions on the corpus).
         let mut before = [0u8; 4];
-        let mut sets = Vec::new();
-        for (b, &set) in by_byte.iter().enumerate() {
-            if b % 64 == 0 {
-                // At most 256 sets; a word's count before it is at most 192.
-                before[b / 64] = u8::try_from(sets.len()).unwrap_or(u8::MAX);
-            }
-            if set != 0 {
-                present[b / 64] |= 1 << (b % 64);
-                sets.push(set);
+        let mut sets = Vec::with_capacity(present.iter().map(|w| w.count_ones() as usize).sum());
+        for (w, &word) in present.iter().enumerate() {
+            // At most 256 sets; a word's count before it is at most 192.
+            before[w] = u8::try_from(sets.len()).unwrap_or(u8::MAX);
+            let mut bits = word;
+            while bits != 0 {
+                sets.push(by_byte[w * 64 + bits.trailing_zeros() as usize]);
+                bits &= bits - 1;
             }
         }
         Buckets {

@@ -24,7 +24,7 @@ use super::path::{
     request_path, request_target,
 };
 use super::pattern::{self, Compiled, Pairs};
-use super::prefix::PrefixIndex;
+use super::prefix::{self, PrefixIndex};
 use super::segments::GLOBS_BEFORE_INDEX;
 use super::usage::{self, Signals, Usage};
 use super::{run_at, Mode, ProductToken, Robots, Rule, RuleKind, RuleRef};
@@ -331,10 +331,20 @@ impl Sorted {
         }
     }
 
-    /// Sorts the rules of groups `gids` (in file order), whose slots are `slots` (every rule's,
-    /// in file order), and builds their lookup.
+    /// The literal prefix of `slot`'s text: a text without `*` (most: its star count is 0) is
+    /// its own, with no search for a `*` (the search cost the corpus's builds 2.9 M).
+    #[inline]
+    fn literal_prefix(slot: &Slot, arena: &[u8]) -> Range<u32> {
+        match slot.stars {
+            0 => slot.range(arena),
+            _ => prefix::literal_prefix(arena, slot.range(arena)),
+        }
+    }
+
+    /// Sorts the `rules` rules of groups `gids` (in file order), whose slots are `slots` (every
+    /// rule's, in file order), and builds their lookup.
     fn build(
-        gids: &[u32],
+        (gids, rules): (&[u32], usize),
         groups: &GroupTable,
         slots: &[Slot],
         arena: &[u8],
@@ -344,24 +354,25 @@ impl Sorted {
             .iter()
             .flat_map(|&g| groups.rules(g as usize))
             .map(|r| r as usize);
-        let mut order = Vec::new();
+        // Sized for the rules up front: growing the list and the keys was 1.5 M instructions
+        // of reallocation on the corpus.
+        let mut order = Vec::with_capacity(rules);
+        let mut scratch = SortScratch {
+            keys: Vec::with_capacity(rules),
+            counts: Vec::new(),
+        };
         let key = |r: usize| {
             slots
                 .get(r)
                 .map_or((0, false), |s| (s.priority(arena, mode), s.allow()))
         };
-        sort_rules(
-            ids,
-            &mut SortScratch::default(),
-            slots.len(),
-            key,
-            &mut order,
-        );
+        sort_rules(ids, &mut scratch, slots.len(), key, &mut order);
         // Positions of slots that exist (all of them: the groups' rules are the slots').
         order.retain(|&r| (r as usize) < slots.len());
         let sorted = || order.iter().map(|&r| &slots[r as usize]);
         if order.len() > INDEX_ABOVE {
-            let index = PrefixIndex::build(arena, sorted().map(|s| s.range(arena)));
+            let prefixes = sorted().map(|s| Sorted::literal_prefix(s, arena)).collect();
+            let index = PrefixIndex::from_prefixes(arena, prefixes);
             return Sorted {
                 near: Box::default(),
                 lookup: Some(Lookup::Prefixes(index, order.into_boxed_slice())),
@@ -963,7 +974,7 @@ impl Index {
     fn sorted<'a>(&'a self, entry: &'a Entry, gids: &[u32], robots: &Robots) -> &'a Sorted {
         entry.sorted.get_or_init(|| {
             Box::new(Sorted::build(
-                gids,
+                (gids, entry.rules as usize),
                 &robots.groups,
                 &self.slots,
                 robots.texts.as_bytes(),
@@ -1787,6 +1798,12 @@ mod first_check_tests {
             let robots = Robots::parse_with(&body, &options).robots;
             if let Some(s) = robots.index.slot(0) {
                 prop_assert_eq!(s.priority(robots.texts.as_bytes(), mode), compiled.priority);
+                // And its literal prefix, read from its star count, is the searched one.
+                let arena = robots.texts.as_bytes();
+                prop_assert_eq!(
+                    super::Sorted::literal_prefix(s, arena),
+                    super::prefix::literal_prefix(arena, s.range(arena))
+                );
             }
         }
     }

@@ -99,6 +99,13 @@ impl Node {
     }
 }
 
+/// The literal prefix (up to the first `*`) of the canonical text at `text` in `arena`.
+pub(crate) fn literal_prefix(arena: &[u8], text: Range<u32>) -> Range<u32> {
+    let bytes = &arena[text.start as usize..text.end as usize];
+    let lit = memchr::memchr(b'*', bytes).unwrap_or(bytes.len());
+    text.start..text.start + lit as u32
+}
+
 /// See the module docs.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PrefixIndex {
@@ -112,15 +119,14 @@ pub(crate) struct PrefixIndex {
 impl PrefixIndex {
     /// Builds the index of the rules whose canonical texts are `texts` (arena ranges, in
     /// precedence order).
+    #[cfg(test)]
     pub(crate) fn build(arena: &[u8], texts: impl Iterator<Item = Range<u32>>) -> PrefixIndex {
-        // Each rule's literal prefix, by position.
-        let prefixes: Vec<Range<u32>> = texts
-            .map(|r| {
-                let text = &arena[r.start as usize..r.end as usize];
-                let lit = memchr::memchr(b'*', text).unwrap_or(text.len());
-                r.start..r.start + lit as u32
-            })
-            .collect();
+        PrefixIndex::from_prefixes(arena, texts.map(|r| literal_prefix(arena, r)).collect())
+    }
+
+    /// Builds the index of the rules whose literal prefixes are `prefixes` (arena ranges, in
+    /// precedence order; see [`literal_prefix`]).
+    pub(crate) fn from_prefixes(arena: &[u8], prefixes: Vec<Range<u32>>) -> PrefixIndex {
         let chunks = prefixes
             .chunks(CHUNK)
             .enumerate()
@@ -204,15 +210,22 @@ impl Chunk {
         }
         let mut chunk = Chunk {
             base,
-            nodes: Vec::new(),
+            // At most a node a rule: no growing (shrunk below).
+            nodes: Vec::with_capacity(keyed.len()),
             rules: Vec::with_capacity(keyed.len()),
         };
         // Ancestors of the node being added, innermost last.
         let mut stack: Vec<u16> = Vec::new();
         let mut i = 0;
         while i < keyed.len() {
-            let text = prefix(keyed[i]);
-            while i < keyed.len() && bytes(&prefix(keyed[i])) == bytes(&text) {
+            let (head, text) = (keyed[i] >> 16, prefix(keyed[i]));
+            chunk.rules.push(pos(keyed[i]));
+            i += 1;
+            // Texts whose keys differ differ: only equal keys need a look at the texts.
+            while i < keyed.len()
+                && keyed[i] >> 16 == head
+                && bytes(&prefix(keyed[i])) == bytes(&text)
+            {
                 chunk.rules.push(pos(keyed[i]));
                 i += 1;
             }
