@@ -178,8 +178,13 @@ impl Slot {
     /// by the compiler. Always inlined: it is the hot loop's body, called from a few places.
     #[inline(always)]
     fn matches(&self, arena: &[u8], path: &mut Pairs<'_>, mask: u64) -> bool {
-        self.may_match(path.path(), mask)
-            && pattern::matches_path(self.text(arena), self.anchored(), self.wildcard(), path)
+        self.may_match(path.path(), mask) && self.matches_past_prefilter(arena, path)
+    }
+
+    /// [`Slot::matches`] for a rule already through the prefilter.
+    #[inline(always)]
+    fn matches_past_prefilter(&self, arena: &[u8], path: &mut Pairs<'_>) -> bool {
+        pattern::matches_path(self.text(arena), self.anchored(), self.wildcard(), path)
     }
 
     /// The prefilter: `false` when `path` (with [`canonical::byte_mask`] `mask`) lacks one of
@@ -188,7 +193,21 @@ impl Slot {
     /// instructions per check (`benches/tools/workload.rs check`), from how the loop was compiled.
     #[inline(always)]
     fn may_match(&self, path: &[u8], mask: u64) -> bool {
-        self.need & !(mask as u32) == 0 && self.min_len() as usize <= path.len()
+        Slot::has_needed(self.need, mask) && self.long_enough(path)
+    }
+
+    /// The prefilter's byte test, on a `need` read from the slot or from a sorted list that
+    /// keeps it beside the rule's position ([`Near`]): does a path with `mask` hold every
+    /// byte the pattern needs?
+    #[inline(always)]
+    fn has_needed(need: u32, mask: u64) -> bool {
+        need & !(mask as u32) == 0
+    }
+
+    /// The prefilter's length test: is `path` at least as long as the pattern's literal bytes?
+    #[inline(always)]
+    fn long_enough(&self, path: &[u8]) -> bool {
+        self.min_len() as usize <= path.len()
     }
 
     /// How many literal bytes a matching path has at least (0 when the stars were too many
@@ -1338,14 +1357,10 @@ impl<'a> AgentRules<'a> {
         // A list's rule (by position) that passes the prefilter (`Slot::may_match`, its
         // `need` read from the list, so that most rules cost no look at their slot).
         let candidate = |n: &Near| {
-            if n.need & !(mask as u32) != 0 {
+            if !Slot::has_needed(n.need, mask) {
                 return None;
             }
-            all.get(n.at as usize)
-                .filter(|s| s.min_len() as usize <= canon.len())
-        };
-        let matches = |s: &Slot, pairs: &mut Pairs<'_>| {
-            pattern::matches_path(s.text(arena), s.anchored(), s.wildcard(), pairs)
+            all.get(n.at as usize).filter(|s| s.long_enough(canon))
         };
         let near = &*sorted.near;
         let hit = match &sorted.lookup {
@@ -1354,7 +1369,7 @@ impl<'a> AgentRules<'a> {
                 let mut hit = None;
                 while set != 0 {
                     let s = near.get(set.trailing_zeros() as usize).and_then(candidate);
-                    if let Some(s) = s.filter(|s| matches(s, &mut pairs)) {
+                    if let Some(s) = s.filter(|s| s.matches_past_prefilter(arena, &mut pairs)) {
                         hit = Some(s);
                         break;
                     }
@@ -1416,7 +1431,7 @@ impl<'a> AgentRules<'a> {
             None => near
                 .iter()
                 .filter_map(candidate)
-                .find(|s| matches(s, &mut pairs)),
+                .find(|s| s.matches_past_prefilter(arena, &mut pairs)),
         };
         self.decided(hit)
     }

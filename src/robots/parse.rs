@@ -105,6 +105,12 @@ struct Builder<'a> {
 
 pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
     let limit = options.max_bytes.max(DEFAULT_MAX_BYTES);
+    let body_end = input.len().min(limit);
+    // Room for a rule in 16 bytes, in the vectors this parse fills (the others stay empty).
+    let (quiet_rules, loud_rules) = match options.diagnostics {
+        true => (0, body_end / 16),
+        false => (body_end / 16, 0),
+    };
     let mut b = Builder {
         input,
         mode: options.mode,
@@ -113,25 +119,13 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         // Rough sizes, to avoid most regrowth (a file of rules holds one in 30 bytes or so, and
         // one in 16 at most in the bench corpus; its values and their canonical texts up to
         // three quarters of its bytes); `finish` gives back the rest.
-        texts: String::with_capacity(input.len().min(limit) / 4 * 3),
+        texts: String::with_capacity(body_end / 4 * 3),
         spellings: Vec::new(),
         written: Vec::new(),
         last_spelling: [LastSpelling::NONE; 2],
-        slots: Vec::with_capacity(if options.diagnostics {
-            0
-        } else {
-            input.len().min(limit) / 16
-        }),
-        rules: Vec::with_capacity(if options.diagnostics {
-            input.len().min(limit) / 16
-        } else {
-            0
-        }),
-        compiled: Vec::with_capacity(if options.diagnostics {
-            input.len().min(limit) / 16
-        } else {
-            0
-        }),
+        slots: Vec::with_capacity(quiet_rules),
+        rules: Vec::with_capacity(loud_rules),
+        compiled: Vec::with_capacity(loud_rules),
         scratch: Vec::new(),
         // The agents' tokens, dropped after parsing: one `user-agent` line in about 500 bytes
         // of the bench corpus, its token about 8 bytes; room for four times that spares their
@@ -139,22 +133,18 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         // files, saved less). Not the group table, which is kept: reserved, then shrunk, it
         // cost more than its regrowth.
         groups: group::GroupTable::default(),
-        agent_text: String::with_capacity(input.len().min(limit) / 16),
-        agent_tokens: Vec::with_capacity(input.len().min(limit) / 128),
+        agent_text: String::with_capacity(body_end / 16),
+        agent_tokens: Vec::with_capacity(body_end / 128),
         sitemaps: Vec::new(),
         records: Vec::new(),
         state: State::Start,
         has_nul: memchr::memchr(0, input).is_some(),
         // SIMD validation: 1.5 M instructions of the corpus parse with `std::str::from_utf8`.
-        text: simdutf8::basic::from_utf8(&input[..input.len().min(limit)]).ok(),
+        text: simdutf8::basic::from_utf8(&input[..body_end]).ok(),
         usage: usage::Records::default(),
-        rule_spans: Vec::with_capacity(if options.diagnostics {
-            input.len().min(limit) / 16
-        } else {
-            0
-        }),
+        rule_spans: Vec::with_capacity(loud_rules),
         agent_spans: Vec::with_capacity(if options.diagnostics {
-            input.len().min(limit) / 256 + 4
+            body_end / 256 + 4
         } else {
             0
         }),
@@ -168,7 +158,6 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
     // google/robotstxt skips any prefix of the BOM (EF, EF BB, EF BB BF) at the very start.
     let mut pos = input.iter().zip(BOM).take_while(|(a, b)| a == b).count();
 
-    let body_end = input.len().min(limit);
     let truncated = input.len() > limit;
     b.check_html(pos, body_end);
 
