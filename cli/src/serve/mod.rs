@@ -16,7 +16,13 @@ pub fn serve(_: &ServeArgs, _: &mut Out) -> anyhow::Result<Status> {
 #[cfg(feature = "serve")]
 mod api;
 #[cfg(feature = "serve")]
+mod check;
+#[cfg(feature = "serve")]
 mod metrics;
+#[cfg(feature = "serve")]
+mod pace;
+#[cfg(feature = "serve")]
+mod robots;
 
 #[cfg(feature = "serve")]
 pub use enabled::serve;
@@ -45,6 +51,7 @@ mod enabled {
     use tower_http::trace::TraceLayer;
 
     use super::api::{self, ApiError, App};
+    use super::{check, pace, robots};
     use super::metrics::Metrics;
     use super::*;
     use crate::args::PolitenessKeyArg;
@@ -205,11 +212,11 @@ mod enabled {
             mode: settings.mode,
         });
         let guarded = Router::new()
-            .route("/v1/check", post(api::check))
-            .route("/v1/acquire", post(api::acquire))
-            .route("/v1/record", post(api::record))
-            .route("/v1/robots", get(api::robots))
-            .route("/v1/recrawl", post(api::recrawl))
+            .route("/v1/check", post(check::check))
+            .route("/v1/acquire", post(pace::acquire))
+            .route("/v1/record", post(pace::record))
+            .route("/v1/robots", get(robots::robots))
+            .route("/v1/recrawl", post(robots::recrawl))
             .route("/metrics", get(api::metrics))
             .route("/openapi.json", get(api::openapi))
             .route_layer(middleware::from_fn_with_state(app.clone(), authorize));

@@ -48,3 +48,9 @@ mod report_html; // the HTML report in headless Chromium
 mod report_html_ai; // the report's AI crawlers section in headless Chromium
 #[cfg(all(feature = "serve", feature = "redb", feature = "redis"))]
 mod serve; // `crawlgate serve` as a process: routes, limits, SIGTERM, replicas on Redis
+#[cfg(all(feature = "serve", feature = "redb", feature = "redis"))]
+mod serve_answers; // what a check, record or report answers: per URL, never a false refusal
+#[cfg(all(feature = "serve", feature = "redb", feature = "redis"))]
+mod serve_hostile; // slow, idle, cross-site and oversized traffic, to loopback, bounded
+#[cfg(all(feature = "serve", feature = "redb", feature = "redis"))]
+mod serve_pace; // slots and backoffs at a test site: two workers, two replicas on Redis

@@ -14,19 +14,19 @@ use crate::run::Dir;
 use crate::support::process::lines;
 use crate::support::{redis_server::RedisServer, Reply, TestServer};
 
-const ROBOTS: &str = "User-agent: *\nDisallow: /private\n";
+pub(crate) const ROBOTS: &str = "User-agent: *\nDisallow: /private\n";
 
-/// A running `crawlgate serve`; killed when dropped.
-struct Serve {
-    child: Child,
-    addr: String,
-    stdout: Receiver<String>,
+/// A running `crawlgate serve`; killed when dropped. (Shared with the other serve suites.)
+pub(crate) struct Serve {
+    pub(crate) child: Child,
+    pub(crate) addr: String,
+    pub(crate) stdout: Receiver<String>,
     _dir: Dir,
 }
 
 impl Serve {
     /// Starts `crawlgate serve --listen 127.0.0.1:0 ARGS…` and waits for its address.
-    fn start(args: &[&str]) -> Serve {
+    pub(crate) fn start(args: &[&str]) -> Serve {
         let dir = Dir::new();
         let mut all = vec!["serve", "--listen", "127.0.0.1:0"];
         all.extend_from_slice(args);
@@ -54,24 +54,24 @@ impl Serve {
         }
     }
 
-    fn get(&self, path: &str, token: Option<&str>) -> (u16, String) {
+    pub(crate) fn get(&self, path: &str, token: Option<&str>) -> (u16, String) {
         request(&self.addr, "GET", path, token, None)
     }
 
-    fn post(&self, path: &str, token: Option<&str>, body: &[u8]) -> (u16, String) {
+    pub(crate) fn post(&self, path: &str, token: Option<&str>, body: &[u8]) -> (u16, String) {
         request(&self.addr, "POST", path, token, Some(body))
     }
 
     /// POST `body` as JSON, expecting `status`; the answer as JSON.
     #[track_caller]
-    fn json(&self, path: &str, token: Option<&str>, body: Value, status: u16) -> Value {
+    pub(crate) fn json(&self, path: &str, token: Option<&str>, body: Value, status: u16) -> Value {
         let (code, text) = self.post(path, token, body.to_string().as_bytes());
         assert_eq!(code, status, "{path}: {text}");
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"))
     }
 
     /// A metric's value, from /metrics.
-    fn metric(&self, name: &str, token: Option<&str>) -> f64 {
+    pub(crate) fn metric(&self, name: &str, token: Option<&str>) -> f64 {
         let (code, text) = self.get("/metrics", token);
         assert_eq!(code, 200, "{text}");
         text.lines()
@@ -79,7 +79,7 @@ impl Serve {
             .unwrap_or_else(|| panic!("no {name} in {text}"))
     }
 
-    fn signal(&self, signal: &str) {
+    pub(crate) fn signal(&self, signal: &str) {
         let status = std::process::Command::new("kill")
             .args([signal, &self.child.id().to_string()])
             .status()
@@ -96,7 +96,7 @@ impl Drop for Serve {
 }
 
 /// One HTTP/1.1 request on a connection of its own; the status and the body.
-fn request(
+pub(crate) fn request(
     addr: &str,
     method: &str,
     path: &str,
@@ -126,7 +126,7 @@ fn request(
     parse(&raw)
 }
 
-fn parse(raw: &[u8]) -> (u16, String) {
+pub(crate) fn parse(raw: &[u8]) -> (u16, String) {
     let text = String::from_utf8_lossy(raw);
     let (head, body) = text
         .split_once("\r\n\r\n")
@@ -161,7 +161,7 @@ fn dechunk(mut body: &str) -> String {
 }
 
 /// A robots.txt server that counts its fetches; `delay` before each answer.
-fn robots_server(rt: &tokio::runtime::Runtime, delay: Option<Duration>) -> TestServer {
+pub(crate) fn robots_server(rt: &tokio::runtime::Runtime, delay: Option<Duration>) -> TestServer {
     rt.block_on(TestServer::start(move |req| {
         let reply = if req.path == "/robots.txt" {
             Reply::text(200, ROBOTS)
@@ -177,7 +177,7 @@ fn robots_server(rt: &tokio::runtime::Runtime, delay: Option<Duration>) -> TestS
 
 /// Waits (polling, bounded) until `ready` holds.
 #[track_caller]
-fn until(what: &str, mut ready: impl FnMut() -> bool) {
+pub(crate) fn until(what: &str, mut ready: impl FnMut() -> bool) {
     let start = Instant::now();
     while !ready() {
         assert!(start.elapsed() < Duration::from_secs(30), "never: {what}");
@@ -619,7 +619,7 @@ fn replicas_on_one_redis_fetch_each_origin_once_and_survive_a_kill() {
 }
 
 /// A robots.txt server whose robots.txt answers `status` (with the file when 200).
-fn answering(rt: &tokio::runtime::Runtime, status: u16) -> TestServer {
+pub(crate) fn answering(rt: &tokio::runtime::Runtime, status: u16) -> TestServer {
     rt.block_on(TestServer::start(move |req| {
         if req.path != "/robots.txt" {
             Reply::status(404)
@@ -632,7 +632,7 @@ fn answering(rt: &tokio::runtime::Runtime, status: u16) -> TestServer {
 }
 
 /// A labelled metric's value (`name{label="value"}`), from /metrics.
-fn labelled(text: &str, name: &str, label: &str, value: &str) -> u64 {
+pub(crate) fn labelled(text: &str, name: &str, label: &str, value: &str) -> u64 {
     let key = format!("{name}{{{label}=\"{value}\"}} ");
     text.lines()
         .find_map(|l| l.strip_prefix(&key)?.parse().ok())
