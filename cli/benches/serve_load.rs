@@ -3,7 +3,9 @@
 //! 64 keep-alive clients on the same machine.
 //!
 //! Prints: single-URL `POST /v1/check` requests/s with p50/p99 latency; URL checks/s in
-//! batches of 1,000; in-process `RobotsCache::check` calls/s on one thread; the service's
+//! batches of 1,000; single-URL `POST /v1/acquire` requests/s (each books a slot); with
+//! `SERVE_LOAD_BASELINE=/path/to/crawlgate`, the same service figures for that binary first,
+//! in the same run, and this build's as fractions of them; in-process `RobotsCache::check` calls/s on one thread; the service's
 //! figures as fractions of the in-process one (the measure to compare); resident memory
 //! per warm origin of the service and of the engine alone. Both memory figures are taken the
 //! same way, like with like: a fresh process (the service; this bench run again as a child
@@ -15,7 +17,7 @@
 //! the figures are the pair's, not the server's alone.
 //!
 //! Run: `cargo bench -p crawlgate-cli --bench serve_load` (`SERVE_LOAD_SECONDS`, default 10 per
-//! phase; `SERVE_LOAD_ORIGINS`, default 10,000).
+//! phase; `SERVE_LOAD_ORIGINS`, default 10,000; `SERVE_LOAD_BASELINE`, a binary to compare).
 
 #[path = "../../tests/support/mod.rs"]
 mod support;
@@ -106,37 +108,44 @@ fn engine_memory(port: u16, origins: u64) {
     });
 }
 
-fn main() {
-    let origins = env_num("SERVE_LOAD_ORIGINS", 10_000);
-    if let Some(port) = std::env::var("SERVE_LOAD_ENGINE_PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-    {
-        engine_memory(port, origins);
-        return;
-    }
-    let seconds = env_num("SERVE_LOAD_SECONDS", 10);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    // One server for every loopback host; the robots.txt names its host in a comment.
-    let server = rt.block_on(support::TestServer::start_on("0.0.0.0", |req| {
-        if req.path == "/robots.txt" {
-            support::Reply::text(
-                200,
-                "User-agent: *\nDisallow: /private\nAllow: /private/open\nDisallow: /*.pdf$\n",
-            )
-        } else {
-            support::Reply::status(404)
-        }
-    }));
-    let port = server.addr.port();
-    let url = |i: u64, path: &str| format!("http://{}:{port}{path}", host(i));
+/// One binary's service figures.
+struct Figures {
+    warm_s: f64,
+    check_rps: f64,
+    check_p50: f64,
+    check_p99: f64,
+    batch_rps: f64,
+    batch_ups: f64,
+    batch_p50: f64,
+    batch_p99: f64,
+    acquire_rps: f64,
+    acquire_p50: f64,
+    acquire_p99: f64,
+    rss_before: u64,
+    rss_after: u64,
+}
 
+/// The route a load phase drives.
+#[derive(Clone, Copy)]
+enum Route {
+    /// `POST /v1/check` with this many URLs a request.
+    Check(usize),
+    /// `POST /v1/acquire`, one URL a request, never the same URL twice (each books a slot).
+    Acquire,
+}
+
+/// Starts `bin serve` on a fresh state, warms every origin through it, then drives each phase
+/// for `seconds` with [`CLIENTS`] keep-alive clients; the service is stopped after.
+fn service_phases(
+    rt: &tokio::runtime::Runtime,
+    bin: &str,
+    port: u16,
+    origins: u64,
+    seconds: u64,
+) -> Figures {
+    let url = |i: u64, path: &str| format!("http://{}:{port}{path}", host(i));
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_crawlgate"))
+    let mut child = Command::new(bin)
         .args([
             "serve",
             "--listen",
@@ -191,13 +200,9 @@ fn main() {
     });
     let warm_s = warm.elapsed().as_secs_f64();
     let rss_after = rss_kib(child.id());
-    println!(
-        "warm: {origins} origins fetched through the service in {warm_s:.1} s; robots.txt requests served: {}",
-        server.hits()
-    );
 
-    // Single-URL requests, 64 clients, for `seconds`.
-    let single = |batch: usize| {
+    // `CLIENTS` clients, for `seconds`: requests/s, URLs/s, p50 and p99 in ms.
+    let phase = |route: Route| {
         let stop = Arc::new(AtomicBool::new(false));
         let done = Arc::new(AtomicU64::new(0));
         let started = Instant::now();
@@ -222,13 +227,27 @@ fn main() {
                     let mut lat = Vec::new();
                     let mut k = 0;
                     while !stop.load(Ordering::Relaxed) {
-                        let slice: Vec<&String> =
-                            (0..batch).map(|j| &urls[(k + j) % urls.len()]).collect();
-                        k += batch;
-                        let body = serde_json::json!({"agent": "bot", "urls": slice});
+                        let (path, body, n) = match route {
+                            Route::Check(batch) => {
+                                let slice: Vec<&String> =
+                                    (0..batch).map(|j| &urls[(k + j) % urls.len()]).collect();
+                                k += batch;
+                                let body = serde_json::json!({"agent": "bot", "urls": slice});
+                                ("/v1/check", body, batch)
+                            }
+                            Route::Acquire => {
+                                // A page of its own each time (an allowed one), so that every
+                                // request books a slot rather than finding its pending one.
+                                let i = (k as u64 * 7919 + c as u64 * 104_729) % origins;
+                                let u = format!("http://{}:{port}/page/{c}/{k}", host(i));
+                                k += 1;
+                                let body = serde_json::json!({"agent": "bot", "url": u});
+                                ("/v1/acquire", body, 1)
+                            }
+                        };
                         let t = Instant::now();
                         let r = client
-                            .post(format!("{base}/v1/check"))
+                            .post(format!("{base}{path}"))
                             .json(&body)
                             .send()
                             .await;
@@ -238,7 +257,7 @@ fn main() {
                         };
                         assert!(ok, "a request failed under load");
                         lat.push(t.elapsed().as_micros() as u64);
-                        done.fetch_add(batch as u64, Ordering::Relaxed);
+                        done.fetch_add(n as u64, Ordering::Relaxed);
                     }
                     lat
                 }));
@@ -261,16 +280,101 @@ fn main() {
             percentile(&lat, 0.99),
         )
     };
-    let (rps, _, p50, p99) = single(1);
-    let single_rps = rps;
-    println!(
-        "single-URL POST /v1/check, {CLIENTS} keep-alive clients: {rps:.0} requests/s, p50 {p50:.2} ms, p99 {p99:.2} ms"
+    let (check_rps, _, check_p50, check_p99) = phase(Route::Check(1));
+    let (batch_rps, batch_ups, batch_p50, batch_p99) = phase(Route::Check(BATCH));
+    let (acquire_rps, _, acquire_p50, acquire_p99) = phase(Route::Acquire);
+    let _ = child.kill();
+    let _ = child.wait();
+    Figures {
+        warm_s,
+        check_rps,
+        check_p50,
+        check_p99,
+        batch_rps,
+        batch_ups,
+        batch_p50,
+        batch_p99,
+        acquire_rps,
+        acquire_p50,
+        acquire_p99,
+        rss_before,
+        rss_after,
+    }
+}
+
+fn main() {
+    let origins = env_num("SERVE_LOAD_ORIGINS", 10_000);
+    if let Some(port) = std::env::var("SERVE_LOAD_ENGINE_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+    {
+        engine_memory(port, origins);
+        return;
+    }
+    let seconds = env_num("SERVE_LOAD_SECONDS", 10);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    // One server for every loopback host; the robots.txt names its host in a comment.
+    let server = rt.block_on(support::TestServer::start_on("0.0.0.0", |req| {
+        if req.path == "/robots.txt" {
+            support::Reply::text(
+                200,
+                "User-agent: *\nDisallow: /private\nAllow: /private/open\nDisallow: /*.pdf$\n",
+            )
+        } else {
+            support::Reply::status(404)
+        }
+    }));
+    let port = server.addr.port();
+    let url = |i: u64, path: &str| format!("http://{}:{port}{path}", host(i));
+
+    // The service phases for each binary, in this run: a baseline first when one is given
+    // (`SERVE_LOAD_BASELINE=/path/to/crawlgate`, say the last release), then this build.
+    let mut runs = Vec::new();
+    if let Ok(baseline) = std::env::var("SERVE_LOAD_BASELINE") {
+        runs.push((
+            "baseline",
+            service_phases(&rt, &baseline, port, origins, seconds),
+        ));
+    }
+    let this = service_phases(&rt, env!("CARGO_BIN_EXE_crawlgate"), port, origins, seconds);
+    let (single_rps, batched_ups, rss_before, rss_after) = (
+        this.check_rps,
+        this.batch_ups,
+        this.rss_before,
+        this.rss_after,
     );
-    let (rps, ups, p50, p99) = single(BATCH);
-    let batched_ups = ups;
-    println!(
-        "batches of {BATCH} URLs, {CLIENTS} clients: {ups:.0} URL checks/s ({rps:.0} requests/s), p50 {p50:.2} ms, p99 {p99:.2} ms"
-    );
+    runs.push(("this build", this));
+    for (name, f) in &runs {
+        println!("== {name}");
+        println!(
+            "warm: {origins} origins fetched through the service in {:.1} s",
+            f.warm_s
+        );
+        println!(
+            "single-URL POST /v1/check, {CLIENTS} keep-alive clients: {:.0} requests/s, p50 {:.2} ms, p99 {:.2} ms",
+            f.check_rps, f.check_p50, f.check_p99
+        );
+        println!(
+            "batches of {BATCH} URLs, {CLIENTS} clients: {:.0} URL checks/s ({:.0} requests/s), p50 {:.2} ms, p99 {:.2} ms",
+            f.batch_ups, f.batch_rps, f.batch_p50, f.batch_p99
+        );
+        println!(
+            "single-URL POST /v1/acquire, {CLIENTS} keep-alive clients: {:.0} requests/s, p50 {:.2} ms, p99 {:.2} ms",
+            f.acquire_rps, f.acquire_p50, f.acquire_p99
+        );
+    }
+    if let [(_, before), (_, after)] = &runs[..] {
+        println!(
+            "this build / baseline: single-URL checks {:.3}, batched URL checks {:.3}, acquires {:.3}",
+            after.check_rps / before.check_rps,
+            after.batch_ups / before.batch_ups,
+            after.acquire_rps / before.acquire_rps
+        );
+    }
 
     // The engine in this process on the same origins: check() on one thread.
     let token = ProductToken::new("bot").expect("token");
@@ -332,6 +436,4 @@ fn main() {
         "resident memory per warm origin: service {service:.0} bytes, engine alone {engine:.0} bytes (service / engine {:.2})",
         service / engine.max(1.0)
     );
-    let _ = child.kill();
-    let _ = child.wait();
 }
