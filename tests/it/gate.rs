@@ -846,18 +846,29 @@ async fn slots_reserved_without_waiting_keep_the_schedule() {
 #[tokio::test]
 async fn a_confirmed_slot_stands_unless_a_backoff_reaches_it() {
     let (cache, clock) = engine(no_default_delay());
-    rules(&cache, "http://pace.test", "User-agent: *\nCrawl-delay: 2\n").await;
+    rules(
+        &cache,
+        "http://pace.test",
+        "User-agent: *\nCrawl-delay: 2\n",
+    )
+    .await;
     let url = "http://pace.test/a";
     let first = cache.reserve_slot(&bot(), url).await.expect("allowed");
     let second = cache.reserve_slot(&bot(), url).await.expect("allowed");
     assert!(first.renewed && second.renewed);
-    assert_eq!((first.wait, second.wait), (Duration::ZERO, Duration::from_secs(2)));
+    assert_eq!(
+        (first.wait, second.wait),
+        (Duration::ZERO, Duration::from_secs(2))
+    );
     let second_at = second.at + second.wait;
 
     // Asked again before its time, the slot stands and nothing new is booked.
     clock.set(UNIX_EPOCH + Duration::from_secs(T0 + 1));
     for _ in 0..3 {
-        let again = cache.confirm_slot(&bot(), url, second_at).await.expect("allowed");
+        let again = cache
+            .confirm_slot(&bot(), url, second_at)
+            .await
+            .expect("allowed");
         assert!(!again.renewed);
         assert_eq!(again.wait, Duration::from_secs(1));
     }
@@ -872,21 +883,33 @@ async fn a_confirmed_slot_stands_unless_a_backoff_reaches_it() {
         cache.record_fetch(&origin, 429, Some(rfc)).await,
         Recorded::BackedOff(Duration::from_secs(5))
     );
-    assert_eq!(cache.backoff_left(&second.key).await, Duration::from_secs(5));
-    let void = cache.confirm_slot(&bot(), url, second_at).await.expect("allowed");
+    assert_eq!(
+        cache.backoff_left(&second.key).await,
+        Duration::from_secs(5)
+    );
+    let void = cache
+        .confirm_slot(&bot(), url, second_at)
+        .await
+        .expect("allowed");
     assert!(void.renewed);
     assert_eq!(since_t0(void.at + void.wait), 6.0);
 
     // At its time, with the backoff over, the new slot stands: fetch now.
     clock.set(void.at + void.wait);
     assert_eq!(cache.backoff_left(&second.key).await, Duration::ZERO);
-    let now = cache.confirm_slot(&bot(), url, void.at + void.wait).await.expect("allowed");
+    let now = cache
+        .confirm_slot(&bot(), url, void.at + void.wait)
+        .await
+        .expect("allowed");
     assert!(!now.renewed);
     assert_eq!(now.wait, Duration::ZERO);
 
     // Long past its time (more than a spacing), a slot is void: the slots after it are booked.
     clock.set(UNIX_EPOCH + Duration::from_secs(T0 + 60));
-    let stale = cache.confirm_slot(&bot(), url, second_at).await.expect("allowed");
+    let stale = cache
+        .confirm_slot(&bot(), url, second_at)
+        .await
+        .expect("allowed");
     assert!(stale.renewed);
 
     // An HTTP-date is read on the engine's clock: 30 s from now.

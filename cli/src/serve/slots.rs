@@ -64,7 +64,8 @@ impl SlotId {
         ) else {
             return None;
         };
-        let digits = |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
+        let digits =
+            |s: &str| !s.is_empty() && s.len() <= 20 && s.bytes().all(|b| b.is_ascii_digit());
         if !digits(at) || !digits(reserved) {
             return None;
         }
@@ -72,9 +73,8 @@ impl SlotId {
             at_ms: at.parse().ok()?,
             reserved_ms: reserved.parse().ok()?,
         };
-        (slot.reserved_ms <= slot.at_ms
-            && given == check(slot.at_ms, slot.reserved_ms, token, url))
-        .then_some(slot)
+        (slot.reserved_ms <= slot.at_ms && given == check(slot.at_ms, slot.reserved_ms, token, url))
+            .then_some(slot)
     }
 }
 
@@ -94,11 +94,7 @@ fn check(at_ms: u64, reserved_ms: u64, token: &ProductToken, url: &str) -> Strin
     hash.update(token.as_str().as_bytes());
     hash.update(url.as_bytes());
     let digest = hash.finalize();
-    digest
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 /// The caller a pending slot belongs to: SHA-256 of (token, URL), so that a long URL costs
@@ -227,8 +223,18 @@ mod tests {
         assert_eq!(SlotId::decode(&id, &bot, "http://a.test/x"), Some(slot));
         assert_eq!(SlotId::decode(&id, &other, "http://a.test/x"), None);
         assert_eq!(SlotId::decode(&id, &bot, "http://a.test/y"), None);
-        for garbled in ["", "v1", "v2.2000500.1000000.00", &id[..id.len() - 1], &format!("{id}.0")] {
-            assert_eq!(SlotId::decode(garbled, &bot, "http://a.test/x"), None, "{garbled}");
+        for garbled in [
+            "",
+            "v1",
+            "v2.2000500.1000000.00",
+            &id[..id.len() - 1],
+            &format!("{id}.0"),
+        ] {
+            assert_eq!(
+                SlotId::decode(garbled, &bot, "http://a.test/x"),
+                None,
+                "{garbled}"
+            );
         }
     }
 

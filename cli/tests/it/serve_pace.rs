@@ -107,7 +107,10 @@ fn worker(addr: String, site: String, name: &'static str, pages: usize) {
         let url = format!("{site}/{name}/{i}");
         let mut slot = Value::Null;
         loop {
-            assert!(started.elapsed() < Duration::from_secs(30), "{name}: no permit");
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "{name}: no permit"
+            );
             let mut body = json!({"agent": "bot", "url": url, "wait": true});
             if slot.is_string() {
                 body["slot"] = slot.clone();
@@ -157,7 +160,10 @@ fn two_workers_at_a_limited_site(addrs: [String; 2]) {
     let first = log[0].0;
     for (i, (at, path)) in log.iter().enumerate() {
         let status = if i == 2 { " 429 Retry-After: 2" } else { "" };
-        eprintln!("arrival {i}: {:>6.3} s {path}{status}", at.duration_since(first).as_secs_f64());
+        eprintln!(
+            "arrival {i}: {:>6.3} s {path}{status}",
+            at.duration_since(first).as_secs_f64()
+        );
     }
     let limited = log[2].0;
     for (at, path) in &log[3..] {
@@ -223,14 +229,21 @@ fn asking_again_books_no_other_slot() {
     // The first worker's slot (2 s), then the second's (4 s).
     let b = acquire(&site.url("/b"), None);
     let c = acquire(&site.url("/c"), None);
-    assert_eq!((b["permit"].clone(), c["permit"].clone()), (json!(false), json!(false)));
+    assert_eq!(
+        (b["permit"].clone(), c["permit"].clone()),
+        (json!(false), json!(false))
+    );
     assert_ne!(b["not_before"], c["not_before"]);
     // The first worker asks again and again, with its id and without: the same slot, and the
     // second worker's slot stays where it was.
     for slot in [None, Some(&b["slot"]), None, Some(&b["slot"])] {
         let again = acquire(&site.url("/b"), slot);
         assert_eq!(
-            (again["slot"].clone(), again["not_before"].clone(), again["permit"].clone()),
+            (
+                again["slot"].clone(),
+                again["not_before"].clone(),
+                again["permit"].clone()
+            ),
             (b["slot"].clone(), b["not_before"].clone(), json!(false)),
             "{again}"
         );
@@ -242,9 +255,16 @@ fn asking_again_books_no_other_slot() {
     let d = acquire(&site.url("/d"), None);
     let at = |v: &Value| -> u64 {
         let id = v["slot"].as_str().expect("slot");
-        id.split('.').nth(1).and_then(|s| s.parse().ok()).expect("the slot's time")
+        id.split('.')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("the slot's time")
     };
-    assert_eq!((at(&c) - at(&b), at(&d) - at(&c)), (2_000, 2_000), "{b} {c} {d}");
+    assert_eq!(
+        (at(&c) - at(&b), at(&d) - at(&c)),
+        (2_000, 2_000),
+        "{b} {c} {d}"
+    );
     let ms = |v: &Value| v["wait_ms"].as_u64().expect("wait_ms");
 
     // A garbled id, or one of another URL or agent: 400 naming `slot`.
@@ -261,13 +281,21 @@ fn asking_again_books_no_other_slot() {
     // At its time the slot is the permit, once: asked again, its fetch is done, a new slot.
     std::thread::sleep(Duration::from_millis(ms(&b) + 20));
     let now = acquire(&site.url("/b"), Some(&b["slot"]));
-    assert_eq!((now["permit"].clone(), now["slot"].clone()), (json!(true), b["slot"].clone()), "{now}");
+    assert_eq!(
+        (now["permit"].clone(), now["slot"].clone()),
+        (json!(true), b["slot"].clone()),
+        "{now}"
+    );
     let next = acquire(&site.url("/b"), Some(&b["slot"]));
     assert_eq!(next["permit"], false, "{next}");
     assert_ne!(next["slot"], b["slot"], "{next}");
     // A disallowed URL: no slot.
     let p = acquire(&site.url("/private/x"), None);
-    assert_eq!((p["allowed"].clone(), p["slot"].clone()), (json!(false), Value::Null), "{p}");
+    assert_eq!(
+        (p["allowed"].clone(), p["slot"].clone()),
+        (json!(false), Value::Null),
+        "{p}"
+    );
 }
 
 #[test]
@@ -287,7 +315,10 @@ fn a_wait_past_max_wait_is_answered_at_once() {
     let asked = Instant::now();
     let (head, b) = post(&serve, "/v1/acquire", body("/b"), 200);
     let took = asked.elapsed();
-    assert!(took < Duration::from_millis(700), "held {took:?} for a slot 5 s out");
+    assert!(
+        took < Duration::from_millis(700),
+        "held {took:?} for a slot 5 s out"
+    );
     assert_eq!(b["permit"], false, "{b}");
     assert!(b["slot"].is_string(), "{b}");
     let wait = b["wait_ms"].as_u64().expect("wait_ms");
@@ -310,7 +341,9 @@ fn http_date(t: SystemTime) -> String {
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
     let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(days % 7) as usize];
-    let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    let months = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
     format!(
         "{weekday}, {day:02} {} {year} {:02}:{:02}:{:02} GMT",
         months[(month - 1) as usize],
@@ -325,7 +358,15 @@ fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_
     let rt = crate::support::runtime(1);
     let sites: Vec<TestServer> = (0..3).map(|_| paced_site(&rt)).collect();
     let serve = Serve::start(&["--no-state", "--allow-private"]);
-    let acquire = |url: String| post(&serve, "/v1/acquire", json!({"agent": "bot", "url": url}), 200).1;
+    let acquire = |url: String| {
+        post(
+            &serve,
+            "/v1/acquire",
+            json!({"agent": "bot", "url": url}),
+            200,
+        )
+        .1
+    };
 
     // Seconds as a string, and an HTTP-date 10 s out: the origin backed off that long.
     let date = http_date(SystemTime::now() + Duration::from_secs(10));
@@ -339,11 +380,21 @@ fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_
         let backoff = r["backoff_ms"].as_u64().expect("backoff_ms");
         assert!((low..=high).contains(&backoff), "{retry_after}: {r}");
         let next = acquire(site.url("/b"));
-        assert!(next["wait_ms"].as_u64().is_some_and(|w| w + 1_000 >= low), "{next}");
+        assert!(
+            next["wait_ms"].as_u64().is_some_and(|w| w + 1_000 >= low),
+            "{next}"
+        );
     }
 
     // What is not a Retry-After value: 400 naming `retry_after`.
-    for bad in [json!("soon"), json!("-5"), json!("5.5"), json!(-5), json!(1.5), json!(true)] {
+    for bad in [
+        json!("soon"),
+        json!("-5"),
+        json!("5.5"),
+        json!(-5),
+        json!(1.5),
+        json!(true),
+    ] {
         let record = json!({"url": sites[0].url("/a"), "status": 429, "retry_after": bad});
         let (_, v) = post(&serve, "/v1/record", record, 400);
         assert_eq!(v["error"]["field"], "retry_after", "{bad}: {v}");
@@ -365,9 +416,17 @@ fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_
         "{v}"
     );
     assert_eq!(fresh.hits_on("/robots.txt"), 0);
-    let (_, v) = post(&serve, "/v1/check", json!({"agent": "bot", "urls": [fresh.url("/a")]}), 200);
+    let (_, v) = post(
+        &serve,
+        "/v1/check",
+        json!({"agent": "bot", "urls": [fresh.url("/a")]}),
+        200,
+    );
     assert_eq!(
-        (v["results"][0]["allowed"].clone(), v["results"][0]["reason"].clone()),
+        (
+            v["results"][0]["allowed"].clone(),
+            v["results"][0]["reason"].clone()
+        ),
         (json!(true), json!("fetched")),
         "{v}"
     );
