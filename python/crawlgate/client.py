@@ -15,8 +15,9 @@ from __future__ import annotations
 import http.client
 import json
 import threading
+import time
 import urllib.parse
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Union
 
 __all__ = ["Client", "ServiceError"]
 
@@ -120,17 +121,46 @@ class Client:
         """Whether ``agent`` may fetch ``url`` now."""
         return bool(self.check(agent, [url])[0]["allowed"])
 
-    def acquire(self, agent: str, url: str, *, wait: bool = False) -> Dict[str, Any]:
-        """Checks ``url`` and reserves its origin's next fetch slot: ``permit`` true to fetch
-        now, else ``not_before`` / ``wait_ms`` (``wait=True`` waits for it on the server, up
-        to its ``--max-wait``)."""
-        result: Dict[str, Any] = self._request(
-            "POST", "/v1/acquire", {"agent": agent, "url": url, "wait": wait})
+    def acquire(self, agent: str, url: str, *, wait: bool = False, slot: Optional[str] = None
+                ) -> Dict[str, Any]:
+        """Checks ``url`` and gives its slot of the origin's schedule. Only ``permit`` true is
+        leave to fetch; otherwise wait ``wait_ms`` and ask again with ``slot=answer["slot"]``
+        (asking again books nothing new; at its time the slot is confirmed against a backoff
+        recorded meanwhile). ``wait=True`` waits on the server when the slot comes within its
+        ``--max-wait``. :meth:`wait_for_permit` does the asking again."""
+        body: Dict[str, Any] = {"agent": agent, "url": url, "wait": wait}
+        if slot is not None:
+            body["slot"] = slot
+        result: Dict[str, Any] = self._request("POST", "/v1/acquire", body)
         return result
 
-    def record(self, url: str, status: int, *, retry_after: Optional[int] = None
+    def wait_for_permit(self, agent: str, url: str, *, deadline: Optional[float] = None
+                        ) -> Optional[Dict[str, Any]]:
+        """Asks for ``url``'s slot until the permit comes (sending the slot id back, sleeping
+        ``wait_ms`` here between asks, so that ``deadline`` holds whatever the server's
+        ``--max-wait``): the answer with ``permit`` true, or ``None`` when robots.txt disallows
+        the URL. ``deadline`` bounds the wait, in seconds: :class:`TimeoutError` when the
+        permit would come later. It never returns an answer that is not a permit."""
+        end = None if deadline is None else time.monotonic() + deadline
+        slot: Optional[str] = None
+        while True:
+            answer = self.acquire(agent, url, slot=slot)
+            if answer["permit"]:
+                return answer
+            if not answer["allowed"]:
+                return None
+            slot = answer["slot"]
+            nap = answer["wait_ms"] / 1000
+            if end is not None and time.monotonic() + nap > end:
+                raise TimeoutError(f"no permit for {url} within {deadline} s "
+                                   f"(the slot comes at {answer['not_before']})")
+            time.sleep(nap)
+
+    def record(self, url: str, status: int, *, retry_after: Union[int, str, None] = None
                ) -> Dict[str, Any]:
-        """Records how a fetch went (a 429 or 503 backs the origin off for every replica)."""
+        """Records how a fetch went (a 429 or 503 backs the origin off for every replica).
+        ``retry_after`` is the response's ``Retry-After`` as sent: seconds (``int`` or digits)
+        or an HTTP-date."""
         body: Dict[str, Any] = {"url": url, "status": status}
         if retry_after is not None:
             body["retry_after"] = retry_after

@@ -81,3 +81,53 @@ def test_errors_are_raised_with_their_field(site: Site, service: str) -> None:
         assert denied.value.status == 401 and denied.value.code == "unauthorized"
     with pytest.raises(ValueError):
         Client("ftp://example.com")
+
+
+def test_asking_again_keeps_the_slot_and_the_permit_waits_for_a_backoff(site: Site, service: str) -> None:
+    import time
+    import urllib.error
+    import urllib.request
+    from email.utils import formatdate
+
+    site.routes["/limited"] = (429, b"slow down", {"Retry-After": "2"})
+    with Client(f"http://{service}", token=TOKEN) as client:
+        first = client.wait_for_permit("bot", site.url("/a"), deadline=10)
+        assert first is not None and first["permit"] is True
+        # Asking again (with the id or without it) repeats the slot: nothing new is booked.
+        b = client.acquire("bot", site.url("/b"))
+        assert b["permit"] is False and b["slot"]
+        for slot in (None, b["slot"]):
+            again = client.acquire("bot", site.url("/b"), slot=slot)
+            assert (again["slot"], again["not_before"]) == (b["slot"], b["not_before"])
+        # The page answers 429 with Retry-After: 2, recorded as the header says it.
+        try:
+            urllib.request.urlopen(site.url("/limited"), timeout=10)
+            raise AssertionError("no 429")
+        except urllib.error.HTTPError as e:
+            status, retry_after = e.code, e.headers.get("Retry-After")
+        recorded = client.record(site.url("/limited"), status, retry_after=retry_after)
+        assert recorded["recorded"] == "backed-off" and recorded["backoff_ms"] == 2000
+        backed_off_at = time.monotonic()
+        # The slot held for /b came before the backoff's end: the permit comes after it.
+        permit = client.wait_for_permit("bot", site.url("/b"), deadline=10)
+        assert permit is not None and permit["permit"] is True
+        assert time.monotonic() - backed_off_at >= 1.9
+        assert permit["slot"] != b["slot"]
+        # An HTTP-date is read as servers send it; a deadline shorter than the wait raises.
+        recorded = client.record(site.url("/b"), 503, retry_after=formatdate(time.time() + 30, usegmt=True))
+        assert 28000 <= recorded["backoff_ms"] <= 30000
+        with pytest.raises(TimeoutError):
+            client.wait_for_permit("bot", site.url("/c"), deadline=0.5)
+        assert client.wait_for_permit("bot", site.url("/private/x"), deadline=1) is None
+        with pytest.raises(ServiceError) as bad:
+            client.record(site.url("/b"), 429, retry_after="soon")
+        assert (bad.value.status, bad.value.field) == (400, "retry_after")
+        # A record for an origin never checked stands for nothing: refused, nothing written.
+        other = Site("127.0.0.1", {"/robots.txt": text(200, b"User-agent: *\n")})
+        try:
+            with pytest.raises(ServiceError) as unchecked:
+                client.record(other.url("/a"), 503, retry_after=60)
+            assert (unchecked.value.status, unchecked.value.code) == (409, "not-checked")
+            assert client.check("bot", [other.url("/a")])[0]["allowed"] is True
+        finally:
+            other.close()

@@ -199,18 +199,83 @@ impl RobotsCache {
             });
         }
         let key = self.politeness_key(&answer.origin).await;
+        Ok(self.new_slot(answer, key).await)
+    }
+
+    /// Confirms a slot of `url` from [`RobotsCache::reserve_slot`] that comes at `slot_at`,
+    /// for a caller that waited elsewhere and asks again before it fetches: `url` is checked
+    /// again (refused if robots.txt disallows it now) and the key's backoff read again, as
+    /// [`RobotsCache::acquire`] does when its sleep ends. The slot stands unless a backoff
+    /// still runs at its time (a 429 or 503 recorded after it was reserved), the site's
+    /// `Visit-time` window is closed then, or it passed more than a spacing ago (the slots
+    /// after it are booked: fetching now could crowd one). A slot that does not stand is void:
+    /// a new one is reserved in its place, after the backoff ([`Slot::renewed`]). Either way
+    /// [`Slot::wait`] runs from now to the slot (zero: fetch now). Nothing is reserved for a
+    /// slot that stands, so asking again does not push anyone's slot back.
+    pub async fn confirm_slot(
+        &self,
+        token: &ProductToken,
+        url: &str,
+        slot_at: SystemTime,
+    ) -> Result<Slot, Refused> {
+        let answer = self.check(token, url).await?;
+        if !answer.allowed {
+            return Err(Refused::Disallowed {
+                url: url.to_owned(),
+                answer: Box::new(answer),
+            });
+        }
+        let key = self.politeness_key(&answer.origin).await;
+        let now = self.clock().now();
+        let spacing = self.spacing_of(&answer, now);
+        let left = self.backed_off(&key).await;
+        let backed_off = !left.is_zero() && now + left > slot_at;
+        let closed = !self.visit_wait(&answer, slot_at.max(now)).is_zero();
+        let late = now
+            .duration_since(slot_at)
+            .is_ok_and(|late| late > spacing.delay);
+        if backed_off || closed || late {
+            return Ok(self.new_slot(answer, key).await);
+        }
+        Ok(Slot {
+            answer,
+            key,
+            spacing,
+            at: now,
+            wait: slot_at.duration_since(now).unwrap_or(Duration::ZERO),
+            renewed: false,
+        })
+    }
+
+    /// How long `key` is still backed off after a 429 or 503 (zero: not): the store's word,
+    /// shared by every process on it, else the process's own.
+    pub async fn backoff_left(&self, key: &PoliteKey) -> Duration {
+        self.backed_off(key).await
+    }
+
+    /// `Retry-After` as a response sends it (delta-seconds or an HTTP-date, measured on the
+    /// engine's clock), for a caller that records a fetch made elsewhere
+    /// ([`RobotsCache::record_fetch`]); `None` when it is neither. Read as
+    /// [`Permit::record_response`] reads the header.
+    pub fn retry_after(&self, value: &str) -> Option<Duration> {
+        crate::http::headers::retry_after_value(value, self.clock().now())
+    }
+
+    /// The key's next slot for `answer`'s URL, reserved now.
+    async fn new_slot(&self, answer: Answer, key: PoliteKey) -> Slot {
         let at = self.clock().now();
         // Outside the site's Visit-time window, the slot is taken at its opening.
         let closed = self.visit_wait(&answer, at);
         let spacing = self.spacing_of(&answer, at + closed);
         let reservation = self.reserve(&key, at + closed, spacing.delay).await;
-        Ok(Slot {
+        Slot {
             answer,
             key,
             spacing,
             at,
             wait: closed + reservation.wait,
-        })
+            renewed: true,
+        }
     }
 
     /// Records how a fetch from `origin` went, for a slot from [`RobotsCache::reserve_slot`]
@@ -353,10 +418,13 @@ pub struct Slot {
     pub key: PoliteKey,
     /// The spacing the slot was reserved with, and whether the cap applied.
     pub spacing: Spacing,
-    /// When it was reserved (the engine's clock).
+    /// When it was reserved, or confirmed (the engine's clock).
     pub at: SystemTime,
     /// How long from `at` until the slot comes (zero: now).
     pub wait: Duration,
+    /// Whether the slot was reserved by this call: always from [`RobotsCache::reserve_slot`];
+    /// from [`RobotsCache::confirm_slot`], when the slot asked about was void.
+    pub renewed: bool,
 }
 
 /// Leave to fetch one URL now, from [`RobotsCache::acquire`]. Holds one of its politeness

@@ -110,7 +110,13 @@ pub(crate) fn max_age(headers: &HeaderMap) -> Option<Duration> {
 /// `Retry-After`: delta-seconds, or an HTTP-date turned into the time left from `now` (zero
 /// if it has passed).
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
-    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    retry_after_value(headers.get(RETRY_AFTER)?.to_str().ok()?, now)
+}
+
+/// One `Retry-After` value: delta-seconds, or an HTTP-date turned into the time left from
+/// `now` (zero if it has passed).
+pub(crate) fn retry_after_value(value: &str, now: SystemTime) -> Option<Duration> {
+    let value = value.trim();
     if let Some(d) = delta_seconds(value) {
         return Some(d);
     }

@@ -842,3 +842,80 @@ async fn slots_reserved_without_waiting_keep_the_schedule() {
         other => panic!("a disallowed URL gets no slot: {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_confirmed_slot_stands_unless_a_backoff_reaches_it() {
+    let (cache, clock) = engine(no_default_delay());
+    rules(
+        &cache,
+        "http://pace.test",
+        "User-agent: *\nCrawl-delay: 2\n",
+    )
+    .await;
+    let url = "http://pace.test/a";
+    let first = cache.reserve_slot(&bot(), url).await.expect("allowed");
+    let second = cache.reserve_slot(&bot(), url).await.expect("allowed");
+    assert!(first.renewed && second.renewed);
+    assert_eq!(
+        (first.wait, second.wait),
+        (Duration::ZERO, Duration::from_secs(2))
+    );
+    let second_at = second.at + second.wait;
+
+    // Asked again before its time, the slot stands and nothing new is booked.
+    clock.set(UNIX_EPOCH + Duration::from_secs(T0 + 1));
+    for _ in 0..3 {
+        let again = cache
+            .confirm_slot(&bot(), url, second_at)
+            .await
+            .expect("allowed");
+        assert!(!again.renewed);
+        assert_eq!(again.wait, Duration::from_secs(1));
+    }
+    let next = cache.reserve_slot(&bot(), url).await.expect("allowed");
+    assert_eq!(since_t0(next.at + next.wait), 4.0);
+
+    // A 429 with Retry-After: 5 at 1 s reaches the slot at 2 s before it comes: void, and the
+    // new slot lies after the backoff (6 s), behind the one booked at 4 s.
+    let origin = Origin::from_url(url).expect("origin");
+    let rfc = cache.retry_after("5").expect("seconds");
+    assert_eq!(
+        cache.record_fetch(&origin, 429, Some(rfc)).await,
+        Recorded::BackedOff(Duration::from_secs(5))
+    );
+    assert_eq!(
+        cache.backoff_left(&second.key).await,
+        Duration::from_secs(5)
+    );
+    let void = cache
+        .confirm_slot(&bot(), url, second_at)
+        .await
+        .expect("allowed");
+    assert!(void.renewed);
+    assert_eq!(since_t0(void.at + void.wait), 6.0);
+
+    // At its time, with the backoff over, the new slot stands: fetch now.
+    clock.set(void.at + void.wait);
+    assert_eq!(cache.backoff_left(&second.key).await, Duration::ZERO);
+    let now = cache
+        .confirm_slot(&bot(), url, void.at + void.wait)
+        .await
+        .expect("allowed");
+    assert!(!now.renewed);
+    assert_eq!(now.wait, Duration::ZERO);
+
+    // Long past its time (more than a spacing), a slot is void: the slots after it are booked.
+    clock.set(UNIX_EPOCH + Duration::from_secs(T0 + 60));
+    let stale = cache
+        .confirm_slot(&bot(), url, second_at)
+        .await
+        .expect("allowed");
+    assert!(stale.renewed);
+
+    // An HTTP-date is read on the engine's clock: 30 s from now.
+    let date = cache
+        .retry_after("Fri, 15 Jan 2027 08:01:30 GMT")
+        .expect("an HTTP-date");
+    assert_eq!(date, Duration::from_secs(30));
+    assert_eq!(cache.retry_after("soon"), None);
+}

@@ -23,6 +23,8 @@ mod metrics;
 mod pace;
 #[cfg(feature = "serve")]
 mod robots;
+#[cfg(feature = "serve")]
+mod slots;
 
 #[cfg(feature = "serve")]
 pub use enabled::serve;

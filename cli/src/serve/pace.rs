@@ -3,17 +3,20 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use crawlgate::engine::{Recorded, Refused};
+use crawlgate::engine::{Answer, Recorded, Refused};
+use crawlgate::ProductToken;
 use serde::{Deserialize, Serialize};
 
 use super::api::{decode, millis, rfc3339_ms, token, vet, ApiError, App};
+use super::slots::{self, SlotId};
 use crate::records::state_record;
 use crate::schema::Record;
 
@@ -23,9 +26,13 @@ use crate::schema::Record;
 pub struct AcquireRequest {
     agent: String,
     url: String,
-    /// Wait for the slot (up to the service's `--max-wait`) rather than answer at once.
+    /// Wait for the slot when it comes within the service's `--max-wait`, rather than answer
+    /// at once.
     #[serde(default)]
     wait: bool,
+    /// The slot being asked about again (an earlier answer's `slot`).
+    #[serde(default)]
+    slot: Option<String>,
 }
 
 /// `POST /v1/acquire` answer.
@@ -35,9 +42,11 @@ struct Acquired<'a> {
     url: &'a str,
     /// robots.txt allows the URL.
     allowed: bool,
-    /// Fetch now: the reserved slot has come.
+    /// Fetch now: the slot has come. The only leave to fetch.
     permit: bool,
-    /// When the reserved slot comes (RFC 3339, UTC, milliseconds); `null` when disallowed.
+    /// The slot's id, to send back when asking again; `null` when disallowed.
+    slot: Option<String>,
+    /// When the slot comes (RFC 3339, UTC, milliseconds); `null` when disallowed.
     not_before: Option<String>,
     /// Milliseconds until then (0: now).
     wait_ms: u64,
@@ -50,11 +59,14 @@ struct Acquired<'a> {
     check: Record<'a>,
 }
 
-/// `POST /v1/acquire`: checks the URL and, if allowed, reserves the origin's next slot
-/// ([`RobotsCache::reserve_slot`](crawlgate::engine::RobotsCache::reserve_slot): the store's schedule, shared by every replica and process on
-/// it): a permit now, or the time it comes (`wait: true` waits for it, up to `--max-wait`).
-/// The slot is the caller's: fetch at `not_before` without acquiring again, then
-/// `POST /v1/record` the response.
+/// `POST /v1/acquire`: checks the URL and, if allowed, gives the caller's slot of the origin's
+/// schedule (the store's, shared by every replica on it): a permit when it has come, else its
+/// id and time. Asking again (with the id, or without it from the same agent for the same URL
+/// on this replica) books nothing new: before its time the slot is repeated; at it, it is
+/// confirmed ([`RobotsCache::confirm_slot`](crawlgate::engine::RobotsCache::confirm_slot):
+/// robots.txt and the backoff read again; a slot a backoff reaches is replaced by a new one).
+/// `wait: true` waits for a slot that comes within `--max-wait`, and answers at once when it
+/// comes later. A permit is handed out once per slot (on this replica).
 pub async fn acquire(
     State(app): State<Arc<App>>,
     body: Result<Bytes, BytesRejection>,
@@ -62,55 +74,131 @@ pub async fn acquire(
     let req: AcquireRequest = decode(body)?;
     let token = token(&app, &req.agent)?;
     vet(&app, &req.url, || "url".to_owned())?;
-    let cache = &app.cache;
-    let (answer, slot) = match cache.reserve_slot(&token, &req.url).await {
-        Ok(slot) => {
-            app.metrics.slots.fetch_add(1, Ordering::Relaxed);
-            let timing = (slot.spacing.delay, slot.at, slot.wait, slot.key.to_string());
-            (slot.answer, Some(timing))
-        }
-        Err(Refused::Disallowed { answer, .. }) => (*answer, None),
-        Err(Refused::Check(e)) => return Err(ApiError::bad("url", e.to_string())),
-        Err(e) => return Err(ApiError::bad("url", e.to_string())),
+    let started = tokio::time::Instant::now();
+    let ledger = slots::ledger();
+    let mut asked = match &req.slot {
+        Some(id) => Some(SlotId::decode(id, &token, &req.url).ok_or_else(|| {
+            ApiError::bad(
+                "slot",
+                "not a slot of this agent and URL: send back the `slot` of an earlier answer unchanged",
+            )
+        })?),
+        None => ledger.pending(&token, &req.url),
     };
+    // A slot whose permit was handed out is spent (its fetch was made): a new one is booked.
+    asked = asked.filter(|s| !ledger.spent(&s.encode(&token, &req.url)));
+    let cache = &app.cache;
+    loop {
+        let result = match asked {
+            Some(s) => cache.confirm_slot(&token, &req.url, s.at()).await,
+            None => cache.reserve_slot(&token, &req.url).await,
+        };
+        let slot = match result {
+            Ok(slot) => slot,
+            Err(Refused::Disallowed { answer, .. }) => {
+                ledger.forget(&token, &req.url);
+                return Ok(reply(&app, &req.url, &token, &answer, None).await);
+            }
+            Err(e) => return Err(ApiError::bad("url", e.to_string())),
+        };
+        let at = slot.at + slot.wait;
+        let id = match asked.filter(|_| !slot.renewed) {
+            Some(s) => s,
+            None => {
+                app.metrics.slots.fetch_add(1, Ordering::Relaxed);
+                let s = SlotId::new(at, slot.at);
+                ledger.book(&token, &req.url, s);
+                s
+            }
+        };
+        let encoded = id.encode(&token, &req.url);
+        let permit = slot.wait.is_zero();
+        if permit {
+            ledger.spend(&token, &req.url, &encoded);
+        } else if req.wait && slot.wait <= app.max_wait.saturating_sub(started.elapsed()) {
+            // Comes within the budget left: wait, then confirm it (a backoff recorded
+            // meanwhile voids it).
+            tokio::time::sleep(slot.wait).await;
+            asked = Some(id);
+            continue;
+        }
+        let pace = Pace {
+            permit,
+            id: encoded,
+            at,
+            wait: slot.wait,
+            spacing: slot.spacing.delay,
+            key: slot.key.to_string(),
+        };
+        return Ok(reply(&app, &req.url, &token, &slot.answer, Some(pace)).await);
+    }
+}
+
+/// The slot part of an acquire answer.
+struct Pace {
+    permit: bool,
+    id: String,
+    at: SystemTime,
+    wait: Duration,
+    spacing: Duration,
+    key: String,
+}
+
+/// The acquire answer: the check record, and the slot when allowed (with `Retry-After` when
+/// it is not a permit).
+async fn reply(
+    app: &App,
+    url: &str,
+    token: &ProductToken,
+    answer: &Answer,
+    pace: Option<Pace>,
+) -> Response {
+    let cache = &app.cache;
     let verdict = cache.judgement(&answer.origin).await.verdict;
     let rules = cache.rules(&answer.origin).await;
     let robots_txt = answer.origin.robots_txt_url();
-    let crawler = std::slice::from_ref(&token);
+    let crawler = std::slice::from_ref(token);
     let record = state_record(
-        &req.url,
-        &token,
+        url,
+        token,
         crawler,
-        &answer,
+        answer,
         Some(verdict),
         rules.as_ref(),
         &robots_txt,
     );
     let mut reply = Acquired {
         r#type: "acquire",
-        url: &req.url,
+        url,
         allowed: answer.allowed,
         permit: false,
+        slot: None,
         not_before: None,
         wait_ms: 0,
         spacing_ms: 0,
         key: None,
         check: Record::Check(record),
     };
-    if let Some((spacing, at, wait, key)) = slot {
-        reply.key = Some(key);
-        let mut left = wait;
-        if req.wait && !wait.is_zero() {
-            let nap = wait.min(app.max_wait);
-            tokio::time::sleep(nap).await;
-            left = wait - nap;
-        }
-        reply.spacing_ms = millis(spacing);
-        reply.permit = left.is_zero();
-        reply.wait_ms = millis(left);
-        reply.not_before = Some(rfc3339_ms(at + wait));
+    let Some(pace) = pace else {
+        return Json(reply).into_response();
+    };
+    // Rounded up, so that a client that sleeps `wait_ms` is not early.
+    let wait_ms = u64::try_from(pace.wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
+    reply.permit = pace.permit;
+    reply.slot = Some(pace.id);
+    reply.not_before = Some(rfc3339_ms(pace.at));
+    reply.wait_ms = wait_ms;
+    reply.spacing_ms = millis(pace.spacing);
+    reply.key = Some(pace.key);
+    let mut response = Json(reply).into_response();
+    if !pace.permit {
+        let seconds = wait_ms.div_ceil(1000).max(1);
+        response.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from(seconds),
+        );
     }
-    Ok(Json(reply).into_response())
+    response
 }
 
 /// `POST /v1/record` body.
@@ -119,9 +207,17 @@ pub async fn acquire(
 pub struct RecordRequest {
     url: String,
     status: u16,
-    /// The response's `Retry-After`, in seconds.
+    /// The response's `Retry-After`: seconds (a number, or digits in a string) or an HTTP-date.
     #[serde(default)]
-    retry_after: Option<u64>,
+    retry_after: Option<RetryAfter>,
+}
+
+/// `Retry-After` as a client passes it on: a JSON number, or the header's text.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RetryAfter {
+    Seconds(u64),
+    Text(String),
 }
 
 /// `POST /v1/record`: how a fetch went ([`RobotsCache::record_fetch`](crawlgate::engine::RobotsCache::record_fetch)). A 429 or 503 backs
@@ -133,11 +229,33 @@ pub async fn record(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let req: RecordRequest = decode(body)?;
-    if !(100..=599).contains(&req.status) {
-        return Err(ApiError::bad("status", "not an HTTP status (100–599)"));
+    if !(200..=599).contains(&req.status) {
+        return Err(ApiError::bad(
+            "status",
+            "not the status of a response (200–599: a 1xx is interim)",
+        ));
     }
     let origin = vet(&app, &req.url, || "url".to_owned())?;
-    let retry_after = req.retry_after.map(Duration::from_secs);
+    // Read as the engine reads the header, on its clock: one parser.
+    let retry_after = match &req.retry_after {
+        None => None,
+        Some(RetryAfter::Seconds(s)) => app.cache.retry_after(&s.to_string()),
+        Some(RetryAfter::Text(t)) => Some(app.cache.retry_after(t).ok_or_else(|| {
+            ApiError::bad(
+                "retry_after",
+                "not a Retry-After value: seconds or an HTTP-date (Sun, 06 Nov 1994 08:49:37 GMT)",
+            )
+        })?),
+    };
+    // A record stands for no robots.txt fetch: an origin never checked gets no state from it.
+    if app.cache.state(&origin).await.is_none() {
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "not-checked",
+            "nothing is known of this origin: check or acquire a URL of this origin first",
+        )
+        .field("url"));
+    }
     let (recorded, backoff) = match app
         .cache
         .record_fetch(&origin, req.status, retry_after)

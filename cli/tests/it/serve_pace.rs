@@ -1,2 +1,436 @@
 //! `crawlgate serve`'s politeness as a fleet meets it: arrival times recorded at a test site,
 //! two workers, two replicas on one redis-server.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+
+use crate::serve::Serve;
+use crate::support::{redis_server::RedisServer, Reply, TestServer};
+
+/// What each page request reached the site at, with its path.
+type Arrivals = Arc<Mutex<Vec<(Instant, String)>>>;
+
+/// A site whose robots.txt says `Crawl-delay: 1` and whose third page request answers 429
+/// with `Retry-After: 2`; every page request's arrival is logged.
+fn limited_site(rt: &tokio::runtime::Runtime) -> (TestServer, Arrivals) {
+    let arrivals: Arrivals = Arc::default();
+    let log = arrivals.clone();
+    let site = rt.block_on(TestServer::start(move |req| {
+        if req.path == "/robots.txt" {
+            return Reply::text(200, "User-agent: *\nCrawl-delay: 1\n");
+        }
+        let mut log = log.lock().expect("log");
+        log.push((Instant::now(), req.path.clone()));
+        if log.len() == 3 {
+            Reply::status(429).with_header("Retry-After", "2")
+        } else {
+            Reply::text(200, "a page")
+        }
+    }));
+    (site, arrivals)
+}
+
+/// One HTTP/1.1 exchange on a connection of its own: status, head (lower case), body.
+fn exchange(addr: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, String, String) {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .expect("timeout");
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    if method == "POST" {
+        head.push_str(&format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        ));
+    }
+    head.push_str("\r\n");
+    stream.write_all(head.as_bytes()).expect("write head");
+    stream.write_all(body.as_bytes()).expect("write body");
+    // Read up to the body's declared length: the test site keeps its connections open.
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        let n = stream.read(&mut chunk).unwrap_or(0);
+        raw.extend_from_slice(&chunk[..n]);
+        if n == 0 || complete(&raw) {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head:?}"));
+    (status, head.to_ascii_lowercase(), body.to_owned())
+}
+
+/// Whether `raw` holds a whole response with a `Content-Length`.
+fn complete(raw: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(raw);
+    let Some((head, body)) = text.split_once("\r\n\r\n") else {
+        return false;
+    };
+    let head = head.to_ascii_lowercase();
+    header(&head, "content-length")
+        .and_then(|n| n.parse::<usize>().ok())
+        .is_some_and(|n| body.len() >= n)
+}
+
+/// A header's value from a lower-cased head.
+fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+    head.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+        .map(str::trim)
+}
+
+/// POSTs `body` to the service, expecting `status`: the answer's head and JSON.
+#[track_caller]
+fn post(serve: &Serve, path: &str, body: Value, status: u16) -> (String, Value) {
+    let (code, head, text) = exchange(&serve.addr, "POST", path, Some(&body));
+    assert_eq!(code, status, "{path} {body}: {text}");
+    let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"));
+    (head, v)
+}
+
+/// A worker of the fleet: for each page, acquires with `wait: true` (sending back its slot
+/// id), fetches the page once it has the permit, and records the status and `Retry-After`.
+fn worker(addr: String, site: String, name: &'static str, pages: usize) {
+    let started = Instant::now();
+    for i in 0..pages {
+        let url = format!("{site}/{name}/{i}");
+        let mut slot = Value::Null;
+        loop {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "{name}: no permit"
+            );
+            let mut body = json!({"agent": "bot", "url": url, "wait": true});
+            if slot.is_string() {
+                body["slot"] = slot.clone();
+            }
+            let (code, _, text) = exchange(&addr, "POST", "/v1/acquire", Some(&body));
+            assert_eq!(code, 200, "{text}");
+            let v: Value = serde_json::from_str(&text).expect("JSON");
+            if v["permit"] == true {
+                break;
+            }
+            slot = v["slot"].clone();
+            let wait = v["wait_ms"].as_u64().expect("wait_ms");
+            std::thread::sleep(Duration::from_millis(wait.min(5_000)));
+        }
+        let page = url.split_once("//").map_or("", |(_, rest)| rest);
+        let (host, path) = page.split_at(page.find('/').unwrap_or(page.len()));
+        let (status, head, _) = exchange(host, "GET", path, None);
+        let mut record = json!({"url": url, "status": status});
+        if let Some(seconds) = header(&head, "retry-after").and_then(|s| s.parse::<u64>().ok()) {
+            record["retry_after"] = json!(seconds);
+        }
+        let (code, _, text) = exchange(&addr, "POST", "/v1/record", Some(&record));
+        assert_eq!(code, 200, "{text}");
+    }
+}
+
+/// Two workers, one per address, three pages each; then the site's arrival log must show no
+/// page within 2 s after the 429 and the pages spaced by the crawl-delay.
+fn two_workers_at_a_limited_site(addrs: [String; 2]) {
+    let rt = crate::support::runtime(1);
+    let (site, arrivals) = limited_site(&rt);
+    let base = site.url("");
+    let base = base.trim_end_matches('/').to_owned();
+    let workers: Vec<_> = addrs
+        .into_iter()
+        .zip(["one", "two"])
+        .map(|(addr, name)| {
+            let base = base.clone();
+            std::thread::spawn(move || worker(addr, base, name, 3))
+        })
+        .collect();
+    for w in workers {
+        w.join().expect("worker");
+    }
+    let log = arrivals.lock().expect("log").clone();
+    assert_eq!(log.len(), 6, "{log:?}");
+    let first = log[0].0;
+    for (i, (at, path)) in log.iter().enumerate() {
+        let status = if i == 2 { " 429 Retry-After: 2" } else { "" };
+        eprintln!(
+            "arrival {i}: {:>6.3} s {path}{status}",
+            at.duration_since(first).as_secs_f64()
+        );
+    }
+    let limited = log[2].0;
+    for (at, path) in &log[3..] {
+        let after = at.duration_since(limited);
+        assert!(
+            after >= Duration::from_millis(1_950),
+            "{path} reached the site {after:?} after the 429 with Retry-After: 2"
+        );
+    }
+    // Slots are 1 s apart; a permit handed out late shortens the next gap by as much.
+    for pair in log.windows(2) {
+        let gap = pair[1].0.duration_since(pair[0].0);
+        assert!(
+            gap >= Duration::from_millis(750),
+            "{} came {gap:?} after {}",
+            pair[1].1,
+            pair[0].1
+        );
+    }
+}
+
+#[test]
+fn a_429_reaches_the_slot_another_worker_holds() {
+    let serve = Serve::start(&["--no-state", "--allow-private"]);
+    two_workers_at_a_limited_site([serve.addr.clone(), serve.addr.clone()]);
+}
+
+#[test]
+fn a_429_on_one_replica_reaches_the_slot_held_on_the_other() {
+    let redis = RedisServer::start();
+    let state = redis.url();
+    let a = Serve::start(&["--state", &state, "--allow-private"]);
+    let b = Serve::start(&["--state", &state, "--allow-private"]);
+    two_workers_at_a_limited_site([a.addr.clone(), b.addr.clone()]);
+}
+
+/// A site of one robots.txt with `Crawl-delay: 2`.
+fn paced_site(rt: &tokio::runtime::Runtime) -> TestServer {
+    rt.block_on(TestServer::start(|req| {
+        if req.path == "/robots.txt" {
+            Reply::text(200, "User-agent: *\nCrawl-delay: 2\nDisallow: /private\n")
+        } else {
+            Reply::status(404)
+        }
+    }))
+}
+
+#[test]
+fn asking_again_books_no_other_slot() {
+    let rt = crate::support::runtime(1);
+    let site = paced_site(&rt);
+    let serve = Serve::start(&["--no-state", "--allow-private"]);
+    let acquire = |url: &str, slot: Option<&Value>| {
+        let mut body = json!({"agent": "bot", "url": url});
+        if let Some(s) = slot {
+            body["slot"] = s.clone();
+        }
+        post(&serve, "/v1/acquire", body, 200).1
+    };
+    let a = acquire(&site.url("/a"), None);
+    assert_eq!(a["permit"], true, "{a}");
+    assert!(a["slot"].is_string(), "{a}");
+    // The first worker's slot (2 s), then the second's (4 s).
+    let b = acquire(&site.url("/b"), None);
+    let c = acquire(&site.url("/c"), None);
+    assert_eq!(
+        (b["permit"].clone(), c["permit"].clone()),
+        (json!(false), json!(false))
+    );
+    assert_ne!(b["not_before"], c["not_before"]);
+    // The first worker asks again and again, with its id and without: the same slot, and the
+    // second worker's slot stays where it was.
+    for slot in [None, Some(&b["slot"]), None, Some(&b["slot"])] {
+        let again = acquire(&site.url("/b"), slot);
+        assert_eq!(
+            (
+                again["slot"].clone(),
+                again["not_before"].clone(),
+                again["permit"].clone()
+            ),
+            (b["slot"].clone(), b["not_before"].clone(), json!(false)),
+            "{again}"
+        );
+        let c_again = acquire(&site.url("/c"), Some(&c["slot"]));
+        assert_eq!(c_again["not_before"], c["not_before"], "{c_again}");
+    }
+    // Nothing was booked meanwhile: the next new slot is one spacing after the second's (the
+    // slots' times, in Unix ms, are the ids' second part).
+    let d = acquire(&site.url("/d"), None);
+    let at = |v: &Value| -> u64 {
+        let id = v["slot"].as_str().expect("slot");
+        id.split('.')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("the slot's time")
+    };
+    assert_eq!(
+        (at(&c) - at(&b), at(&d) - at(&c)),
+        (2_000, 2_000),
+        "{b} {c} {d}"
+    );
+    let ms = |v: &Value| v["wait_ms"].as_u64().expect("wait_ms");
+
+    // A garbled id, or one of another URL or agent: 400 naming `slot`.
+    for (url, agent, slot) in [
+        (site.url("/b"), "bot", json!("v1.1.1.0123456789abcdef")),
+        (site.url("/c"), "bot", b["slot"].clone()),
+        (site.url("/b"), "other", b["slot"].clone()),
+    ] {
+        let body = json!({"agent": agent, "url": url, "slot": slot});
+        let (_, v) = post(&serve, "/v1/acquire", body, 400);
+        assert_eq!(v["error"]["field"], "slot", "{v}");
+    }
+
+    // At its time the slot is the permit, once: asked again, its fetch is done, a new slot.
+    std::thread::sleep(Duration::from_millis(ms(&b) + 20));
+    let now = acquire(&site.url("/b"), Some(&b["slot"]));
+    assert_eq!(
+        (now["permit"].clone(), now["slot"].clone()),
+        (json!(true), b["slot"].clone()),
+        "{now}"
+    );
+    let next = acquire(&site.url("/b"), Some(&b["slot"]));
+    assert_eq!(next["permit"], false, "{next}");
+    assert_ne!(next["slot"], b["slot"], "{next}");
+    // A disallowed URL: no slot.
+    let p = acquire(&site.url("/private/x"), None);
+    assert_eq!(
+        (p["allowed"].clone(), p["slot"].clone()),
+        (json!(false), Value::Null),
+        "{p}"
+    );
+}
+
+#[test]
+fn a_wait_past_max_wait_is_answered_at_once() {
+    let rt = crate::support::runtime(1);
+    let site = rt.block_on(TestServer::start(|req| {
+        if req.path == "/robots.txt" {
+            Reply::text(200, "User-agent: *\nCrawl-delay: 5\n")
+        } else {
+            Reply::status(404)
+        }
+    }));
+    let serve = Serve::start(&["--no-state", "--allow-private", "--max-wait", "1"]);
+    let body = |path: &str| json!({"agent": "bot", "url": site.url(path), "wait": true});
+    let (_, a) = post(&serve, "/v1/acquire", body("/a"), 200);
+    assert_eq!(a["permit"], true, "{a}");
+    let asked = Instant::now();
+    let (head, b) = post(&serve, "/v1/acquire", body("/b"), 200);
+    let took = asked.elapsed();
+    assert!(
+        took < Duration::from_millis(700),
+        "held {took:?} for a slot 5 s out"
+    );
+    assert_eq!(b["permit"], false, "{b}");
+    assert!(b["slot"].is_string(), "{b}");
+    let wait = b["wait_ms"].as_u64().expect("wait_ms");
+    assert!((4_000..=5_000).contains(&wait), "{b}");
+    assert_eq!(header(&head, "retry-after"), Some("5"), "{head}");
+}
+
+/// `t` as an HTTP-date (IMF-fixdate).
+fn http_date(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).expect("after 1970").as_secs();
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][(days % 7) as usize];
+    let months = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{weekday}, {day:02} {} {year} {:02}:{:02}:{:02} GMT",
+        months[(month - 1) as usize],
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[test]
+fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_for() {
+    let rt = crate::support::runtime(1);
+    let sites: Vec<TestServer> = (0..3).map(|_| paced_site(&rt)).collect();
+    let serve = Serve::start(&["--no-state", "--allow-private"]);
+    let acquire = |url: String| {
+        post(
+            &serve,
+            "/v1/acquire",
+            json!({"agent": "bot", "url": url}),
+            200,
+        )
+        .1
+    };
+
+    // Seconds as a string, and an HTTP-date 10 s out: the origin backed off that long.
+    let date = http_date(SystemTime::now() + Duration::from_secs(10));
+    for (site, retry_after, low, high) in [
+        (&sites[0], json!("5"), 5_000, 5_000),
+        (&sites[1], json!(date), 8_000, 10_000),
+    ] {
+        assert_eq!(acquire(site.url("/a"))["permit"], true);
+        let record = json!({"url": site.url("/a"), "status": 429, "retry_after": retry_after});
+        let (_, r) = post(&serve, "/v1/record", record, 200);
+        let backoff = r["backoff_ms"].as_u64().expect("backoff_ms");
+        assert!((low..=high).contains(&backoff), "{retry_after}: {r}");
+        let next = acquire(site.url("/b"));
+        assert!(
+            next["wait_ms"].as_u64().is_some_and(|w| w + 1_000 >= low),
+            "{next}"
+        );
+    }
+
+    // What is not a Retry-After value: 400 naming `retry_after`.
+    for bad in [
+        json!("soon"),
+        json!("-5"),
+        json!("5.5"),
+        json!(-5),
+        json!(1.5),
+        json!(true),
+    ] {
+        let record = json!({"url": sites[0].url("/a"), "status": 429, "retry_after": bad});
+        let (_, v) = post(&serve, "/v1/record", record, 400);
+        assert_eq!(v["error"]["field"], "retry_after", "{bad}: {v}");
+    }
+    // Not the status of a response: 400 naming `status`.
+    for status in [99, 100, 101, 199, 600] {
+        let record = json!({"url": sites[0].url("/a"), "status": status});
+        let (_, v) = post(&serve, "/v1/record", record, 400);
+        assert_eq!(v["error"]["field"], "status", "{status}: {v}");
+    }
+
+    // An origin never checked: 409, and nothing written: a check still fetches robots.txt.
+    let fresh = &sites[2];
+    let record = json!({"url": fresh.url("/a"), "status": 503, "retry_after": 60});
+    let (_, v) = post(&serve, "/v1/record", record, 409);
+    assert_eq!(
+        (v["error"]["code"].clone(), v["error"]["field"].clone()),
+        (json!("not-checked"), json!("url")),
+        "{v}"
+    );
+    assert_eq!(fresh.hits_on("/robots.txt"), 0);
+    let (_, v) = post(
+        &serve,
+        "/v1/check",
+        json!({"agent": "bot", "urls": [fresh.url("/a")]}),
+        200,
+    );
+    assert_eq!(
+        (
+            v["results"][0]["allowed"].clone(),
+            v["results"][0]["reason"].clone()
+        ),
+        (json!(true), json!("fetched")),
+        "{v}"
+    );
+    assert_eq!(fresh.hits_on("/robots.txt"), 1);
+    // And no backoff was written: a permit at once.
+    assert_eq!(acquire(fresh.url("/b"))["permit"], true);
+}
