@@ -163,7 +163,12 @@ mod tests {
 
     #[test]
     fn every_schema_is_a_closed_object() {
-        for schema in [check_url(), explain_robots(), robots_report(), crawl_policy()] {
+        for schema in [
+            check_url(),
+            explain_robots(),
+            robots_report(),
+            crawl_policy(),
+        ] {
             assert_eq!(schema.get("type"), Some(&json!("object")), "{schema:?}");
             assert_eq!(
                 schema.get("additionalProperties"),
@@ -174,7 +179,10 @@ mod tests {
             assert!(required.is_some_and(|r| !r.is_empty()), "{schema:?}");
         }
         let check = check_url();
-        let required = check.get("required").and_then(Value::as_array).expect("required");
+        let required = check
+            .get("required")
+            .and_then(Value::as_array)
+            .expect("required");
         assert_eq!(required.first(), Some(&json!("type")));
         assert_eq!(required.last(), Some(&json!("answer")));
     }

@@ -11,8 +11,7 @@ use crawlgate::{request_path, Mode, Origin};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, Implementation, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    CallToolResult, ContentBlock, Implementation, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler};
@@ -23,7 +22,7 @@ use serde_json::{Map, Value};
 use super::Server;
 use crate::crawler::{self, Crawlers};
 use crate::engine::pages;
-use crate::engine::politeness::{default_agent, now};
+use crate::engine::politeness::{self, default_agent};
 use crate::engine::report::{build, Inputs};
 use crate::engine::{answer_crawlers, body_in_force, reparse};
 use crate::explained::{explain_agent, View};
@@ -496,7 +495,7 @@ impl Tools {
         let Some(mut report) = build(&inputs) else {
             return failed(format!("{robots_txt}: nothing recorded"));
         };
-        report.politeness = now(cache, &origin, &agent, &token)
+        report.politeness = politeness::now(cache, &origin, &agent, &token)
             .await
             .into_iter()
             .collect();
@@ -518,12 +517,7 @@ impl Tools {
         for pace in &report.politeness {
             summary += &format!("; {}: {}", escape(&pace.agent), pace.text);
         }
-        answered(
-            summary,
-            json(&Record::Report(&report)),
-            false,
-            legacy(&ctx),
-        )
+        answered(summary, json(&Record::Report(&report)), false, legacy(&ctx))
     }
 
     /// A URL's whole crawl policy for the agent, as `crawlgate policy --json` gives it.
@@ -595,7 +589,13 @@ impl Tools {
         match (&policy.page, &page_error) {
             (Some(page), _) => {
                 let rules = &page.directives.rules;
-                let no = |b: bool, word: &str| if b { String::new() } else { format!(" no{word}") };
+                let no = |b: bool, word: &str| {
+                    if b {
+                        String::new()
+                    } else {
+                        format!(" no{word}")
+                    }
+                };
                 summary += &format!(
                     "; page: HTTP {}{}{}{}{}",
                     page.status,
@@ -611,12 +611,7 @@ impl Tools {
         for w in &policy.warnings {
             summary += &format!("; warning[{}]: {}", w.code(), w.message());
         }
-        answered(
-            summary,
-            json(&Record::Policy(&policy)),
-            false,
-            legacy(&ctx),
-        )
+        answered(summary, json(&Record::Policy(&policy)), false, legacy(&ctx))
     }
 }
 

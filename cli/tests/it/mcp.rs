@@ -5,7 +5,7 @@
 //! a disallowed URL, an origin answering 503 (unreachable), a page's whole policy, bad
 //! arguments and a private address refused.
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientInfo, ProtocolVersion, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientConfig, ProtocolVersion, Tool};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::ServiceExt as _;
@@ -73,11 +73,20 @@ fn violations(root: &Value, schema: &Value, value: &Value, at: &str, out: &mut V
     };
     for (keyword, rule) in schema {
         match keyword.as_str() {
-            "$schema" | "$defs" | "title" | "description" | "format" | "default"
-            | "examples" | "required" | "additionalProperties" => {}
+            "$schema"
+            | "$defs"
+            | "title"
+            | "description"
+            | "format"
+            | "default"
+            | "examples"
+            | "required"
+            | "additionalProperties" => {}
             "$ref" => {
                 let name = rule.as_str().and_then(|r| r.strip_prefix("#/$defs/"));
-                let def = name.and_then(|n| root["$defs"].get(n)).expect("a known $ref");
+                let def = name
+                    .and_then(|n| root["$defs"].get(n))
+                    .expect("a known $ref");
                 violations(root, def, value, at, out);
             }
             "type" => {
@@ -120,9 +129,16 @@ fn violations(root: &Value, schema: &Value, value: &Value, at: &str, out: &mut V
                 }
             }
             "properties" => {
-                let Some(object) = value.as_object() else { continue };
+                let Some(object) = value.as_object() else {
+                    continue;
+                };
                 let properties = rule.as_object().expect("properties");
-                for name in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+                for name in schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     let name = name.as_str().expect("a required name");
                     if !object.contains_key(name) {
                         out.push(format!("{at}: {name} is missing"));
@@ -138,9 +154,15 @@ fn violations(root: &Value, schema: &Value, value: &Value, at: &str, out: &mut V
                 }
             }
             "items" | "prefixItems" => {
-                let Some(items) = value.as_array() else { continue };
+                let Some(items) = value.as_array() else {
+                    continue;
+                };
                 let first = schema.get("prefixItems").and_then(Value::as_array);
-                let skip = if keyword == "items" { first.map_or(0, Vec::len) } else { 0 };
+                let skip = if keyword == "items" {
+                    first.map_or(0, Vec::len)
+                } else {
+                    0
+                };
                 for (i, item) in items.iter().enumerate().skip(skip) {
                     let rule = match (keyword.as_str(), rule) {
                         ("prefixItems", Value::Array(each)) => match each.get(i) {
@@ -162,7 +184,11 @@ fn violations(root: &Value, schema: &Value, value: &Value, at: &str, out: &mut V
                         errors.is_empty()
                     })
                     .count();
-                let ok = if keyword == "oneOf" { fits == 1 } else { fits >= 1 };
+                let ok = if keyword == "oneOf" {
+                    fits == 1
+                } else {
+                    fits >= 1
+                };
                 if !ok {
                     out.push(format!("{at}: {value} fits {fits} of {keyword} {rule}"));
                 }
@@ -194,7 +220,9 @@ fn assert_valid(tool: &Tool, value: &Value) {
 /// dropped).
 fn seconds(t: &str) -> i64 {
     let n = |range: std::ops::Range<usize>| -> i64 {
-        t.get(range).and_then(|d| d.parse().ok()).unwrap_or_else(|| panic!("{t}"))
+        t.get(range)
+            .and_then(|d| d.parse().ok())
+            .unwrap_or_else(|| panic!("{t}"))
     };
     let (y, m, d) = (n(0..4), n(5..7), n(8..10));
     // Days from the civil date (Howard Hinnant's algorithm).
@@ -235,7 +263,12 @@ fn tools_are_listed_with_their_arguments() {
         let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
         assert_eq!(
             names,
-            ["check_url", "explain_robots", "robots_report", "crawl_policy"]
+            [
+                "check_url",
+                "crawl_policy",
+                "explain_robots",
+                "robots_report"
+            ]
         );
         for t in &tools {
             let required = t.input_schema.get("required").cloned().unwrap_or_default();
@@ -244,7 +277,12 @@ fn tools_are_listed_with_their_arguments() {
             // Every tool says the shape of its answer: an object, its fields closed.
             let output = t.output_schema.as_deref().expect("an output schema");
             assert_eq!(output.get("type"), Some(&json!("object")), "{}", t.name);
-            assert_eq!(output.get("additionalProperties"), Some(&json!(false)), "{}", t.name);
+            assert_eq!(
+                output.get("additionalProperties"),
+                Some(&json!(false)),
+                "{}",
+                t.name
+            );
         }
         let check = &tools[0].input_schema["properties"];
         assert!(
@@ -448,7 +486,11 @@ fn an_origin_answering_503_is_unreachable_a_tool_error() {
         // The stop and the next try as fields, not only in the sentence: the stop ends 12
         // hours after the failure, the robots.txt is tried again before that.
         let time = |field: &str| {
-            seconds(r[field].as_str().unwrap_or_else(|| panic!("{field}: {r:#}")))
+            seconds(
+                r[field]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{field}: {r:#}")),
+            )
         };
         let (not_before, next_attempt) = (time("not_before"), time("next_attempt"));
         assert_eq!(r["not_before"], r["in_force"]["until"]);
@@ -620,7 +662,11 @@ fn crawl_policy_gives_a_pages_whole_policy() {
         let page = &p["page"];
         assert_eq!(page["status"], 200);
         assert_eq!(
-            (page["index"].clone(), page["archive"].clone(), page["noai"].clone()),
+            (
+                page["index"].clone(),
+                page["archive"].clone(),
+                page["noai"].clone()
+            ),
             (json!(false), json!(false), json!(true)),
             "{page:#}"
         );
@@ -634,8 +680,14 @@ fn crawl_policy_gives_a_pages_whole_policy() {
         // The trap: disallowed, and the page says noindex, which no crawler sees.
         assert_eq!(p["warnings"][0]["code"], "noindex-unseen", "{p:#}");
         let text = &texts(&r)[0];
-        assert!(text.starts_with(&format!("{url}: disallowed for exampleagent (line 2")), "{text}");
-        assert!(text.contains("tdm: reserved; page: HTTP 200 noindex noai"), "{text}");
+        assert!(
+            text.starts_with(&format!("{url}: disallowed for exampleagent (line 2")),
+            "{text}"
+        );
+        assert!(
+            text.contains("tdm: reserved; page: HTTP 200 noindex noai"),
+            "{text}"
+        );
         assert!(text.contains("warning[noindex-unseen]"), "{text}");
 
         // Without the page: robots.txt and TDMRep only; the page is not read again.
@@ -648,7 +700,10 @@ fn crawl_policy_gives_a_pages_whole_policy() {
         .await;
         let p = structured(&r);
         assert_valid(&tools["crawl_policy"], p);
-        assert_eq!((p["allowed"].clone(), p["page"].clone()), (json!(true), Value::Null));
+        assert_eq!(
+            (p["allowed"].clone(), p["page"].clone()),
+            (json!(true), Value::Null)
+        );
         assert_eq!(p["tdm"]["reservation"], "unset");
         assert_eq!(server.hits_on("/public"), hits);
         // One robots.txt fetch for both.
@@ -682,18 +737,26 @@ fn a_client_older_than_structured_content_gets_the_json_as_text() {
     let server = rt.block_on(TestServer::start(|_| Reply::text(200, ROBOTS)));
     rt.block_on(async {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_crawlgate"));
-        cmd.args(["mcp", "--no-state", "--allow-private", "--agent", "ExampleAgent"])
-            .env("XDG_STATE_HOME", home.path())
-            .env("HOME", home.path());
+        cmd.args([
+            "mcp",
+            "--no-state",
+            "--allow-private",
+            "--agent",
+            "ExampleAgent",
+        ])
+        .env("XDG_STATE_HOME", home.path())
+        .env("HOME", home.path());
         let (transport, _) = TokioChildProcess::builder(cmd)
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("crawlgate mcp starts");
-        let mut info = ClientInfo::default();
+        let mut info = ClientConfig::default();
         info.protocol_version = ProtocolVersion::V_2025_03_26;
         let client = info.serve(transport).await.expect("the MCP handshake");
         let args = json!({"url": server.url("/public")});
-        let Value::Object(args) = args else { unreachable!() };
+        let Value::Object(args) = args else {
+            unreachable!()
+        };
         let r = client
             .call_tool(CallToolRequestParams::new("check_url").with_arguments(args))
             .await

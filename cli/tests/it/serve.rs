@@ -874,5 +874,8 @@ fn the_robots_report_has_the_pace_of_the_permits_and_the_stop() {
     // RFC 3339 times compare as text: the next try comes before the stop ends.
     let last = r["last_fetch"].as_str().expect("last_fetch");
     assert!(last < next_attempt && next_attempt < not_before, "{r:#}");
-    assert!(not_before.ends_with('Z') && next_attempt.ends_with('Z'), "{r:#}");
+    assert!(
+        not_before.ends_with('Z') && next_attempt.ends_with('Z'),
+        "{r:#}"
+    );
 }
