@@ -284,6 +284,17 @@ fn tools_are_listed_with_their_arguments() {
                 t.name
             );
         }
+        // The validator the answers go through finds what a schema forbids.
+        let schema = Value::Object(tools[0].output_schema.as_deref().cloned().expect("schema"));
+        let mut errors = Vec::new();
+        let wrong = json!({"type": "check", "allowed": "yes", "extra": 1});
+        violations(&schema, &schema, &wrong, "$", &mut errors);
+        assert!(errors.iter().any(|e| e.contains("$.allowed")), "{errors:?}");
+        assert!(errors.iter().any(|e| e.contains("$.extra")), "{errors:?}");
+        assert!(
+            errors.iter().any(|e| e.contains("url is missing")),
+            "{errors:?}"
+        );
         let check = &tools[0].input_schema["properties"];
         assert!(
             check.get("agent").is_some() && check.get("mode").is_some(),
