@@ -1,11 +1,13 @@
-//! A politeness key's pace as `report` and `explain` show it: the library's [`Pacing`] (the
-//! delay in force and why, the backoff, the next slot) as a record and one sentence.
+//! A politeness key's pace as `report`, `explain`, `/v1/robots` and MCP's `robots_report`
+//! show it: the library's [`Pacing`] (the delay in force and why, the backoff, the next slot)
+//! as a record and one sentence.
 
 use std::fmt::Write as _;
 use std::time::{Duration, SystemTime};
 
+use crawlgate::engine::RobotsCache;
 use crawlgate::policy::{GateOptions, GateState, Pacing, SpacingReason};
-use crawlgate::{ProductToken, Robots};
+use crawlgate::{Origin, ProductToken, Robots};
 
 use crate::clock::rfc3339;
 pub use crate::schema::report::{BackoffView, Politeness};
@@ -33,6 +35,27 @@ pub fn pacing(
         now,
         &options,
     )
+}
+
+/// The agent a report's pace is shown for when none is named: the product token of the
+/// User-Agent header robots.txt is fetched with (a header with none stands whole).
+pub fn default_agent(user_agent: &str) -> ProductToken {
+    ProductToken::from_user_agent(user_agent).unwrap_or_else(|_| ProductToken::verbatim(user_agent))
+}
+
+/// The `politeness` object of `origin` for `token` (named `agent`) as a running engine paces
+/// it now: the library's [`RobotsCache::politeness`] (the key the permits take, the store's
+/// schedule or else this process's, the engine's gate options), as [`view`] writes it. A
+/// service's report reads it here, where the permits are; `report`, with no engine running,
+/// reads the stored schedule ([`pacing`]). `None` when the origin's URL cannot be checked.
+pub async fn now(
+    cache: &RobotsCache,
+    origin: &Origin,
+    agent: &str,
+    token: &ProductToken,
+) -> Option<Politeness> {
+    let p = cache.politeness(token, &format!("{origin}/")).await.ok()?;
+    Some(view(agent, p.key.to_string(), &p.pacing, p.at))
 }
 
 /// The record of `pacing` for `agent` on `key`, read at `now`.

@@ -120,6 +120,8 @@ pub fn build(inputs: &Inputs<'_>) -> Option<RobotsReport> {
         warnings,
         in_force: in_force(state, &judgement, in_force_index),
         next_fetch: state.next_due().map(rfc3339),
+        not_before: stop(&judgement).map(|(until, _)| rfc3339(until)),
+        next_attempt: stop(&judgement).map(|(_, next)| rfc3339(next.unwrap_or(inputs.now))),
         // Filled in by [`politeness`], from the stored schedule.
         politeness: Vec::new(),
         file,
@@ -239,6 +241,19 @@ fn status_of(last: &Version) -> (&'static str, String) {
         }
         (Content::Unreachable(why), _) => ("not-fetched", format!("Not fetched – {why}")),
         (Content::PaymentRequired(p), _) => ("payment-required", format!("Not fetched – {p}")),
+    }
+}
+
+/// The stop the failure rules hold while the robots.txt cannot be read: its end and the next
+/// fetch (`None`: at once), as the library's reason gives them.
+fn stop(j: &Judgement) -> Option<(SystemTime, Option<SystemTime>)> {
+    match &j.reason {
+        VerdictReason::Unreachable {
+            until,
+            next_attempt,
+            ..
+        } if j.verdict == Verdict::DisallowAll => Some((*until, *next_attempt)),
+        _ => None,
     }
 }
 

@@ -1,24 +1,29 @@
 //! `crawlgate mcp`: the engine as a Model Context Protocol server on standard input and
-//! output (the official SDK, `rmcp`), for AI agents that fetch pages. Three tools:
+//! output (the official SDK, `rmcp`), for AI agents that fetch pages. Four tools:
 //!
 //! - `check_url`: may an agent fetch a URL (allowed, disallowed, or unreachable: the robots.txt
 //!   could not be read), with the deciding rule, the reason and the crawl-delay;
 //! - `explain_robots`: what a site's robots.txt says to the agent (as `explain`) and its
 //!   problems (as `lint`);
-//! - `robots_report`: the origin's report record (as `report --json`).
+//! - `robots_report`: the origin's report record (as `report --json`), with the pace the
+//!   engine keeps for the agent;
+//! - `crawl_policy`: a URL's whole policy for the agent (robots.txt, the edge, TDMRep, the
+//!   page's directives), as `policy --json`.
 //!
 //! The answers come from the engine on the crawl state exactly as `check URL` gets them, and
-//! their structured content uses the `--json` records' field names (`schema`). A bad argument, a
+//! their structured content uses the `--json` records' field names (`schema`), each tool's
+//! shape declared as its output schema (`schemas`); the text is a summary for people. A bad argument, a
 //! URL that is not http(s), a refused address and an unreachable robots.txt are tool errors
 //! (`isError`), never protocol failures. Standard output carries the protocol only: warnings go
 //! to standard error.
 
+mod schemas;
 mod tools;
 
 use std::sync::Arc;
 
 use crawlgate::engine::RobotsCache;
-use crawlgate::http::{AddressPolicy, FetchOptions};
+use crawlgate::http::{AddressPolicy, FetchOptions, Fetcher};
 use crawlgate::Mode;
 use rmcp::ServiceExt as _;
 
@@ -35,6 +40,8 @@ pub struct Server {
     rfc: RobotsCache,
     google: RobotsCache,
     state: State,
+    /// Reads pages for `crawl_policy`, under the same address policy as robots.txt.
+    pages: Fetcher,
     /// `--agent`: the agent a call without one is answered for.
     agent: Option<String>,
     /// `--mode`: the mode of a call without one.
@@ -78,7 +85,9 @@ pub fn run(args: &McpArgs) -> anyhow::Result<Status> {
     }
     runtime()?.block_on(async {
         let state = state::open(&args.state, true).await?;
+        let pages = Fetcher::new(rfc.clone())?;
         let server = Arc::new(Server {
+            pages,
             rfc: engine(rfc, &state)?,
             google: engine(google, &state)?,
             state,

@@ -1,6 +1,6 @@
-//! The tools: their arguments (with the JSON Schemas a client shows the model), and each
-//! call answered from the engine as a JSON object with the `--json` records' field names and a
-//! short text.
+//! The tools: their arguments (with the JSON Schemas a client shows the model) and their
+//! answers' shapes (output schemas), and each call answered from the engine as a JSON object
+//! with the `--json` records' field names and a short text for people.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -10,14 +10,19 @@ use crawlgate::policy::{Digest, Verdict, VerdictReason};
 use crawlgate::{request_path, Mode, Origin};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
-use rmcp::{tool, tool_handler, tool_router, ServerHandler};
+use rmcp::model::{
+    CallToolResult, ContentBlock, Implementation, ProtocolVersion, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::Server;
 use crate::crawler::{self, Crawlers};
+use crate::engine::pages;
+use crate::engine::politeness::{self, default_agent};
 use crate::engine::report::{build, Inputs};
 use crate::engine::{answer_crawlers, body_in_force, reparse};
 use crate::explained::{explain_agent, View};
@@ -69,6 +74,34 @@ pub struct ExplainParams {
 pub struct ReportParams {
     /// The site: an origin (`https://example.com`) or any URL of it.
     pub url: String,
+    /// The crawler whose pace `politeness` shows (its delay, backoff and next slot): a product
+    /// token or its User-Agent header. Default: the server's `--agent`, else the product
+    /// token of its User-Agent header.
+    #[serde(default)]
+    pub agent: Option<String>,
+}
+
+/// `crawl_policy`'s arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct PolicyParams {
+    /// The absolute http(s) URL of the page.
+    pub url: String,
+    /// The crawler's product token (`ExampleBot`) or its User-Agent header. Default: the
+    /// server's `--agent`; required when it has none.
+    #[serde(default)]
+    pub agent: Option<String>,
+    /// `rfc` (RFC 9309) or `google` (Google's parser). Default: the server's `--mode`.
+    #[serde(default)]
+    pub mode: Option<ModeParam>,
+    /// Read the page itself for its directives (X-Robots-Tag, meta robots, noai), even when
+    /// robots.txt disallows it, as `crawlgate policy` does. Default: true; false leaves
+    /// `page` null.
+    #[serde(default = "yes")]
+    pub page: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The MCP server's tools on one [`Server`].
@@ -85,17 +118,32 @@ fn failed(message: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
-/// An answer: `summary` for people (site text escaped), then the structured content and, for
-/// the clients that read text only, the same JSON as text.
-fn answered(summary: String, structured: Value, error: bool) -> CallToolResult {
-    let json = structured.to_string();
+/// An answer: the structured content (the tool's output schema), and `summary` (site text
+/// escaped) as its text for people. The same JSON again as text only for a `legacy` client,
+/// one whose protocol predates structured content: a client that reads `structuredContent`
+/// would otherwise hand the model every site string twice (docs/mcp.md says why).
+fn answered(summary: String, structured: Value, error: bool, legacy: bool) -> CallToolResult {
+    let json = legacy.then(|| structured.to_string());
     let mut result = if error {
         CallToolResult::structured_error(structured)
     } else {
         CallToolResult::structured(structured)
     };
-    result.content = vec![ContentBlock::text(summary), ContentBlock::text(json)];
+    result.content = vec![ContentBlock::text(summary)];
+    result.content.extend(json.map(ContentBlock::text));
     result
+}
+
+/// The first protocol version with structured tool results (and output schemas).
+const STRUCTURED_SINCE: ProtocolVersion = ProtocolVersion::V_2025_06_18;
+
+/// Whether the client asked for a protocol older than structured content: it reads the text
+/// only. A client that gave no version at its handshake (none is asked for since the
+/// handshake went) is a current one.
+fn legacy(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.peer
+        .peer_info()
+        .is_some_and(|info| info.protocol_version < STRUCTURED_SINCE)
 }
 
 /// A record as JSON (its `"type"` first).
@@ -170,9 +218,14 @@ impl Tools {
                        error), with the deciding rule (line and text), the reason, the URL as \
                        judged, the crawl-delay and the request-rate. robots.txt is fetched once per \
                        site and kept.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        annotations(read_only_hint = true, open_world_hint = true),
+        output_schema = super::schemas::check_url()
     )]
-    async fn check_url(&self, Parameters(p): Parameters<CheckUrlParams>) -> CallToolResult {
+    async fn check_url(
+        &self,
+        Parameters(p): Parameters<CheckUrlParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let (crawlers, mode) = match self.crawler(p.agent, p.mode) {
             Ok(c) => c,
             Err(e) => return *e,
@@ -238,7 +291,7 @@ impl Tools {
         if let Value::Object(map) = &mut structured {
             map.insert("answer".into(), Value::from(word));
         }
-        answered(summary, structured, word == "unreachable")
+        answered(summary, structured, word == "unreachable", legacy(&ctx))
     }
 
     /// What a site's robots.txt says to the agent, and its problems.
@@ -248,9 +301,14 @@ impl Tools {
                        tried, the crawl-delay, the sitemaps, usage preferences, and the \
                        file's problems (line, code, message); with a URL that has a path, \
                        also its check. An unreachable robots.txt is a tool error.",
-        annotations(read_only_hint = true, open_world_hint = true)
+        annotations(read_only_hint = true, open_world_hint = true),
+        output_schema = super::schemas::explain_robots()
     )]
-    async fn explain_robots(&self, Parameters(p): Parameters<ExplainParams>) -> CallToolResult {
+    async fn explain_robots(
+        &self,
+        Parameters(p): Parameters<ExplainParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let (crawlers, mode) = match self.crawler(p.agent, p.mode) {
             Ok(c) => c,
             Err(e) => return *e,
@@ -358,7 +416,7 @@ impl Tools {
         map.insert("explain".into(), json(&Record::Explain(explain)));
         map.insert("check".into(), check.unwrap_or(Value::Null));
         map.insert("problems".into(), Value::Array(problems));
-        answered(summary, Value::Object(map), unreachable)
+        answered(summary, Value::Object(map), unreachable, legacy(&ctx))
     }
 
     /// The origin's robots.txt report, as `crawlgate report --json` gives it.
@@ -366,16 +424,38 @@ impl Tools {
         description = "The robots.txt report of a site, as Search Console shows it: status, \
                        last fetch, size, problems by line, the rule in force (the failure \
                        rules' ladder), the versions of the last 30 days with their diffs, the \
-                       failure run and the next fetch. Fetches the robots.txt when due.",
-        annotations(read_only_hint = true, open_world_hint = true)
+                       failure run, the next fetch (next_attempt and not_before while it \
+                       cannot be read), and how the agent's requests are paced now \
+                       (politeness: the delay, a backoff after 429/503, the next slot). \
+                       Fetches the robots.txt when due.",
+        annotations(read_only_hint = true, open_world_hint = true),
+        output_schema = super::schemas::robots_report()
     )]
-    async fn robots_report(&self, Parameters(p): Parameters<ReportParams>) -> CallToolResult {
+    async fn robots_report(
+        &self,
+        Parameters(p): Parameters<ReportParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let origin = match self.origin(&p.url) {
             Ok(o) => o,
             Err(e) => return *e,
         };
         let server = &self.server;
         let cache = server.engine(server.mode);
+        // The agent whose pace is shown: as named, else the server's, else its User-Agent's.
+        let (agent, token) = match p.agent.or_else(|| server.agent.clone()) {
+            Some(agent) => match crate::crawler::tokens(std::slice::from_ref(&agent), server.mode)
+                .map(|t| t.into_iter().next())
+            {
+                Ok(Some(token)) => (agent, token),
+                Ok(None) => return failed("agent: no product token in the agent"),
+                Err(e) => return failed(format!("agent: {e:#}")),
+            },
+            None => {
+                let token = default_agent(&cache.options().fetch.user_agent);
+                (token.as_str().to_owned(), token)
+            }
+        };
         cache.current(&origin).await;
         let robots_txt = origin.robots_txt_url();
         if let Some(e) = cache.local_failure(&origin).await {
@@ -412,9 +492,13 @@ impl Tools {
             urls: &[],
             mode: server.mode,
         };
-        let Some(report) = build(&inputs) else {
+        let Some(mut report) = build(&inputs) else {
             return failed(format!("{robots_txt}: nothing recorded"));
         };
+        report.politeness = politeness::now(cache, &origin, &agent, &token)
+            .await
+            .into_iter()
+            .collect();
         let mut summary = format!(
             "{}: {}; {} version(s) in 30 days",
             escape(&robots_txt),
@@ -430,7 +514,104 @@ impl Tools {
         if let Some(next) = &report.next_fetch {
             summary += &format!("; next fetch {next}");
         }
-        answered(summary, json(&Record::Report(&report)), false)
+        for pace in &report.politeness {
+            summary += &format!("; {}: {}", escape(&pace.agent), pace.text);
+        }
+        answered(summary, json(&Record::Report(&report)), false, legacy(&ctx))
+    }
+
+    /// A URL's whole crawl policy for the agent, as `crawlgate policy --json` gives it.
+    #[tool(
+        description = "The whole crawl policy of one URL for an agent, each part with its \
+                       source: robots.txt (allowed or not, the deciding rule, the verdict), a \
+                       refusal at the site's edge seen when robots.txt was fetched (a bot \
+                       challenge, 402 Payment Required with its price headers), TDMRep \
+                       (text-and-data-mining reservation from the page or \
+                       /.well-known/tdmrep.json), and the page's own directives \
+                       (X-Robots-Tag, meta robots, noai/noimageai, index, follow, snippet), \
+                       with warnings where they combine badly (a disallowed page that says \
+                       noindex). The page is read once unless page is false.",
+        annotations(read_only_hint = true, open_world_hint = true),
+        output_schema = super::schemas::crawl_policy()
+    )]
+    async fn crawl_policy(
+        &self,
+        Parameters(p): Parameters<PolicyParams>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        let (crawlers, mode) = match self.crawler(p.agent, p.mode) {
+            Ok(c) => c,
+            Err(e) => return *e,
+        };
+        let origin = match self.origin(&p.url) {
+            Ok(o) => o,
+            Err(e) => return *e,
+        };
+        let Some(token) = crawlers.each().next().and_then(|c| c.first()) else {
+            return failed("no agent to answer for");
+        };
+        let cache = self.server.engine(mode);
+        cache.current(&origin).await;
+        if let Some(e) = cache.local_failure(&origin).await {
+            return failed(format!(
+                "{}: not fetched: {e}; nothing was recorded (try again)",
+                origin.robots_txt_url()
+            ));
+        }
+        let (page, page_error) = if p.page {
+            match pages::fetch(cache, &self.server.pages, &p.url).await {
+                Ok(r) => (Some(pages::part(cache, token, &p.url, &r)), None),
+                Err(e) => (None, Some(e)),
+            }
+        } else {
+            (None, None)
+        };
+        let policy = match cache.crawl_policy(token, &p.url, page).await {
+            Ok(policy) => policy,
+            Err(e) => return failed(format!("url: {e}")),
+        };
+        let r = &policy.robots;
+        let mut summary = format!(
+            "{}: {} for {}",
+            escape(&policy.url),
+            if r.allowed { "allowed" } else { "disallowed" },
+            escape(&policy.agent)
+        );
+        if let Some(rule) = &r.rule {
+            summary += &format!(" (line {}: {})", rule.line, escape(&rule.text));
+        } else {
+            summary += &format!(" ({})", escape(&r.reason.to_string()));
+        }
+        if let Some(edge) = &policy.edge {
+            summary += &format!("; edge: {}", edge.as_str());
+        }
+        summary += &format!("; tdm: {}", policy.tdm.reservation.as_str());
+        match (&policy.page, &page_error) {
+            (Some(page), _) => {
+                let rules = &page.directives.rules;
+                let no = |b: bool, word: &str| {
+                    if b {
+                        String::new()
+                    } else {
+                        format!(" no{word}")
+                    }
+                };
+                summary += &format!(
+                    "; page: HTTP {}{}{}{}{}",
+                    page.status,
+                    no(rules.index, "index"),
+                    no(rules.follow, "follow"),
+                    if rules.noai { " noai" } else { "" },
+                    if rules.noimageai { " noimageai" } else { "" }
+                );
+            }
+            (None, Some(e)) => summary += &format!("; page not read: {}", escape(e)),
+            (None, None) => {}
+        }
+        for w in &policy.warnings {
+            summary += &format!("; warning[{}]: {}", w.code(), w.message());
+        }
+        answered(summary, json(&Record::Policy(&policy)), false, legacy(&ctx))
     }
 }
 
@@ -443,7 +624,9 @@ impl ServerHandler for Tools {
                 "Before fetching a URL, call check_url: fetch only when it answers allowed, and \
                  wait crawl_delay.seconds between requests to one site. unreachable means the \
                  site's robots.txt could not be read: do not fetch. explain_robots shows why; \
-                 robots_report shows the robots.txt's history.",
+                 robots_report shows the robots.txt's history and the pace of your requests; \
+                 crawl_policy gives a page's whole policy (robots.txt, the edge, TDMRep, its \
+                 own directives).",
             )
     }
 }

@@ -127,8 +127,7 @@ mod enabled {
         // Politeness is shown for the agents given, else for the User-Agent the report
         // fetches with.
         let pace_agents = if agents.is_empty() {
-            let token = ProductToken::from_user_agent(&user_agent)
-                .unwrap_or_else(|_| ProductToken::verbatim(&user_agent));
+            let token = crate::engine::politeness::default_agent(&user_agent);
             vec![AgentSpec {
                 name: token.as_str().to_owned(),
                 rfc: token,

@@ -65,6 +65,7 @@ pub enum Record<'a> {
 
 /// A problem, with the same fields for robots.txt files and sitemaps.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Problem<'a> {
     /// The input as named: a path, a URL, or `<stdin>`.
     pub path: &'a str,
@@ -80,6 +81,7 @@ pub struct Problem<'a> {
 
 /// `check`: the same shape with `--robots` and without.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Check<'a> {
     pub url: &'a str,
     /// The URL as an HTTP client spells and requests it, when that is not `url` (TAB, LF or CR
@@ -125,6 +127,7 @@ pub struct Check<'a> {
 /// `noindex-unseen` (robots.txt disallows the URL and its page says `noindex`, which no
 /// crawler that obeys robots.txt ever sees).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct UrlWarning {
     /// The agent it is about, as given.
     pub agent: String,
@@ -140,6 +143,7 @@ pub struct UrlWarning {
 
 /// `check --tdm`: the URL's TDMRep reservation from the origin's `/.well-known/tdmrep.json`.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Tdm {
     /// `reserved`, `not-reserved`, `unset` (no file, or no rule matches) or `unknown` (the
     /// file could not be read: treat as reserved).
@@ -177,6 +181,7 @@ impl Check<'_> {
 
 /// The usage preferences in force at a URL, and the `Content-Usage` rules they come from.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct UsageRecord {
     pub preferences: UsagePrefs,
     /// The matching rules of the longest path (several when they tie), in file order.
@@ -186,6 +191,7 @@ pub struct UsageRecord {
 /// One preference per category of the AI-preferences vocabulary, keyed by its label:
 /// `allowed`, `disallowed` or `unknown`.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct UsagePrefs {
     #[serde(rename = "train-ai")]
     pub train_ai: &'static str,
@@ -203,6 +209,7 @@ impl From<crawlgate::UsagePreferences> for UsagePrefs {
 
 /// A `Content-Usage` rule.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct UsageRule {
     pub line: u32,
     /// The path as written; `null` when the rule has none (it covers every path).
@@ -217,6 +224,7 @@ pub struct UsageRule {
 
 /// The `Content-Signal` lines of an agent's groups, and their signals combined.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct ContentSignals {
     /// `search`, `ai-input`, `ai-train`: `allowed`, `disallowed` or `unknown`.
     pub signals: SignalPrefs,
@@ -225,6 +233,7 @@ pub struct ContentSignals {
 
 /// Cloudflare's three content signals.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct SignalPrefs {
     pub search: &'static str,
     #[serde(rename = "ai-input")]
@@ -245,6 +254,7 @@ impl From<crawlgate::ContentSignals> for SignalPrefs {
 
 /// A `Content-Signal` line.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct SignalLine {
     pub line: u32,
     /// The line as written (comment removed, trimmed).
@@ -254,6 +264,7 @@ pub struct SignalLine {
 
 /// A `License` or `LLM-Policy` line: where the document is.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct PolicyLine {
     pub line: u32,
     pub url: String,
@@ -261,6 +272,7 @@ pub struct PolicyLine {
 
 /// `explain`: what applies to one agent, before the `check` records of its URLs.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Explain<'a> {
     /// The product token matched against `user-agent` lines.
     pub agent: &'a str,
@@ -299,6 +311,7 @@ pub struct Explain<'a> {
 
 /// A `user-agent` line that chose a group.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct UserAgentLine {
     /// The line of the group's first `user-agent` line.
     pub group_line: u32,
@@ -310,6 +323,7 @@ pub struct UserAgentLine {
 
 /// One rule of an agent, in precedence order.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct ExplainRule {
     pub line: u32,
     /// `allow` or `disallow`.
@@ -322,6 +336,7 @@ pub struct ExplainRule {
 
 /// The crawl-delay that applies, and its line.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct CrawlDelay {
     pub seconds: f64,
     pub line: Option<u32>,
@@ -329,6 +344,7 @@ pub struct CrawlDelay {
 
 /// The request rate that applies (`Request-rate: 1/5s 0600-0845`), and its line.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct RequestRate {
     /// Requests…
     pub requests: u32,
@@ -341,6 +357,7 @@ pub struct RequestRate {
 
 /// A `Sitemap:` line.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct SitemapLine<'a> {
     pub line: u32,
     pub url: &'a str,

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 /// The report of one robots.txt: the `report` record.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct RobotsReport {
     /// `https://example.com:8080`.
     pub origin: String,
@@ -33,8 +34,17 @@ pub struct RobotsReport {
     pub in_force: InForce,
     /// The next fetch (RFC 3339, UTC).
     pub next_fetch: Option<String>,
+    /// While the failure rules stop the whole site because its robots.txt could not be read
+    /// (5xx, 429, a network failure, for less than 12 hours): no page of it before this
+    /// (RFC 3339, UTC; the last good version applies from then if it is still unreadable).
+    /// `null` otherwise.
+    pub not_before: Option<String>,
+    /// Then also: when the robots.txt is fetched again (RFC 3339, UTC); one that is read ends
+    /// the stop. `null` otherwise.
+    pub next_attempt: Option<String>,
     /// How the gate paces each agent's requests to the origin (the default agent's when none
-    /// was given; `report` fills it in, the service's report leaves it out).
+    /// was given): `report` reads the stored schedule, `/v1/robots` and MCP's `robots_report`
+    /// the running engine's.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub politeness: Vec<Politeness>,
     /// The last fetched file (the newest version that is a file), with its problems.
@@ -52,6 +62,7 @@ pub struct RobotsReport {
 
 /// The rules in force now, from the failure rules' ladder.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct InForce {
     /// `allow-all`, `disallow-all` or `rules`.
     pub verdict: &'static str,
@@ -69,6 +80,7 @@ pub struct InForce {
 
 /// A file's text with its problems.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct FileView {
     /// The number of the version it is.
     pub version: usize,
@@ -119,6 +131,7 @@ pub struct AiCrawlerView {
 
 /// One problem of a file.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct ProblemView {
     pub line: u32,
     pub column: usize,
@@ -130,6 +143,7 @@ pub struct ProblemView {
 
 /// One version: a run of fetches with the same result.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct VersionView {
     /// 1 is the oldest listed.
     pub number: usize,
@@ -161,6 +175,7 @@ pub struct VersionView {
 
 /// A line diff between two files.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Diff {
     /// The number of the version it is a diff from.
     pub from: usize,
@@ -171,6 +186,7 @@ pub struct Diff {
 
 /// One line of a diff hunk.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct DiffLine {
     /// `same`, `added` or `removed`.
     pub op: &'static str,
@@ -183,6 +199,7 @@ pub struct DiffLine {
 
 /// A URL whose verdict for an agent changed from one version to the next.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct VerdictChange {
     /// The version before (its number).
     pub from: usize,
@@ -196,6 +213,7 @@ pub struct VerdictChange {
 
 /// A verdict, and the line that decided it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Cell {
     /// `allowed` or `disallowed`.
     pub verdict: &'static str,
@@ -212,6 +230,7 @@ pub struct Cell {
 
 /// A URL on which the modes disagree for an agent.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct ModeDifference {
     pub agent: String,
     pub url: String,
@@ -221,6 +240,7 @@ pub struct ModeDifference {
 
 /// One URL's verdict for each agent (in the order the agents were given).
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct MatrixRow {
     pub url: String,
     pub cells: Vec<Cell>,
@@ -234,6 +254,7 @@ pub struct MatrixRow {
 /// in force and why, a backoff and when it is forgiven, the next slot. The `politeness`
 /// object of the `report` record (one per agent) and of `explain`'s.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct Politeness {
     /// The agent, as given (the product token of the default User-Agent when none was).
     pub agent: String,
@@ -260,6 +281,7 @@ pub struct Politeness {
 
 /// A backoff, as [`Politeness`] shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "mcp", derive(schemars::JsonSchema))]
 pub struct BackoffView {
     /// 429/503 answers in a row: the next one without `Retry-After` waits twice as long.
     pub step: u32,

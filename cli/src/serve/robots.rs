@@ -13,8 +13,9 @@ use axum::Json;
 use crawlgate::policy::Digest;
 use serde::Deserialize;
 
-use super::api::{decode, vet, ApiError, App};
+use super::api::{decode, token, vet, ApiError, App};
 use crate::engine::fetch_now::fetch_now;
+use crate::engine::politeness::{default_agent, now};
 use crate::engine::report::{build, Inputs};
 use crate::schema::Record;
 
@@ -22,16 +23,26 @@ use crate::schema::Record;
 #[derive(Deserialize)]
 pub struct RobotsQuery {
     url: String,
+    /// The agent whose pace `politeness` shows; default: the service's User-Agent's token.
+    agent: Option<String>,
 }
 
-/// `GET /v1/robots?url=URL`: the origin's report record (`crawlgate report --json`), from the
-/// state; nothing is fetched.
+/// `GET /v1/robots?url=URL[&agent=AGENT]`: the origin's report record (`crawlgate report
+/// --json`) from the state, with the pace the service's permits keep for the agent now
+/// (`politeness`: the backoff, the next slot).
 pub async fn robots(
     State(app): State<Arc<App>>,
     query: Result<Query<RobotsQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Query(q) = query.map_err(|e| ApiError::bad("url", e.body_text()))?;
     let origin = vet(&app, &q.url, || "url".to_owned())?;
+    let (agent, token) = match &q.agent {
+        Some(agent) => (agent.clone(), token(&app, agent)?),
+        None => {
+            let t = default_agent(&app.cache.options().fetch.user_agent);
+            (t.as_str().to_owned(), t)
+        }
+    };
     let store = app.cache.store();
     let unavailable = |e: crawlgate::store::StoreError| {
         ApiError::new(
@@ -69,7 +80,11 @@ pub async fn robots(
         urls: &[],
         mode: app.mode,
     };
-    let report = build(&inputs).ok_or_else(not_recorded)?;
+    let mut report = build(&inputs).ok_or_else(not_recorded)?;
+    report.politeness = now(&app.cache, &origin, &agent, &token)
+        .await
+        .into_iter()
+        .collect();
     Ok(Json(Record::Report(&report)).into_response())
 }
 

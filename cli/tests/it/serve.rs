@@ -803,3 +803,79 @@ fn two_host_names_of_one_server_share_one_schedule_under_the_ip_key() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--politeness-key"));
 }
+
+/// `GET /v1/robots` carries the `politeness` object of `report --json`, read where the
+/// service's permits are: after an acquire and a recorded 429, the backoff and the next slot;
+/// for a site whose robots.txt answers 503, the stop and the next try as fields of their own.
+#[test]
+fn the_robots_report_has_the_pace_of_the_permits_and_the_stop() {
+    let rt = crate::support::runtime(1);
+    let site = robots_server(&rt, None);
+    let serve = Serve::start(&["--no-state", "--allow-private"]);
+    let a = serve.json(
+        "/v1/acquire",
+        None,
+        json!({"agent": "bot", "url": site.url("/a")}),
+        200,
+    );
+    assert_eq!(a["permit"], true, "{a}");
+    let r = serve.json(
+        "/v1/record",
+        None,
+        json!({"url": site.url("/a"), "status": 429, "retry_after": 120}),
+        200,
+    );
+    assert_eq!(r["recorded"], "backed-off", "{r}");
+    let report = |query: &str| -> Value {
+        let (code, text) = serve.get(&format!("/v1/robots?{query}"), None);
+        assert_eq!(code, 200, "{query}: {text}");
+        serde_json::from_str(&text).expect("JSON")
+    };
+    let origin = site.url("/");
+    let r = report(&format!("url={origin}&agent=bot"));
+    let pace = &r["politeness"][0];
+    assert_eq!(pace["agent"], "bot", "{r:#}");
+    assert_eq!(pace["key"], origin.trim_end_matches('/'), "{r:#}");
+    assert_eq!(pace["reason"], "default", "{r:#}");
+    let backoff = &pace["backoff"];
+    assert_eq!(
+        (backoff["active"].clone(), backoff["step"].clone()),
+        (json!(true), json!(1)),
+        "{r:#}"
+    );
+    // The next slot is the backoff's end: 120 s after the 429.
+    assert!(backoff["until"].is_string(), "{r:#}");
+    assert_eq!(pace["next_slot"], backoff["until"], "{r:#}");
+    assert_eq!(r["not_before"], Value::Null, "{r:#}");
+    // Without an agent: the service's User-Agent's token, on the same schedule.
+    let r = report(&format!("url={origin}"));
+    assert_eq!(r["politeness"][0]["agent"], "crawlgate", "{r:#}");
+    assert_eq!(r["politeness"][0]["backoff"], backoff.clone(), "{r:#}");
+    // An agent that is not one: 400, naming the field.
+    let (code, text) = serve.get(&format!("/v1/robots?url={origin}&agent=a%20b"), None);
+    assert_eq!(code, 400, "{text}");
+    assert!(text.contains("\"field\":\"agent\""), "{text}");
+
+    // A robots.txt answering 503: the failure rules stop the site; when, and when it is
+    // tried again, as fields.
+    let down = answering(&rt, 503);
+    let c = serve.json(
+        "/v1/check",
+        None,
+        json!({"agent": "bot", "urls": [down.url("/x")]}),
+        200,
+    );
+    assert_eq!(c["results"][0]["verdict"], "disallow-all", "{c}");
+    let r = report(&format!("url={}", down.url("/")));
+    assert_eq!(r["http_status"], 503, "{r:#}");
+    let not_before = r["not_before"].as_str().expect("not_before");
+    let next_attempt = r["next_attempt"].as_str().expect("next_attempt");
+    assert_eq!(r["not_before"], r["in_force"]["until"], "{r:#}");
+    // RFC 3339 times compare as text: the next try comes before the stop ends.
+    let last = r["last_fetch"].as_str().expect("last_fetch");
+    assert!(last < next_attempt && next_attempt < not_before, "{r:#}");
+    assert!(
+        not_before.ends_with('Z') && next_attempt.ends_with('Z'),
+        "{r:#}"
+    );
+}
