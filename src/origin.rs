@@ -316,7 +316,11 @@ mod tests {
             (format!("{label}a.example"), 72, 64),
             ("a".repeat(100_000), 100_000, 100_000),
             // 30 characters, 69 bytes once converted to punycode (`xn--abcdefghij-xx2…`).
-            ("伓劍哇呫吜亁倊仱凶吖冘凇匶儉呏侭什凧为唥abcdefghij.example".to_owned(), 77, 69),
+            (
+                "伓劍哇呫吜亁倊仱凶吖冘凇匶儉呏侭什凧为唥abcdefghij.example".to_owned(),
+                77,
+                69,
+            ),
         ];
         for (host, len, longest_label) in too_long {
             for url in [
@@ -325,7 +329,10 @@ mod tests {
             ] {
                 let e = Origin::from_url(&url).expect_err("too long");
                 assert_eq!(e, OriginError::HostTooLong { len, longest_label }, "{host}");
-                assert!(e.to_string().len() < 200, "the message does not echo the URL");
+                assert!(
+                    e.to_string().len() < 200,
+                    "the message does not echo the URL"
+                );
             }
         }
     }

@@ -341,7 +341,10 @@ mod tests {
         let store = MemoryStore::bounded(8);
         write(&store, 0).await;
         for i in 1..100 {
-            assert!(kept(&store, 0).await, "read before each write: never the oldest");
+            assert!(
+                kept(&store, 0).await,
+                "read before each write: never the oldest"
+            );
             write(&store, i).await;
         }
     }

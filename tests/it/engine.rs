@@ -798,8 +798,7 @@ async fn a_record_never_stands_in_for_a_fetch_in_memory() {
 #[tokio::test]
 async fn a_record_never_stands_in_for_a_fetch_in_a_state_file() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let store =
-        crawlgate::store::EmbeddedStore::open(dir.path().join("state.redb")).expect("open");
+    let store = crawlgate::store::EmbeddedStore::open(dir.path().join("state.redb")).expect("open");
     a_record_never_stands_in_for_a_fetch(Arc::new(store)).await;
 }
 

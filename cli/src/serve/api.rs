@@ -104,9 +104,9 @@ pub fn decode<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
         let path = e.path().to_string();
         let inner = e.into_inner();
         let message = inner.to_string();
-        // A missing or unknown field is an error of the object holding it: serde names it only
-        // in its message ("missing field `agent`").
-        let named = named_field(&message);
+        // A missing field is an error of the object that lacks it: serde names it only in its
+        // message ("missing field `agent`"). (An unknown one is in the path already.)
+        let named = missing_field(&message);
         let field = match (path.as_str(), named) {
             (".", None) => None,
             (".", Some(name)) => Some(name.to_owned()),
@@ -130,11 +130,9 @@ pub fn decode<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
     Ok(value)
 }
 
-/// The field serde's message names, for a missing or unknown field.
-fn named_field(message: &str) -> Option<&str> {
-    let rest = message
-        .strip_prefix("missing field `")
-        .or_else(|| message.strip_prefix("unknown field `"))?;
+/// The field serde's message names, for a missing field.
+fn missing_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("missing field `")?;
     rest.split('`').next().filter(|name| !name.is_empty())
 }
 

@@ -51,9 +51,9 @@ mod enabled {
     use tower_http::trace::TraceLayer;
 
     use super::api::{self, ApiError, App};
-    use super::{check, pace, robots};
     use super::metrics::Metrics;
     use super::*;
+    use super::{check, pace, robots};
     use crate::args::PolitenessKeyArg;
     use crate::engine::{engine_with, fetch_options};
     use crate::state;
@@ -131,7 +131,8 @@ mod enabled {
             .context("cannot start the async runtime")?;
         init_tracing();
         runtime.block_on(async {
-            let state = state::open_long_running(&args.state, true, args.max_origins.max(1)).await?;
+            let state =
+                state::open_long_running(&args.state, true, args.max_origins.max(1)).await?;
             let mut options = CacheOptions::default();
             options.fetch = fetch;
             options.gate.key = key_kind(args.politeness_key);

@@ -48,12 +48,16 @@ fn a_batch_answers_each_url_in_place() {
     for (i, url) in urls.iter().enumerate().take(5).skip(1) {
         assert_eq!(results[i]["url"], url.as_str(), "{v}");
         // The error record of `check --json`: the URL and a sentence, nothing else.
-        let keys: Vec<&String> = results[i].as_object().expect("object").keys().collect();
+        let mut keys: Vec<&String> = results[i].as_object().expect("object").keys().collect();
+        keys.sort();
         assert_eq!(keys, ["message", "type", "url"], "{v}");
     }
     for i in [3, 4] {
         let message = results[i]["message"].as_str().expect("message");
-        assert!(message.contains("253") && message.contains("63"), "{message}");
+        assert!(
+            message.contains("253") && message.contains("63"),
+            "{message}"
+        );
         assert!(message.len() < 200, "the host is not echoed: {message}");
     }
     assert_eq!(site.hits_on("/robots.txt"), 1);
@@ -133,11 +137,23 @@ fn a_record_never_stands_in_for_a_robots_txt_fetch() {
 fn a_missing_field_is_named() {
     let serve = Serve::start(&["--no-state"]);
     for (path, body, field) in [
-        ("/v1/check", json!({"urls": ["http://example.com/"]}), "agent"),
+        (
+            "/v1/check",
+            json!({"urls": ["http://example.com/"]}),
+            "agent",
+        ),
         ("/v1/check", json!({"agent": "bot"}), "urls"),
         ("/v1/acquire", json!({"agent": "bot"}), "url"),
-        ("/v1/record", json!({"url": "http://example.com/"}), "status"),
-        ("/v1/check", json!({"agent": "bot", "urls": [], "extra": 1}), "extra"),
+        (
+            "/v1/record",
+            json!({"url": "http://example.com/"}),
+            "status",
+        ),
+        (
+            "/v1/check",
+            json!({"agent": "bot", "urls": [], "extra": 1}),
+            "extra",
+        ),
     ] {
         let v = serve.json(path, None, body, 400);
         assert_eq!(v["error"]["code"], "bad-field", "{path}: {v}");
@@ -213,12 +229,17 @@ fn readyz_is_not_ready_while_the_store_cannot_write() {
     }));
     let dir = Dir::new();
     let state = dir.join("state.redb");
-    let serve =
-        serve_under_file_size_limit(&dir, 1000, &["--state", &state, "--allow-private"]);
+    let serve = serve_under_file_size_limit(&dir, 1000, &["--state", &state, "--allow-private"]);
     let (code, text) = request(&serve.addr, "GET", "/readyz", None, None);
     assert_eq!(code, 200, "{text}");
     let body = json!({"agent": "bot", "urls": [site.url("/a")]}).to_string();
-    let (code, text) = request(&serve.addr, "POST", "/v1/check", None, Some(body.as_bytes()));
+    let (code, text) = request(
+        &serve.addr,
+        "POST",
+        "/v1/check",
+        None,
+        Some(body.as_bytes()),
+    );
     assert_eq!(code, 200, "answered from memory: {text}");
     until("the failed write is seen", || {
         let (_, text) = request(&serve.addr, "GET", "/metrics", None, None);
