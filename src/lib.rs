@@ -119,7 +119,7 @@ pub mod store;
 pub mod tdmrep;
 
 pub use diagnostic::{Code, Diagnostic, Severity};
-pub use origin::{robots_txt_url, Origin, OriginError, Scheme};
+pub use origin::{robots_txt_url, Origin, OriginError, Scheme, MAX_HOST_LEN, MAX_LABEL_LEN};
 pub use robots::{
     request_path, request_target, respelled, Agent, AgentRules, Agents, ContentSignals, Decision,
     Directive, Group, GroupMatch, Groups, Mode, Options, OtherKey, Parsed, PolicyLink, Preference,

@@ -38,6 +38,36 @@ pub enum OriginError {
         /// The string given.
         input: String,
     },
+    /// The host name is longer than DNS allows ([`MAX_HOST_LEN`] bytes, [`MAX_LABEL_LEN`] a
+    /// label): no name server can answer for it, so no robots.txt can be fetched. The input is
+    /// not kept: it may be megabytes long.
+    #[error("the host name is {len} bytes long with a label of {longest_label}: DNS names have at most {MAX_HOST_LEN} bytes, {MAX_LABEL_LEN} a label")]
+    HostTooLong {
+        /// The host's length in bytes (punycode, without a trailing dot).
+        len: usize,
+        /// Its longest label's.
+        longest_label: usize,
+    },
+}
+
+/// The longest host name DNS can carry, in bytes, without its trailing dot (RFC 1035 §2.3.4,
+/// as written in text).
+pub const MAX_HOST_LEN: usize = 253;
+/// The longest label of a host name, in bytes (RFC 1035 §2.3.4).
+pub const MAX_LABEL_LEN: usize = 63;
+
+/// `Err` when `host` (lowercase, punycode) is too long for DNS. An IP literal passes: its
+/// length is bounded by its syntax.
+fn check_host_len(host: &str) -> Result<(), OriginError> {
+    let name = host.strip_suffix('.').unwrap_or(host);
+    let longest_label = name.split('.').map(str::len).max().unwrap_or(0);
+    if name.len() > MAX_HOST_LEN || longest_label > MAX_LABEL_LEN {
+        return Err(OriginError::HostTooLong {
+            len: name.len(),
+            longest_label,
+        });
+    }
+    Ok(())
 }
 
 /// Why a string is not a URL, in words; a string that only lacks its scheme
@@ -77,6 +107,7 @@ impl Origin {
     /// The origin of an absolute `http`/`https` URL.
     pub fn from_url(input: &str) -> Result<Origin, OriginError> {
         if let Some(origin) = fast_origin(input) {
+            check_host_len(&origin.host)?;
             return Ok(origin);
         }
         let url = Url::parse(input.trim()).map_err(|source| OriginError::Parse {
@@ -88,6 +119,7 @@ impl Origin {
                 input: input.to_owned(),
                 scheme,
             },
+            long @ OriginError::HostTooLong { .. } => long,
             _ => OriginError::NoHost {
                 input: input.to_owned(),
             },
@@ -114,6 +146,7 @@ impl Origin {
                 })
             }
         };
+        check_host_len(&host)?;
         // `Url::port` is already `None` for the scheme's default port.
         Ok(Origin {
             scheme,
@@ -267,6 +300,41 @@ mod tests {
             e.to_string(),
             "\"http://[::1\" is not a valid URL: invalid IPv6 address"
         );
+    }
+
+    #[test]
+    fn hosts_longer_than_dns_allows_are_refused() {
+        let label = "a".repeat(63);
+        let longest = format!("{label}.{label}.{label}.{}", "b".repeat(61));
+        assert_eq!(longest.len(), 253);
+        for host in [longest.clone(), format!("{longest}."), label.clone()] {
+            let url = format!("http://{host}/x");
+            assert!(Origin::from_url(&url).is_ok(), "{url}");
+        }
+        let too_long = [
+            (format!("{longest}b"), 254, 63),
+            (format!("{label}a.example"), 72, 64),
+            ("a".repeat(100_000), 100_000, 100_000),
+            // 30 characters, 69 bytes once converted to punycode (`xn--abcdefghij-xx2…`).
+            (
+                "伓劍哇呫吜亁倊仱凶吖冘凇匶儉呏侭什凧为唥abcdefghij.example".to_owned(),
+                77,
+                69,
+            ),
+        ];
+        for (host, len, longest_label) in too_long {
+            for url in [
+                format!("http://{host}/x"),
+                format!("https://{}:8443/x", host.to_uppercase()),
+            ] {
+                let e = Origin::from_url(&url).expect_err("too long");
+                assert_eq!(e, OriginError::HostTooLong { len, longest_label }, "{host}");
+                assert!(
+                    e.to_string().len() < 200,
+                    "the message does not echo the URL"
+                );
+            }
+        }
     }
 
     #[test]

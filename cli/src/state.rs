@@ -72,9 +72,30 @@ fn default_location() -> anyhow::Result<Location> {
 /// Opens the store the arguments name. With `create` false, a state file that does not exist
 /// is not created (read-only commands then see an empty state).
 pub async fn open(args: &StateArgs, create: bool) -> anyhow::Result<State> {
+    open_with(args, create, MemoryStore::new()).await
+}
+
+/// How many times the engine's `--max-origins` a long-running process keeps with `--no-state`:
+/// every origin whose rules are in memory, and as many again read back rather than refetched.
+pub const NO_STATE_ORIGINS_PER_CACHED: u64 = 2;
+
+/// [`open`] for a process that runs for long (`serve`): with `--no-state`, the store keeps at
+/// most [`NO_STATE_ORIGINS_PER_CACHED`] × `max_origins` origins, the least recently used
+/// dropped first, so that its memory stays bounded however many origins it is asked about.
+pub async fn open_long_running(
+    args: &StateArgs,
+    create: bool,
+    max_origins: u64,
+) -> anyhow::Result<State> {
+    let limit = max_origins.saturating_mul(NO_STATE_ORIGINS_PER_CACHED);
+    let memory = MemoryStore::bounded(usize::try_from(limit).unwrap_or(usize::MAX));
+    open_with(args, create, memory).await
+}
+
+async fn open_with(args: &StateArgs, create: bool, memory: MemoryStore) -> anyhow::Result<State> {
     match location(args)? {
         Location::Memory => Ok(State {
-            store: Arc::new(MemoryStore::new()),
+            store: Arc::new(memory),
             name: "--no-state".to_owned(),
         }),
         Location::File(path) if !create && !path.exists() => Ok(State {

@@ -724,8 +724,16 @@ impl Inner {
     /// old), else from a flight.
     async fn view(self: &Arc<Self>, origin: &Origin) -> Arc<View> {
         if let Some(slot) = self.slots.get(origin).await {
-            self.stats.memory_hit();
             let view = slot.view();
+            // A state without a fetch (site-availability reports, a recrawl request) never
+            // answers for robots.txt: the check waits for the fetch, as for an origin not in
+            // memory. After a fetch that failed on this side, it answers "not fetched yet"
+            // rather than chain another at once.
+            if view.state.last_fetch().is_none() && view.failed_locally.is_none() {
+                self.stats.miss();
+                return self.join(origin, Task::Refresh).await;
+            }
+            self.stats.memory_hit();
             let now = self.clock.now();
             // A shared store's copy goes stale, and changes the store refused are retried: both
             // at most once per `sync_interval`, so a dead store is not hammered once per check.

@@ -142,20 +142,17 @@ fn isatap_v4(s: [u16; 8]) -> Option<Ipv4Addr> {
 /// The phrase every address-policy refusal contains.
 pub(crate) const REFUSED: &str = "refused by the address policy (PublicOnly)";
 
-/// The error a [`PolicyResolver`] gives when every address of a name is refused.
+/// The error a [`PolicyResolver`] gives when every address of a name is refused. It does not
+/// name the addresses: it reaches whoever asked (a service's caller, a stored state), who must
+/// not learn what an internal name resolves to; the resolver logs them.
 #[derive(Debug)]
 pub(crate) struct AddressRefused {
     host: String,
-    addrs: Vec<IpAddr>,
 }
 
 impl fmt::Display for AddressRefused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} resolved only to addresses {REFUSED}:", self.host)?;
-        for ip in &self.addrs {
-            write!(f, " {ip}")?;
-        }
-        Ok(())
+        write!(f, "{} resolved only to addresses {REFUSED}", self.host)
     }
 }
 
@@ -182,8 +179,9 @@ impl reqwest::dns::Resolve for PolicyResolver {
             let (kept, refused): (Vec<SocketAddr>, Vec<SocketAddr>) =
                 all.into_iter().partition(|a| policy.allows(a.ip()));
             if kept.is_empty() {
-                let addrs = refused.iter().map(SocketAddr::ip).collect();
-                return Err(Box::new(AddressRefused { host, addrs }) as _);
+                let addrs: Vec<String> = refused.iter().map(|a| a.ip().to_string()).collect();
+                tracing::info!(target: "crawlgate::fetch", host = %host, addresses = %addrs.join(" "), "{REFUSED}: not connected");
+                return Err(Box::new(AddressRefused { host }) as _);
             }
             let addrs: reqwest::dns::Addrs = Box::new(kept.into_iter());
             Ok(addrs)

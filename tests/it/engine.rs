@@ -764,3 +764,51 @@ async fn diagnostics_are_kept_in_memory_only_when_asked() {
         "one fetch per engine pair; the second read the store"
     );
 }
+
+/// A site-availability report (a page fetched up or down) for an origin whose robots.txt was
+/// never fetched, in `store`: the next check fetches robots.txt and answers from its rules,
+/// never "not fetched yet"; the report is kept.
+async fn a_record_never_stands_in_for_a_fetch(store: Arc<dyn Store>) {
+    let server = TestServer::start(|_| Reply::text(200, RULES)).await;
+    let clock = Arc::new(ManualClock::new(
+        SystemTime::UNIX_EPOCH + Duration::from_secs(1_800_000_000),
+    ));
+    let cache =
+        RobotsCache::with_store(CacheOptions::default(), store.clone(), clock).expect("engine");
+    let origin = Origin::from_url(&server.url("/")).expect("origin");
+    for up in [false, true] {
+        cache.record_page_fetch(&origin, up).await;
+    }
+    let a = check(&cache, &server.url("/public")).await;
+    assert!(a.allowed, "{a:?}");
+    assert_eq!(a.reason, VerdictReason::Fetched);
+    assert!(!check(&cache, &server.url("/private")).await.allowed);
+    assert_eq!(server.hits_on("/robots.txt"), 1);
+    let state = cache.state(&origin).await.expect("state");
+    assert!(state.site_report().is_some_and(|r| r.up), "{state:?}");
+    assert!(state.last_fetch().is_some());
+}
+
+#[tokio::test]
+async fn a_record_never_stands_in_for_a_fetch_in_memory() {
+    a_record_never_stands_in_for_a_fetch(Arc::new(MemoryStore::new())).await;
+}
+
+#[cfg(feature = "redb")]
+#[tokio::test]
+async fn a_record_never_stands_in_for_a_fetch_in_a_state_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = crawlgate::store::EmbeddedStore::open(dir.path().join("state.redb")).expect("open");
+    a_record_never_stands_in_for_a_fetch(Arc::new(store)).await;
+}
+
+#[cfg(feature = "redis")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_never_stands_in_for_a_fetch_in_redis() {
+    use crawlgate::store::{RedisOptions, RedisStore};
+    let server = crate::support::redis_server::RedisServer::start();
+    let store = RedisStore::connect(RedisOptions::new(server.url()))
+        .await
+        .expect("connect");
+    a_record_never_stands_in_for_a_fetch(Arc::new(store)).await;
+}

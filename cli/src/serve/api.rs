@@ -103,7 +103,16 @@ pub fn decode<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        let field = if path == "." { None } else { Some(path) };
+        let message = inner.to_string();
+        // A missing field is an error of the object that lacks it: serde names it only in its
+        // message ("missing field `agent`"). (An unknown one is in the path already.)
+        let named = missing_field(&message);
+        let field = match (path.as_str(), named) {
+            (".", None) => None,
+            (".", Some(name)) => Some(name.to_owned()),
+            (_, Some(name)) => Some(format!("{path}.{name}")),
+            (_, None) => Some(path),
+        };
         let code = if inner.is_syntax() || inner.is_eof() {
             "bad-json"
         } else {
@@ -112,13 +121,19 @@ pub fn decode<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
         ApiError {
             status: StatusCode::BAD_REQUEST,
             code,
-            message: inner.to_string(),
+            message,
             field,
         }
     })?;
     de.end()
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad-json", e.to_string()))?;
     Ok(value)
+}
+
+/// The field serde's message names, for a missing field.
+fn missing_field(message: &str) -> Option<&str> {
+    let rest = message.strip_prefix("missing field `")?;
+    rest.split('`').next().filter(|name| !name.is_empty())
 }
 
 /// The product token of `agent` in the service's mode.
@@ -180,8 +195,19 @@ pub async fn healthz() -> Response {
     Json(json!({"status": "ok"})).into_response()
 }
 
-/// `GET /readyz`: the state store answers (a read of an origin nobody crawls).
+/// `GET /readyz`: the state store takes what the engine writes. Not ready while the engine's
+/// last store operation failed (a full disk fails writes while reads still answer: a read
+/// alone would say ready), nor while the store does not answer a read of an origin nobody
+/// crawls. The same status as `crawlgate_store_up` in /metrics.
 pub async fn readyz(State(app): State<Arc<App>>) -> Response {
+    let status = app.cache.store_status();
+    if !status.available {
+        let why = status.last_error.as_deref().unwrap_or("an unknown error");
+        return not_ready(format!(
+            "the state store failed the last operation ({} failures since the start): {why}",
+            status.errors
+        ));
+    }
     let probe = Origin::from_url("http://readyz.crawlgate.invalid/");
     let result = match probe {
         Ok(o) => app.cache.store().load(&o).await.map(|_| ()),
@@ -189,13 +215,17 @@ pub async fn readyz(State(app): State<Arc<App>>) -> Response {
     };
     match result {
         Ok(()) => Json(json!({"status": "ready"})).into_response(),
-        Err(e) => ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "store-unavailable",
-            format!("the state store did not answer: {e}"),
-        )
-        .into_response(),
+        Err(e) => not_ready(format!("the state store did not answer: {e}")),
     }
+}
+
+fn not_ready(message: String) -> Response {
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "store-unavailable",
+        message,
+    )
+    .into_response()
 }
 
 /// `GET /metrics`.

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use super::api::{decode, mode, token, vet, ApiError, App};
 use crate::records::state_record;
-use crate::schema::Record;
+use crate::schema::{InputError, Record};
 
 /// URLs of one /v1/check request answered at once (origins loaded or fetched side by side).
 const CHECK_CONCURRENCY: usize = 64;
@@ -30,7 +30,8 @@ pub struct CheckRequest {
     mode: Option<String>,
 }
 
-/// `POST /v1/check`: one `check` record per URL, in order.
+/// `POST /v1/check`: one `check` record per URL, in order; an `error` record in the place of a
+/// URL that cannot be checked.
 pub async fn check(
     State(app): State<Arc<App>>,
     body: Result<Bytes, BytesRejection>,
@@ -53,48 +54,72 @@ pub async fn check(
         )
         .field("urls"));
     }
-    for (i, url) in req.urls.iter().enumerate() {
-        vet(&app, url, || format!("urls[{i}]"))?;
-    }
+    // A URL that cannot be checked (not a URL, no robots.txt origin, a private target) is
+    // answered in place with `check --json`'s error record; the others are checked. Nothing
+    // is fetched for a refused one.
+    let vetted: Vec<Result<(), String>> = req
+        .urls
+        .iter()
+        .enumerate()
+        .map(|(i, url)| {
+            vet(&app, url, || format!("urls[{i}]"))
+                .map(drop)
+                .map_err(|e| e.message)
+        })
+        .collect();
     let crawler = std::slice::from_ref(&token);
-    let mut results = Vec::with_capacity(req.urls.len());
     // Up to CHECK_CONCURRENCY URLs at once, answers in order: the origins not in memory are
     // read (or fetched) side by side; the rules and verdict come from memory once loaded.
     // One lookup per URL gives the answer, the verdict and the rules together.
     // (By index: a closure over borrowed items would not be a `Send` future for every
     // lifetime, which the router needs.)
-    let (cache, token_ref, urls) = (&app.cache, &token, &req.urls);
-    let answers: Vec<_> = stream::iter(0..urls.len())
-        .map(|i| cache.check_in_force(token_ref, &urls[i]))
+    let (cache, token_ref, urls, vetted_ref) = (&app.cache, &token, &req.urls, &vetted);
+    let answers: Vec<Result<_, String>> = stream::iter(0..urls.len())
+        .map(|i| async move {
+            match &vetted_ref[i] {
+                Ok(()) => cache
+                    .check_in_force(token_ref, &urls[i])
+                    .await
+                    .map_err(|e| e.to_string()),
+                Err(message) => Err(message.clone()),
+            }
+        })
         .buffered(CHECK_CONCURRENCY)
         .collect()
         .await;
-    let answers = answers
-        .into_iter()
-        .enumerate()
-        .map(|(i, a)| a.map_err(|e| ApiError::bad(format!("urls[{i}]"), e.to_string())))
-        .collect::<Result<Vec<_>, _>>()?;
+    // Kept apart: the records borrow them. (Empty for a URL answered with an error.)
     let robots_txts: Vec<String> = answers
         .iter()
-        .map(|(a, _, _)| a.origin.robots_txt_url())
+        .map(|a| {
+            a.as_ref()
+                .map_or_else(|_| String::new(), |(a, _, _)| a.origin.robots_txt_url())
+        })
         .collect();
-    for ((url, (answer, verdict, rules)), robots_txt) in
-        req.urls.iter().zip(&answers).zip(&robots_txts)
-    {
-        let r = state_record(
-            url,
-            &token,
-            crawler,
-            answer,
-            Some(*verdict),
-            rules.as_ref(),
-            robots_txt,
-        );
-        results.push(Record::Check(r));
+    let mut results = Vec::with_capacity(req.urls.len());
+    let mut checked = 0u64;
+    for ((url, answered), robots_txt) in req.urls.iter().zip(&answers).zip(&robots_txts) {
+        results.push(match answered {
+            Ok((answer, verdict, rules)) => {
+                checked += 1;
+                Record::Check(state_record(
+                    url,
+                    &token,
+                    crawler,
+                    answer,
+                    Some(*verdict),
+                    rules.as_ref(),
+                    robots_txt,
+                ))
+            }
+            Err(message) => Record::Error(InputError {
+                url: Some(url),
+                message,
+            }),
+        });
     }
     app.metrics
         .urls_checked
-        .fetch_add(results.len() as u64, Ordering::Relaxed);
+        .fetch_add(checked, Ordering::Relaxed);
     Ok(Json(Checked { results }).into_response())
 }
 

@@ -133,7 +133,8 @@ mod enabled {
             .context("cannot start the async runtime")?;
         init_tracing();
         runtime.block_on(async {
-            let state = state::open(&args.state, true).await?;
+            let state =
+                state::open_long_running(&args.state, true, args.max_origins.max(1)).await?;
             let mut options = CacheOptions::default();
             options.fetch = fetch;
             options.gate.key = key_kind(args.politeness_key);

@@ -426,10 +426,9 @@ fn bad_requests_are_4xx_naming_the_field() {
 
     let cases: &[(&[u8], u16, &str, Option<&str>)] = &[
         (b"{\"agent\": \"bot\", \"urls\": [\"http://example.com/\", 7]}", 400, "bad-field", Some("urls[1]")),
-        (b"{\"urls\": [\"http://example.com/\"]}", 400, "bad-field", None),
+        (b"{\"urls\": [\"http://example.com/\"]}", 400, "bad-field", Some("agent")),
         (b"{\"agent\": 1, \"urls\": []}", 400, "bad-field", Some("agent")),
-        (b"{\"agent\": \"bot\", \"urls\": [], \"extra\": 1}", 400, "bad-field", None),
-        (b"{\"agent\": \"bot\", \"urls\": [\"ftp://example.com/\"]}", 400, "bad-field", Some("urls[0]")),
+        (b"{\"agent\": \"bot\", \"urls\": [], \"extra\": 1}", 400, "bad-field", Some("extra")),
         (b"{\"agent\": \"bot\", \"urls\": [\"http://example.com/\"], \"mode\": \"google\"}", 400, "bad-field", Some("mode")),
         (b"{\"agent\": \"\", \"urls\": [\"http://example.com/\"]}", 400, "bad-field", Some("agent")),
         (b"{\"agent\": \"bot\", \"urls\"", 400, "bad-json", None),
@@ -467,8 +466,18 @@ fn bad_requests_are_4xx_naming_the_field() {
     assert_eq!(code, 400, "{text}");
     assert!(text.contains("\"field\":\"status\""), "{text}");
 
-    // A loopback, private or link-local target is refused without --allow-private, and
-    // nothing is fetched from it.
+    // A URL that cannot be checked is answered in place, the request is not refused.
+    let v = serve.json(
+        "/v1/check",
+        None,
+        json!({"agent": "bot", "urls": ["ftp://example.com/"]}),
+        200,
+    );
+    assert_eq!(v["results"][0]["type"], "error", "{v}");
+    assert_eq!(v["results"][0]["url"], "ftp://example.com/", "{v}");
+
+    // A loopback, private or link-local target is refused without --allow-private (in its
+    // place in /v1/check, with a 403 elsewhere), and nothing is fetched from it.
     for url in [
         site.url("/a"),
         "http://10.1.2.3/".to_owned(),
@@ -479,11 +488,15 @@ fn bad_requests_are_4xx_naming_the_field() {
         let v = serve.json(
             "/v1/check",
             None,
-            json!({"agent": "bot", "urls": ["http://example.com/", url]}),
-            403,
+            json!({"agent": "bot", "urls": ["ftp://example.com/", url]}),
+            200,
         );
-        assert_eq!(v["error"]["code"], "private-target", "{url}: {v}");
-        assert_eq!(v["error"]["field"], "urls[1]");
+        let results = v["results"].as_array().expect("results");
+        assert_eq!(results.len(), 2, "{v}");
+        assert_eq!(results[1]["type"], "error", "{url}: {v}");
+        assert_eq!(results[1]["url"], url.as_str(), "{v}");
+        let message = results[1]["message"].as_str().expect("message");
+        assert!(message.contains("--allow-private"), "{url}: {v}");
         for (path, body) in [
             ("/v1/acquire", json!({"agent": "bot", "url": url})),
             ("/v1/recrawl", json!({"url": url})),
