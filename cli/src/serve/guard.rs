@@ -3,7 +3,7 @@
 //! and `Sec-Fetch-Site` against web pages: 403), its media type (415), and its body, read
 //! whole within a deadline before the request takes a place in flight (408, 413).
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -44,46 +44,60 @@ impl Guard {
 /// 414 for a request target over [`MAX_TARGET`], 431 for headers over [`MAX_HEADERS`] or
 /// [`MAX_HEADER_BYTES`].
 pub async fn head(request: Request, next: Next) -> Response {
+    match head_error(&request) {
+        Some(error) => closing(error, request.version()),
+        None => next.run(request).await,
+    }
+}
+
+fn head_error(request: &Request) -> Option<ApiError> {
     let target = request
         .uri()
         .path_and_query()
         .map_or(0, |p| p.as_str().len());
     if target > MAX_TARGET {
-        return closing(
-            ApiError::new(
-                StatusCode::URI_TOO_LONG,
-                "uri-too-long",
-                format!("the request target is over {MAX_TARGET} bytes"),
-            ),
-            request.version(),
-        );
+        return Some(ApiError::new(
+            StatusCode::URI_TOO_LONG,
+            "uri-too-long",
+            format!("the request target is over {MAX_TARGET} bytes"),
+        ));
     }
     let headers = request.headers();
     let bytes: usize = headers
         .iter()
         .map(|(name, value)| name.as_str().len() + value.len() + 4)
         .sum();
-    if headers.len() > MAX_HEADERS || bytes > MAX_HEADER_BYTES {
-        return closing(
-            ApiError::new(
-                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-                "headers-too-large",
-                format!(
-                    "the request has {} header fields in {bytes} bytes; at most {MAX_HEADERS} in {MAX_HEADER_BYTES} bytes are read",
-                    headers.len()
-                ),
+    (headers.len() > MAX_HEADERS || bytes > MAX_HEADER_BYTES).then(|| {
+        ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "headers-too-large",
+            format!(
+                "the request has {} header fields in {bytes} bytes; at most {MAX_HEADERS} in {MAX_HEADER_BYTES} bytes are read",
+                headers.len()
             ),
-            request.version(),
-        );
-    }
-    next.run(request).await
+        )
+    })
 }
 
 /// The host a request is for: its `Host` headers and its target's authority (HTTP/2's
 /// `:authority`), each of them loopback or allowed; else 403 `host-not-allowed`.
 pub async fn host(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    let Some(allowed) = &guard.hosts else {
+    if host_known(&guard, &request) {
         return next.run(request).await;
+    }
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "host-not-allowed",
+        "the Host is not one this service answers to (loopback, or crawlgate serve --allow-host)",
+    )
+    .into_response()
+}
+
+// (The checks are plain functions: their closures' borrows must not live in the async
+// middleware's state across its await.)
+fn host_known(guard: &Guard, request: &Request) -> bool {
+    let Some(allowed) = &guard.hosts else {
+        return true;
     };
     let mut named = request
         .headers()
@@ -97,20 +111,24 @@ pub async fn host(State(guard): State<Arc<Guard>>, request: Request, next: Next)
             let host = bare_host(h);
             is_loopback(host) || allowed.iter().any(|a| a.eq_ignore_ascii_case(host))
         });
-    if known {
-        return next.run(request).await;
-    }
-    ApiError::new(
-        StatusCode::FORBIDDEN,
-        "host-not-allowed",
-        "the Host is not one this service answers to (loopback, or crawlgate serve --allow-host)",
-    )
-    .into_response()
+    known
 }
 
 /// A request from a web page of another origin: an `Origin` that is not the service's own
 /// (the request's host), or `Sec-Fetch-Site` `cross-site` or `same-site`: 403 `cross-origin`.
 pub async fn origin(request: Request, next: Next) -> Response {
+    if !from_another_site(&request) {
+        return next.run(request).await;
+    }
+    ApiError::new(
+        StatusCode::FORBIDDEN,
+        "cross-origin",
+        "a request from a web page of another origin is refused",
+    )
+    .into_response()
+}
+
+fn from_another_site(request: &Request) -> bool {
     let headers = request.headers();
     let own = headers
         .get(HOST)
@@ -127,30 +145,13 @@ pub async fn origin(request: Request, next: Next) -> Response {
     let foreign_site = headers
         .get("sec-fetch-site")
         .is_some_and(|s| s == "cross-site" || s == "same-site");
-    if !(foreign_origin || foreign_site) {
-        return next.run(request).await;
-    }
-    ApiError::new(
-        StatusCode::FORBIDDEN,
-        "cross-origin",
-        "a request from a web page of another origin is refused",
-    )
-    .into_response()
+    foreign_origin || foreign_site
 }
 
 /// A POST's body must be declared `application/json` (parameters allowed): 415 otherwise,
 /// so that a web page's form or `text/plain` request is never acted on.
 pub async fn json(request: Request, next: Next) -> Response {
-    if request.method() != Method::POST {
-        return next.run(request).await;
-    }
-    let is_json = request
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(';').next())
-        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"));
-    if is_json {
+    if request.method() != Method::POST || is_json(&request) {
         return next.run(request).await;
     }
     ApiError::new(
@@ -161,17 +162,21 @@ pub async fn json(request: Request, next: Next) -> Response {
     .into_response()
 }
 
+fn is_json(request: &Request) -> bool {
+    request
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
+}
+
 /// The body, read whole within `body_timeout` and handed on buffered: a slow body never
 /// holds a place in flight. A declared length over `max_body` is a 413 before any of it is
 /// read; a body that does not come in time is a 408.
 pub async fn body(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
     let version = request.version();
-    let declared = request
-        .headers()
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_some_and(|n| n > guard.max_body as u64) {
+    if declared_length(&request).is_some_and(|n| n > guard.max_body as u64) {
         return closing(too_large(), version);
     }
     let (parts, body) = request.into_parts();
@@ -204,6 +209,14 @@ pub async fn body(State(guard): State<Arc<Guard>>, request: Request, next: Next)
         }
     };
     next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
+fn declared_length(request: &Request) -> Option<u64> {
+    request
+        .headers()
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
 }
 
 fn too_large() -> ApiError {
@@ -261,7 +274,7 @@ fn is_loopback(host: &str) -> bool {
 pub fn listens_on_loopback(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => v4.is_loopback(),
-        IpAddr::V6(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(Ipv4Addr::is_loopback),
+        IpAddr::V6(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
     }
 }
 
