@@ -72,7 +72,7 @@ fn healthy_within(addr: &str, bound: Duration) -> Duration {
     took
 }
 
-const SLOW_BODY_TIMEOUT: u64 = 2;
+const SLOW_BODY_TIMEOUT: u64 = 8;
 
 #[test]
 fn slow_http1_bodies_hold_no_place_in_flight() {
@@ -91,9 +91,10 @@ fn slow_http1_bodies_hold_no_place_in_flight() {
         "POST /v1/check HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{"
     );
     let mut slow: Vec<TcpStream> = (0..SLOW).map(|_| send(&addr, &head)).collect();
-    // Each slow request is past its head (counted in flight) before health is asked.
+    // More slow requests past their heads (counted in flight) than --max-in-flight's 512
+    // places, before health is asked.
     crate::serve::until("the slow requests in flight", || {
-        serve.metric("crawlgate_http_requests_in_flight", None) >= SLOW as f64
+        serve.metric("crawlgate_http_requests_in_flight", None) > 512.0
     });
     let took = healthy_within(&addr, Duration::from_secs(5));
     eprintln!("/healthz under {SLOW} slow bodies: {took:?}");
@@ -117,10 +118,14 @@ fn slow_http1_bodies_hold_no_place_in_flight() {
     }
 }
 
-/// A request body that sends one byte, then nothing, ever.
-struct OneByte(bool);
+/// A request body: none at all, or one byte and then nothing, ever.
+enum Slow {
+    Empty,
+    Fresh,
+    Sent,
+}
 
-impl hyper::body::Body for OneByte {
+impl hyper::body::Body for Slow {
     type Data = hyper::body::Bytes;
     type Error = std::convert::Infallible;
 
@@ -128,13 +133,20 @@ impl hyper::body::Body for OneByte {
         mut self: std::pin::Pin<&mut Self>,
         _: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
-        if self.0 {
-            return std::task::Poll::Pending;
+        match *self {
+            Slow::Empty => std::task::Poll::Ready(None),
+            Slow::Sent => std::task::Poll::Pending,
+            Slow::Fresh => {
+                *self = Slow::Sent;
+                std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(
+                    hyper::body::Bytes::from_static(b"{"),
+                ))))
+            }
         }
-        self.0 = true;
-        std::task::Poll::Ready(Some(Ok(hyper::body::Frame::data(
-            hyper::body::Bytes::from_static(b"{"),
-        ))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self, Slow::Empty)
     }
 }
 
@@ -142,9 +154,12 @@ impl hyper::body::Body for OneByte {
 fn slow_http2_streams_hold_no_place_in_flight() {
     let rt = crate::support::runtime(2);
     let site = robots_server(&rt, None);
+    // Fewer places than slow streams (64 at once on each connection).
     let serve = Serve::start(&[
         "--no-state",
         "--allow-private",
+        "--max-in-flight",
+        "100",
         "--body-timeout",
         &SLOW_BODY_TIMEOUT.to_string(),
     ]);
@@ -164,12 +179,20 @@ fn slow_http2_streams_hold_no_place_in_flight() {
                 .await
                 .expect("HTTP/2 handshake");
                 tokio::spawn(connection);
+                // One request first, so that the client knows the service's stream limit
+                // (and queues its streams beyond it rather than have them refused).
+                let mut first = sender.clone();
+                first.ready().await.expect("ready");
+                let warm = hyper::Request::get(format!("http://{addr}/healthz"))
+                    .body(Slow::Empty)
+                    .expect("request");
+                let _ = first.send_request(warm).await.expect("healthz");
                 for _ in 0..STREAMS {
                     let mut sender = sender.clone();
                     let request = hyper::Request::post(format!("http://{addr}/v1/check"))
                         .header("content-type", "application/json")
                         .header("content-length", "1000")
-                        .body(OneByte(false))
+                        .body(Slow::Fresh)
                         .expect("request");
                     streams.push(tokio::spawn(async move {
                         sender.ready().await.expect("stream");
@@ -186,7 +209,7 @@ fn slow_http2_streams_hold_no_place_in_flight() {
         }
     });
     crate::serve::until("slow streams in flight", || {
-        serve.metric("crawlgate_http_requests_in_flight", None) >= 100.0
+        serve.metric("crawlgate_http_requests_in_flight", None) > 100.0
     });
     let took = healthy_within(&addr, Duration::from_secs(5));
     eprintln!("/healthz under {CONNECTIONS} x {STREAMS} slow HTTP/2 streams: {took:?}");
