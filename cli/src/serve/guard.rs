@@ -194,21 +194,20 @@ pub async fn body(State(guard): State<Arc<Guard>>, request: Request, next: Next)
                 version,
             )
         }
-        Err(_) => {
-            return closing(
-                ApiError::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "body-timeout",
-                    format!(
-                        "the request body did not come within {} s (crawlgate serve --body-timeout)",
-                        guard.body_timeout.as_secs_f64()
-                    ),
+        Err(_) => return closing(
+            ApiError::new(
+                StatusCode::REQUEST_TIMEOUT,
+                "body-timeout",
+                format!(
+                    "the request body did not come within {} s (crawlgate serve --body-timeout)",
+                    guard.body_timeout.as_secs_f64()
                 ),
-                version,
-            )
-        }
+            ),
+            version,
+        ),
     };
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 fn declared_length(request: &Request) -> Option<u64> {
@@ -274,7 +273,9 @@ fn is_loopback(host: &str) -> bool {
 pub fn listens_on_loopback(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => v4.is_loopback(),
-        IpAddr::V6(v6) => v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback()),
+        IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
     }
 }
 

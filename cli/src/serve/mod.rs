@@ -57,9 +57,9 @@ mod enabled {
     use tower_http::trace::TraceLayer;
 
     use super::api::{self, ApiError, App};
-    use super::{check, pace, robots};
     use super::metrics::Metrics;
     use super::*;
+    use super::{check, pace, robots};
     use crate::args::PolitenessKeyArg;
     use crate::engine::{engine_with, fetch_options};
     use crate::state;

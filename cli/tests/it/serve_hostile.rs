@@ -57,7 +57,10 @@ fn ask(addr: &str, head: &str, bound: Duration) -> (u16, String, Duration) {
 #[track_caller]
 fn code(body: &str) -> String {
     let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"));
-    v["error"]["code"].as_str().expect("an error code").to_owned()
+    v["error"]["code"]
+        .as_str()
+        .expect("an error code")
+        .to_owned()
 }
 
 /// `GET /healthz` answers 200 within `bound` (measured).
@@ -171,7 +174,9 @@ fn slow_http2_streams_hold_no_place_in_flight() {
         async move {
             let mut streams = Vec::new();
             for _ in 0..CONNECTIONS {
-                let tcp = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+                let tcp = tokio::net::TcpStream::connect(&addr)
+                    .await
+                    .expect("connect");
                 let (sender, connection) = hyper::client::conn::http2::handshake(
                     hyper_util::rt::TokioExecutor::new(),
                     hyper_util::rt::TokioIo::new(tcp),
@@ -233,7 +238,9 @@ fn an_http2_authority_of_another_host_is_refused() {
     let serve = Serve::start(&["--no-state"]);
     let addr = serve.addr.clone();
     let statuses: Vec<u16> = rt.block_on(async move {
-        let tcp = tokio::net::TcpStream::connect(&addr).await.expect("connect");
+        let tcp = tokio::net::TcpStream::connect(&addr)
+            .await
+            .expect("connect");
         let (mut sender, connection) = hyper::client::conn::http2::handshake(
             hyper_util::rt::TokioExecutor::new(),
             hyper_util::rt::TokioIo::new(tcp),
@@ -279,11 +286,17 @@ fn idle_and_half_sent_connections_are_closed() {
     // Nothing sent.
     let mut idle = send(&addr, "");
     // Half a head.
-    let mut half = send(&addr, &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-A: b"));
+    let mut half = send(
+        &addr,
+        &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-A: b"),
+    );
     // A head sent a byte at a time, 0.3 s apart, past the header deadline.
     let mut trickle = send(&addr, "G");
     // A request answered, then nothing.
-    let mut kept = send(&addr, &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n"));
+    let mut kept = send(
+        &addr,
+        &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n\r\n"),
+    );
     let start = Instant::now();
     for byte in b"ET /healthz HTTP/1.1\r\n".iter().take(8) {
         std::thread::sleep(Duration::from_millis(300));
@@ -304,7 +317,11 @@ fn idle_and_half_sent_connections_are_closed() {
     assert!(closed, "keep-alive: left open");
     assert_eq!(parse(&raw).0, 200);
     // Each within its second (and scheduling), not the test's bound.
-    assert!(start.elapsed() < Duration::from_secs(6), "{:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(6),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 /// `crawlgate serve --no-state ARGS…` under `ulimit -n FILES`; its address.
@@ -338,7 +355,13 @@ fn start_limited(files: u32, args: &[&str], dir: &Dir) -> (Child, String) {
 #[test]
 fn idle_connections_beyond_the_limits_do_not_keep_health_from_answering() {
     // --max-connections 50: 200 idle connections, closed after 1 s, 50 at a time.
-    let serve = Serve::start(&["--no-state", "--idle-timeout", "1", "--max-connections", "50"]);
+    let serve = Serve::start(&[
+        "--no-state",
+        "--idle-timeout",
+        "1",
+        "--max-connections",
+        "50",
+    ]);
     let idle: Vec<TcpStream> = (0..200).map(|_| send(&serve.addr, "")).collect();
     let took = healthy_within(&serve.addr, Duration::from_secs(20));
     eprintln!("/healthz behind 200 idle connections, 50 at once: {took:?}");
@@ -359,7 +382,12 @@ fn idle_connections_beyond_the_limits_do_not_keep_health_from_answering() {
 fn web_pages_and_rebinding_hosts_are_refused_and_nothing_is_recorded() {
     let rt = crate::support::runtime(1);
     let site = robots_server(&rt, None);
-    let serve = Serve::start(&["--no-state", "--allow-private", "--allow-host", "crawlgate.internal"]);
+    let serve = Serve::start(&[
+        "--no-state",
+        "--allow-private",
+        "--allow-host",
+        "crawlgate.internal",
+    ]);
     let addr = serve.addr.clone();
     // The origin known, as a crawler would have it.
     serve.json(
@@ -370,15 +398,27 @@ fn web_pages_and_rebinding_hosts_are_refused_and_nothing_is_recorded() {
     );
     let record = json!({"url": site.url("/a"), "status": 429, "retry_after": 120}).to_string();
     let cases: &[(&str, u16, &str)] = &[
-        ("Content-Type: text/plain\r\n", 415, "unsupported-media-type"),
+        (
+            "Content-Type: text/plain\r\n",
+            415,
+            "unsupported-media-type",
+        ),
         ("", 415, "unsupported-media-type"),
-        ("Content-Type: application/x-www-form-urlencoded\r\n", 415, "unsupported-media-type"),
+        (
+            "Content-Type: application/x-www-form-urlencoded\r\n",
+            415,
+            "unsupported-media-type",
+        ),
         (
             "Content-Type: application/json\r\nOrigin: https://evil.example\r\n",
             403,
             "cross-origin",
         ),
-        ("Content-Type: application/json\r\nOrigin: null\r\n", 403, "cross-origin"),
+        (
+            "Content-Type: application/json\r\nOrigin: null\r\n",
+            403,
+            "cross-origin",
+        ),
         (
             "Content-Type: application/json\r\nSec-Fetch-Site: cross-site\r\n",
             403,
@@ -387,16 +427,28 @@ fn web_pages_and_rebinding_hosts_are_refused_and_nothing_is_recorded() {
     ];
     for (headers, status, expected) in cases {
         let (got, text) = raw_post(&addr, &format!("Host: {addr}\r\n{headers}"), &record);
-        assert_eq!((got, code(&text)), (*status, (*expected).to_owned()), "{headers}");
+        assert_eq!(
+            (got, code(&text)),
+            (*status, (*expected).to_owned()),
+            "{headers}"
+        );
     }
     // DNS rebinding: a name that resolved to loopback for the page.
-    for host in ["evil.example", "evil.example:8477", "127.0.0.1.evil.example"] {
+    for host in [
+        "evil.example",
+        "evil.example:8477",
+        "127.0.0.1.evil.example",
+    ] {
         let (got, text) = raw_post(
             &addr,
             &format!("Host: {host}\r\nContent-Type: application/json\r\n"),
             &record,
         );
-        assert_eq!((got, code(&text)), (403, "host-not-allowed".to_owned()), "{host}");
+        assert_eq!(
+            (got, code(&text)),
+            (403, "host-not-allowed".to_owned()),
+            "{host}"
+        );
     }
     // Nothing was recorded: the origin is not backed off.
     let a = serve.json(
@@ -450,19 +502,35 @@ fn oversized_heads_get_json_errors() {
     let addr = &serve.addr;
     let bound = Duration::from_secs(5);
     let long = format!("/v1/robots?url=http://example.com/{}", "a".repeat(9000));
-    let (status, text, _) = ask(addr, &format!("GET {long} HTTP/1.1\r\nHost: {addr}\r\n"), bound);
+    let (status, text, _) = ask(
+        addr,
+        &format!("GET {long} HTTP/1.1\r\nHost: {addr}\r\n"),
+        bound,
+    );
     assert_eq!((status, code(&text)), (414, "uri-too-long".to_owned()));
 
     let many: String = (0..120).map(|i| format!("X-H{i}: v\r\n")).collect();
-    let (status, text, _) = ask(addr, &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n{many}"), bound);
+    let (status, text, _) = ask(
+        addr,
+        &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n{many}"),
+        bound,
+    );
     assert_eq!((status, code(&text)), (431, "headers-too-large".to_owned()));
 
     let big = format!("X-Big: {}\r\n", "b".repeat(20 * 1024));
-    let (status, text, _) = ask(addr, &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n{big}"), bound);
+    let (status, text, _) = ask(
+        addr,
+        &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\n{big}"),
+        bound,
+    );
     assert_eq!((status, code(&text)), (431, "headers-too-large".to_owned()));
 
     // Under the limits, the same routes answer.
-    let (status, _, _) = ask(addr, &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Ok: v\r\n"), bound);
+    let (status, _, _) = ask(
+        addr,
+        &format!("GET /healthz HTTP/1.1\r\nHost: {addr}\r\nX-Ok: v\r\n"),
+        bound,
+    );
     assert_eq!(status, 200);
     // What hyper answers itself, before any route: an unparseable request line is a bare 400.
     let (status, text, _) = ask(addr, "GARBAGE\r\n", bound);
