@@ -839,6 +839,26 @@ pub struct ServeArgs {
     /// Seconds a request may take, robots.txt fetches and long-polls included (longer: 503).
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub request_timeout: f64,
+    /// Seconds to read a request body (longer: 408); read before the request takes a place
+    /// among --max-in-flight.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub body_timeout: f64,
+    /// Seconds to read an HTTP/1 request's headers once its first byte came (longer: the
+    /// connection is closed).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub header_timeout: f64,
+    /// Seconds a connection may stay open with no request in flight (longer: closed).
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub idle_timeout: f64,
+    /// Connections open at once (more wait to be accepted); lowered to what the open-file
+    /// limit leaves.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    pub max_connections: usize,
+    /// A host name the service answers to besides loopback ones (a proxy in front; may be
+    /// repeated). On a loopback listen address, or with this option, a request whose `Host`
+    /// is not loopback nor one of these gets a 403.
+    #[arg(long, value_name = "HOST")]
+    pub allow_host: Vec<String>,
     /// The longest /v1/acquire long-poll (`"wait": true`), in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub max_wait: f64,

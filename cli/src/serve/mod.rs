@@ -1,8 +1,10 @@
 //! `crawlgate serve`: the engine as an HTTP/1.1 and HTTP/2 JSON service, so that crawlers in
 //! any language share one crawl policy (and, as replicas on one Redis, one robots.txt fetch
-//! per origin). axum routes to plain handlers ([`api`]); tower layers bound each request
-//! (body size, time, requests in flight) and trace it; a bearer token guards the routes when
-//! `--token-file` is given. SIGTERM drains the requests in flight and flushes the store.
+//! per origin). An accept loop of our own ([`conn`]) bounds the connections in number and
+//! time; axum routes to plain handlers ([`api`]); middleware ([`guard`]) refuses what is too
+//! large, slow, cross-site or for another host, and tower layers bound each request (time,
+//! requests in flight) and trace it; a bearer token guards the routes when `--token-file` is
+//! given. SIGTERM drains the requests in flight and flushes the store.
 
 use crate::args::ServeArgs;
 use crate::output::Out;
@@ -17,6 +19,10 @@ pub fn serve(_: &ServeArgs, _: &mut Out) -> anyhow::Result<Status> {
 mod api;
 #[cfg(feature = "serve")]
 mod check;
+#[cfg(feature = "serve")]
+mod conn;
+#[cfg(feature = "serve")]
+mod guard;
 #[cfg(feature = "serve")]
 mod metrics;
 #[cfg(feature = "serve")]
@@ -68,6 +74,9 @@ mod enabled {
         pub max_body: usize,
         pub max_in_flight: usize,
         pub request_timeout: Duration,
+        pub body_timeout: Duration,
+        /// The host names answered besides loopback ones; `None`: any.
+        pub hosts: Option<Vec<String>>,
         pub max_wait: Duration,
         pub mode: Mode,
     }
@@ -109,8 +118,19 @@ mod enabled {
             max_body: args.max_body.max(1),
             max_in_flight: args.max_in_flight.max(1),
             request_timeout: seconds(args.request_timeout, "--request-timeout")?,
+            body_timeout: seconds(args.body_timeout, "--body-timeout")?,
+            hosts: guard::Guard::hosts(
+                guard::listens_on_loopback(args.listen.ip()),
+                &args.allow_host,
+            ),
             max_wait: seconds(args.max_wait, "--max-wait")?,
             mode: args.mode.into(),
+        };
+        let (max_connections, lowered) = conn::connections_allowed(args.max_connections);
+        let limits = conn::Limits {
+            max_connections,
+            header: seconds(args.header_timeout, "--header-timeout")?,
+            idle: seconds(args.idle_timeout, "--idle-timeout")?,
         };
         let user_agent = args
             .http
@@ -150,8 +170,12 @@ mod enabled {
                 state.name
             ))?;
             out.flush()?;
-            axum::serve(listener, router)
-                .with_graceful_shutdown(shutdown())
+            if let Some(files) = lowered {
+                tracing::warn!(
+                    "--max-connections lowered to {max_connections}: the open-file limit is {files}"
+                );
+            }
+            conn::run(listener, router, limits, shutdown())
                 .await
                 .context("the server failed")?;
             state::finish(&cache, &state, out).await?;
@@ -203,7 +227,14 @@ mod enabled {
         }
     }
 
-    /// The routes and their layers.
+    /// How long `/readyz` waits for the store before it says not ready.
+    const READY_TIMEOUT: Duration = Duration::from_secs(5);
+
+    /// The routes and their layers. The engine's routes pass, in order: the `Host` and
+    /// `Origin` checks, the token, the media type, the body read whole (before a place in
+    /// flight is taken, so a slow body holds none), then the time and in-flight limits. The
+    /// health routes pass none of these (a probe needs no token, and a full service still
+    /// says it is alive); the head-size limits apply to every request.
     pub fn router(cache: RobotsCache, settings: Settings) -> Router {
         let app = Arc::new(App {
             cache,
@@ -214,6 +245,11 @@ mod enabled {
             max_wait: settings.max_wait,
             mode: settings.mode,
         });
+        let guard = Arc::new(guard::Guard {
+            hosts: settings.hosts,
+            max_body: settings.max_body,
+            body_timeout: settings.body_timeout,
+        });
         let guarded = Router::new()
             .route("/v1/check", post(check::check))
             .route("/v1/acquire", post(pace::acquire))
@@ -222,10 +258,23 @@ mod enabled {
             .route("/v1/recrawl", post(robots::recrawl))
             .route("/metrics", get(api::metrics))
             .route("/openapi.json", get(api::openapi))
-            .route_layer(middleware::from_fn_with_state(app.clone(), authorize));
+            .route_layer(
+                ServiceBuilder::new()
+                    .layer(middleware::from_fn_with_state(guard.clone(), guard::host))
+                    .layer(middleware::from_fn(guard::origin))
+                    .layer(middleware::from_fn_with_state(app.clone(), authorize))
+                    .layer(middleware::from_fn(guard::json))
+                    .layer(middleware::from_fn_with_state(guard, guard::body))
+                    .layer(HandleErrorLayer::new(overloaded))
+                    .timeout(settings.request_timeout)
+                    .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
+                        settings.max_in_flight,
+                    ))
+                    .layer(DefaultBodyLimit::max(settings.max_body)),
+            );
         let open = Router::new()
             .route("/healthz", get(api::healthz))
-            .route("/readyz", get(api::readyz));
+            .route("/readyz", get(readyz));
         guarded
             .merge(open)
             .fallback(api::not_found)
@@ -234,14 +283,26 @@ mod enabled {
                 ServiceBuilder::new()
                     .layer(TraceLayer::new_for_http())
                     .layer(middleware::from_fn_with_state(app.clone(), observe))
-                    .layer(HandleErrorLayer::new(overloaded))
-                    .timeout(settings.request_timeout)
-                    .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
-                        settings.max_in_flight,
-                    ))
-                    .layer(DefaultBodyLimit::max(settings.max_body)),
+                    .layer(middleware::from_fn(guard::head)),
             )
             .with_state(app)
+    }
+
+    /// `GET /readyz` with a deadline of its own: a store that does not answer in
+    /// [`READY_TIMEOUT`] is not ready.
+    async fn readyz(State(app): State<Arc<App>>) -> Response {
+        match tokio::time::timeout(READY_TIMEOUT, api::readyz(State(app))).await {
+            Ok(response) => response,
+            Err(_) => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "store-unavailable",
+                format!(
+                    "the state store did not answer within {} s",
+                    READY_TIMEOUT.as_secs()
+                ),
+            )
+            .into_response(),
+        }
     }
 
     /// A request that ran out of time (`--request-timeout`).
@@ -375,6 +436,8 @@ mod tests {
                 max_body: 4096,
                 max_in_flight: 8,
                 request_timeout: Duration::from_secs(10),
+                body_timeout: Duration::from_secs(10),
+                hosts: None,
                 max_wait: Duration::from_secs(1),
                 mode: crawlgate::Mode::Rfc,
             },

@@ -1,0 +1,357 @@
+//! The accept loop: HTTP/1.1 and HTTP/2 (prior knowledge) on hyper, with every connection
+//! bounded. At most `max_connections` are open at once (beyond it, new ones wait in the
+//! kernel's accept queue, using no descriptor of ours), and never more than the open-file
+//! limit leaves. A connection with no request in flight is closed after `idle` (and an
+//! HTTP/1 one whose next request's headers are not all in within `header` of its first
+//! byte). On shutdown, no connection is accepted and those open finish their requests.
+
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::Router;
+use hyper::body::Incoming;
+use hyper::Request;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+use tower::ServiceExt;
+
+/// hyper's own limits, set above the service's (`super::guard`) so that the service's answer
+/// (JSON) comes first: header fields per HTTP/1 request, and HTTP/2's header list in bytes.
+const HYPER_MAX_HEADERS: usize = 256;
+const HYPER_MAX_HEADER_LIST: u32 = 64 * 1024;
+/// Streams at once on one HTTP/2 connection.
+const MAX_STREAMS: u32 = 64;
+/// HTTP/2 pings: a peer that does not answer one within the timeout is gone.
+const PING_INTERVAL: Duration = Duration::from_secs(20);
+const PING_TIMEOUT: Duration = Duration::from_secs(10);
+/// Descriptors kept for the rest of the process (the store, Redis, robots.txt fetches) when
+/// the open-file limit bounds the connections.
+const RESERVED_FILES: u64 = 256;
+
+/// How connections are bounded.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub max_connections: usize,
+    pub header: Duration,
+    pub idle: Duration,
+}
+
+/// `max_connections` as the open-file limit allows: the soft limit is raised towards the
+/// hard one if it is short, and what it leaves after [`RESERVED_FILES`] (at least half of it)
+/// is the bound. The second value is the open-file limit when it lowered the bound.
+pub fn connections_allowed(wanted: usize) -> (usize, Option<u64>) {
+    let wanted = wanted.max(1);
+    let Some(limit) = open_file_limit(wanted as u64 + RESERVED_FILES) else {
+        return (wanted, None);
+    };
+    let room = limit.saturating_sub(RESERVED_FILES).max(limit / 2).max(1);
+    match usize::try_from(room) {
+        Ok(room) if room < wanted => (room, Some(limit)),
+        _ => (wanted, None),
+    }
+}
+
+/// The soft open-file limit after raising it to `wanted` (within the hard one) if lower.
+#[cfg(unix)]
+fn open_file_limit(wanted: u64) -> Option<u64> {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let limit = getrlimit(Resource::Nofile);
+    let current = limit.current?;
+    if current >= wanted {
+        return Some(current);
+    }
+    let raised = limit.maximum.map_or(wanted, |max| wanted.min(max));
+    if raised > current {
+        let new = rustix::process::Rlimit {
+            current: Some(raised),
+            maximum: limit.maximum,
+        };
+        if setrlimit(Resource::Nofile, new).is_ok() {
+            return Some(raised);
+        }
+    }
+    Some(current)
+}
+
+#[cfg(not(unix))]
+fn open_file_limit(_: u64) -> Option<u64> {
+    None
+}
+
+fn builder() -> Builder<TokioExecutor> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        // The header deadline is ours (it starts at a request's first byte; hyper's would
+        // also close a keep-alive connection waiting for its next request).
+        .header_read_timeout(None)
+        .max_headers(HYPER_MAX_HEADERS);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(MAX_STREAMS)
+        .max_header_list_size(HYPER_MAX_HEADER_LIST)
+        .keep_alive_interval(PING_INTERVAL)
+        .keep_alive_timeout(PING_TIMEOUT);
+    builder
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves, then waits for the open
+/// connections to finish their requests.
+pub async fn run(
+    listener: TcpListener,
+    router: Router,
+    limits: Limits,
+    shutdown: impl Future<Output = ()>,
+) -> io::Result<()> {
+    let builder = Arc::new(builder());
+    let places = Arc::new(Semaphore::new(limits.max_connections));
+    let (stop, stopping) = watch::channel(false);
+    tokio::pin!(shutdown);
+    loop {
+        // A place first: beyond the limit, a connection waits in the accept queue.
+        let place = tokio::select! {
+            () = &mut shutdown => break,
+            place = places.clone().acquire_owned() => match place {
+                Ok(place) => place,
+                Err(_) => break,
+            },
+        };
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of descriptors (or a connection reset before it was accepted): the
+                // listener is fine; a pause keeps the loop from spinning on EMFILE.
+                tracing::warn!("accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        tokio::spawn(connection(
+            stream,
+            router.clone(),
+            builder.clone(),
+            limits,
+            stopping.clone(),
+            place,
+        ));
+    }
+    drop(listener);
+    let _ = stop.send(true);
+    // Every connection gives its place back when it ends.
+    let all = u32::try_from(limits.max_connections).unwrap_or(u32::MAX);
+    let _ = places.acquire_many(all).await;
+    Ok(())
+}
+
+/// One connection, until it ends, goes idle past its deadline, or finishes its requests
+/// after a shutdown.
+async fn connection(
+    stream: TcpStream,
+    router: Router,
+    builder: Arc<Builder<TokioExecutor>>,
+    limits: Limits,
+    mut stopping: watch::Receiver<bool>,
+    _place: OwnedSemaphorePermit,
+) {
+    let clock = Arc::new(Clock::default());
+    let io = TokioIo::new(Tracked {
+        inner: stream,
+        clock: clock.clone(),
+    });
+    let requests = clock.clone();
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let busy = Busy::start(&requests, request.version() == hyper::Version::HTTP_2);
+        let router = router.clone();
+        async move {
+            let response = router.oneshot(request).await;
+            drop(busy);
+            response
+        }
+    });
+    let conn = builder.serve_connection(io, service);
+    tokio::pin!(conn);
+    let mut stopped = *stopping.borrow();
+    if stopped {
+        conn.as_mut().graceful_shutdown();
+    }
+    loop {
+        let deadline = clock.state().deadline(limits);
+        tokio::select! {
+            _ = conn.as_mut() => return,
+            changed = stopping.changed(), if !stopped => {
+                stopped = true;
+                if changed.is_ok() {
+                    conn.as_mut().graceful_shutdown();
+                }
+            }
+            () = clock.changed.notified() => {}
+            () = sleep_until(deadline) => {
+                if clock.state().deadline(limits).is_some_and(|d| d <= Instant::now()) {
+                    // Nothing in flight: closing loses no request.
+                    return;
+                }
+            }
+        }
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// What a connection is doing, for its deadlines.
+#[derive(Default)]
+struct Clock {
+    state: Mutex<ClockState>,
+    /// Woken when a deadline may have moved (a request started or ended, a first byte came).
+    changed: Notify,
+}
+
+struct ClockState {
+    in_flight: usize,
+    /// Since when no request is in flight.
+    idle_since: Instant,
+    /// The first byte read since then (an HTTP/1 request on its way).
+    pending_since: Option<Instant>,
+    /// HTTP/2: bytes between requests are pings and window updates, not a request's start.
+    http2: bool,
+}
+
+impl Default for ClockState {
+    fn default() -> Self {
+        ClockState {
+            in_flight: 0,
+            idle_since: Instant::now(),
+            pending_since: None,
+            http2: false,
+        }
+    }
+}
+
+impl ClockState {
+    /// When the connection is to be closed; none while a request is in flight.
+    fn deadline(&self, limits: Limits) -> Option<Instant> {
+        if self.in_flight > 0 {
+            return None;
+        }
+        let idle = self.idle_since + limits.idle;
+        match self.pending_since {
+            Some(first) if !self.http2 => Some(idle.min(first + limits.header)),
+            _ => Some(idle),
+        }
+    }
+}
+
+impl Clock {
+    fn state(&self) -> MutexGuard<'_, ClockState> {
+        // The state is a few numbers, consistent after any panic.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn bytes_read(&self) {
+        let mut state = self.state();
+        if state.in_flight == 0 && state.pending_since.is_none() {
+            state.pending_since = Some(Instant::now());
+            drop(state);
+            self.changed.notify_one();
+        }
+    }
+}
+
+/// A request in flight on its connection, from its headers to its response.
+struct Busy(Arc<Clock>);
+
+impl Busy {
+    fn start(clock: &Arc<Clock>, http2: bool) -> Busy {
+        let mut state = clock.state();
+        state.in_flight += 1;
+        state.pending_since = None;
+        state.http2 |= http2;
+        drop(state);
+        clock.changed.notify_one();
+        Busy(clock.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut state = self.0.state();
+        state.in_flight = state.in_flight.saturating_sub(1);
+        if state.in_flight == 0 {
+            state.idle_since = Instant::now();
+            state.pending_since = None;
+        }
+        drop(state);
+        self.0.changed.notify_one();
+    }
+}
+
+/// The connection's socket, noting when bytes come in.
+struct Tracked {
+    inner: TcpStream,
+    clock: Arc<Clock>,
+}
+
+impl AsyncRead for Tracked {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let result = Pin::new(&mut this.inner).poll_read(cx, buf);
+        if matches!(result, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            this.clock.bytes_read();
+        }
+        result
+    }
+}
+
+impl AsyncWrite for Tracked {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
+    }
+}
