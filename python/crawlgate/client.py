@@ -110,7 +110,9 @@ class Client:
 
     def check(self, agent: str, urls: Sequence[str], *, mode: Optional[str] = None
               ) -> List[Dict[str, Any]]:
-        """May ``agent`` fetch each URL? One ``check`` record per URL, in order."""
+        """May ``agent`` fetch each URL? One record per URL, in order: a ``check`` record, or an
+        ``error`` record (``url``, ``message``) for a URL that cannot be checked (not an absolute
+        http(s) URL, a private target the service refuses)."""
         body: Dict[str, Any] = {"agent": agent, "urls": list(urls)}
         if mode is not None:
             body["mode"] = mode
@@ -118,8 +120,12 @@ class Client:
         return results
 
     def allowed(self, agent: str, url: str) -> bool:
-        """Whether ``agent`` may fetch ``url`` now."""
-        return bool(self.check(agent, [url])[0]["allowed"])
+        """Whether ``agent`` may fetch ``url`` now; ``ValueError`` for a URL that cannot be
+        checked."""
+        record = self.check(agent, [url])[0]
+        if record.get("type") == "error":
+            raise ValueError(record.get("message", "cannot be checked"))
+        return bool(record["allowed"])
 
     def acquire(self, agent: str, url: str, *, wait: bool = False, slot: Optional[str] = None
                 ) -> Dict[str, Any]:

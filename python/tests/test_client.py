@@ -69,9 +69,16 @@ def test_every_method(site: Site, service: str) -> None:
 
 def test_errors_are_raised_with_their_field(site: Site, service: str) -> None:
     with Client(f"http://{service}", token=TOKEN) as client:
+        # A URL that cannot be checked is answered in its place; the others are answered.
+        results = client.check("bot", [site.url("/a"), "ftp://example.com/"])
+        assert [r["type"] for r in results] == ["check", "error"]
+        assert results[1]["url"] == "ftp://example.com/" and results[0]["allowed"] is True
+        with pytest.raises(ValueError):
+            client.allowed("bot", "ftp://example.com/")
+        # What is wrong with the request as a whole is an error with its field.
         with pytest.raises(ServiceError) as bad:
-            client.check("bot", [site.url("/a"), "ftp://example.com/"])
-        assert (bad.value.status, bad.value.code, bad.value.field) == (400, "bad-field", "urls[1]")
+            client.check("", [site.url("/a")])
+        assert (bad.value.status, bad.value.code, bad.value.field) == (400, "bad-field", "agent")
         with pytest.raises(ServiceError) as missing:
             client.robots("http://example.com/")
         assert missing.value.status == 404
