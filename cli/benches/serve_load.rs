@@ -4,8 +4,8 @@
 //!
 //! Prints: single-URL `POST /v1/check` requests/s with p50/p99 latency; URL checks/s in
 //! batches of 1,000; single-URL `POST /v1/acquire` requests/s (each books a slot); with
-//! `SERVE_LOAD_BASELINE=/path/to/crawlgate`, the same service figures for that binary first,
-//! in the same run, and this build's as fractions of them; in-process `RobotsCache::check` calls/s on one thread; the service's
+//! `SERVE_LOAD_BASELINE=/path/to/crawlgate`, the same service figures for that binary before
+//! and after this build's, in the same run, and this build's as fractions of their mean; in-process `RobotsCache::check` calls/s on one thread; the service's
 //! figures as fractions of the in-process one (the measure to compare); resident memory
 //! per warm origin of the service and of the engine alone. Both memory figures are taken the
 //! same way, like with like: a fresh process (the service; this bench run again as a child
@@ -331,14 +331,14 @@ fn main() {
     let port = server.addr.port();
     let url = |i: u64, path: &str| format!("http://{}:{port}{path}", host(i));
 
-    // The service phases for each binary, in this run: a baseline first when one is given
-    // (`SERVE_LOAD_BASELINE=/path/to/crawlgate`, say the last release), then this build.
+    // The service phases for each binary, in this run. With a baseline
+    // (`SERVE_LOAD_BASELINE=/path/to/crawlgate`, say the last release), the baseline runs
+    // before and after this build (A-B-A), and this build is compared with the mean of the
+    // two, so that a drift of the machine during the run does not pass for a difference.
+    let baseline = std::env::var("SERVE_LOAD_BASELINE").ok();
     let mut runs = Vec::new();
-    if let Ok(baseline) = std::env::var("SERVE_LOAD_BASELINE") {
-        runs.push((
-            "baseline",
-            service_phases(&rt, &baseline, port, origins, seconds),
-        ));
+    if let Some(b) = &baseline {
+        runs.push(("baseline", service_phases(&rt, b, port, origins, seconds)));
     }
     let this = service_phases(&rt, env!("CARGO_BIN_EXE_crawlgate"), port, origins, seconds);
     let (single_rps, batched_ups, rss_before, rss_after) = (
@@ -348,6 +348,12 @@ fn main() {
         this.rss_after,
     );
     runs.push(("this build", this));
+    if let Some(b) = &baseline {
+        runs.push((
+            "baseline again",
+            service_phases(&rt, b, port, origins, seconds),
+        ));
+    }
     for (name, f) in &runs {
         println!("== {name}");
         println!(
@@ -367,12 +373,13 @@ fn main() {
             f.acquire_rps, f.acquire_p50, f.acquire_p99
         );
     }
-    if let [(_, before), (_, after)] = &runs[..] {
+    if let [(_, a), (_, this), (_, b)] = &runs[..] {
+        let ratio = |f: fn(&Figures) -> f64| f(this) / ((f(a) + f(b)) / 2.0);
         println!(
-            "this build / baseline: single-URL checks {:.3}, batched URL checks {:.3}, acquires {:.3}",
-            after.check_rps / before.check_rps,
-            after.batch_ups / before.batch_ups,
-            after.acquire_rps / before.acquire_rps
+            "this build / baseline (mean of both runs): single-URL checks {:.3}, batched URL checks {:.3}, acquires {:.3}",
+            ratio(|f| f.check_rps),
+            ratio(|f| f.batch_ups),
+            ratio(|f| f.acquire_rps)
         );
     }
 

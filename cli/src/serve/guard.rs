@@ -1,17 +1,15 @@
-//! The checks every request passes before a handler, each a middleware with a JSON error:
+//! The checks every request passes before a handler, each with a JSON error:
 //! the size of its head (414, 431), whom it is from (`Host` against DNS rebinding, `Origin`
 //! and `Sec-Fetch-Site` against web pages: 403), its media type (415), and its body, read
 //! whole within a deadline before the request takes a place in flight (408, 413).
 
 use std::net::{IpAddr, Ipv6Addr};
-use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
 use axum::http::{HeaderValue, Method, StatusCode, Version};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
@@ -42,12 +40,9 @@ impl Guard {
 }
 
 /// 414 for a request target over [`MAX_TARGET`], 431 for headers over [`MAX_HEADERS`] or
-/// [`MAX_HEADER_BYTES`].
-pub async fn head(request: Request, next: Next) -> Response {
-    match head_error(&request) {
-        Some(error) => closing(error, request.version()),
-        None => next.run(request).await,
-    }
+/// [`MAX_HEADER_BYTES`]: the answer, for a head too large.
+pub fn head(request: &Request) -> Option<Response> {
+    head_error(request).map(|error| closing(error, request.version()))
 }
 
 fn head_error(request: &Request) -> Option<ApiError> {
@@ -79,18 +74,29 @@ fn head_error(request: &Request) -> Option<ApiError> {
     })
 }
 
-/// The host a request is for: its `Host` headers and its target's authority (HTTP/2's
-/// `:authority`), each of them loopback or allowed; else 403 `host-not-allowed`.
-pub async fn host(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    if host_known(&guard, &request) {
-        return next.run(request).await;
+/// The site a request comes from and is for: its `Host` headers and its target's authority
+/// (HTTP/2's `:authority`) must each be loopback or allowed (else 403 `host-not-allowed`:
+/// DNS rebinding); and a request from a web page of another origin is refused (403
+/// `cross-origin`). The answer, for a request refused.
+pub fn site(guard: &Guard, request: &Request) -> Option<Response> {
+    if !host_known(guard, request) {
+        return Some(
+            ApiError::new(
+                StatusCode::FORBIDDEN,
+                "host-not-allowed",
+                "the Host is not one this service answers to (loopback, or crawlgate serve --allow-host)",
+            )
+            .into_response(),
+        );
     }
-    ApiError::new(
-        StatusCode::FORBIDDEN,
-        "host-not-allowed",
-        "the Host is not one this service answers to (loopback, or crawlgate serve --allow-host)",
-    )
-    .into_response()
+    from_another_site(request).then(|| {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "cross-origin",
+            "a request from a web page of another origin is refused",
+        )
+        .into_response()
+    })
 }
 
 // (The checks are plain functions: their closures' borrows must not live in the async
@@ -115,19 +121,7 @@ fn host_known(guard: &Guard, request: &Request) -> bool {
 }
 
 /// A request from a web page of another origin: an `Origin` that is not the service's own
-/// (the request's host), or `Sec-Fetch-Site` `cross-site` or `same-site`: 403 `cross-origin`.
-pub async fn origin(request: Request, next: Next) -> Response {
-    if !from_another_site(&request) {
-        return next.run(request).await;
-    }
-    ApiError::new(
-        StatusCode::FORBIDDEN,
-        "cross-origin",
-        "a request from a web page of another origin is refused",
-    )
-    .into_response()
-}
-
+/// (the request's host), or `Sec-Fetch-Site` `cross-site` or `same-site`.
 fn from_another_site(request: &Request) -> bool {
     let headers = request.headers();
     let own = headers
@@ -148,20 +142,6 @@ fn from_another_site(request: &Request) -> bool {
     foreign_origin || foreign_site
 }
 
-/// A POST's body must be declared `application/json` (parameters allowed): 415 otherwise,
-/// so that a web page's form or `text/plain` request is never acted on.
-pub async fn json(request: Request, next: Next) -> Response {
-    if request.method() != Method::POST || is_json(&request) {
-        return next.run(request).await;
-    }
-    ApiError::new(
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        "unsupported-media-type",
-        "the body must be sent as Content-Type: application/json",
-    )
-    .into_response()
-}
-
 fn is_json(request: &Request) -> bool {
     request
         .headers()
@@ -171,43 +151,54 @@ fn is_json(request: &Request) -> bool {
         .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json"))
 }
 
-/// The body, read whole within `body_timeout` and handed on buffered: a slow body never
-/// holds a place in flight. A declared length over `max_body` is a 413 before any of it is
-/// read; a body that does not come in time is a 408.
-pub async fn body(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
+/// The body: a POST's must be declared `application/json` (parameters allowed; 415
+/// otherwise, so that a web page's form or `text/plain` request is never acted on); it is
+/// read whole within `body_timeout` and handed on buffered, so that a slow body never holds a
+/// place in flight. A declared length over `max_body` is a 413 before any of it is read; a
+/// body that does not come in time is a 408. The request with its body read, or the answer.
+pub async fn body(guard: &Guard, request: Request) -> Result<Request, Response> {
+    if request.method() == Method::POST && !is_json(&request) {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported-media-type",
+            "the body must be sent as Content-Type: application/json",
+        )
+        .into_response());
+    }
     let version = request.version();
     if declared_length(&request).is_some_and(|n| n > guard.max_body as u64) {
-        return closing(too_large(), version);
+        return Err(closing(too_large(), version));
     }
     let (parts, body) = request.into_parts();
     let read = Limited::new(body, guard.max_body).collect();
     let bytes = match tokio::time::timeout(guard.body_timeout, read).await {
         Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(e)) if e.is::<LengthLimitError>() => return closing(too_large(), version),
+        Ok(Err(e)) if e.is::<LengthLimitError>() => return Err(closing(too_large(), version)),
         Ok(Err(_)) => {
-            return closing(
+            return Err(closing(
                 ApiError::new(
                     StatusCode::BAD_REQUEST,
                     "bad-body",
                     "the request body could not be read",
                 ),
                 version,
-            )
+            ))
         }
-        Err(_) => return closing(
-            ApiError::new(
-                StatusCode::REQUEST_TIMEOUT,
-                "body-timeout",
-                format!(
+        Err(_) => {
+            return Err(closing(
+                ApiError::new(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "body-timeout",
+                    format!(
                     "the request body did not come within {} s (crawlgate serve --body-timeout)",
                     guard.body_timeout.as_secs_f64()
                 ),
-            ),
-            version,
-        ),
+                ),
+                version,
+            ))
+        }
     };
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
+    Ok(Request::from_parts(parts, Body::from(bytes)))
 }
 
 fn declared_length(request: &Request) -> Option<u64> {

@@ -245,11 +245,11 @@ mod enabled {
             max_wait: settings.max_wait,
             mode: settings.mode,
         });
-        let guard = Arc::new(guard::Guard {
+        let guard = guard::Guard {
             hosts: settings.hosts,
             max_body: settings.max_body,
             body_timeout: settings.body_timeout,
-        });
+        };
         let guarded = Router::new()
             .route("/v1/check", post(check::check))
             .route("/v1/acquire", post(pace::acquire))
@@ -260,11 +260,13 @@ mod enabled {
             .route("/openapi.json", get(api::openapi))
             .route_layer(
                 ServiceBuilder::new()
-                    .layer(middleware::from_fn_with_state(guard.clone(), guard::host))
-                    .layer(middleware::from_fn(guard::origin))
-                    .layer(middleware::from_fn_with_state(app.clone(), authorize))
-                    .layer(middleware::from_fn(guard::json))
-                    .layer(middleware::from_fn_with_state(guard, guard::body))
+                    .layer(middleware::from_fn_with_state(
+                        Arc::new(Admission {
+                            app: app.clone(),
+                            guard,
+                        }),
+                        admit,
+                    ))
                     .layer(HandleErrorLayer::new(overloaded))
                     .timeout(settings.request_timeout)
                     .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
@@ -282,8 +284,7 @@ mod enabled {
             .layer(
                 ServiceBuilder::new()
                     .layer(TraceLayer::new_for_http())
-                    .layer(middleware::from_fn_with_state(app.clone(), observe))
-                    .layer(middleware::from_fn(guard::head)),
+                    .layer(middleware::from_fn_with_state(app.clone(), observe)),
             )
             .with_state(app)
     }
@@ -327,6 +328,12 @@ mod enabled {
     /// Counts the request by route and status, with its latency.
     async fn observe(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
         let route = route_name(request.extensions().get::<MatchedPath>());
+        // A head too large is answered before anything else reads it (every route).
+        if let Some(refused) = guard::head(&request) {
+            app.metrics
+                .observe(route, refused.status().as_u16(), Duration::ZERO);
+            return refused;
+        }
         let started = Instant::now();
         app.metrics.in_flight.fetch_add(1, Ordering::Relaxed);
         // Counted down however the request ends (a client that goes away drops it).
@@ -362,11 +369,34 @@ mod enabled {
             .unwrap_or("other")
     }
 
+    /// What the engine's routes are admitted with: the service's state (its tokens) and the
+    /// checks' settings.
+    struct Admission {
+        app: Arc<App>,
+        guard: guard::Guard,
+    }
+
+    /// The engine's routes' checks, in one layer (each layer is a clone of the stack below it
+    /// per request): the site (`Host`, `Origin`), the token, then the body read whole within
+    /// its deadline, before the request takes a place in flight.
+    async fn admit(State(gate): State<Arc<Admission>>, request: Request, next: Next) -> Response {
+        if let Some(refused) = guard::site(&gate.guard, &request) {
+            return refused;
+        }
+        if let Some(refused) = unauthorized(&gate.app, &request) {
+            return refused;
+        }
+        match guard::body(&gate.guard, request).await {
+            Ok(request) => next.run(request).await,
+            Err(refused) => refused,
+        }
+    }
+
     /// The bearer token, when the service has tokens: compared as SHA-256 digests in constant
-    /// time against every token; a 401 with a JSON error without a known one.
-    async fn authorize(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    /// time against every token; the 401 (a JSON error) without a known one.
+    fn unauthorized(app: &App, request: &Request) -> Option<Response> {
         if app.tokens.is_empty() {
-            return next.run(request).await;
+            return None;
         }
         let given = request
             .headers()
@@ -385,7 +415,7 @@ mod enabled {
                 .into()
         });
         if known {
-            return next.run(request).await;
+            return None;
         }
         app.metrics.unauthorized.fetch_add(1, Ordering::Relaxed);
         let mut response = ApiError::new(
@@ -398,7 +428,7 @@ mod enabled {
             axum::http::header::WWW_AUTHENTICATE,
             axum::http::HeaderValue::from_static("Bearer"),
         );
-        response
+        Some(response)
     }
 }
 
