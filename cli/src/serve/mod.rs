@@ -237,6 +237,7 @@ mod enabled {
     /// says it is alive); the head-size limits apply to every request.
     pub fn router(cache: RobotsCache, settings: Settings) -> Router {
         let app = Arc::new(App {
+            slots: Default::default(),
             cache,
             metrics: Metrics::default(),
             tokens: settings.tokens,

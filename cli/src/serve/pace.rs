@@ -16,7 +16,7 @@ use crawlgate::ProductToken;
 use serde::{Deserialize, Serialize};
 
 use super::api::{decode, millis, rfc3339_ms, token, vet, ApiError, App};
-use super::slots::{self, SlotId};
+use super::slots::SlotId;
 use crate::records::state_record;
 use crate::schema::Record;
 
@@ -75,7 +75,7 @@ pub async fn acquire(
     let token = token(&app, &req.agent)?;
     vet(&app, &req.url, || "url".to_owned())?;
     let started = tokio::time::Instant::now();
-    let ledger = slots::ledger();
+    let ledger = &app.slots;
     let mut asked = match &req.slot {
         Some(id) => Some(SlotId::decode(id, &token, &req.url).ok_or_else(|| {
             ApiError::bad(

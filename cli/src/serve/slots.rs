@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
-use std::sync::{LazyLock, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crawlgate::ProductToken;
@@ -114,15 +114,6 @@ fn caller(token: &ProductToken, url: &str) -> Caller {
 pub struct Ledger {
     pending: Mutex<Bounded<Caller, SlotId>>,
     spent: Mutex<Bounded<String, ()>>,
-}
-
-/// The process's ledger: one per replica. A static rather than a field of the routes' shared
-/// state, as only this route uses it.
-static LEDGER: LazyLock<Ledger> = LazyLock::new(Ledger::default);
-
-/// The replica's [`Ledger`].
-pub fn ledger() -> &'static Ledger {
-    &LEDGER
 }
 
 impl Ledger {
