@@ -27,11 +27,41 @@ pub(crate) struct Serve {
 impl Serve {
     /// Starts `crawlgate serve --listen 127.0.0.1:0 ARGS…` and waits for its address.
     pub(crate) fn start(args: &[&str]) -> Serve {
+        Serve::spawn(args, None)
+    }
+
+    /// [`Serve::start`] under `ulimit LIMIT` (`-n 160`: open files; `-f 1000`: file size in
+    /// blocks), through `sh`.
+    pub(crate) fn start_under(limit: &str, args: &[&str]) -> Serve {
+        Serve::spawn(args, Some(limit))
+    }
+
+    fn spawn(args: &[&str], limit: Option<&str>) -> Serve {
         let dir = Dir::new();
         let mut all = vec!["serve", "--listen", "127.0.0.1:0"];
         all.extend_from_slice(args);
-        let mut child = dir
-            .command(&all)
+        let mut command = dir.command(&all);
+        if let Some(limit) = limit {
+            // The same program, arguments, directory and environment, with the limit set.
+            let mut sh = std::process::Command::new("sh");
+            sh.arg("-c")
+                .arg(format!("ulimit {limit} && exec \"$@\""))
+                .arg("sh")
+                .arg(command.get_program())
+                .args(command.get_args());
+            if let Some(d) = command.get_current_dir() {
+                sh.current_dir(d);
+            }
+            for (k, v) in command.get_envs() {
+                match v {
+                    Some(v) => sh.env(k, v),
+                    None => sh.env_remove(k),
+                };
+            }
+            command = sh;
+        }
+        let mut child = command
+            .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

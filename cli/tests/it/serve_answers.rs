@@ -1,14 +1,10 @@
 //! `crawlgate serve`'s answers as a real process: per-URL errors in a batch, a record that
 //! never stands in for a robots.txt fetch, bounded growth, readiness and error bodies.
 
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::run::Dir;
 use crate::serve::{request, robots_server, until, Serve};
-use crate::support::process::lines;
 use crate::support::redis_server::RedisServer;
 use crate::support::Reply;
 
@@ -161,59 +157,6 @@ fn a_missing_field_is_named() {
     }
 }
 
-/// `crawlgate serve` under a file-size limit (`ulimit -f`, a full disk): killed on drop.
-struct Limited {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Limited {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts `crawlgate serve --listen 127.0.0.1:0 ARGS…` through `sh -c 'ulimit -f BLOCKS;
-/// exec …'` (blocks of 512 bytes).
-fn serve_under_file_size_limit(dir: &Dir, blocks: u32, args: &[&str]) -> Limited {
-    let mut all = vec!["serve", "--listen", "127.0.0.1:0"];
-    all.extend_from_slice(args);
-    let cmd = dir.command(&all);
-    let mut sh = Command::new("sh");
-    sh.arg("-c")
-        .arg(format!("ulimit -f {blocks}; exec \"$@\""))
-        .arg("sh")
-        .arg(cmd.get_program())
-        .args(cmd.get_args());
-    if let Some(d) = cmd.get_current_dir() {
-        sh.current_dir(d);
-    }
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => sh.env(k, v),
-            None => sh.env_remove(k),
-        };
-    }
-    let mut child = sh
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("crawlgate serve starts");
-    let stdout = lines(child.stdout.take().expect("stdout"));
-    let first = stdout
-        .recv_timeout(Duration::from_secs(30))
-        .expect("crawlgate serve says where it listens");
-    let addr = first
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_owned();
-    Limited { child, addr }
-}
-
 /// A state file that cannot grow (a full disk): reads still answer, writes fail, and /readyz
 /// says not ready (503, `store-unavailable`) rather than ready.
 #[cfg(unix)]
@@ -229,7 +172,7 @@ fn readyz_is_not_ready_while_the_store_cannot_write() {
     }));
     let dir = Dir::new();
     let state = dir.join("state.redb");
-    let serve = serve_under_file_size_limit(&dir, 1000, &["--state", &state, "--allow-private"]);
+    let serve = Serve::start_under("-f 1000", &["--state", &state, "--allow-private"]);
     let (code, text) = request(&serve.addr, "GET", "/readyz", None, None);
     assert_eq!(code, 200, "{text}");
     let body = json!({"agent": "bot", "urls": [site.url("/a")]}).to_string();

@@ -3,14 +3,11 @@
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::run::Dir;
 use crate::serve::{parse, request, robots_server, Serve};
-use crate::support::process::lines;
 
 /// A connection to the service with `head` (and what follows it) sent.
 fn send(addr: &str, head: &str) -> TcpStream {
@@ -324,34 +321,6 @@ fn idle_and_half_sent_connections_are_closed() {
     );
 }
 
-/// `crawlgate serve --no-state ARGS…` under `ulimit -n FILES`; its address.
-fn start_limited(files: u32, args: &[&str], dir: &Dir) -> (Child, String) {
-    let mut child = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("ulimit -n {files} && exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_crawlgate"))
-        .args(["serve", "--listen", "127.0.0.1:0", "--no-state"])
-        .args(args)
-        .env("HOME", dir.join(""))
-        .env("XDG_STATE_HOME", dir.join(""))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("sh runs");
-    let stdout = lines(child.stdout.take().expect("stdout"));
-    let first = stdout
-        .recv_timeout(Duration::from_secs(30))
-        .expect("crawlgate serve says where it listens");
-    let addr = first
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no address in {first:?}"))
-        .to_owned();
-    (child, addr)
-}
-
 #[test]
 fn idle_connections_beyond_the_limits_do_not_keep_health_from_answering() {
     // --max-connections 50: 200 idle connections, closed after 1 s, 50 at a time.
@@ -368,14 +337,13 @@ fn idle_connections_beyond_the_limits_do_not_keep_health_from_answering() {
     drop(idle);
 
     // Under `ulimit -n 160`, without --max-connections: 300 idle connections.
-    let dir = Dir::new();
-    let (mut child, addr) = start_limited(160, &["--idle-timeout", "1"], &dir);
+    let limited = Serve::start_under("-n 160", &["--no-state", "--idle-timeout", "1"]);
+    let addr = limited.addr.clone();
     let idle: Vec<TcpStream> = (0..300).map(|_| send(&addr, "")).collect();
     let took = healthy_within(&addr, Duration::from_secs(20));
     eprintln!("/healthz behind 300 idle connections under ulimit -n 160: {took:?}");
     drop(idle);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(limited);
 }
 
 #[test]
