@@ -68,13 +68,7 @@ impl RobotsCache {
     /// window it waits for the window. A fleet-wide in-flight place whose request to the store
     /// was under way when the future was dropped is freed in the background.
     pub async fn acquire(&self, token: &ProductToken, url: &str) -> Result<Permit, Refused> {
-        let answer = self.check(token, url).await?;
-        if !answer.allowed {
-            return Err(Refused::Disallowed {
-                url: url.to_owned(),
-                answer: Box::new(answer),
-            });
-        }
+        let answer = self.allowed(token, url).await?;
         let gate = self.gate();
         let key = self.politeness_key(&answer.origin).await;
         let semaphore = gate.semaphore(&key);
@@ -155,6 +149,19 @@ impl RobotsCache {
         })
     }
 
+    /// The check's answer for `url`, or the refusal when robots.txt does not allow it: what
+    /// every way to a slot starts with.
+    async fn allowed(&self, token: &ProductToken, url: &str) -> Result<Answer, Refused> {
+        let answer = self.check(token, url).await?;
+        if !answer.allowed {
+            return Err(Refused::Disallowed {
+                url: url.to_owned(),
+                answer: Box::new(answer),
+            });
+        }
+        Ok(answer)
+    }
+
     /// How long until `answer`'s `Visit-time` window opens at `now` (zero: open, or none, or
     /// not honoured).
     fn visit_wait(&self, answer: &Answer, now: SystemTime) -> Duration {
@@ -191,13 +198,7 @@ impl RobotsCache {
     /// held ([`CacheOptions::gate`](super::CacheOptions)'s `max_concurrency` is the in-process
     /// [`Permit`]'s).
     pub async fn reserve_slot(&self, token: &ProductToken, url: &str) -> Result<Slot, Refused> {
-        let answer = self.check(token, url).await?;
-        if !answer.allowed {
-            return Err(Refused::Disallowed {
-                url: url.to_owned(),
-                answer: Box::new(answer),
-            });
-        }
+        let answer = self.allowed(token, url).await?;
         let key = self.politeness_key(&answer.origin).await;
         Ok(self.new_slot(answer, key).await)
     }
@@ -218,13 +219,7 @@ impl RobotsCache {
         url: &str,
         slot_at: SystemTime,
     ) -> Result<Slot, Refused> {
-        let answer = self.check(token, url).await?;
-        if !answer.allowed {
-            return Err(Refused::Disallowed {
-                url: url.to_owned(),
-                answer: Box::new(answer),
-            });
-        }
+        let answer = self.allowed(token, url).await?;
         let key = self.politeness_key(&answer.origin).await;
         let now = self.clock().now();
         let spacing = self.spacing_of(&answer, now);
