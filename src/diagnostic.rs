@@ -93,7 +93,8 @@ codes! {
     InvalidPath = "invalid-path", Error;
     /// A `user-agent` line with no value: its group applies to no crawler.
     EmptyUserAgent = "empty-user-agent", Error;
-    /// A `user-agent` value with no product token in front (`*bot`, `/1.0`): it matches no crawler.
+    /// A `user-agent` value with no product token in front (`*bot`, `/1.0`): it matches no
+    /// crawler's product token (in `Mode::Rfc`, only a crawler given that name verbatim).
     InvalidUserAgent = "invalid-user-agent", Error;
     /// A `sitemap` value that is not an absolute `http`/`https` URL.
     InvalidSitemapUrl = "invalid-sitemap-url", Error;

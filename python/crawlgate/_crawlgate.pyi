@@ -35,7 +35,9 @@ class ProductToken:
         """The token read from a User-Agent header; ``ValueError`` if there is none."""
     @staticmethod
     def verbatim(agent: str) -> ProductToken:
-        """Any string, unvalidated, compared whole (google/robotstxt's API)."""
+        """Any string, unvalidated, compared whole, case-insensitively (google/robotstxt's
+        API); in RFC mode also with a group's whole ``user-agent`` value that is not a token
+        (``User-agent: UnicödeBöt``)."""
     @property
     def value(self) -> str:
         """The token, lowercased."""
@@ -229,8 +231,10 @@ class OriginState:
         mode: Mode = "rfc",
         max_bytes: int | None = None,
     ) -> bool:
-        """Records a fetch: its ``status`` (and 2xx ``body``) or a network ``error``.
-        Returns whether it started a new history entry."""
+        """Records a fetch: its ``status`` (200–999, and a 2xx's ``body``; the status read
+        as the engine's fetcher reads it: 402 disallows all, 429/5xx fail, other 3xx/4xx mean
+        no robots.txt) or a network ``error``. Returns whether it started a new history
+        entry."""
     def record_site_availability(self, at: Time, up: bool) -> None: ...
     def verdict_at(self, now: Time) -> Judgement: ...
     def allowed(self, agent: Agent, url: Url, now: Time) -> bool: ...
@@ -412,8 +416,9 @@ class Permit:
     def active(self) -> bool:
         """Not yet recorded or released."""
     def record(self, status: int, retry_after: float | str | bytes | bytearray | None = None) -> Awaitable[Recorded]:
-        """Records the response's status and ``Retry-After`` (seconds, or the header's value);
-        429/503 back the origin off. ``RuntimeError`` when already recorded or released."""
+        """Records the response's status (200–999) and ``Retry-After`` (seconds, or the
+        header's value); 429/503 back the origin off. ``RuntimeError`` when already recorded
+        or released."""
     def record_unreachable(self) -> Awaitable[Recorded]:
         """Records that no response came (the site is reported down; no backoff)."""
     def release(self) -> None:

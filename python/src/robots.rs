@@ -46,7 +46,9 @@ impl PyProductToken {
             .map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
-    /// Any string, unvalidated, compared whole and case-insensitively (google/robotstxt's API).
+    /// Any string, unvalidated, compared whole and case-insensitively (google/robotstxt's API);
+    /// in RFC mode also with a group's whole `user-agent` value that is not a token
+    /// (`User-agent: UnicödeBöt`).
     #[staticmethod]
     fn verbatim(agent: &str) -> Self {
         PyProductToken(ProductToken::verbatim(agent))

@@ -133,6 +133,27 @@ fn leading(s: &[u8]) -> &[u8] {
     &s[..end]
 }
 
+/// Appends `name` folded as a crawler's verbatim name is compared ([`ProductToken::verbatim`],
+/// and a group's whole `user-agent` value in [`Mode::Rfc`]): ASCII lowercased, any other
+/// character by Unicode's lowercase mapping (`Ö` → `ö`), one character at a time so that
+/// both sides fold alike. A character whose lowercase holds ASCII (KELVIN SIGN → `k`, `İ` →
+/// `i̇`) is kept as it is: a name with a non-ASCII character never folds to an ASCII one, so
+/// that [`Mode::Google`], which compares ASCII case-insensitively, answers as Google's library.
+pub(crate) fn fold_name(name: &str, out: &mut String) {
+    for c in name.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+            continue;
+        }
+        let lower = c.to_lowercase();
+        if lower.clone().any(|l| l.is_ascii()) {
+            out.push(c);
+        } else {
+            out.extend(lower);
+        }
+    }
+}
+
 /// The product token a group's `user-agent` value starts with, as `mode` reads it: letters,
 /// digits, `_` and `-` in `Mode::Rfc`; letters, `_` and `-` in `Mode::Google`.
 pub(crate) fn leading_token(s: &[u8], mode: Mode) -> &[u8] {
@@ -243,18 +264,43 @@ impl ProductToken {
     }
 
     /// Takes any string as the agent, unvalidated, as google/robotstxt's API does: it is
-    /// compared case-insensitively, as a whole, with each group's product token. So with a
-    /// [`Mode::Google`] file, `"Foo Bar"` and `"XYZ123bot"` match no named group (Google reads
-    /// `User-agent: XYZ123bot` as `xyz`) and only the `*` group applies, and `""` matches the
-    /// groups whose `user-agent` value has no product token in front (`User-agent:` with no
-    /// value, `User-agent: 123`), as Google's library does. In [`Mode::Rfc`] such groups match
-    /// no agent at all. Prefer [`ProductToken::new`]; this exists to reproduce Google's
-    /// answers.
+    /// compared case-insensitively (Unicode-aware: `Ö` is `ö`), as a whole, with each group's
+    /// product token, and in [`Mode::Rfc`] also with each group's whole `user-agent` value
+    /// when that value is not a product token.
+    ///
+    /// - [`Mode::Rfc`]: a crawler named `UnicödeBöt`, or `Foo Bar`, outside the token
+    ///   alphabet, gets the group of `User-agent: UnicödeBöt` (or `User-agent: Foo Bar`): the
+    ///   site named that crawler exactly. The line still gets its `agent-not-token` warning,
+    ///   and its group is still the group of the token in front (`unic`, `foo`).
+    /// - [`Mode::Google`], as google/robotstxt: `"Foo Bar"`, `"UnicödeBöt"` and `"XYZ123bot"`
+    ///   match no named group (Google reads `User-agent: XYZ123bot` as `xyz`) and only the `*`
+    ///   group applies, and `""` matches the groups whose `user-agent` value has no product
+    ///   token in front (`User-agent:` with no value, `User-agent: 123`). In [`Mode::Rfc`] the
+    ///   empty agent matches no group.
+    ///
+    /// Prefer [`ProductToken::new`]; this exists for crawlers whose names are not tokens and
+    /// to reproduce Google's answers.
+    ///
+    /// ```
+    /// use crawlgate::{Mode, Options, ProductToken, Robots};
+    /// let body = "User-agent: *\nDisallow: /admin/\n\nUser-agent: UnicödeBöt\nDisallow: /x\n";
+    /// let bot = ProductToken::verbatim("UNICÖDEBÖT");
+    /// assert_eq!(bot.as_str(), "unicödeböt");
+    /// let rfc = Robots::parse(body.as_bytes()).robots;
+    /// assert!(rfc.is_allowed(&bot, "/admin/")); // its own group
+    /// let google = Robots::parse_with(body.as_bytes(), &Options::mode(Mode::Google)).robots;
+    /// assert!(!google.is_allowed(&bot, "/admin/")); // Google: the `*` group
+    /// ```
     ///
     /// [`Mode::Google`]: crate::Mode::Google
     /// [`Mode::Rfc`]: crate::Mode::Rfc
     pub fn verbatim(agent: &str) -> Self {
-        ProductToken(agent.to_ascii_lowercase().into())
+        if agent.is_ascii() {
+            return ProductToken(agent.to_ascii_lowercase().into());
+        }
+        let mut folded = String::with_capacity(agent.len());
+        fold_name(agent, &mut folded);
+        ProductToken(folded.into())
     }
 
     /// The token, lowercased.
@@ -305,6 +351,34 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Every character: ASCII folds to its ASCII lowercase, anything else to something with
+    /// no ASCII in it (so Google mode's ASCII comparison is untouched), and a character and
+    /// its lowercase fold alike.
+    #[test]
+    fn fold_name_keeps_ascii_and_non_ascii_apart() {
+        let fold = |s: &str| {
+            let mut out = String::new();
+            fold_name(s, &mut out);
+            out
+        };
+        for c in (0..=0x10_FFFF).filter_map(char::from_u32) {
+            let s = c.to_string();
+            let f = fold(&s);
+            if c.is_ascii() {
+                assert_eq!(f, s.to_ascii_lowercase());
+            } else {
+                assert!(!f.bytes().any(|b| b.is_ascii()), "{c:?} → {f:?}");
+                let lower: String = c.to_lowercase().collect();
+                if !lower.is_ascii() && lower.chars().count() == 1 {
+                    assert_eq!(fold(&lower), f, "{c:?}");
+                }
+            }
+        }
+        assert_eq!(fold("UnicödeBÖT"), "unicödeböt");
+        assert_eq!(ProductToken::verbatim("UNICÖDEBÖT").as_str(), "unicödeböt");
+        assert_eq!(ProductToken::verbatim("Foo Bar").as_str(), "foo bar");
     }
 
     #[test]

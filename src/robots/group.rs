@@ -21,17 +21,22 @@ pub enum Agent<'a> {
     /// A product token, lowercased (`Googlebot/2.1` is read as `googlebot`): the value up to
     /// the first character that is not a letter, digit, `_` or `-` in [`Mode::Rfc`]
     /// (`MJ12bot` → `mj12bot`), not a letter, `_` or `-` in [`Mode::Google`] (`MJ12bot` →
-    /// `mj`, as google/robotstxt reads it). See [`ProductToken`].
+    /// `mj`, as google/robotstxt reads it). See [`ProductToken`]. In [`Mode::Rfc`] a value
+    /// that is more than its token (`UnicödeBöt`, `Foo Bar`) is also the group of the crawler
+    /// given verbatim by that whole name ([`ProductToken::verbatim`]).
     ///
+    /// [`ProductToken::verbatim`]: super::ProductToken::verbatim
     /// [`Mode::Rfc`]: super::Mode::Rfc
     /// [`Mode::Google`]: super::Mode::Google
     /// [`ProductToken`]: super::ProductToken
     Token(&'a str),
-    /// A value with no product token (empty, `*bot`, `/1.0`): matches no crawler. In
+    /// A value with no product token (empty, `*bot`, `/1.0`): matches no crawler's token. In
     /// [`Mode::Google`] it matches the empty agent (`ProductToken::verbatim("")`), as
-    /// google/robotstxt compares an empty caller agent with the empty token it reads here.
+    /// google/robotstxt compares an empty caller agent with the empty token it reads here; in
+    /// [`Mode::Rfc`] a non-empty value matches the crawler given verbatim by that name.
     ///
     /// [`Mode::Google`]: super::Mode::Google
+    /// [`Mode::Rfc`]: super::Mode::Rfc
     Nobody,
 }
 

@@ -316,6 +316,11 @@ struct Entry {
     groups: u32,
     /// How many rules its groups hold.
     rules: u32,
+    /// The entry of a crawler's verbatim name (`Mode::Rfc`: a `user-agent` value that is not a
+    /// product token), which no agent of the group table points at and the semantic lint does
+    /// not read: its groups are among those of the token the value starts with, or name no
+    /// crawler by token at all. In the entry's padding: entries stay 32 bytes.
+    verbatim: bool,
     /// Its rules in precedence order and their lookup, built by the first check that needs
     /// them (not the file's first check, which scans: see [`AgentRules::check`]) or by a
     /// reader of the list; boxed, so that the many agents never asked about pay a pointer.
@@ -702,6 +707,14 @@ pub(crate) struct Index {
     tokens: String,
 }
 
+/// The parser's agent names, for [`Index::build`]: the text they are ranges of, each token
+/// agent's token (its `who` indexes `tokens`), and the verbatim names with their groups.
+pub(crate) struct AgentNames<'a> {
+    pub text: &'a str,
+    pub tokens: &'a [Range<u32>],
+    pub verbatim: &'a [(u32, Range<u32>)],
+}
+
 impl Index {
     /// Drops the sorted lists and lookups built so far: a lint that checked paths leaves the
     /// file as parsing left it, so that a crawler pays for a list only when it checks.
@@ -716,18 +729,27 @@ impl Index {
     /// is the group of the empty agent, as google/robotstxt compares the caller's agent with
     /// the empty token it extracts; only [`ProductToken::verbatim`] makes an empty agent.
     /// `slots` are the rules' slots, in file order (the parser makes them). The agents' tokens are
-    /// `tokens` (each agent's `who` indexes its range of the text); each agent is given the
-    /// index of its token's entry instead.
+    /// `names.tokens` (each agent's `who` indexes its range of the text); each agent is given
+    /// the index of its token's entry instead. Each verbatim name gets an entry of its own,
+    /// sorted among the tokens': a name always holds a character no token has, so a lookup
+    /// finds a token or a name, never both, with one search.
     ///
     /// [`Agent::Nobody`]: super::Agent::Nobody
     pub(crate) fn build(
         groups: &mut GroupTable,
-        (text, tokens): (&str, &[Range<u32>]),
+        names: AgentNames<'_>,
         slots: Vec<Slot>,
         mode: Mode,
     ) -> Index {
         /// The agent of a pair that names no agent (Google mode's empty token).
         const NO_AGENT: u32 = u32::MAX;
+        /// The agent of a verbatim name's pair.
+        const VERBATIM: u32 = u32::MAX - 1;
+        let AgentNames {
+            text,
+            tokens,
+            verbatim,
+        } = names;
         let mut index = Index {
             slots,
             ..Index::default()
@@ -737,7 +759,8 @@ impl Index {
         // compare rather than a call to `memcmp` (files naming hundreds of agents are common).
         // Room for the named agents (the parser's tokens), not `*`'s: most files name only
         // `*` and allocate nothing here (Google mode's empty tokens, rare, may grow it).
-        let mut pairs: Vec<(u64, &str, u32, u32)> = Vec::with_capacity(tokens.len());
+        let mut pairs: Vec<(u64, &str, u32, u32)> =
+            Vec::with_capacity(tokens.len() + verbatim.len());
         let mut star_groups = StarGroups::default();
         for (ai, (gi, a)) in groups.all_agents().enumerate() {
             match a.who {
@@ -754,6 +777,12 @@ impl Index {
                     pairs.push((token_prefix(token), token, gi as u32, ai as u32));
                 }
             }
+        }
+        for (gi, r) in verbatim {
+            let name = text
+                .get(r.start as usize..r.end as usize)
+                .unwrap_or_default();
+            pairs.push((token_prefix(name), name, *gi, VERBATIM));
         }
         pairs.sort_unstable();
         // Exact sizes, so that nothing grows (copying) and `shrink_to_fit` has little to do:
@@ -792,7 +821,8 @@ impl Index {
             let gids = (run.iter().enumerate())
                 .filter(|&(k, p)| k == 0 || run[k - 1].2 != p.2)
                 .map(|(_, p)| p.2);
-            let entry = index.entry(token, gids, groups);
+            let mut entry = index.entry(token, gids, groups);
+            entry.verbatim = run.iter().all(|p| p.3 == VERBATIM);
             index.entries.push(entry);
             i += run.len();
         }
@@ -831,7 +861,7 @@ impl Index {
             .entries
             .iter()
             .enumerate()
-            .filter(|(i, _)| self.groups(*i).len() > 1)
+            .filter(|(i, e)| !e.verbatim && self.groups(*i).len() > 1)
             .map(|(_, e)| e.rules as usize)
             .sum();
         let mut slot_rules = Vec::with_capacity(rules.len() + merged);
@@ -846,6 +876,8 @@ impl Index {
         }
         let lists = (0..self.entries.len())
             .map(|i| match self.groups(i) {
+                // A verbatim name's list is not linted (see `Entry::verbatim`).
+                _ if self.entries[i].verbatim => 0..0,
                 [g] => group_runs.get(*g as usize).cloned().unwrap_or_default(),
                 gids => {
                     let start = slot_rules.len() as u32;
@@ -951,6 +983,7 @@ impl Index {
             token: token_start,
             groups: group_start,
             rules: rules as u32,
+            verbatim: false,
             sorted: OnceLock::new(),
         }
     }

@@ -119,7 +119,8 @@ pub const GOOGLE_MAX_LINE_BYTES: usize = 16_663;
 /// | non-UTF-8 bytes in a rule | the rule is dropped (`invalid-utf8` error) | the rule is used, bytes escaped (warning) |
 /// | a BOM at the start of a later line | skipped (warning) | left in: the line is not understood (error) |
 /// | `user-agent` values | read up to the first character that is not a letter, digit, `_` or `-`: `MJ12bot` is the group of `MJ12bot` | read up to the first that is not a letter, `_` or `-`, as google/robotstxt does: `MJ12bot` is the group of `MJ` (a warning says so) |
-/// | a `user-agent` with no token in front (`User-agent:`, `User-agent: *bot`; in `Google` also `User-agent: 360Spider`) | its group applies to no crawler | its group applies to the empty agent (`ProductToken::verbatim("")`), as in google/robotstxt's API |
+/// | a `user-agent` with no token in front (`User-agent:`, `User-agent: *bot`; in `Google` also `User-agent: 360Spider`) | its group applies to no crawler's token (a non-empty value: see the next row) | its group applies to the empty agent (`ProductToken::verbatim("")`), as in google/robotstxt's API |
+/// | a `user-agent` value that is not a token (`UnicödeBöt`, `Foo Bar`, `*bot`) | also the group of a crawler given verbatim by that whole name ([`ProductToken::verbatim`]), case-insensitively (Unicode-aware); the warning stays | only its token in front counts, as in google/robotstxt: `ProductToken::verbatim("UnicödeBöt")` gets the `*` group |
 /// | size limit | the first 512,000 bytes (RFC 9309 §2.5: at least 500 KiB) | the same, **unlike google/robotstxt's library**, which has none: Googlebot reads only the first 500 KiB, so rules after byte 512,000 are ignored here too (the one deliberate difference from the library; [`Options::max_bytes`] reads more) |
 ///
 /// Common to both: Google's key misspellings and the missing colon (`disallow /x`, key and

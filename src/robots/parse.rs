@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use nom::Offset;
 
-use super::agent::{leading_token, ProductToken};
+use super::agent::{fold_name, leading_token, ProductToken};
 use super::crawler_lint;
 use super::directive::{directive_of, Directive, OtherKey, Spelling};
 use super::lexer::{is_ws, lex_common, lex_content, Lexed, Separator};
@@ -75,6 +75,10 @@ struct Builder<'a> {
     /// `agent_tokens` until the matcher gives each distinct token its entry.
     agent_text: String,
     agent_tokens: Vec<std::ops::Range<u32>>,
+    /// `Mode::Rfc`: each `user-agent` value that is not a product token (`UnicödeBöt`,
+    /// `Foo Bar`), folded into `agent_text`, with its group: the name a crawler given
+    /// verbatim matches ([`ProductToken::verbatim`]).
+    agent_names: Vec<(u32, std::ops::Range<u32>)>,
     sitemaps: Vec<SitemapSlot>,
     records: Vec<RecordSlot>,
     state: State,
@@ -135,6 +139,7 @@ pub(crate) fn parse(input: &[u8], options: &Options) -> Parsed {
         groups: group::GroupTable::default(),
         agent_text: String::with_capacity(body_end / 16),
         agent_tokens: Vec::with_capacity(body_end / 128),
+        agent_names: Vec::new(),
         sitemaps: Vec::new(),
         records: Vec::new(),
         state: State::Start,
@@ -548,12 +553,16 @@ impl<'a> Builder<'a> {
             if token.is_empty() {
                 if self.diagnose {
                     let span = self.span(value);
+                    let matches = match self.mode {
+                        Mode::Rfc => "only a crawler given this name verbatim",
+                        Mode::Google => "no crawler",
+                    };
                     self.push(
                         Code::InvalidUserAgent,
                         n,
                         span,
                         format!(
-                            "`{}` has no product token ({chars}) in front; it matches no crawler",
+                            "`{}` has no product token ({chars}) in front; it matches {matches}",
                             self.lossy(value)
                         ),
                     );
@@ -616,10 +625,41 @@ impl<'a> Builder<'a> {
             Some(at) => self.groups.push(agent, at),
             None => self.groups.push_agent(agent),
         }
+        if self.mode == Mode::Rfc && who != group::AgentSlot::STAR && !value.is_empty() {
+            // Not a whole product token: also the name of a crawler given verbatim.
+            let cut = who == group::AgentSlot::NOBODY
+                || self
+                    .agent_tokens
+                    .get(who as usize)
+                    .is_some_and(|r| (r.end - r.start) as usize != value.len());
+            if cut {
+                self.agent_name(value);
+            }
+        }
         if self.diagnose {
             let span = self.span(value);
             self.agent_spans.push(span);
         }
+    }
+
+    /// Keeps `value`, a `user-agent` value that is not a product token, folded, as the name
+    /// of the last group for a crawler given verbatim (a value that is not UTF-8 names no
+    /// crawler: a name is a string). Rare: out of line.
+    #[cold]
+    #[inline(never)]
+    fn agent_name(&mut self, value: &[u8]) {
+        let text = match self.text.and_then(|t| t.get(self.span(value))) {
+            Some(text) => text,
+            None => match std::str::from_utf8(value) {
+                Ok(text) => text,
+                Err(_) => return,
+            },
+        };
+        let start = self.agent_text.len();
+        fold_name(text, &mut self.agent_text);
+        let group = self.groups.len().saturating_sub(1) as u32;
+        self.agent_names
+            .push((group, start as u32..self.agent_text.len() as u32));
     }
 
     fn rule(&mut self, n: u32, key: &'a [u8], kind: RuleKind, value: &'a [u8]) {
@@ -1271,10 +1311,14 @@ impl<'a> Builder<'a> {
     }
 
     fn finish(mut self, bytes_used: usize) -> Parsed {
-        let tokens = (self.agent_text.as_str(), self.agent_tokens.as_slice());
+        let names = matcher::AgentNames {
+            text: &self.agent_text,
+            tokens: &self.agent_tokens,
+            verbatim: &self.agent_names,
+        };
         let index = matcher::Index::build(
             &mut self.groups,
-            tokens,
+            names,
             if self.diagnose {
                 (self.rules.iter().zip(&self.compiled))
                     .map(|(r, c)| Slot::new(r, c))

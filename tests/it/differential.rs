@@ -439,8 +439,9 @@ fn answers_verbatim(body: &str, agent: &str, url: &str) -> (bool, bool) {
 }
 
 /// Fixed cases for what the generator does not produce, each with the answer google/robotstxt
-/// gives (robots.cc, and robotstxt 0.3 agrees): agents with digits or spaces or none, group
-/// values with digits, and a missing colon next to a vertical tab or form feed.
+/// gives (robots.cc, and robotstxt 0.3 agrees): agents with digits or spaces or none or
+/// beyond ASCII, group values with digits, and a missing colon next to a vertical tab or form
+/// feed.
 #[test]
 fn agents_and_separators_agree_with_robotstxt() {
     const MJ12: &str = "User-agent: *\nDisallow: /\n\nUser-agent: MJ12bot\nDisallow: /private\n";
@@ -448,6 +449,8 @@ fn agents_and_separators_agree_with_robotstxt() {
     const DIGITS: &str = "User-agent: *\nAllow: /\n\nUser-agent: 360Spider\nDisallow: /\n";
     const XYZ: &str = "User-agent: *\nDisallow: /\n\nUser-agent: XYZ123bot\nAllow: /\n";
     const FOO_BAR: &str = "User-agent: *\nDisallow: /\n\nUser-agent: Foo Bar\nAllow: /\n";
+    const UNICODE: &str = "User-agent: *\nDisallow: /\n\nUser-agent: UnicödeBöt\nAllow: /\n";
+    const KBOT: &str = "User-agent: *\nDisallow: /\n\nUser-agent: kbot\nAllow: /\n";
     let cases: &[(&str, &str, &str, bool)] = &[
         // `ExtractUserAgent` stops at the digit: the group is `MJ`, so `MJ12bot` gets `*`.
         (MJ12, "MJ12bot", "/page", false),
@@ -462,6 +465,12 @@ fn agents_and_separators_agree_with_robotstxt() {
         (XYZ, "XYZ", "/x", true),
         (FOO_BAR, "Foo Bar", "/x", false),
         (FOO_BAR, "Foo", "/x", true),
+        // Names beyond ASCII: the group is `Unic`; KELVIN SIGN is not `k` to Google.
+        (UNICODE, "UnicödeBöt", "/x", false),
+        (UNICODE, "UNICÖDEBÖT", "/x", false),
+        (UNICODE, "Unic", "/x", true),
+        (KBOT, "\u{212a}bot", "/x", false),
+        (KBOT, "KBOT", "/x", true),
         // Without a colon, only a space or tab separates key and value.
         ("User-agent: *\nDisallow\x0b/x\n", "FooBot", "/x", true),
         ("User-agent: *\nDisallow\x0c/x\n", "FooBot", "/x", true),

@@ -365,6 +365,97 @@ fn agent_values_with_digits_per_mode() {
     assert!(!rfc.robots.is_allowed(&empty, "/page"));
 }
 
+/// Scrapy's own test of parser backends names a crawler outside the token alphabet: in RFC
+/// mode a crawler given verbatim by that exact name gets the group (case-insensitively, also
+/// beyond ASCII); the line keeps its warning, and Google mode answers as Google's library.
+#[test]
+fn a_crawler_named_verbatim_gets_the_group_that_names_it_in_rfc_mode() {
+    let body = "User-Agent: *\nDisallow: /admin/\n\nUser-Agent: UnicödeBöt\nDisallow: /some/page.html\n";
+    let rfc = Robots::parse(body.as_bytes());
+    let google = Robots::parse_with(body.as_bytes(), &Options::mode(Mode::Google));
+    for name in ["UnicödeBöt", "unicödeböt", "UNICÖDEBÖT"] {
+        let bot = ProductToken::verbatim(name);
+        assert!(rfc.robots.is_allowed(&bot, "/admin/"), "{name}");
+        assert!(!rfc.robots.is_allowed(&bot, "/some/page.html"), "{name}");
+        let rules = rfc.robots.rules_for(&bot);
+        assert_eq!(rules.matched_token(), Some("unicödeböt"));
+        assert_eq!(rules.group_indexes().collect::<Vec<_>>(), [1]);
+        // Google compares its token (`Unic`) with the whole agent: the `*` group.
+        assert!(!google.robots.is_allowed(&bot, "/admin/"), "{name}");
+    }
+    // Only the exact name: not a prefix of it, nor a longer one, nor one given as a token.
+    for other in ["Unicöde", "UnicödeBöt2", "UnicödeBöt/1.0", "*"] {
+        let t = ProductToken::verbatim(other);
+        assert!(!rfc.robots.is_allowed(&t, "/admin/"), "{other}");
+    }
+    // The token in front is still the group's, as before, and the warning is kept.
+    assert_eq!(agents_of(&rfc.robots, 1), [Agent::Token("unic")]);
+    assert!(rfc.robots.is_allowed(&tok("Unic"), "/admin/"));
+    let warned: Vec<_> = rfc.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+    assert_eq!(warned, [(4, Code::AgentNotToken)]);
+    let warned: Vec<_> = google.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+    assert_eq!(warned, [(4, Code::AgentNotToken)]);
+}
+
+#[test]
+fn verbatim_names_cover_every_value_that_is_not_a_token() {
+    let body = "User-agent: *\nDisallow: /\n\n\
+        User-agent: Foo Bar\nAllow: /foo-bar\n\n\
+        User-agent: Übot\nAllow: /ubot\n\n\
+        User-agent: FOO BAR\nAllow: /again\n\n\
+        User-agent: Googlebot/2.1\nAllow: /googlebot\n";
+    let rfc = Robots::parse(body.as_bytes());
+    let check = |agent: &ProductToken, path: &str| rfc.robots.is_allowed(agent, path);
+    // Groups that name one crawler the same way, whatever the case, merge.
+    let foo_bar = ProductToken::verbatim("foo bar");
+    assert!(check(&foo_bar, "/foo-bar") && check(&foo_bar, "/again"));
+    assert!(!check(&foo_bar, "/ubot"));
+    // `foo` is the token of both: its groups, not another crawler's.
+    assert!(check(&tok("foo"), "/again") && !check(&tok("foo"), "/ubot"));
+    // No token in front: in RFC mode only the crawler of that name gets the group; the line
+    // still says it has no product token.
+    assert!(check(&ProductToken::verbatim("ÜBOT"), "/ubot"));
+    assert_eq!(agents_of(&rfc.robots, 2), [Agent::Nobody]);
+    assert!(rfc
+        .diagnostics
+        .iter()
+        .any(|d| d.line == 7 && d.code == Code::InvalidUserAgent));
+    // A header-like value: the token in front (`googlebot`) and the value whole.
+    assert!(check(&tok("Googlebot"), "/googlebot"));
+    assert!(check(&ProductToken::verbatim("Googlebot/2.1"), "/googlebot"));
+    assert!(!check(&ProductToken::verbatim("Googlebot/2.2"), "/googlebot"));
+
+    // Google mode: none of these names gets a group.
+    let google = Robots::parse_with(body.as_bytes(), &Options::mode(Mode::Google)).robots;
+    for name in ["foo bar", "Übot", "Googlebot/2.1"] {
+        let t = ProductToken::verbatim(name);
+        assert!(!google.is_allowed(&t, "/foo-bar") && !google.is_allowed(&t, "/ubot"));
+        assert!(!google.is_allowed(&t, "/googlebot"), "{name}");
+    }
+}
+
+#[test]
+fn verbatim_names_need_utf8_and_fold_only_to_their_own_kind() {
+    // A value that is not UTF-8 names no crawler (the token in front still does).
+    let body = b"User-agent: *\nDisallow: /\n\nUser-agent: Unic\xf6deB\xf6t\nAllow: /\n";
+    let rfc = Robots::parse(body).robots;
+    assert!(!rfc.is_allowed(&ProductToken::verbatim("UnicödeBöt"), "/x"));
+    assert!(!rfc.is_allowed(&ProductToken::verbatim("Unic\u{fffd}deB\u{fffd}t"), "/x"));
+    assert!(rfc.is_allowed(&tok("unic"), "/x"));
+    // KELVIN SIGN lowercases to an ASCII `k`: kept, so that it is not the crawler `kbot`.
+    let kelvin = ProductToken::verbatim("\u{212a}bot");
+    assert_eq!(kelvin.as_str(), "\u{212a}bot");
+    for mode in [Mode::Rfc, Mode::Google] {
+        let body = b"User-agent: *\nDisallow: /\n\nUser-agent: kbot\nAllow: /\n";
+        let robots = Robots::parse_with(body, &Options::mode(mode)).robots;
+        assert!(!robots.is_allowed(&kelvin, "/x"), "{mode:?}");
+    }
+    let body = "User-agent: *\nDisallow: /\n\nUser-agent: \u{212a}bot\nAllow: /\n";
+    let rfc = Robots::parse(body.as_bytes()).robots;
+    assert!(rfc.is_allowed(&kelvin, "/x"));
+    assert!(!rfc.is_allowed(&tok("kbot"), "/x"));
+}
+
 #[test]
 fn missing_colon_is_split_at_space_or_tab_only_in_both_modes() {
     for mode in [Mode::Rfc, Mode::Google] {
