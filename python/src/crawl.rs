@@ -6,7 +6,7 @@ use crawlgate::ProductToken;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::gate::{runtime, status, PyAnswer};
+use crate::gate::{runtime, PyAnswer};
 use crate::input;
 use crate::page::{bytes_of, header_fields, PyPageDirectives};
 
@@ -218,7 +218,7 @@ pub(crate) fn crawl_policy<'py>(
     let url = input::url(url)?;
     let page = match page_status {
         Some(code) => {
-            let code = status(code)?;
+            let code = input::status(code)?;
             let fields = headers
                 .filter(|h| !h.is_none())
                 .map(header_fields)

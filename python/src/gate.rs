@@ -331,13 +331,6 @@ fn retry_after(ob: Option<&Bound<'_, PyAny>>) -> PyResult<RetryAfter> {
     Ok(RetryAfter::Secs(input::duration(secs, "retry_after")?))
 }
 
-pub(crate) fn status(code: i64) -> PyResult<u16> {
-    u16::try_from(code)
-        .ok()
-        .filter(|c| (100..=999).contains(c))
-        .ok_or_else(|| PyValueError::new_err(format!("status {code} is not an HTTP status")))
-}
-
 #[pymethods]
 impl PyPermit {
     /// The URL's origin.
@@ -367,7 +360,7 @@ impl PyPermit {
         status: i64,
         retry_after: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let status = self::status(status)?;
+        let status = input::status(status)?;
         let retry_after = self::retry_after(retry_after)?;
         let permit = self.take()?;
         runtime()?;

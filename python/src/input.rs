@@ -143,3 +143,15 @@ pub(crate) fn duration(secs: f64, what: &str) -> PyResult<Duration> {
     Duration::try_from_secs_f64(secs)
         .map_err(|e| PyValueError::new_err(format!("{what} out of range: {e}")))
 }
+
+/// A final response's status ([`crawlgate::policy::FINAL_STATUSES`]), or `ValueError`.
+pub(crate) fn status(code: i64) -> PyResult<u16> {
+    u16::try_from(code)
+        .ok()
+        .filter(|c| crawlgate::policy::FINAL_STATUSES.contains(c))
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "status {code} is not the status of a final response (200–999: a 1xx is interim)"
+            ))
+        })
+}

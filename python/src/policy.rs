@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crawlgate::policy::{
-    Fetch, FetchOutcome, OriginState, PolicyOptions, Unavailable, Unreachable, Verdict,
+    Fetch, FetchOutcome, OriginState, PolicyOptions, Unreachable, Verdict,
     VerdictReason,
 };
 use crawlgate::{Mode, Options, Robots};
@@ -162,14 +162,11 @@ impl PyOriginState {
                 (None, FetchOutcome::Unreachable(cause), None)
             }
             (Some(code), None) => {
-                let code = u16::try_from(code)
-                    .ok()
-                    .filter(|c| (100..=999).contains(c))
-                    .ok_or_else(|| {
-                        PyValueError::new_err(format!("status {code} is not an HTTP status"))
-                    })?;
-                match code {
-                    200..=299 => {
+                let code = input::status(code)?;
+                match FetchOutcome::of_status(code) {
+                    // What a status alone says, by the library's rule (as its fetcher reads it).
+                    Some(outcome) => (Some(code), outcome, None),
+                    None => {
                         let body_bytes = body_bytes(body)?;
                         let mut options = Options::mode(mode);
                         if let Some(m) = max_bytes {
@@ -196,27 +193,6 @@ impl PyOriginState {
                             Some((digest, robots)),
                         )
                     }
-                    // A 304 without a known version confirms nothing (as the fetcher says).
-                    304 => (
-                        Some(code),
-                        FetchOutcome::Unreachable(Unreachable::Status(code)),
-                        None,
-                    ),
-                    429 | 500..=599 => (
-                        Some(code),
-                        FetchOutcome::Unreachable(Unreachable::Status(code)),
-                        None,
-                    ),
-                    300..=499 => (
-                        Some(code),
-                        FetchOutcome::Unavailable(Unavailable::Status(code)),
-                        None,
-                    ),
-                    _ => (
-                        Some(code),
-                        FetchOutcome::Unreachable(Unreachable::Status(code)),
-                        None,
-                    ),
                 }
             }
         };

@@ -738,15 +738,11 @@ pub(crate) enum RetrievalEnd {
     Local(LocalError),
 }
 
-/// The outcome of a final status other than 2xx.
+/// The outcome of a final status other than 2xx: the library's one rule
+/// ([`FetchOutcome::of_status`]); a 2xx, which never ends a retrieval as a status, would be
+/// unreachable (no body).
 pub(crate) fn status_outcome(code: u16) -> FetchOutcome {
-    match code {
-        429 | 500..=599 => FetchOutcome::Unreachable(Unreachable::Status(code)),
-        // A redirect not followed is "not found" (Google), like 4xx.
-        300..=499 => FetchOutcome::Unavailable(Unavailable::Status(code)),
-        // 1xx as a final answer, or outside the standard range: nothing usable came back.
-        _ => FetchOutcome::Unreachable(Unreachable::Status(code)),
-    }
+    FetchOutcome::of_status(code).unwrap_or(FetchOutcome::Unreachable(Unreachable::Status(code)))
 }
 
 /// Why a 2xx body is an HTML page, if it is one: its content type, or how it starts.
@@ -837,13 +833,18 @@ mod tests {
         let kind = |code| match status_outcome(code) {
             O::Unavailable(Unavailable::Status(c)) if c == code => "unavailable",
             O::Unreachable(Unreachable::Status(c)) if c == code => "unreachable",
+            O::PaymentRequired(_) if code == 402 => "payment-required",
             other => panic!("{code}: {other:?}"),
         };
-        for code in [300, 301, 304, 400, 401, 403, 404, 410, 451, 499] {
+        for code in [300, 301, 400, 401, 403, 404, 410, 451, 499] {
             assert_eq!(kind(code), "unavailable", "{code}");
         }
-        for code in [100, 101, 429, 500, 502, 503, 599, 600, 999] {
+        for code in [100, 101, 304, 429, 500, 502, 503, 599, 600, 999] {
             assert_eq!(kind(code), "unreachable", "{code}");
+        }
+        assert_eq!(kind(402), "payment-required");
+        for code in [200, 204, 299] {
+            assert!(FetchOutcome::of_status(code).is_none(), "{code}");
         }
     }
 

@@ -241,7 +241,38 @@ impl fmt::Display for Payment {
     }
 }
 
+/// The statuses of a final response: three digits ([RFC 9110 §15]) but 1xx, which are
+/// interim, never the answer to a request. 600–999 are outside the standard classes but sent
+/// (and accepted by HTTP clients): [`FetchOutcome::of_status`] reads them as unreachable.
+/// A record of a response refuses any other status (Python's `OriginState.record` and
+/// `Permit.record`, the service's `POST /v1/record`).
+///
+/// [RFC 9110 §15]: https://www.rfc-editor.org/rfc/rfc9110.html#section-15
+pub const FINAL_STATUSES: std::ops::RangeInclusive<u16> = 200..=999;
+
 impl FetchOutcome {
+    /// What a robots.txt response means by its status alone ([Google's handling of HTTP
+    /// results]); `None` for a 2xx, whose body decides ([`FetchOutcome::Rules`]).
+    ///
+    /// | status | outcome |
+    /// |---|---|
+    /// | 402 | [`FetchOutcome::PaymentRequired`], without price headers (a fetcher adds those it saw) |
+    /// | 304 | [`Unreachable::Status`]: without validators it confirms nothing (a fetcher that sent them reads its 304 as [`FetchOutcome::NotModified`] first) |
+    /// | 429, 5xx | [`Unreachable::Status`] |
+    /// | other 3xx (a redirect not followed, "not found" for Google) and 4xx | [`Unavailable::Status`] |
+    /// | anything else (a final 1xx, 600–999) | [`Unreachable::Status`]: nothing usable came back |
+    ///
+    /// [Google's handling of HTTP results]: https://developers.google.com/search/docs/crawling-indexing/robots/robots_txt#handling-http-result-codes
+    pub fn of_status(status: u16) -> Option<FetchOutcome> {
+        Some(match status {
+            200..=299 => return None,
+            402 => FetchOutcome::PaymentRequired(Payment::default()),
+            304 | 429 | 500..=599 => FetchOutcome::Unreachable(Unreachable::Status(status)),
+            300..=499 => FetchOutcome::Unavailable(Unavailable::Status(status)),
+            _ => FetchOutcome::Unreachable(Unreachable::Status(status)),
+        })
+    }
+
     /// `"fetched"`, `"not-modified"`, `"unavailable"`, `"unreachable"` or
     /// `"payment-required"`.
     pub fn as_str(&self) -> &'static str {

@@ -229,10 +229,10 @@ pub async fn record(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let req: RecordRequest = decode(body)?;
-    if !(200..=599).contains(&req.status) {
+    if !crawlgate::policy::FINAL_STATUSES.contains(&req.status) {
         return Err(ApiError::bad(
             "status",
-            "not the status of a response (200–599: a 1xx is interim)",
+            "not the status of a final response (200–999: a 1xx is interim)",
         ));
     }
     let origin = vet(&app, &req.url, || "url".to_owned())?;

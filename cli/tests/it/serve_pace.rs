@@ -399,8 +399,8 @@ fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_
         let (_, v) = post(&serve, "/v1/record", record, 400);
         assert_eq!(v["error"]["field"], "retry_after", "{bad}: {v}");
     }
-    // Not the status of a response: 400 naming `status`.
-    for status in [99, 100, 101, 199, 600] {
+    // Not the status of a final response: 400 naming `status`.
+    for status in [99, 100, 101, 199, 1000] {
         let record = json!({"url": sites[0].url("/a"), "status": status});
         let (_, v) = post(&serve, "/v1/record", record, 400);
         assert_eq!(v["error"]["field"], "status", "{status}: {v}");
