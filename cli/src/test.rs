@@ -480,7 +480,7 @@ fn junit(expect: &str, robots_txt: &str, outcomes: &[Outcome<'_>]) -> String {
         let _ = write!(
             x,
             "    <testcase classname=\"{}\" name=\"{}\" file=\"{}\" line=\"{}\"",
-            xml(&format!("{expect}:{}", o.exp.line)),
+            xml(expect),
             xml(&o.name()),
             xml(expect),
             o.exp.line
