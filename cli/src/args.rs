@@ -730,9 +730,9 @@ fn explain_agent_help(arg: clap::Arg) -> clap::Arg {
 /// command sends.
 fn agent_user_agent_help(arg: clap::Arg) -> clap::Arg {
     match arg.get_id().as_str() {
-        "user_agent" => arg.help(
-            "The User-Agent header to send (default: the first --agent value, as given)",
-        ),
+        "user_agent" => {
+            arg.help("The User-Agent header to send (default: the first --agent value, as given)")
+        }
         _ => arg,
     }
 }

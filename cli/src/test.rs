@@ -227,7 +227,12 @@ pub fn run(args: &TestArgs, out: &mut Out) -> anyhow::Result<Status> {
         Ok(e) => e,
         Err(bad) => {
             for b in &bad {
-                out.error(format_args!("{}:{}: {}", escape(&expect_name), b.line, b.message));
+                out.error(format_args!(
+                    "{}:{}: {}",
+                    escape(&expect_name),
+                    b.line,
+                    b.message
+                ));
             }
             return Ok(Status::Failed);
         }
@@ -274,10 +279,13 @@ pub fn run(args: &TestArgs, out: &mut Out) -> anyhow::Result<Status> {
         let warnings = crate::input::read_warnings(&body, size, &first.diagnostics);
         out.read_warnings(args.json, &name, &warnings)?;
     }
-    let other_mode = exps
-        .iter()
-        .any(|e| e.mode != exps[0].mode)
-        .then(|| parse_in(if exps[0].mode == Mode::Rfc { Mode::Google } else { Mode::Rfc }));
+    let other_mode = exps.iter().any(|e| e.mode != exps[0].mode).then(|| {
+        parse_in(if exps[0].mode == Mode::Rfc {
+            Mode::Google
+        } else {
+            Mode::Rfc
+        })
+    });
     let robots_in = |m: Mode| match &other_mode {
         Some(p) if m != exps[0].mode => &p.robots,
         _ => &first.robots,

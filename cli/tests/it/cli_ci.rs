@@ -56,7 +56,11 @@ fn expectations_against_a_file() {
     );
     let o = dir.run(&["test", "--expect", &fixed, "testdata/ci/robots.txt"]);
     assert_exit(&o, 0);
-    assert!(stdout(&o).ends_with("4 expectations: 4 hold, 0 fail\n"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).ends_with("4 expectations: 4 hold, 0 fail\n"),
+        "{}",
+        stdout(&o)
+    );
     let o = dir.run(&["-q", "test", "--expect", &fixed, "testdata/ci/robots.txt"]);
     assert_exit(&o, 0);
     assert_eq!(stdout(&o), "");
@@ -66,7 +70,13 @@ fn expectations_against_a_file() {
 fn expectations_as_json() {
     let dir = Dir::new();
     let expect = dir.file("robots.expect", EXPECT.as_bytes());
-    let o = dir.run(&["test", "--json", "--expect", &expect, "testdata/ci/deployed.txt"]);
+    let o = dir.run(&[
+        "test",
+        "--json",
+        "--expect",
+        &expect,
+        "testdata/ci/deployed.txt",
+    ]);
     assert_exit(&o, 1);
     let (lines, summary) = records(&o);
     assert_eq!(lines.len(), 6);
@@ -107,16 +117,25 @@ fn bad_expectations_are_named_by_line_and_exit_2() {
     assert_eq!(stdout(&o), "");
     let err = stderr(&o);
     for line in 1..=6 {
-        assert!(err.contains(&format!("{bad}:{line}: ")), "line {line}: {err}");
+        assert!(
+            err.contains(&format!("{bad}:{line}: ")),
+            "line {line}: {err}"
+        );
     }
     assert!(!err.contains(&format!("{bad}:7:")), "{err}");
     assert!(err.contains("`maybe` is not a verdict"), "{err}");
     assert!(err.contains("`robot` is not a purpose"), "{err}");
     // No expectations at all, or no expectations file: bad input too.
     let empty = dir.file("empty.expect", b"# nothing\n");
-    assert_exit(&dir.run(&["test", "--expect", &empty, "testdata/ci/robots.txt"]), 2);
+    assert_exit(
+        &dir.run(&["test", "--expect", &empty, "testdata/ci/robots.txt"]),
+        2,
+    );
     let missing = dir.join("missing.expect");
-    assert_exit(&dir.run(&["test", "--expect", &missing, "testdata/ci/robots.txt"]), 2);
+    assert_exit(
+        &dir.run(&["test", "--expect", &missing, "testdata/ci/robots.txt"]),
+        2,
+    );
     let expect = dir.file("ok.expect", b"Googlebot: allowed /\n");
     let o = dir.run(&["test", "--expect", &expect, &dir.join("missing.txt")]);
     assert_exit(&o, 2);
@@ -133,10 +152,18 @@ fn purpose_lines_use_the_catalogue() {
     let out = stdout(&o);
     let first = out.lines().next().unwrap_or_default();
     assert!(
-        first.starts_with(&format!("ok\t{expect}:1\ttraining crawlers: disallowed /\t")),
+        first.starts_with(&format!(
+            "ok\t{expect}:1\ttraining crawlers: disallowed /\t"
+        )),
         "{out}"
     );
-    let o = dir.run(&["test", "--json", "--expect", &expect, "testdata/ci/deployed.txt"]);
+    let o = dir.run(&[
+        "test",
+        "--json",
+        "--expect",
+        &expect,
+        "testdata/ci/deployed.txt",
+    ]);
     assert_exit(&o, 1);
     let (lines, summary) = records(&o);
     let held: Vec<&str> = lines
@@ -150,7 +177,10 @@ fn purpose_lines_use_the_catalogue() {
     assert_eq!(summary["failures"], lines.len() - 2);
     // Each crawler that is let in is a FAIL line of its own.
     let o = dir.run(&["test", "--expect", &expect, "testdata/ci/deployed.txt"]);
-    let fails = stdout(&o).lines().filter(|l| l.starts_with("FAIL\t")).count();
+    let fails = stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with("FAIL\t"))
+        .count();
     assert_eq!(fails, lines.len() - 2);
 }
 
@@ -199,7 +229,11 @@ mod site {
         );
         let o = dir.run(&["test", "--expect", &other, &server.url("/")]);
         assert_exit(&o, 2);
-        assert!(stderr(&o).contains("is not on the site tested"), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("is not on the site tested"),
+            "{}",
+            stderr(&o)
+        );
     }
 
     /// No robots.txt (404) is everything allowed; one that cannot be read (503) is no answer.
@@ -220,7 +254,14 @@ mod site {
             "{}",
             stdout(&o)
         );
-        let o = dir.run(&["test", "--expect", &expect, "--timeout", "5", &down.url("/")]);
+        let o = dir.run(&[
+            "test",
+            "--expect",
+            &expect,
+            "--timeout",
+            "5",
+            &down.url("/"),
+        ]);
         assert_exit(&o, 2);
         assert!(stderr(&o).contains("unreachable"), "{}", stderr(&o));
     }
@@ -240,7 +281,11 @@ mod site {
             .into_iter()
             .filter(|(_, b)| b.starts_with("# .github/") || b.starts_with("# .gitlab-ci"))
             .collect();
-        assert_eq!(snippets.len(), 2, "a GitHub Actions and a GitLab CI snippet");
+        assert_eq!(
+            snippets.len(),
+            2,
+            "a GitHub Actions and a GitLab CI snippet"
+        );
         for (name, block) in snippets {
             let commands: Vec<String> = block
                 .lines()
@@ -329,7 +374,12 @@ fn blocks<'a>(text: &'a str, lang: &str) -> Vec<(String, &'a str)> {
     let mut found = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find(&fence) {
-        let before = rest[..at].trim_end().lines().last().unwrap_or("").to_owned();
+        let before = rest[..at]
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .to_owned();
         let body = &rest[at + fence.len()..];
         let end = body.find("```").expect("a closed block");
         found.push((before, &body[..end]));
@@ -343,8 +393,8 @@ fn blocks<'a>(text: &'a str, lang: &str) -> Vec<(String, &'a str)> {
 /// lines under it; `$ echo $?` compares the exit status.
 #[test]
 fn examples_of_the_manual_print_what_they_say() {
-    let manual = std::fs::read_to_string(Path::new(crate::ROOT).join("docs/cli.md"))
-        .expect("docs/cli.md");
+    let manual =
+        std::fs::read_to_string(Path::new(crate::ROOT).join("docs/cli.md")).expect("docs/cli.md");
     let section = section(&manual, "## robots.txt in CI");
     let mut ran = 0;
     for (_, block) in blocks(section, "text") {
@@ -535,7 +585,10 @@ fn junit_escapes_what_comes_from_the_site() {
     let o = dir.run(&["test", "--expect", &expect, "--junit", &junit, &robots]);
     assert_exit(&o, 1);
     let xml = std::fs::read_to_string(&junit).expect("the report");
-    assert!(!xml.contains('\u{1b}') && !xml.contains('\u{fffe}'), "{xml}");
+    assert!(
+        !xml.contains('\u{1b}') && !xml.contains('\u{fffe}'),
+        "{xml}"
+    );
     let c = junit_counts(&xml);
     assert_eq!((c.testcases, c.failures), (1, 1));
     assert_eq!(
@@ -657,7 +710,14 @@ fn html_robots_txt_through_check() {
         "robots.txt",
         b"<!DOCTYPE html>\n<html><head><title>Not found</title></head>\n<body>Oops</body></html>\n",
     );
-    let o = dir.run(&["check", "--agent", "Googlebot", "--robots", &html, "/admin/"]);
+    let o = dir.run(&[
+        "check",
+        "--agent",
+        "Googlebot",
+        "--robots",
+        &html,
+        "/admin/",
+    ]);
     assert_exit(&o, 0);
     assert_eq!(stdout(&o), "allowed\t/admin/\n");
     assert_eq!(
@@ -667,12 +727,23 @@ fn html_robots_txt_through_check() {
              valid lines are read, so nearly everything is allowed (html-body)\n"
         )
     );
-    let o = dir.run(&["check", "--json", "--agent", "Googlebot", "--robots", &html, "/admin/"]);
+    let o = dir.run(&[
+        "check",
+        "--json",
+        "--agent",
+        "Googlebot",
+        "--robots",
+        &html,
+        "/admin/",
+    ]);
     let (lines, _) = records(&o);
     assert_eq!(lines[0]["type"], "warning");
     assert_eq!(lines[0]["code"], "html-body");
     assert_eq!(lines[0]["line"], 1);
     let lint = dir.run(&["lint", "--json", &html]);
     let (problems, _) = records(&lint);
-    assert!(problems.iter().any(|p| p["code"] == "html-body"), "{problems:?}");
+    assert!(
+        problems.iter().any(|p| p["code"] == "html-body"),
+        "{problems:?}"
+    );
 }
