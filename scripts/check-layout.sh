@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 scripts/import-graph.py cli/src \
-    'args/status/input/clock/schema,output/progress,urls/crawler/tally/records/explained/state,engine,live' \
-    'audit,check,explain,fetch,history,lint,mcp,page,recrawl,report,serve,sitemap,url' | tail -2
+    'args/status/input/clock/schema,output/progress,urls/crawler/tally/records/explained/state/verdicts,engine,live' \
+    'audit,check,diff,explain,fetch,history,lint,mcp,page,recrawl,report,serve,sitemap,test,url' | tail -2

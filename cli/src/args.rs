@@ -67,7 +67,8 @@ goes to standard error at the end, so that it never mixes with the lines a scrip
 With --robots, a URL is an absolute http(s) URL or a path starting with `/` or `*`; in
 --mode google, any string, as google/robotstxt's API takes it. Anything else is an input error,
 reported while the other URLs are answered. A --robots file cut at the 512,000-byte limit, not
-text, or empty gets a `crawlgate: warning: …` line on standard error (--json: a warning record).
+text, an HTML page (`html-body`: nearly everything allowed) or empty gets a `crawlgate:
+warning: …` line on standard error (--json: a warning record).
 
 Several --agent: one answer per agent per URL, each line starting with the agent's token
 (`googlebot<TAB>allowed<TAB>URL…`); the first --agent, as given, is the User-Agent header sent.
@@ -206,9 +207,19 @@ pub enum Command {
     /// decides; or the groups to add to block a purpose.
     #[command(after_help = AUDIT_AFTER_HELP)]
     Audit(AuditArgs),
+    /// Test a robots.txt (a file, or a site's live one) against an expectations file: which
+    /// agents (or catalogued crawlers of a purpose) must be allowed or disallowed where. For CI:
+    /// exit 1 when an expectation fails, naming the deciding line; JUnit XML with --junit.
+    #[command(after_help = TEST_AFTER_HELP)]
+    Test(TestArgs),
+    /// What a new robots.txt would change: the verdicts that differ from the one in force (a
+    /// file, or a site's live one) for the URLs given and for every catalogued crawler at `/`,
+    /// with the deciding line before and after.
+    #[command(after_help = DIFF_AFTER_HELP)]
+    Diff(DiffArgs),
     /// Decide whether crawlers may fetch URLs: under a robots.txt file, or under each site's
     /// own (fetched once and kept in the crawl state, with the failure rules).
-    #[command(after_help = CHECK_AFTER_HELP)]
+    #[command(after_help = CHECK_AFTER_HELP, mut_args(agent_user_agent_help))]
     Check(CheckArgs),
     /// Show which group of a robots.txt applies to an agent and why, its rules in precedence
     /// order, its crawl-delay and sitemaps, and the line that decides each URL.
@@ -244,12 +255,12 @@ pub enum Command {
     Sitemap(SitemapCommand),
     /// Show what a page says crawlers may do with it: `Robots-Tag`/`X-Robots-Tag` headers,
     /// robots `<meta>`, `noai`, TDMRep and `Content-Usage`, for an agent, with their sources.
-    #[command(after_help = PAGE_AFTER_HELP)]
+    #[command(after_help = PAGE_AFTER_HELP, mut_args(agent_user_agent_help))]
     Page(PageArgs),
     /// Show the whole crawl policy of URLs for an agent: robots.txt, the edge, TDMRep and the
     /// page's directives, each with its source; flags a disallowed page that says noindex.
     #[cfg(feature = "fetch")]
-    #[command(after_help = POLICY_AFTER_HELP)]
+    #[command(after_help = POLICY_AFTER_HELP, mut_args(agent_user_agent_help))]
     Policy(PolicyArgs),
     /// Serve `check_url`, `explain_robots` and `robots_report` to AI agents: a Model Context
     /// Protocol server on standard input and output, on the crawl state.
@@ -424,6 +435,10 @@ pub struct AuditArgs {
     /// Only crawlers of these purposes (repeatable): training, search, agent, other.
     #[arg(long, value_name = "PURPOSE", value_parser = parse_purpose)]
     pub purpose: Vec<crawlgate::audit::Purpose>,
+    /// Only these crawlers of the catalogue (comma-separated or repeated; its names or their
+    /// product tokens, in any case): `--crawler GPTBot,ClaudeBot`.
+    #[arg(long, value_name = "NAME,…", value_delimiter = ',')]
+    pub crawler: Vec<String>,
     /// A path (or URL) to audit besides `/` (repeatable).
     #[arg(long, value_name = "PATH")]
     pub path: Vec<String>,
@@ -461,6 +476,109 @@ fn parse_suggest(s: &str) -> Result<crawlgate::audit::Purpose, String> {
         Some(("block", p)) => parse_purpose(p),
         _ => Err(format!("`{s}`: expected block=PURPOSE (block=training)")),
     }
+}
+
+pub const TEST_AFTER_HELP: &str = "\
+The expectations file, one expectation a line (blank lines and `#` lines skipped):
+
+  Googlebot: allowed /
+  Googlebot: disallowed /admin/ /cart?step=2
+  training crawlers: disallowed /
+  mode: google
+  Googlebot: allowed /index.html
+
+`WHO: VERDICT TARGET…`: WHO a product token, or `PURPOSE crawlers` (training, search, agent or
+other: every crawler of that purpose in the catalogue, ai.robots.txt's built in or
+--catalogue FILE); VERDICT `allowed` or `disallowed`; each TARGET a path or a URL, as `check
+--robots` takes them. `mode: rfc` or `mode: google` sets the mode of the lines below it
+(--mode: of those above the first). A site's URL tests its live robots.txt, fetched now (a 4xx:
+no robots.txt, everything allowed); a URL target must then be on that site.
+
+Output: per expectation `ok<TAB>FILE:LINE<TAB>EXPECTATION<TAB>WHY` or `FAIL<TAB>…`, WHY the
+deciding line (`disallowed by line 4: Disallow: /admin/`; a purpose line that holds for every
+crawler is one `ok` line), then a summary. --json: an {\"type\":\"expectation\",…} record
+each, then a summary. --junit FILE: JUnit XML, a testcase per expectation (per crawler of a
+purpose line), as GitHub, GitLab and Jenkins read it.
+
+Exit status:
+  0  every expectation holds
+  1  at least one does not
+  2  a bad expectations line (each reported as FILE:LINE), the robots.txt could not be read or
+     fetched, or a usage error";
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// The expectations file (see below); `-` reads standard input.
+    #[arg(long, value_name = "FILE")]
+    pub expect: PathBuf,
+    /// The robots.txt to test; `-` reads standard input; an http(s) URL or origin: its
+    /// robots.txt, fetched now.
+    #[arg(value_name = "FILE|URL")]
+    pub robots: PathBuf,
+    /// Write the results as JUnit XML to FILE as well.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Print JSON Lines: an expectation record each, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// The mode of the lines before the file's first `mode:` line.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    /// A crawler catalogue of the shape of ai.robots.txt's `robots.json`, for the purpose lines,
+    /// instead of the built-in copy.
+    #[arg(long, value_name = "FILE")]
+    pub catalogue: Option<PathBuf>,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
+pub const DIFF_AFTER_HELP: &str = "\
+Compares two robots.txt files as crawlers read them, not as text: for each URL (arguments and
+--urls FILE) and each --agent, and for every crawler of the catalogue at `/`, the verdict under
+DEPLOYED and under CANDIDATE. DEPLOYED may be a site's URL: its live robots.txt, fetched now (a
+4xx: no robots.txt, everything allowed).
+
+Output: per verdict that changes, `AGENT<TAB>URL<TAB>BEFORE -> AFTER<TAB>WAS<TAB>NOW`, WAS and NOW
+the deciding lines (`line 4: Disallow: /admin/`, or `no rule matched`); catalogued crawlers as
+`NAME (PURPOSE)`. Then a summary. --json: a {\"type\":\"flip\",…} record per change, then a
+summary.
+
+Exit status:
+  0  no verdict changes
+  1  at least one verdict changes
+  2  a file could not be read or fetched, a URL that is neither a URL nor a path, or a usage
+     error";
+
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The robots.txt in force: a file, or an http(s) URL or origin (its robots.txt, fetched
+    /// now).
+    #[arg(value_name = "DEPLOYED")]
+    pub deployed: PathBuf,
+    /// The new robots.txt: a file; `-` reads standard input.
+    #[arg(value_name = "CANDIDATE")]
+    pub candidate: PathBuf,
+    /// URLs (or paths starting with `/`) to compare for each --agent.
+    #[arg(value_name = "URL")]
+    pub url: Vec<String>,
+    /// Read URLs from FILE, one per line (blank lines and `#` lines skipped).
+    #[arg(long = "urls", value_name = "FILE")]
+    pub urls: Option<PathBuf>,
+    /// The crawlers the URLs are compared for (comma-separated or repeated).
+    #[arg(long, value_name = "TOKEN,…", value_delimiter = ',')]
+    pub agent: Vec<String>,
+    /// Print JSON Lines: a flip record per verdict that changes, then a summary record.
+    #[arg(long)]
+    pub json: bool,
+    /// Parsing mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    /// A crawler catalogue of the shape of ai.robots.txt's `robots.json`, instead of the
+    /// built-in copy.
+    #[arg(long, value_name = "FILE")]
+    pub catalogue: Option<PathBuf>,
+    #[command(flatten)]
+    pub http: HttpArgs,
 }
 
 #[derive(Debug, Args)]
@@ -603,6 +721,18 @@ fn explain_agent_help(arg: clap::Arg) -> clap::Arg {
     match arg.get_id().as_str() {
         "agent" => arg.help(EXPLAIN_AGENT_HELP),
         "agents" => arg.help(EXPLAIN_AGENTS_HELP),
+        _ => agent_user_agent_help(arg),
+    }
+}
+
+/// The words for the flattened [`HttpArgs`]' `--user-agent` of the commands that send the
+/// crawler's own name (`check`, `explain`, `page`, `policy`): each `--help` says what its own
+/// command sends.
+fn agent_user_agent_help(arg: clap::Arg) -> clap::Arg {
+    match arg.get_id().as_str() {
+        "user_agent" => {
+            arg.help("The User-Agent header to send (default: the first --agent value, as given)")
+        }
         _ => arg,
     }
 }
@@ -650,8 +780,7 @@ pub struct HttpArgs {
     /// Seconds a fetch may take, redirects and body included.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub timeout: f64,
-    /// The User-Agent header to send (default: for `check` and `explain`, the first --agent
-    /// value as given; for the other commands, `crawlgate/VERSION`).
+    /// The User-Agent header to send (default: `crawlgate/VERSION`).
     #[arg(long, value_name = "HEADER")]
     pub user_agent: Option<String>,
 }

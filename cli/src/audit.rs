@@ -13,6 +13,7 @@ use crate::live;
 use crate::output::{escape, plural, problems, Out};
 use crate::schema::{Audit, AuditPath, Problem, Record, Summary};
 use crate::status::Status;
+use crate::verdicts::{catalogue, catalogue_name};
 
 #[derive(Debug, Default)]
 struct Tally {
@@ -41,30 +42,9 @@ fn paths(args: &AuditArgs) -> anyhow::Result<Vec<String>> {
     Ok(paths)
 }
 
-fn catalogue(args: &AuditArgs) -> anyhow::Result<Catalogue> {
-    let Some(file) = &args.catalogue else {
-        return Ok(Catalogue::builtin());
-    };
-    let source = Source::new(file);
-    let bytes = source.read()?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| anyhow::anyhow!("{}: the catalogue is not UTF-8", source.name()))?;
-    Catalogue::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", source.name()))
-}
-
-/// `ai.robots.txt 738c80d (2026-08-22)`, or `custom catalogue`.
-fn catalogue_name(c: &Catalogue) -> String {
-    match c.date() {
-        Some(date) => format!(
-            "ai.robots.txt {} ({date})",
-            c.version().get(..7).unwrap_or(c.version())
-        ),
-        None => "custom catalogue".to_owned(),
-    }
-}
-
 pub fn run(args: &AuditArgs, out: &mut Out) -> anyhow::Result<Status> {
-    let catalogue = catalogue(args)?;
+    let catalogue = catalogue(args.catalogue.as_deref())?;
+    let named = named(&catalogue, &args.crawler)?;
     let paths = paths(args)?;
     let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
     let inputs = live::inputs(&args.files, "audited")?;
@@ -96,6 +76,7 @@ pub fn run(args: &AuditArgs, out: &mut Out) -> anyhow::Result<Status> {
         let audits: Vec<CrawlerAudit> = audit(&parsed.robots, &catalogue, &path_refs)
             .into_iter()
             .filter(|a| args.purpose.is_empty() || args.purpose.contains(&a.crawler.purpose))
+            .filter(|a| named.is_empty() || named.contains(&a.crawler.name.as_str()))
             .collect();
         if let Some(purpose) = args.suggest {
             suggest(out, &name, &catalogue, &audits, purpose, inputs.len() > 1)?;
@@ -150,6 +131,32 @@ pub fn run(args: &AuditArgs, out: &mut Out) -> anyhow::Result<Status> {
         ))?;
     }
     Ok(status)
+}
+
+/// The catalogue's names of the crawlers of `--crawler` (matched case-insensitively, on the
+/// name or its product token); an error naming those the catalogue does not have.
+fn named<'c>(catalogue: &'c Catalogue, wanted: &[String]) -> anyhow::Result<Vec<&'c str>> {
+    let mut names = Vec::new();
+    let mut unknown = Vec::new();
+    for w in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
+        let found = catalogue.crawlers().iter().find(|c| {
+            c.name.eq_ignore_ascii_case(w)
+                || c.token
+                    .as_ref()
+                    .is_some_and(|t| t.as_str().eq_ignore_ascii_case(w))
+        });
+        match found {
+            Some(c) => names.push(c.name.as_str()),
+            None => unknown.push(format!("`{}`", escape(w))),
+        }
+    }
+    if !unknown.is_empty() {
+        anyhow::bail!(
+            "--crawler: not in the catalogue: {} (`crawlgate audit --json` lists its names)",
+            unknown.join(", ")
+        );
+    }
+    Ok(names)
 }
 
 fn report(

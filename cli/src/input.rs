@@ -114,10 +114,10 @@ pub fn cut_size(size: Option<u64>) -> String {
 }
 
 /// Why the answers from a robots.txt may not be what its author meant, though the file was read:
-/// it was cut at the parser's limit, it is not text, or it is empty.
+/// it was cut at the parser's limit, it is not text, it is an HTML page, or it is empty.
 pub struct ReadWarning {
-    /// The parser's diagnostic code (`content-after-limit`, `nul-byte`, `invalid-utf8`), or
-    /// `empty`.
+    /// The parser's diagnostic code (`content-after-limit`, `nul-byte`, `invalid-utf8`,
+    /// `html-body`: the codes `lint` reports), or `empty`.
     pub code: &'static str,
     /// The line the parser's diagnostic is on; `None` for an empty file.
     pub line: Option<u32>,
@@ -127,8 +127,9 @@ pub struct ReadWarning {
 
 /// The warnings of a robots.txt read with [`Source::read_robots`] (`body`, of real size
 /// `size` when known) and parsed: what the parser's diagnostics already say of a cut file
-/// (`content-after-limit`) and of one that is not text (`nul-byte`, `invalid-utf8`: the first
-/// such), and an empty file.
+/// (`content-after-limit`), of one that is not text (`nul-byte`, `invalid-utf8`: the first
+/// such) and of an HTML page (`html-body`: a soft 404 or an error page saved as robots.txt,
+/// whose few valid lines, usually none, are all that is read), and an empty file.
 pub fn read_warnings(
     body: &[u8],
     size: Option<u64>,
@@ -170,6 +171,18 @@ pub fn read_warnings(
             code: d.code.as_str(),
             line: Some(d.line),
             message: format!("not a text file: {what} on line {}", d.line),
+        });
+    }
+    if let Some(d) = diagnostics.iter().find(|d| d.code == Code::HtmlBody) {
+        // Not a silent allow-all: an HTML page has no rules, so nearly everything is allowed.
+        warnings.push(ReadWarning {
+            code: d.code.as_str(),
+            line: Some(d.line),
+            message: format!(
+                "an HTML page, not a robots.txt (from line {}): only its valid lines are read, \
+                 so nearly everything is allowed",
+                d.line
+            ),
         });
     }
     warnings

@@ -97,6 +97,9 @@ mod imp {
             self.failed
         }
 
+        /// Nothing is fetched in this build.
+        pub fn absent_is_empty(&mut self) {}
+
         pub fn fetch(
             &mut self,
             url: &str,
@@ -134,6 +137,8 @@ mod imp {
         live: Option<(tokio::runtime::Runtime, Fetcher)>,
         /// The last URL was reported on standard error (counted as failed).
         failed: bool,
+        /// A robots.txt that is not there (4xx) is read as the empty file it stands for.
+        absent_is_empty: bool,
     }
 
     impl<'a> Net<'a> {
@@ -144,7 +149,15 @@ mod imp {
                 verb,
                 live: None,
                 failed: false,
+                absent_is_empty: false,
             }
+        }
+
+        /// For the commands that answer URLs (`test`, `diff`): a robots.txt that is not there
+        /// (any 4xx but 429) is the empty file RFC 9309 reads it as (everything allowed), not
+        /// nothing to look at.
+        pub fn absent_is_empty(&mut self) {
+            self.absent_is_empty = true;
         }
 
         pub fn failed(&self) -> bool {
@@ -243,6 +256,15 @@ mod imp {
                         ))?;
                     }
                     Ok(Some((name, body.to_vec())))
+                }
+                FetchOutcome::Unavailable(_) if self.absent_is_empty => {
+                    if !json {
+                        out.line(format_args!(
+                            "{name}: no robots.txt ({}): everything is allowed",
+                            escape(cause.as_deref().unwrap_or_default()),
+                        ))?;
+                    }
+                    Ok(Some((name, Vec::new())))
                 }
                 FetchOutcome::Unavailable(_) => {
                     if !json {

@@ -14,10 +14,10 @@
 //  1  output:  output (stdout, JSON Lines, errors), progress
 //  2  shared:  urls (URL inputs), crawler (agents as tokens), tally, records (check records and
 //              their columns), explained (what applies to an agent: explain records), state
-//              (fetch)
+//              (fetch), verdicts (a verdict and its deciding line; the crawler catalogue)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
-//  4  live:    live (a robots.txt fetched now, for lint and audit)
-// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap, page, policy, mcp, serve.
+//  4  live:    live (a robots.txt fetched now, for lint, audit, test and diff)
+// Commands, on top: lint, audit, test, diff, check, explain, url, fetch, history, recrawl, report, sitemap, page, policy, mcp, serve.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -36,12 +36,14 @@ mod records;
 mod state;
 mod tally;
 mod urls;
+mod verdicts;
 
 #[cfg(feature = "fetch")]
 mod engine;
 
 mod audit;
 mod check;
+mod diff;
 mod explain;
 mod fetch;
 mod history;
@@ -55,6 +57,7 @@ mod recrawl;
 mod report;
 mod serve;
 mod sitemap;
+mod test;
 mod url;
 
 use std::process::ExitCode;
@@ -137,6 +140,8 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Lint(args) => lint::run(args, &mut out),
         Command::Audit(args) => audit::run(args, &mut out),
+        Command::Test(args) => test::run(args, &mut out),
+        Command::Diff(args) => diff::run(args, &mut out),
         Command::Check(args) => check::run(args, &mut out),
         Command::Explain(args) => explain::run(args, &mut out),
         Command::Url(args) => url::run(args, &mut out),

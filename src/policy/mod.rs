@@ -135,6 +135,9 @@ impl fmt::Display for Unreachable {
         match self {
             Unreachable::Status(s) => write!(f, "HTTP {s}"),
             Unreachable::Dns(m) => write!(f, "DNS failure: {m}"),
+            // `connection refused` says it all; `connection failed: connection refused` said
+            // it twice.
+            Unreachable::Connect(m) if m.starts_with("connection ") => f.write_str(m),
             Unreachable::Connect(m) => write!(f, "connection failed: {m}"),
             Unreachable::Tls(m) => write!(f, "TLS failure: {m}"),
             Unreachable::Timeout => f.write_str("timed out"),

@@ -37,6 +37,10 @@ pub enum Record<'a> {
     LintFetch(LintFetch<'a>),
     /// One crawler's standing in a robots.txt (`audit`).
     Audit(Audit<'a>),
+    /// One expected verdict and whether it holds (`test`).
+    Expectation(Expectation<'a>),
+    /// One verdict that a new robots.txt changes (`diff`).
+    Flip(Flip<'a>),
     /// One URL's robots.txt URL (`url`).
     RobotsTxtUrl(RobotsTxtUrl<'a>),
     /// One origin fetched now (`fetch`, `recrawl`).
@@ -363,13 +367,13 @@ pub struct SitemapLine<'a> {
     pub url: &'a str,
 }
 
-/// `check --robots`, `explain --robots`: the file was cut at the parser's limit, is not text,
-/// or is empty. Also on standard error.
+/// `check --robots`, `explain --robots`, `test`, `diff`: the file was cut at the parser's
+/// limit, is not text, is an HTML page, or is empty. Also on standard error.
 #[derive(Debug, Serialize)]
 pub struct Warning<'a> {
     pub robots_txt: &'a str,
-    /// The parser's diagnostic code (`content-after-limit`, `nul-byte`, `invalid-utf8`), or
-    /// `empty`.
+    /// The parser's diagnostic code (`content-after-limit`, `nul-byte`, `invalid-utf8`,
+    /// `html-body`), or `empty`.
     pub code: &'static str,
     /// The diagnostic's line; `null` for an empty file.
     pub line: Option<u32>,
@@ -597,10 +601,79 @@ pub struct Summary {
     /// Problems counted but not printed (`--max-problems`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub omitted: Option<usize>,
+    /// `test`: the expectations checked (one per crawler of a purpose line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expectations: Option<usize>,
+    /// `test`: of those, the ones that hold.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passed: Option<usize>,
+    /// `test`: of those, the ones that do not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failures: Option<usize>,
+    /// `diff`: the verdicts compared (URLs × agents, and catalogued crawlers at `/`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdicts: Option<usize>,
+    /// `diff`: of those, the ones the new file changes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changed: Option<usize>,
     /// Inputs that could not be used, each reported on standard error: unreadable files, bad
     /// URLs, failed fetches.
     pub failed: usize,
     pub exit: u8,
+}
+
+/// `test`: one expected verdict, what the robots.txt says, and the line that decides.
+#[derive(Debug, Serialize)]
+pub struct Expectation<'a> {
+    /// The expectations file as named, and the line the expectation is on.
+    pub expectations: &'a str,
+    pub expectation_line: u32,
+    /// The robots.txt tested, as named: a path, a robots.txt URL, or `<stdin>`.
+    pub robots_txt: &'a str,
+    /// `rfc` or `google`.
+    pub mode: &'static str,
+    /// The product token asked about.
+    pub agent: &'a str,
+    /// For a purpose line (`training crawlers: …`): the purpose and the catalogue's name of
+    /// the crawler; `null` otherwise.
+    pub purpose: Option<&'static str>,
+    pub crawler: Option<&'a str>,
+    /// The URL or path as written.
+    pub url: &'a str,
+    /// `allowed` or `disallowed`: what the line expects, and what the robots.txt says.
+    pub expected: &'static str,
+    pub actual: &'static str,
+    pub holds: bool,
+    /// The deciding rule and its line; `null` when no rule matched (allowed).
+    pub line: Option<u32>,
+    pub rule: Option<String>,
+}
+
+/// One side of a [`Flip`]: a verdict and the line that decides it.
+#[derive(Debug, Serialize)]
+pub struct FlipSide {
+    /// `allowed` or `disallowed`.
+    pub verdict: &'static str,
+    pub line: Option<u32>,
+    pub rule: Option<String>,
+}
+
+/// `diff`: a verdict the new robots.txt changes, with the deciding line before and after.
+#[derive(Debug, Serialize)]
+pub struct Flip<'a> {
+    /// The robots.txt in force and the candidate, as named.
+    pub deployed: &'a str,
+    pub candidate: &'a str,
+    /// The product token.
+    pub agent: &'a str,
+    /// For a catalogued crawler (checked at `/`): its catalogue name and purpose; `null` for
+    /// an `--agent`.
+    pub crawler: Option<&'a str>,
+    pub purpose: Option<&'static str>,
+    /// The URL or path as given.
+    pub url: &'a str,
+    pub before: FlipSide,
+    pub after: FlipSide,
 }
 
 /// `audit`: one catalogued crawler's standing in one robots.txt.

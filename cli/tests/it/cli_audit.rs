@@ -176,3 +176,38 @@ fn audits_a_live_robots_txt() {
         crate::run::both(&o)
     );
 }
+
+/// `--crawler`: a few crawlers by name or token, in any case, without a catalogue file; a
+/// name the catalogue does not have is a usage error that names it.
+#[test]
+fn named_crawlers_only() {
+    let dir = Dir::new();
+    let o = dir.run(&[
+        "audit",
+        "--json",
+        "--crawler",
+        "gptbot,ClaudeBot",
+        "--crawler",
+        "CCBOT",
+        "testdata/audit/real/www.nytimes.com.txt",
+    ]);
+    assert_exit(&o, 0);
+    let crawlers: Vec<String> = records(&stdout(&o))
+        .iter()
+        .filter(|r| r["type"] == "audit")
+        .map(|r| r["crawler"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(crawlers, ["CCBot", "ClaudeBot", "GPTBot"]);
+    let o = dir.run(&[
+        "audit",
+        "--crawler",
+        "GPTBot,NoSuchBot",
+        "testdata/audit/real/www.nytimes.com.txt",
+    ]);
+    assert_exit(&o, 2);
+    assert_eq!(
+        crate::run::stderr(&o),
+        "crawlgate: --crawler: not in the catalogue: `NoSuchBot` (`crawlgate audit --json` \
+         lists its names)\n"
+    );
+}

@@ -629,7 +629,7 @@ fn lint_url_unreachable_is_exit_2_with_the_cause() {
         format!(
             "crawlgate: {}: robots.txt unreachable (HTTP 503): nothing linted\n\
              crawlgate: http://{refused}/robots.txt: robots.txt unreachable (connection \
-             failed: connection refused): nothing linted\n",
+             refused): nothing linted\n",
             server.url("/robots.txt")
         )
     );

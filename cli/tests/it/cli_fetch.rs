@@ -131,7 +131,7 @@ fn fetch_exit_codes() {
     assert_eq!(o.status.code(), Some(1));
     assert!(
         text(&o.stdout)
-            .contains("  outcome:   unreachable (connection failed: connection refused)\n"),
+            .contains("  outcome:   unreachable (connection refused)\n"),
         "{}",
         text(&o.stdout)
     );

@@ -463,3 +463,41 @@ fn audit() {
         file!["snapshots/audit-suggest.txt": Text],
     );
 }
+
+#[test]
+fn test_and_diff() {
+    let case = Case::new(&[]);
+    // The candidate against its expectations: every one holds.
+    case.run_both(
+        &["test", "--expect", "testdata/ci/robots.expect"],
+        &["testdata/ci/robots.txt"],
+        0,
+        file!["snapshots/test.txt": Text],
+        file!["snapshots/test.jsonl": Text],
+    );
+    // The deployed file against them: it lets most training crawlers in.
+    case.run(
+        &[
+            "test",
+            "--expect",
+            "testdata/ci/robots.expect",
+            "testdata/ci/deployed.txt",
+        ],
+        1,
+        file!["snapshots/test-fails.txt": Text],
+    );
+    case.run_both(
+        &["diff"],
+        &[
+            "testdata/ci/deployed.txt",
+            "testdata/ci/robots.txt",
+            "--agent",
+            "Googlebot",
+            "--urls",
+            "testdata/ci/important-urls.txt",
+        ],
+        1,
+        file!["snapshots/diff.txt": Text],
+        file!["snapshots/diff.jsonl": Text],
+    );
+}
