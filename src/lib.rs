@@ -101,6 +101,8 @@
 
 #[cfg(feature = "audit")]
 pub mod audit;
+#[cfg(feature = "batch")]
+pub mod batch;
 pub mod diagnostic;
 #[cfg(feature = "fetch")]
 pub mod engine;

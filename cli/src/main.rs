@@ -17,7 +17,7 @@
 //              (fetch)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
 //  4  live:    live (a robots.txt fetched now, for lint and audit)
-// Commands, on top: lint, audit, check, explain, url, fetch, history, recrawl, report, sitemap, page, policy, mcp, serve.
+// Commands, on top: lint, audit, batch, check, explain, url, fetch, history, recrawl, report, sitemap, page, policy, mcp, serve.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -41,6 +41,8 @@ mod urls;
 mod engine;
 
 mod audit;
+#[cfg(feature = "batch")]
+mod batch;
 mod check;
 mod explain;
 mod fetch;
@@ -149,6 +151,8 @@ fn main() -> ExitCode {
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),
         Command::Page(args) => page::run(args, &mut out),
+        #[cfg(feature = "batch")]
+        Command::Batch(args) => batch::run(args, &mut out),
         #[cfg(feature = "fetch")]
         Command::Policy(args) => policy::run(args, &mut out),
         command @ (Command::Completions(_) | Command::Man) => generated(command, &mut out),

@@ -11,7 +11,7 @@ use http_body::{Body as _, Frame, SizeHint};
 use reqwest::{Request, Response, ResponseBuilderExt};
 use reqwest_middleware::{Middleware, Next};
 
-use super::policy::is_html_type;
+use crate::policy::is_html_type;
 use super::{PagePart, Refused, RobotsCache};
 use crate::robots::ProductToken;
 

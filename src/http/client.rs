@@ -108,7 +108,7 @@
 //! [`Fetch::html`]: crate::policy::Fetch::html
 //! [`FetchOutcome::PaymentRequired`]: crate::policy::FetchOutcome::PaymentRequired
 //! [`Unreachable::Challenge`]: crate::policy::Unreachable::Challenge
-//! [`CHALLENGE_MARKERS`]: super::headers::CHALLENGE_MARKERS
+//! [`CHALLENGE_MARKERS`]: crate::policy::CHALLENGE_MARKERS
 
 use std::collections::HashSet;
 use std::fmt;
@@ -127,7 +127,8 @@ use super::address::{AddressPolicy, PolicyResolver, REFUSED};
 pub use super::classify::LocalError;
 use super::classify::{classify, Phase};
 use super::decode::{self, Decoder, Fed};
-use super::headers::{challenge, is_html_type, max_age, price_headers, retry_after};
+use super::headers::{challenge, max_age, price_headers, retry_after};
+use crate::policy::{is_html_type, status_outcome};
 use crate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable, Validators};
 use crate::robots::{looks_like_html, Mode, Options, Robots, DEFAULT_MAX_BYTES};
 use crate::Origin;
@@ -738,21 +739,10 @@ pub(crate) enum RetrievalEnd {
     Local(LocalError),
 }
 
-/// The outcome of a final status other than 2xx.
-pub(crate) fn status_outcome(code: u16) -> FetchOutcome {
-    match code {
-        429 | 500..=599 => FetchOutcome::Unreachable(Unreachable::Status(code)),
-        // A redirect not followed is "not found" (Google), like 4xx.
-        300..=499 => FetchOutcome::Unavailable(Unavailable::Status(code)),
-        // 1xx as a final answer, or outside the standard range: nothing usable came back.
-        _ => FetchOutcome::Unreachable(Unreachable::Status(code)),
-    }
-}
-
 /// Why a 2xx body is an HTML page, if it is one: its content type, or how it starts.
 fn html_page(content_type: &Option<String>, body: &[u8]) -> Option<String> {
     match content_type {
-        Some(t) if is_html_type(t) => Some(format!("Content-Type {t}")),
+        Some(t) if is_html_type(t.as_bytes()) => Some(format!("Content-Type {t}")),
         _ if looks_like_html(body) => Some("the body starts as HTML".to_owned()),
         _ => None,
     }
@@ -829,22 +819,6 @@ mod tests {
         assert_eq!(loc("http://"), None);
         assert_eq!(loc("   "), None);
         assert_eq!(location(&base, &HeaderMap::new()), None);
-    }
-
-    #[test]
-    fn statuses() {
-        use FetchOutcome as O;
-        let kind = |code| match status_outcome(code) {
-            O::Unavailable(Unavailable::Status(c)) if c == code => "unavailable",
-            O::Unreachable(Unreachable::Status(c)) if c == code => "unreachable",
-            other => panic!("{code}: {other:?}"),
-        };
-        for code in [300, 301, 304, 400, 401, 403, 404, 410, 451, 499] {
-            assert_eq!(kind(code), "unavailable", "{code}");
-        }
-        for code in [100, 101, 429, 500, 502, 503, 599, 600, 999] {
-            assert_eq!(kind(code), "unreachable", "{code}");
-        }
     }
 
     #[test]

@@ -8,7 +8,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::client::{status_outcome, Fetcher, LocalError, RetrievalEnd};
+use super::client::{Fetcher, LocalError, RetrievalEnd};
+use crate::policy::status_outcome;
 use crate::policy::{FetchOutcome, Payment, Unavailable, Unreachable};
 use crate::tdmrep::{self, TdmRep, WELL_KNOWN_PATH};
 use crate::Origin;
