@@ -179,7 +179,7 @@ impl<R: Read> WarcReader<R> {
                 State::Done => return None,
                 State::Between(mut input) => {
                     let at = input.at;
-                    match input.fill_buf() {
+                    match input.fill_at_least(GZIP_MAGIC.len()) {
                         Ok([]) => return None,
                         Ok(b) if b.starts_with(&GZIP_MAGIC) => {
                             let decoder = GzDecoder::new(input);
@@ -454,12 +454,10 @@ fn http_status(line: &[u8]) -> Option<u16> {
 }
 
 /// Skips to the next `needle` (or, with `after_newline`, to the byte after its leading
-/// newline), leaving it unread; to the end when there is none. Skips at least one byte, so that
-/// a reader stuck on a bad start moves on.
+/// newline), leaving it unread; to the end when there is none. A reader at a needle stays:
+/// a member that broke in its record (a declared length past its end) left the input at the
+/// next one.
 fn skip_to<R: Read>(r: &mut Input<R>, needle: &[u8], after_newline: bool) -> io::Result<()> {
-    if !r.fill_buf()?.is_empty() {
-        r.consume(1);
-    }
     loop {
         let buf = r.fill_at_least(needle.len())?;
         if buf.len() < needle.len() {

@@ -13,10 +13,13 @@ use crate::policy::challenge_marker;
 
 /// The first challenge marker among `headers`, as `name: value` (the table's spelling).
 pub(crate) fn challenge(headers: &HeaderMap) -> Option<String> {
-    headers
-        .iter()
-        .find_map(|(name, value)| challenge_marker(name.as_str(), value.as_bytes()))
-        .map(|m| format!("{}: {}", m.header, m.value))
+    CHALLENGE_MARKERS.iter().find_map(|m| {
+        headers
+            .get_all(m.header)
+            .iter()
+            .any(|v| challenge_marker(m.header, v.as_bytes()) == Some(m))
+            .then(|| format!("{}: {}", m.header, m.value))
+    })
 }
 
 /// The price headers of a 402: every `crawler-*` header with a visible-ASCII value, in order
