@@ -23,7 +23,12 @@ use flate2::Compression;
 fn corpus() -> Vec<(String, Vec<u8>)> {
     let dir = std::env::var_os("CRAWLGATE_BENCH_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/corpus/robots-bench")))
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../shared/corpus/robots-bench"
+            ))
+        })
         .join("robotfiles");
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e} (set CRAWLGATE_BENCH_CORPUS)", dir.display()))

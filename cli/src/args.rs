@@ -500,7 +500,11 @@ pub struct BatchArgs {
     #[arg(long, value_enum, default_value_t = BatchInput::Auto)]
     pub input_format: BatchInput,
     /// The URL of a plain file: `{name}` stands for its file name.
-    #[arg(long, value_name = "TEMPLATE", default_value = "https://{name}/robots.txt")]
+    #[arg(
+        long,
+        value_name = "TEMPLATE",
+        default_value = "https://{name}/robots.txt"
+    )]
     pub url_template: String,
     /// The directory to write the tables into (made if missing).
     #[arg(long, short = 'o', value_name = "DIR")]

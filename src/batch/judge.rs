@@ -66,14 +66,14 @@ fn judged(class: StatusClass, verdict: Option<Verdict>, reason: Option<String>) 
 /// feed and carriage return.
 pub fn looks_binary(body: &[u8]) -> bool {
     const SIGNATURES: &[&[u8]] = &[
-        b"\x1f\x8b",          // gzip
-        b"\x89PNG",           // PNG
-        b"\xff\xd8\xff",      // JPEG
-        b"GIF8",              // GIF
-        b"%PDF-",             // PDF
-        b"PK\x03\x04",        // zip
-        b"\x00\x00\x01\x00",  // ICO
-        b"RIFF",              // WebP, WAV
+        b"\x1f\x8b",         // gzip
+        b"\x89PNG",          // PNG
+        b"\xff\xd8\xff",     // JPEG
+        b"GIF8",             // GIF
+        b"%PDF-",            // PDF
+        b"PK\x03\x04",       // zip
+        b"\x00\x00\x01\x00", // ICO
+        b"RIFF",             // WebP, WAV
     ];
     if SIGNATURES.iter().any(|s| body.starts_with(s)) {
         return true;
@@ -213,23 +213,50 @@ mod tests {
     fn statuses_and_bodies() {
         let robots = b"User-agent: *\nDisallow: /\n";
         assert_eq!(class(&capture(Some(200), robots)), ("rules", Some("rules")));
-        assert_eq!(class(&capture(Some(404), b"")), ("allow-all", Some("allow-all")));
-        assert_eq!(class(&capture(Some(410), b"")), ("allow-all", Some("allow-all")));
-        assert_eq!(class(&capture(Some(429), b"")), ("disallow-all", Some("disallow-all")));
-        assert_eq!(class(&capture(Some(503), b"")), ("disallow-all", Some("disallow-all")));
-        assert_eq!(class(&capture(Some(402), b"")), ("disallow-all", Some("disallow-all")));
-        assert_eq!(class(&capture(None, b"")), ("disallow-all", Some("disallow-all")));
+        assert_eq!(
+            class(&capture(Some(404), b"")),
+            ("allow-all", Some("allow-all"))
+        );
+        assert_eq!(
+            class(&capture(Some(410), b"")),
+            ("allow-all", Some("allow-all"))
+        );
+        assert_eq!(
+            class(&capture(Some(429), b"")),
+            ("disallow-all", Some("disallow-all"))
+        );
+        assert_eq!(
+            class(&capture(Some(503), b"")),
+            ("disallow-all", Some("disallow-all"))
+        );
+        assert_eq!(
+            class(&capture(Some(402), b"")),
+            ("disallow-all", Some("disallow-all"))
+        );
+        assert_eq!(
+            class(&capture(None, b"")),
+            ("disallow-all", Some("disallow-all"))
+        );
         // A 301 without Location cannot be followed: "not found".
-        assert_eq!(class(&capture(Some(301), b"")), ("allow-all", Some("allow-all")));
+        assert_eq!(
+            class(&capture(Some(301), b"")),
+            ("allow-all", Some("allow-all"))
+        );
         let mut moved = capture(Some(301), b"");
         moved.location = Some("https://www.example.com/robots.txt".into());
         assert_eq!(class(&moved), ("redirect-unresolved", None));
-        let html = capture(Some(200), b"<!DOCTYPE html><html><body>Not found</body></html>");
+        let html = capture(
+            Some(200),
+            b"<!DOCTYPE html><html><body>Not found</body></html>",
+        );
         assert_eq!(class(&html), ("not-robots", Some("rules")));
         let mut typed = capture(Some(200), robots);
         typed.content_type = Some("text/html; charset=utf-8".into());
         assert_eq!(class(&typed), ("not-robots", Some("rules")));
-        assert_eq!(class(&capture(Some(200), b"\x89PNG\r\n\x1a\n")), ("not-robots", Some("rules")));
+        assert_eq!(
+            class(&capture(Some(200), b"\x89PNG\r\n\x1a\n")),
+            ("not-robots", Some("rules"))
+        );
         let mut challenged = capture(Some(403), b"");
         challenged.challenge = Some("cf-mitigated: challenge".into());
         assert_eq!(class(&challenged), ("not-robots", Some("disallow-all")));

@@ -118,7 +118,9 @@ impl Redirects {
     ) -> impl Iterator<Item = (&'a Capture, Resolution<'a>)> + 'a {
         self.held.iter().map(move |c| {
             let r = match self.chain_end(&c.url) {
-                Ok(end) => targets.get(&end).map_or(Resolution::Missing, Resolution::Target),
+                Ok(end) => targets
+                    .get(&end)
+                    .map_or(Resolution::Missing, Resolution::Target),
                 Err(Some(why)) => Resolution::Unavailable(why),
                 Err(None) => Resolution::Missing,
             };
@@ -141,15 +143,30 @@ mod tests {
     fn chains_loops_and_missing_targets() {
         let mut r = Redirects::new();
         assert!(r
-            .hold(Capture::new("https://a.example/robots.txt", Some(200), vec![]), 500)
+            .hold(
+                Capture::new("https://a.example/robots.txt", Some(200), vec![]),
+                500
+            )
             .is_some());
         for c in [
-            redirect("http://a.example/robots.txt", "https://a.example/robots.txt"),
+            redirect(
+                "http://a.example/robots.txt",
+                "https://a.example/robots.txt",
+            ),
             redirect("http://b.example/robots.txt", "/other"),
             redirect("http://b.example/other", "http://c.example/robots.txt"),
-            redirect("http://loop.example/robots.txt", "http://loop2.example/robots.txt"),
-            redirect("http://loop2.example/robots.txt", "http://loop.example/robots.txt"),
-            redirect("http://gone.example/robots.txt", "http://nowhere.example/robots.txt"),
+            redirect(
+                "http://loop.example/robots.txt",
+                "http://loop2.example/robots.txt",
+            ),
+            redirect(
+                "http://loop2.example/robots.txt",
+                "http://loop.example/robots.txt",
+            ),
+            redirect(
+                "http://gone.example/robots.txt",
+                "http://nowhere.example/robots.txt",
+            ),
         ] {
             assert!(r.hold(c, 500).is_none());
         }

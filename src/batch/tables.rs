@@ -18,7 +18,7 @@ use crate::audit::{audit, lint, Catalogue, CrawlerAudit, PathAudit, Purpose};
 use crate::diagnostic::Severity;
 use crate::origin::Origin;
 use crate::policy::Verdict;
-use crate::robots::{Agent, OtherKey, Options, Robots};
+use crate::robots::{Agent, Options, OtherKey, Robots};
 
 /// The version of the tables' schema, in every row. It goes up when a column is added,
 /// removed or changes meaning.
@@ -381,19 +381,21 @@ impl<'s> Tables<'s> {
         c.offset.append_option(place.offset);
         c.crawl.append_option(place.crawl.as_deref());
         c.host.append_option(host.as_deref());
-        c.origin.append_option(origin.as_ref().map(|o| o.to_string()));
+        c.origin
+            .append_option(origin.as_ref().map(|o| o.to_string()));
         c.fetch_time.append_option(capture.fetch_time.as_deref());
         c.status.append_option(capture.status);
         c.status_class.append_value(judged.class.as_str());
         c.verdict.append_option(judged.verdict.map(|v| v.as_str()));
         c.reason.append_option(judged.reason.as_deref());
         c.redirect_target.append_option(redirect_target);
-        c.content_type.append_option(body_of.content_type.as_deref());
+        c.content_type
+            .append_option(body_of.content_type.as_deref());
         c.body_bytes.append_value(body_of.body_length);
-        c.body_sha256.append_value(hex(&Sha256::digest(&body_of.body)));
+        c.body_sha256
+            .append_value(hex(&Sha256::digest(&body_of.body)));
         c.warc_truncated.append_option(body_of.truncated.as_deref());
-        c.over_limit
-            .append_value(body_of.body_length > max as u64);
+        c.over_limit.append_value(body_of.body_length > max as u64);
         c.empty.append_value(body_of.body_length == 0);
         self.rows += 1;
         let Some(parsed) = parsed_body else {
@@ -410,10 +412,11 @@ impl<'s> Tables<'s> {
             codes: BTreeSet::new(),
             invalid_sitemaps: 0,
         };
-        for d in parsed
-            .diagnostics
-            .iter()
-            .chain(&lint(robots, &body_of.body, &self.settings.catalogue))
+        for d in
+            parsed
+                .diagnostics
+                .iter()
+                .chain(&lint(robots, &body_of.body, &self.settings.catalogue))
         {
             match d.severity {
                 Severity::Error => facts.errors += 1,
@@ -429,7 +432,15 @@ impl<'s> Tables<'s> {
         for a in audits.iter().filter(|a| self.settings.selects(a)) {
             let crawl_delay = a.crawler.token.as_ref().and_then(|t| robots.crawl_delay(t));
             for p in std::iter::once(&a.root).chain(&a.paths) {
-                self.agent_row(url, host.as_deref(), capture, judged.class, a, p, crawl_delay);
+                self.agent_row(
+                    url,
+                    host.as_deref(),
+                    capture,
+                    judged.class,
+                    a,
+                    p,
+                    crawl_delay,
+                );
             }
         }
         if self.settings.rules {
@@ -448,7 +459,8 @@ impl<'s> Tables<'s> {
         c.origin.append_null();
         c.fetch_time.append_null();
         c.status.append_null();
-        c.status_class.append_value(StatusClass::Unreadable.as_str());
+        c.status_class
+            .append_value(StatusClass::Unreadable.as_str());
         c.verdict.append_null();
         c.reason.append_value(&u.reason);
         c.redirect_target.append_null();
@@ -483,7 +495,8 @@ impl<'s> Tables<'s> {
         c.warnings.append_value(facts.warnings);
         append_strings(&mut c.codes, &facts.codes);
         c.groups.append_value(robots.groups().len() as u32);
-        c.agents_joined.append_value(facts.codes.contains("agents-joined"));
+        c.agents_joined
+            .append_value(facts.codes.contains("agents-joined"));
         append_strings(&mut c.sitemaps, robots.sitemaps().map(|s| s.url));
         c.invalid_sitemaps.append_value(facts.invalid_sitemaps);
         append_strings(
@@ -529,16 +542,25 @@ impl<'s> Tables<'s> {
         let a = &mut self.agents;
         for crawler in crawlers.iter().filter(|c| {
             (self.settings.agents.is_empty()
-                || self.settings.agents.iter().any(|n| n.eq_ignore_ascii_case(&c.name)))
+                || self
+                    .settings
+                    .agents
+                    .iter()
+                    .any(|n| n.eq_ignore_ascii_case(&c.name)))
                 && (self.settings.purposes.is_empty()
                     || self.settings.purposes.contains(&c.purpose))
         }) {
             for path in std::iter::once("/").chain(self.paths.iter().copied()) {
-                a.common
-                    .push(self.mode, &capture.place.input, capture.place.record, Some(url));
+                a.common.push(
+                    self.mode,
+                    &capture.place.input,
+                    capture.place.record,
+                    Some(url),
+                );
                 a.host.append_option(host);
                 a.agent.append_value(&crawler.name);
-                a.token.append_option(crawler.token.as_ref().map(|t| t.as_str()));
+                a.token
+                    .append_option(crawler.token.as_ref().map(|t| t.as_str()));
                 a.purpose.append_value(crawler.purpose.as_str());
                 a.respects.append_value(crawler.respect.as_str());
                 a.status_class.append_value(class.as_str());
@@ -578,11 +600,16 @@ impl<'s> Tables<'s> {
     ) {
         let a = &mut self.agents;
         let crawler = audit.crawler;
-        a.common
-            .push(self.mode, &capture.place.input, capture.place.record, Some(url));
+        a.common.push(
+            self.mode,
+            &capture.place.input,
+            capture.place.record,
+            Some(url),
+        );
         a.host.append_option(host);
         a.agent.append_value(&crawler.name);
-        a.token.append_option(crawler.token.as_ref().map(|t| t.as_str()));
+        a.token
+            .append_option(crawler.token.as_ref().map(|t| t.as_str()));
         a.purpose.append_value(crawler.purpose.as_str());
         a.respects.append_value(crawler.respect.as_str());
         a.status_class.append_value(class.as_str());
@@ -601,8 +628,10 @@ impl<'s> Tables<'s> {
         a.usage_train_ai.append_value(audit.usage.train_ai.as_str());
         append_lines(&mut a.usage_lines, audit.usage_lines.iter().copied());
         a.signal_search.append_value(audit.signals.search.as_str());
-        a.signal_ai_input.append_value(audit.signals.ai_input.as_str());
-        a.signal_ai_train.append_value(audit.signals.ai_train.as_str());
+        a.signal_ai_input
+            .append_value(audit.signals.ai_input.as_str());
+        a.signal_ai_train
+            .append_value(audit.signals.ai_train.as_str());
         append_lines(&mut a.signal_lines, audit.signal_lines.iter().copied());
         self.rows += 1;
     }
@@ -622,8 +651,12 @@ impl<'s> Tables<'s> {
                 let Some(rule) = robots.rule(i as usize) else {
                     continue;
                 };
-                r.common
-                    .push(self.mode, &capture.place.input, capture.place.record, Some(url));
+                r.common.push(
+                    self.mode,
+                    &capture.place.input,
+                    capture.place.record,
+                    Some(url),
+                );
                 r.group.append_value(group.index() as u32);
                 r.group_line.append_value(group.line());
                 append_strings(&mut r.agents, &agents);
@@ -735,4 +768,3 @@ fn hex(bytes: &[u8]) -> String {
     }
     s
 }
-

@@ -110,7 +110,7 @@ enum State<R> {
 /// ```
 /// use crawlgate::batch::WarcReader;
 /// let warc = b"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: https://example.com/robots.txt\r\n\
-/// Content-Length: 43\r\n\r\nHTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /\n\r\n\r\n";
+/// Content-Length: 45\r\n\r\nHTTP/1.1 200 OK\r\n\r\nUser-agent: *\nDisallow: /\n\r\n\r\n";
 /// let captures: Vec<_> = WarcReader::new(&warc[..], "example.warc", 512_000).collect();
 /// let capture = captures[0].as_ref().unwrap();
 /// assert_eq!(capture.url, "https://example.com/robots.txt");
@@ -204,32 +204,35 @@ impl<R: Read> WarcReader<R> {
                         }
                     }
                 }
-                State::Member(mut member, start) => match self.read_record(&mut member, Some(start)) {
-                    Ok(Some(item)) => {
-                        self.state = State::Member(member, start);
-                        if let Some(item) = item {
-                            self.lost = false;
-                            return Some(Ok(item));
+                State::Member(mut member, start) => {
+                    match self.read_record(&mut member, Some(start)) {
+                        Ok(Some(item)) => {
+                            self.state = State::Member(member, start);
+                            if let Some(item) = item {
+                                self.lost = false;
+                                return Some(Ok(item));
+                            }
+                        }
+                        Ok(None) => {
+                            // The member ended cleanly: the input sits at the next one.
+                            self.state = State::Between(member.into_inner().into_inner());
+                        }
+                        Err(why) => {
+                            let mut input = member.into_inner().into_inner();
+                            let at = input.at;
+                            let skipped = skip_to(&mut input, &GZIP_MAGIC, false);
+                            self.state = match skipped {
+                                Ok(()) => State::Between(input),
+                                Err(_) => State::Done,
+                            };
+                            let reason =
+                                format!("gzip member at byte {start}: {why} (read to byte {at})");
+                            if let Some(u) = self.unreadable(Some(start), reason) {
+                                return Some(Err(u));
+                            }
                         }
                     }
-                    Ok(None) => {
-                        // The member ended cleanly: the input sits at the next one.
-                        self.state = State::Between(member.into_inner().into_inner());
-                    }
-                    Err(why) => {
-                        let mut input = member.into_inner().into_inner();
-                        let at = input.at;
-                        let skipped = skip_to(&mut input, &GZIP_MAGIC, false);
-                        self.state = match skipped {
-                            Ok(()) => State::Between(input),
-                            Err(_) => State::Done,
-                        };
-                        let reason = format!("gzip member at byte {start}: {why} (read to byte {at})");
-                        if let Some(u) = self.unreadable(Some(start), reason) {
-                            return Some(Err(u));
-                        }
-                    }
-                },
+                }
                 State::Plain(mut input) => {
                     let at = input.at;
                     match self.read_record(&mut input, None) {
@@ -246,7 +249,9 @@ impl<R: Read> WarcReader<R> {
                             if skip_to(&mut input, b"\nWARC/", true).is_ok() {
                                 self.state = State::Plain(input);
                             }
-                            if let Some(u) = self.unreadable(Some(at), format!("record at byte {at}: {why}")) {
+                            if let Some(u) =
+                                self.unreadable(Some(at), format!("record at byte {at}: {why}"))
+                            {
                                 return Some(Err(u));
                             }
                         }
@@ -326,7 +331,9 @@ impl<R: Read> WarcReader<R> {
             }
             b"warcinfo" => {
                 let mut info = Vec::new();
-                (&mut block).take(MAX_HEAD_BYTES as u64).read_to_end(&mut info)?;
+                (&mut block)
+                    .take(MAX_HEAD_BYTES as u64)
+                    .read_to_end(&mut info)?;
                 if let Some(crawl) = info
                     .split(|&b| b == b'\n')
                     .filter_map(|l| split_field(trim_eol(l)))
@@ -338,14 +345,13 @@ impl<R: Read> WarcReader<R> {
             }
             _ => None,
         };
-        let rest = io::copy(&mut block, &mut io::sink())?;
+        io::copy(&mut block, &mut io::sink())?;
         if block.limit() > 0 {
             return Err(bad(&format!(
                 "the record declares {length} bytes; the input ends {} bytes short",
                 block.limit()
             )));
         }
-        let _ = rest;
         Ok(Some(capture))
     }
 

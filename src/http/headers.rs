@@ -8,8 +8,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::header::{HeaderMap, CACHE_CONTROL, RETRY_AFTER};
 
-pub use crate::policy::{ChallengeMarker, CHALLENGE_MARKERS};
 use crate::policy::challenge_marker;
+pub use crate::policy::{ChallengeMarker, CHALLENGE_MARKERS};
 
 /// The first challenge marker among `headers`, as `name: value` (the table's spelling).
 pub(crate) fn challenge(headers: &HeaderMap) -> Option<String> {

@@ -66,7 +66,8 @@ pub fn is_html_type(content_type: &[u8]) -> bool {
         .next()
         .unwrap_or_default()
         .trim_ascii();
-    essence.eq_ignore_ascii_case(b"text/html") || essence.eq_ignore_ascii_case(b"application/xhtml+xml")
+    essence.eq_ignore_ascii_case(b"text/html")
+        || essence.eq_ignore_ascii_case(b"application/xhtml+xml")
 }
 
 /// The outcome of a final status other than 2xx (a 402 and a 304 to a conditional request

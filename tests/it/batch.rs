@@ -73,9 +73,18 @@ fn corpus_warc_gz() -> (Vec<u8>, Vec<u64>) {
     let mut offsets = Vec::new();
     for (name, body) in corpus() {
         let uri = format!("https://{name}/robots.txt");
-        out.extend(gzip(&record("request", &uri, b"GET /robots.txt HTTP/1.1\r\n\r\n")));
+        out.extend(gzip(&record(
+            "request",
+            &uri,
+            b"GET /robots.txt HTTP/1.1\r\n\r\n",
+        )));
         offsets.push(out.len() as u64);
-        out.extend(gzip(&response(&uri, "200 OK", "Content-Type: text/plain\r\n", &body)));
+        out.extend(gzip(&response(
+            &uri,
+            "200 OK",
+            "Content-Type: text/plain\r\n",
+            &body,
+        )));
         out.extend(gzip(&record("metadata", &uri, b"fetchTimeMs: 12\r\n")));
     }
     (out, offsets)
@@ -105,7 +114,9 @@ fn a_warc_gz_of_the_corpus_reads_back_whole() {
     // The same records as a plain WARC, and gzipped whole (one member): the same captures.
     let plain: Vec<u8> = files
         .iter()
-        .flat_map(|(name, body)| response(&format!("https://{name}/robots.txt"), "200 OK", "", body))
+        .flat_map(|(name, body)| {
+            response(&format!("https://{name}/robots.txt"), "200 OK", "", body)
+        })
         .collect();
     let bodies = |items: Vec<Result<Capture, Unreadable>>| -> Vec<Vec<u8>> {
         items.into_iter().map(|i| i.unwrap().body).collect()
@@ -128,12 +139,19 @@ fn a_broken_member_is_one_unreadable_row_and_the_rest_is_read() {
     let errors: Vec<&Unreadable> = items.iter().filter_map(|i| i.as_ref().err()).collect();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].place.offset, Some(offsets[5]));
-    assert!(errors[0].reason.contains("gzip member"), "{}", errors[0].reason);
+    assert!(
+        errors[0].reason.contains("gzip member"),
+        "{}",
+        errors[0].reason
+    );
     let read_ok: Vec<&Capture> = items.iter().filter_map(|i| i.as_ref().ok()).collect();
     assert_eq!(read_ok.len(), total - 1);
     // Every record after the broken one is there.
     let last = &corpus()[total - 1].0;
-    assert_eq!(read_ok.last().unwrap().url, format!("https://{last}/robots.txt"));
+    assert_eq!(
+        read_ok.last().unwrap().url,
+        format!("https://{last}/robots.txt")
+    );
 }
 
 #[test]
@@ -149,21 +167,46 @@ fn a_truncated_stream_ends_in_one_unreadable_row() {
 
 #[test]
 fn garbage_between_members_is_skipped_with_one_row() {
-    let mut data = gzip(&response("https://a.example/robots.txt", "200 OK", "", b"User-agent: *\nDisallow: /a\n"));
+    let mut data = gzip(&response(
+        "https://a.example/robots.txt",
+        "200 OK",
+        "",
+        b"User-agent: *\nDisallow: /a\n",
+    ));
     data.extend_from_slice(b"this is not gzip at all");
-    data.extend(gzip(&response("https://b.example/robots.txt", "200 OK", "", b"User-agent: *\nDisallow: /b\n")));
+    data.extend(gzip(&response(
+        "https://b.example/robots.txt",
+        "200 OK",
+        "",
+        b"User-agent: *\nDisallow: /b\n",
+    )));
     let items = read(&data);
     assert_eq!(items.len(), 3, "{items:?}");
     assert!(items[1].is_err());
-    assert_eq!(items[2].as_ref().unwrap().url, "https://b.example/robots.txt");
+    assert_eq!(
+        items[2].as_ref().unwrap().url,
+        "https://b.example/robots.txt"
+    );
 }
 
 #[test]
 fn a_declared_length_far_over_the_real_one() {
-    let good = response("https://a.example/robots.txt", "200 OK", "", b"User-agent: *\nAllow: /\n");
-    let mut liar = response("https://liar.example/robots.txt", "200 OK", "", b"User-agent: *\n");
+    let good = response(
+        "https://a.example/robots.txt",
+        "200 OK",
+        "",
+        b"User-agent: *\nAllow: /\n",
+    );
+    let mut liar = response(
+        "https://liar.example/robots.txt",
+        "200 OK",
+        "",
+        b"User-agent: *\n",
+    );
     let text = String::from_utf8(liar.clone()).unwrap();
-    liar = text.replacen("Content-Length: ", "Content-Length: 9999999", 1).into_bytes();
+    liar = text
+        .replacen("Content-Length: ", "Content-Length: 9999999", 1)
+        .into_bytes();
     // One member per record: the liar's member ends, the next member is read.
     let mut data = gzip(&good);
     data.extend(gzip(&liar));
@@ -182,7 +225,12 @@ fn a_declared_length_far_over_the_real_one() {
 
 #[test]
 fn a_malformed_header_is_skipped_to_the_next_record() {
-    let good = response("https://a.example/robots.txt", "200 OK", "", b"User-agent: *\nAllow: /\n");
+    let good = response(
+        "https://a.example/robots.txt",
+        "200 OK",
+        "",
+        b"User-agent: *\nAllow: /\n",
+    );
     let bad = b"WARC/1.0\r\nWARC-Type: response\r\nthis line has no colon\r\n\r\n".to_vec();
     let plain: Vec<u8> = [good.clone(), bad, good].concat();
     let items = WarcReader::new(&plain[..], "plain.warc", 512_000).collect::<Vec<_>>();
@@ -233,7 +281,11 @@ fn the_agents_table_is_the_audit_on_every_corpus_file() {
     for (name, body) in corpus() {
         let mut tables = Tables::new(&settings);
         tables.push(
-            &Capture::new(&format!("https://{name}/robots.txt"), Some(200), body.clone()),
+            &Capture::new(
+                &format!("https://{name}/robots.txt"),
+                Some(200),
+                body.clone(),
+            ),
             None,
         );
         let batches = tables.finish().unwrap();
@@ -244,7 +296,10 @@ fn the_agents_table_is_the_audit_on_every_corpus_file() {
         for a in &expected {
             for p in std::iter::once(&a.root).chain(&a.paths) {
                 let key = (a.crawler.name.clone(), p.path.clone());
-                let want = (p.access.as_str().to_owned(), p.decision.rule().map(|r| r.line));
+                let want = (
+                    p.access.as_str().to_owned(),
+                    p.decision.rule().map(|r| r.line),
+                );
                 assert_eq!(got.get(&key), Some(&want), "{name}: {key:?}");
             }
         }
@@ -257,7 +312,11 @@ fn the_agents_table_is_the_audit_on_every_corpus_file() {
             .chain(&lint)
             .filter(|d| d.severity == crawlgate::Severity::Error)
             .count();
-        assert_eq!(numbers(&batches.captures, "errors"), [Some(errors as u32)], "{name}");
+        assert_eq!(
+            numbers(&batches.captures, "errors"),
+            [Some(errors as u32)],
+            "{name}"
+        );
     }
 }
 
@@ -268,15 +327,27 @@ fn the_agents_table_is_the_audit_on_every_corpus_file() {
 fn a_stacked_ai_group_after_earlier_rules_counts_for_every_agent() {
     let body = b"User-agent: *\nDisallow: /admin/\nAllow: /\n\nUser-agent: GPTBot\nUser-agent: ClaudeBot\nUser-agent: CCBot\nDisallow: /\n";
     let settings = Settings {
-        agents: vec!["GPTBot".into(), "ClaudeBot".into(), "CCBot".into(), "Bytespider".into()],
+        agents: vec![
+            "GPTBot".into(),
+            "ClaudeBot".into(),
+            "CCBot".into(),
+            "Bytespider".into(),
+        ],
         ..Settings::default()
     };
     let mut tables = Tables::new(&settings);
-    tables.push(&Capture::new("https://example.com/robots.txt", Some(200), body.to_vec()), None);
+    tables.push(
+        &Capture::new("https://example.com/robots.txt", Some(200), body.to_vec()),
+        None,
+    );
     let batches = tables.finish().unwrap();
     let got = access(&batches.agents);
     for bot in ["GPTBot", "ClaudeBot", "CCBot"] {
-        assert_eq!(got[&(bot.to_owned(), "/".to_owned())], ("blocked".to_owned(), Some(8)), "{bot}");
+        assert_eq!(
+            got[&(bot.to_owned(), "/".to_owned())],
+            ("blocked".to_owned(), Some(8)),
+            "{bot}"
+        );
     }
     // A crawler without a group of its own follows `*`.
     assert_eq!(got[&("Bytespider".to_owned(), "/".to_owned())].0, "partly");
@@ -284,8 +355,14 @@ fn a_stacked_ai_group_after_earlier_rules_counts_for_every_agent() {
         .into_iter()
         .zip(strings(&batches.agents, "group"))
         .collect();
-    assert!(groups.contains(&(Some("CCBot".into()), Some("token".into()))), "{groups:?}");
-    assert!(groups.contains(&(Some("Bytespider".into()), Some("star".into()))), "{groups:?}");
+    assert!(
+        groups.contains(&(Some("CCBot".into()), Some("token".into()))),
+        "{groups:?}"
+    );
+    assert!(
+        groups.contains(&(Some("Bytespider".into()), Some("star".into()))),
+        "{groups:?}"
+    );
 }
 
 fn one(capture: &Capture) -> RecordBatch {
@@ -298,22 +375,41 @@ fn one(capture: &Capture) -> RecordBatch {
 #[test]
 fn hostile_captures_get_their_class() {
     let html = b"<!DOCTYPE html><html><head><title>Not found</title></head></html>";
-    let c = one(&Capture::new("https://a.example/robots.txt", Some(200), html.to_vec()));
+    let c = one(&Capture::new(
+        "https://a.example/robots.txt",
+        Some(200),
+        html.to_vec(),
+    ));
     assert_eq!(strings(&c, "status_class"), [Some("not-robots".into())]);
-    assert!(strings(&c, "reason")[0].as_deref().unwrap().contains("HTML"));
+    assert!(strings(&c, "reason")[0]
+        .as_deref()
+        .unwrap()
+        .contains("HTML"));
     // Not UTF-8: still parsed, its problems counted.
     let latin1 = b"User-agent: *\nDisallow: /caf\xe9/\n";
-    let c = one(&Capture::new("https://b.example/robots.txt", Some(200), latin1.to_vec()));
+    let c = one(&Capture::new(
+        "https://b.example/robots.txt",
+        Some(200),
+        latin1.to_vec(),
+    ));
     assert_eq!(strings(&c, "status_class"), [Some("rules".into())]);
     let codes = c.column_by_name("codes").unwrap().as_list::<i32>().value(0);
     let codes: Vec<&str> = codes.as_string::<i32>().iter().flatten().collect();
     assert!(codes.contains(&"invalid-utf8"), "{codes:?}");
     // Over the limit.
     let big = vec![b'#'; 600_000];
-    let mut capture = Capture::new("https://c.example/robots.txt", Some(200), big[..512_001].to_vec());
+    let mut capture = Capture::new(
+        "https://c.example/robots.txt",
+        Some(200),
+        big[..512_001].to_vec(),
+    );
     capture.body_length = 600_000;
     let c = one(&capture);
-    let over = c.column_by_name("over_limit").unwrap().as_boolean().value(0);
+    let over = c
+        .column_by_name("over_limit")
+        .unwrap()
+        .as_boolean()
+        .value(0);
     assert!(over);
     // Every row carries the schema's version, the parser and its mode.
     let v = c
@@ -323,14 +419,21 @@ fn hostile_captures_get_their_class() {
         .value(0);
     assert_eq!(v, SCHEMA_VERSION);
     assert_eq!(strings(&c, "mode"), [Some("rfc".into())]);
-    assert!(strings(&c, "parser")[0].as_deref().unwrap().starts_with("crawlgate "));
+    assert!(strings(&c, "parser")[0]
+        .as_deref()
+        .unwrap()
+        .starts_with("crawlgate "));
 }
 
 #[test]
 fn duplicate_captures_are_two_rows_with_one_answer() {
     let settings = Settings::default();
     let mut tables = Tables::new(&settings);
-    let c = Capture::new("https://a.example/robots.txt", Some(200), b"User-agent: *\nDisallow: /\n".to_vec());
+    let c = Capture::new(
+        "https://a.example/robots.txt",
+        Some(200),
+        b"User-agent: *\nDisallow: /\n".to_vec(),
+    );
     tables.push(&c, None);
     tables.push(&c, None);
     let b = tables.finish().unwrap();
@@ -353,14 +456,30 @@ fn redirects_resolve_through_the_input() {
         c
     };
     for c in [
-        moved("http://a.example/robots.txt", "https://a.example/robots.txt"),
-        moved("http://loop.example/robots.txt", "http://loop.example/robots.txt?x"),
-        moved("http://loop.example/robots.txt?x", "http://loop.example/robots.txt"),
-        moved("http://lost.example/robots.txt", "http://elsewhere.example/robots.txt"),
+        moved(
+            "http://a.example/robots.txt",
+            "https://a.example/robots.txt",
+        ),
+        moved(
+            "http://loop.example/robots.txt",
+            "http://loop.example/robots.txt?x",
+        ),
+        moved(
+            "http://loop.example/robots.txt?x",
+            "http://loop.example/robots.txt",
+        ),
+        moved(
+            "http://lost.example/robots.txt",
+            "http://elsewhere.example/robots.txt",
+        ),
     ] {
         assert!(redirects.hold(c, max).is_none());
     }
-    let target = Capture::new("https://a.example/robots.txt", Some(200), b"User-agent: *\nDisallow: /\n".to_vec());
+    let target = Capture::new(
+        "https://a.example/robots.txt",
+        Some(200),
+        b"User-agent: *\nDisallow: /\n".to_vec(),
+    );
     let wanted = redirects.wanted();
     assert!(Redirects::wants(&wanted, &target.url));
     let targets = HashMap::from([("https://a.example/robots.txt".to_owned(), target)]);
@@ -387,7 +506,10 @@ fn redirects_resolve_through_the_input() {
         strings(&b.captures, "redirect_target")[0].as_deref(),
         Some("https://a.example/robots.txt")
     );
-    assert_eq!(strings(&b.captures, "reason")[1].as_deref(), Some("redirect loop"));
+    assert_eq!(
+        strings(&b.captures, "reason")[1].as_deref(),
+        Some("redirect loop")
+    );
     // The resolved redirect's agents are blocked by the target's rules; the unresolved one has
     // no agents rows.
     let n = settings.catalogue.crawlers().len();
@@ -406,7 +528,11 @@ fn the_docs_name_every_column() {
             .split("\n### ")
             .find(|s| s.starts_with(heading))
             .unwrap_or_else(|| panic!("no section {heading}"));
-        let table = if heading.is_empty() { text.split("\n### ").next().unwrap() } else { text };
+        let table = if heading.is_empty() {
+            text.split("\n### ").next().unwrap()
+        } else {
+            text
+        };
         table
             .lines()
             .filter(|l| l.starts_with("| `"))
@@ -422,11 +548,89 @@ fn the_docs_name_every_column() {
             .collect()
     };
     let common = section("");
-    assert_eq!(common, ["schema_version", "parser", "mode", "input", "record", "url"]);
+    assert_eq!(
+        common,
+        ["schema_version", "parser", "mode", "input", "record", "url"]
+    );
     for (name, schema) in Tables::schemas() {
         let mut documented = common.clone();
         documented.extend(section(&format!("`{name}`")));
         let columns: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
         assert_eq!(documented, columns, "docs/batch.md's `{name}` table");
+    }
+}
+
+mod oracle {
+    //! The `agents` table's access (the audit's) against a brute-force oracle: every path
+    //! under the one asked about, up to four more bytes over the patterns' alphabet and one
+    //! byte outside it, checked one by one. `allowed` must mean every one is allowed, `blocked`
+    //! every one blocked; mixed answers must be `partly` (which may also be said when the
+    //! patterns cannot be told apart as written).
+    use crawlgate::audit::{audit, Access, Catalogue};
+    use crawlgate::{ProductToken, Robots};
+    use proptest::prelude::*;
+
+    fn pattern() -> impl Strategy<Value = String> {
+        ("[ab/*]{0,4}", any::<bool>())
+            .prop_map(|(p, anchored)| format!("/{p}{}", if anchored { "$" } else { "" }))
+    }
+
+    fn rules() -> impl Strategy<Value = Vec<(bool, String)>> {
+        proptest::collection::vec((any::<bool>(), pattern()), 1..6)
+    }
+
+    fn under(path: &str) -> Vec<String> {
+        let mut all = vec![path.to_owned()];
+        let mut frontier = vec![path.to_owned()];
+        for _ in 0..4 {
+            let next: Vec<String> = frontier
+                .iter()
+                .flat_map(|p| ["a", "b", "/", "c"].map(|c| format!("{p}{c}")))
+                .collect();
+            all.extend(next.iter().cloned());
+            frontier = next;
+        }
+        all
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn access_agrees_with_every_path_under_it(
+            own in rules(),
+            star in rules(),
+            path in "/[ab/]{0,3}",
+        ) {
+            let mut body = String::from("User-agent: *\n");
+            for (allow, p) in &star {
+                body.push_str(&format!("{}: {p}\n", if *allow { "Allow" } else { "Disallow" }));
+            }
+            body.push_str("\nUser-agent: GPTBot\n");
+            for (allow, p) in &own {
+                body.push_str(&format!("{}: {p}\n", if *allow { "Allow" } else { "Disallow" }));
+            }
+            let robots = Robots::parse(body.as_bytes()).robots;
+            let catalogue = Catalogue::builtin();
+            let report = audit(&robots, &catalogue, &[path.as_str()]);
+            let gptbot = ProductToken::new("GPTBot").unwrap();
+            for a in report.iter().filter(|a| a.crawler.name == "GPTBot" || a.crawler.name == "CCBot") {
+                let token = a.crawler.token.clone().unwrap_or_else(|| gptbot.clone());
+                let verdicts: Vec<bool> = under(&path)
+                    .iter()
+                    .map(|p| robots.check_path(&token, p).allowed)
+                    .collect();
+                let all = verdicts.iter().all(|&v| v);
+                let none = verdicts.iter().all(|&v| !v);
+                let access = a.paths[0].access;
+                match access {
+                    Access::Allowed => prop_assert!(all, "{body}\n{path}: allowed, but some path under it is not"),
+                    Access::Blocked => prop_assert!(none, "{body}\n{path}: blocked, but some path under it is allowed"),
+                    Access::Partly => {}
+                }
+                if !all && !none {
+                    prop_assert_eq!(access, Access::Partly, "{}\n{}", body, path);
+                }
+            }
+        }
     }
 }

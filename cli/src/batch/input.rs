@@ -194,14 +194,26 @@ fn jsonl(file: File, name: Arc<str>, max_bytes: usize) -> impl Iterator<Item = I
         number += 1;
         let line = match line {
             Ok(l) => l,
-            Err(e) => return Some(Err(unreadable(&name, number, format!("line {number}: {e}")))),
+            Err(e) => {
+                return Some(Err(unreadable(
+                    &name,
+                    number,
+                    format!("line {number}: {e}"),
+                )))
+            }
         };
         if line.trim_ascii().is_empty() {
             continue;
         }
         let row: Row = match serde_json::from_slice(&line) {
             Ok(r) => r,
-            Err(e) => return Some(Err(unreadable(&name, number, format!("line {number}: {e}")))),
+            Err(e) => {
+                return Some(Err(unreadable(
+                    &name,
+                    number,
+                    format!("line {number}: {e}"),
+                )))
+            }
         };
         let body = match (&row.body, row.body_text) {
             (Some(b64), _) => match base64::engine::general_purpose::STANDARD.decode(b64.trim()) {
@@ -241,7 +253,11 @@ fn arrow_ipc(file: File) -> Result<Batches, String> {
 
 /// Rows of record batches as captures: `url` (text), `status` (an integer), `body` (binary or
 /// text), optional `fetch_time`, `content_type`, `location` (text).
-fn rows(batches: Result<Batches, String>, name: Arc<str>, max_bytes: usize) -> Box<dyn Iterator<Item = Item> + Send> {
+fn rows(
+    batches: Result<Batches, String>,
+    name: Arc<str>,
+    max_bytes: usize,
+) -> Box<dyn Iterator<Item = Item> + Send> {
     let batches = match batches {
         Ok(b) => b,
         Err(e) => return Box::new(std::iter::once(Err(unreadable(&name, 1, e)))),
@@ -317,9 +333,8 @@ fn row(batch: &RecordBatch, i: usize, max_bytes: usize) -> Result<Capture, Strin
                 DataType::Utf8View => a.as_string_view().value(i).as_bytes(),
                 other => return Err(format!("`body` is {other}, not bytes")),
             };
-            let mut capture_body = bytes[..bytes.len().min(max_bytes + 1)].to_vec();
-            capture_body.shrink_to_fit();
-            let mut c = Capture::new(&url, status, capture_body);
+            let kept = bytes[..bytes.len().min(max_bytes + 1)].to_vec();
+            let mut c = Capture::new(&url, status, kept);
             c.body_length = bytes.len() as u64;
             c.fetch_time = text(batch, "fetch_time", i)?;
             c.content_type = text(batch, "content_type", i)?;

@@ -197,7 +197,14 @@ pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
             },
             args.out.display(),
             if unreadable > 0 {
-                format!("; {} could not be read", plural(unreadable as usize, "stretch of input", "stretches of input"))
+                format!(
+                    "; {} could not be read",
+                    plural(
+                        unreadable as usize,
+                        "stretch of input",
+                        "stretches of input"
+                    )
+                )
             } else {
                 String::new()
             }

@@ -59,7 +59,12 @@ fn corpus() -> Vec<(String, Vec<u8>)> {
 fn corpus_warc_gz(broken: bool) -> Vec<u8> {
     let mut out = Vec::new();
     for (i, (name, body)) in corpus().iter().enumerate() {
-        let mut member = gzip(&response(&format!("https://{name}/robots.txt"), "200 OK", "", body));
+        let mut member = gzip(&response(
+            &format!("https://{name}/robots.txt"),
+            "200 OK",
+            "",
+            body,
+        ));
         if broken && i == 4 {
             let n = member.len();
             for b in &mut member[20..n - 10] {
@@ -109,8 +114,20 @@ fn warc_gz_to_parquet_jsonl_and_csv() {
     let captures = parquet_rows(&format!("{out}/captures.parquet"));
     assert_eq!(count(&captures), n);
     let classes = column(&captures, "status_class");
-    assert_eq!(classes.iter().filter(|c| c.as_deref() == Some("unreadable")).count(), 1);
-    assert_eq!(classes.iter().filter(|c| c.as_deref() == Some("rules")).count(), n - 1);
+    assert_eq!(
+        classes
+            .iter()
+            .filter(|c| c.as_deref() == Some("unreadable"))
+            .count(),
+        1
+    );
+    assert_eq!(
+        classes
+            .iter()
+            .filter(|c| c.as_deref() == Some("rules"))
+            .count(),
+        n - 1
+    );
     let agents = parquet_rows(&format!("{out}/agents.parquet"));
     let crawlers = crawlgate::audit::Catalogue::builtin().crawlers().len();
     assert_eq!(count(&agents), (n - 1) * crawlers * 2);
@@ -119,7 +136,9 @@ fn warc_gz_to_parquet_jsonl_and_csv() {
     // JSON Lines and CSV: the same rows.
     for format in ["jsonl", "csv"] {
         let out = dir.join(format);
-        let o = dir.run(&["batch", "-o", &out, "--format", format, "--path", "/search", &warc]);
+        let o = dir.run(&[
+            "batch", "-o", &out, "--format", format, "--path", "/search", &warc,
+        ]);
         assert_exit(&o, 1);
         let lines = |table: &str| {
             let text = std::fs::read_to_string(format!("{out}/{table}.{format}")).unwrap();
@@ -160,9 +179,19 @@ fn agents_agree_with_audit() {
     let mut got: HashMap<(String, String, String), (String, Value)> = HashMap::new();
     for line in text.lines() {
         let r: Value = serde_json::from_str(line).unwrap();
-        let file = r["input"].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
+        let file = r["input"]
+            .as_str()
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .to_owned();
         got.insert(
-            (file, r["agent"].as_str().unwrap().into(), r["path"].as_str().unwrap().into()),
+            (
+                file,
+                r["agent"].as_str().unwrap().into(),
+                r["path"].as_str().unwrap().into(),
+            ),
             (r["access"].as_str().unwrap().into(), r["line"].clone()),
         );
     }
@@ -170,7 +199,13 @@ fn agents_agree_with_audit() {
     for file in std::fs::read_dir(&real).unwrap() {
         let path = file.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let o = dir.run(&["audit", "--json", "--path", "/v/venue", path.to_str().unwrap()]);
+        let o = dir.run(&[
+            "audit",
+            "--json",
+            "--path",
+            "/v/venue",
+            path.to_str().unwrap(),
+        ]);
         for line in crate::run::stdout(&o).lines() {
             let r: Value = serde_json::from_str(line).unwrap();
             if r["type"] != "audit" {
@@ -229,17 +264,27 @@ fn rows_in_jsonl_and_parquet_and_redirects_across_inputs() {
     let urls = column(&captures, "url");
     let classes = column(&captures, "status_class");
     let by_url: HashMap<Option<String>, Vec<Option<String>>> =
-        urls.iter().zip(&classes).fold(HashMap::new(), |mut m, (u, c)| {
-            m.entry(u.clone()).or_default().push(c.clone());
-            m
-        });
+        urls.iter()
+            .zip(&classes)
+            .fold(HashMap::new(), |mut m, (u, c)| {
+                m.entry(u.clone()).or_default().push(c.clone());
+                m
+            });
     let class = |u: &str| by_url[&Some(u.to_owned())][0].clone().unwrap();
     assert_eq!(class("https://a.example/robots.txt"), "rules");
     assert_eq!(class("https://b.example/robots.txt"), "rules");
-    assert_eq!(class("http://c.example/robots.txt"), "rules", "resolved through the Parquet input");
+    assert_eq!(
+        class("http://c.example/robots.txt"),
+        "rules",
+        "resolved through the Parquet input"
+    );
     assert_eq!(class("https://d.example/robots.txt"), "allow-all");
     assert_eq!(class("https://e.example/robots.txt"), "disallow-all");
-    assert_eq!(by_url[&None].len(), 2, "two unreadable rows: bad base64, not JSON");
+    assert_eq!(
+        by_url[&None].len(),
+        2,
+        "two unreadable rows: bad base64, not JSON"
+    );
     let agents = parquet_rows(&format!("{out}/agents.parquet"));
     let access: HashMap<String, String> = column(&agents, "url")
         .into_iter()
@@ -258,12 +303,21 @@ fn usage_errors_exit_2() {
     let dir = Dir::new();
     let file = dir.file("robots.txt", b"User-agent: *\nDisallow: /\n");
     assert_exit(&dir.run(&["batch", &file]), 2);
-    assert_exit(&dir.run(&["batch", "-o", &dir.join("o"), "--format", "xml", &file]), 2);
+    assert_exit(
+        &dir.run(&["batch", "-o", &dir.join("o"), "--format", "xml", &file]),
+        2,
+    );
     let bad = dir.file("bad.json", b"[]");
     let o = dir.run(&["batch", "-o", &dir.join("o"), "--catalogue", &bad, &file]);
     assert_exit(&o, 2);
     assert!(stderr(&o).contains("catalogue"), "{}", stderr(&o));
     // A missing input is a row, not a usage error.
-    let o = dir.run(&["batch", "-o", &dir.join("o"), &file, &dir.join("missing.warc")]);
+    let o = dir.run(&[
+        "batch",
+        "-o",
+        &dir.join("o"),
+        &file,
+        &dir.join("missing.warc"),
+    ]);
     assert_exit(&o, 1);
 }
