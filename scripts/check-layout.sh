@@ -7,4 +7,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 scripts/import-graph.py cli/src \
     'args/status/input/clock/schema,output/progress,urls/crawler/tally/records/explained/state/verdicts,engine,live' \
-    'audit,check,diff,explain,fetch,history,lint,mcp,page,recrawl,report,serve,sitemap,test,url' | tail -2
+    'audit,batch,check,diff,explain,fetch,history,lint,mcp,page,recrawl,report,serve,sitemap,test,url' | tail -2

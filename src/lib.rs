@@ -90,6 +90,8 @@
 //!   embedded ai.robots.txt catalogue or one of the same shape; implies `serde`.
 //! - `serde`: stored states and sitemap entries as JSON (serde, serde_json).
 //! - `middleware`: `engine::GateMiddleware` for reqwest-middleware clients; implies `fetch`.
+//! - `batch`: `batch`, robots.txt captures (WARC, WARC.gz, rows) judged and audited into Arrow
+//!   record batches (flate2, arrow-array, arrow-schema); implies `audit`.
 //!
 //! With `--no-default-features` the core — parsing, diagnostics, matching, origins, the
 //! failure ladder, page directives — builds on nom, memchr, aho-corasick, url, sha2, html5gum
@@ -101,6 +103,8 @@
 
 #[cfg(feature = "audit")]
 pub mod audit;
+#[cfg(feature = "batch")]
+pub mod batch;
 pub mod diagnostic;
 #[cfg(feature = "fetch")]
 pub mod engine;

@@ -257,6 +257,12 @@ pub enum Command {
     /// robots `<meta>`, `noai`, TDMRep and `Content-Usage`, for an agent, with their sources.
     #[command(after_help = PAGE_AFTER_HELP, mut_args(agent_user_agent_help))]
     Page(PageArgs),
+    /// Judge robots.txt captures at research scale: WARC and WARC.gz files, JSON Lines,
+    /// Parquet or Arrow IPC rows, or plain files, on every core, into the `captures`, `agents`
+    /// and `rules` tables (Parquet, JSON Lines or CSV).
+    #[cfg(feature = "batch")]
+    #[command(after_help = BATCH_AFTER_HELP)]
+    Batch(BatchArgs),
     /// Show the whole crawl policy of URLs for an agent: robots.txt, the edge, TDMRep and the
     /// page's directives, each with its source; flags a disallowed page that says noindex.
     #[cfg(feature = "fetch")]
@@ -573,12 +579,106 @@ pub struct DiffArgs {
     /// Parsing mode.
     #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
     pub mode: ModeArg,
+#[cfg(feature = "batch")]
+const BATCH_AFTER_HELP: &str = "\
+Inputs, told apart by name, else by their first bytes (or say which with --input-format):
+  .warc, .warc.gz    response records (request, metadata and other records skipped)
+  .jsonl, .ndjson    one object a line: url, status, body (base64) or body_text, and
+                     optionally fetch_time, content_type, location
+  .parquet, .arrow   the same columns (body binary or text)
+  a directory        its files, each a robots.txt fetched with status 200 (--url-template)
+  any other file     a robots.txt fetched with status 200
+
+Writes DIR/captures.*, DIR/agents.* and, with --rules, DIR/rules.* (docs/batch.md: every column).
+
+Exit status:
+  0  every input read (whatever the files' lint problems)
+  1  some input could not be read: each stretch is a `captures` row of class `unreadable`
+  2  a usage error, or the output could not be written";
+
+#[cfg(feature = "batch")]
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// Inputs: WARC or WARC.gz files, JSON Lines, Parquet or Arrow IPC rows, plain robots.txt
+    /// files, or directories of them.
+    #[arg(value_name = "INPUT", required_unless_present = "files_from")]
+    pub inputs: Vec<PathBuf>,
+    /// Also the inputs named in FILE, one per line (`-`: standard input).
+    #[arg(long, value_name = "FILE")]
+    pub files_from: Option<PathBuf>,
+    /// How to read every input (by default: by its name, else its first bytes).
+    #[arg(long, value_enum, default_value_t = BatchInput::Auto)]
+    pub input_format: BatchInput,
+    /// The URL of a plain file: `{name}` stands for its file name.
+    #[arg(
+        long,
+        value_name = "TEMPLATE",
+        default_value = "https://{name}/robots.txt"
+    )]
+    pub url_template: String,
+    /// The directory to write the tables into (made if missing).
+    #[arg(long, short = 'o', value_name = "DIR")]
+    pub out: PathBuf,
+    /// The tables' format.
+    #[arg(long, value_enum, default_value_t = BatchFormat::Parquet)]
+    pub format: BatchFormat,
+    /// Only these crawlers of the catalogue (names, comma-separated or repeated).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub agents: Vec<String>,
+    /// Only crawlers of these purposes (repeatable): training, search, agent, other.
+    #[arg(long, value_name = "PURPOSE", value_parser = parse_purpose)]
+    pub purpose: Vec<crawlgate::audit::Purpose>,
+    /// A path to audit besides `/` (repeatable): one more `agents` row per crawler each.
+    #[arg(long, value_name = "PATH")]
+    pub path: Vec<String>,
     /// A crawler catalogue of the shape of ai.robots.txt's `robots.json`, instead of the
     /// built-in copy.
     #[arg(long, value_name = "FILE")]
     pub catalogue: Option<PathBuf>,
     #[command(flatten)]
     pub http: HttpArgs,
+    /// Also write the `rules` table: one row per rule.
+    #[arg(long)]
+    pub rules: bool,
+    /// Parsing mode.
+    #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
+    pub mode: ModeArg,
+    /// Threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Rows buffered per thread before they are written (memory stays bounded by it).
+    #[arg(long, default_value_t = 16_384, value_parser = clap::value_parser!(u32).range(1..))]
+    pub chunk_rows: u32,
+}
+
+/// How `crawlgate batch` reads an input.
+#[cfg(feature = "batch")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BatchInput {
+    /// By the name, else the first bytes.
+    Auto,
+    /// WARC or WARC.gz.
+    Warc,
+    /// JSON Lines rows.
+    Jsonl,
+    /// Parquet rows.
+    Parquet,
+    /// Arrow IPC file rows.
+    Arrow,
+    /// A plain robots.txt file (status 200).
+    File,
+}
+
+/// The format of `crawlgate batch`'s tables.
+#[cfg(feature = "batch")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BatchFormat {
+    /// Apache Parquet (snappy).
+    Parquet,
+    /// JSON Lines, a `type` in each record.
+    Jsonl,
+    /// CSV with a header row; lists as JSON arrays.
+    Csv,
 }
 
 #[derive(Debug, Args)]

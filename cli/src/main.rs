@@ -17,7 +17,7 @@
 //              (fetch), verdicts (a verdict and its deciding line; the crawler catalogue)
 //  3  engine:  engine, engine::fetch_now (fetch): the engine on the crawl state
 //  4  live:    live (a robots.txt fetched now, for lint, audit, test and diff)
-// Commands, on top: lint, audit, test, diff, check, explain, url, fetch, history, recrawl, report, sitemap, page, policy, mcp, serve.
+// Commands, on top: lint, audit, batch, test, diff, check, explain, url, fetch, history, recrawl, report, sitemap, page, policy, mcp, serve.
 mod args;
 #[cfg(feature = "fetch")]
 mod clock;
@@ -42,6 +42,8 @@ mod verdicts;
 mod engine;
 
 mod audit;
+#[cfg(feature = "batch")]
+mod batch;
 mod check;
 mod diff;
 mod explain;
@@ -154,6 +156,8 @@ fn main() -> ExitCode {
         Command::Sitemap(SitemapCommand::Urls(args)) => sitemap::urls(args, &mut out),
         Command::Sitemap(SitemapCommand::Discover(args)) => sitemap::discover(args, &mut out),
         Command::Page(args) => page::run(args, &mut out),
+        #[cfg(feature = "batch")]
+        Command::Batch(args) => batch::run(args, &mut out),
         #[cfg(feature = "fetch")]
         Command::Policy(args) => policy::run(args, &mut out),
         command @ (Command::Completions(_) | Command::Man) => generated(command, &mut out),

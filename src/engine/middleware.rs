@@ -11,8 +11,8 @@ use http_body::{Body as _, Frame, SizeHint};
 use reqwest::{Request, Response, ResponseBuilderExt};
 use reqwest_middleware::{Middleware, Next};
 
-use super::policy::is_html_type;
 use super::{PagePart, Refused, RobotsCache};
+use crate::policy::is_html_type;
 use crate::robots::ProductToken;
 
 /// [`GateMiddleware`] (feature `middleware`): a [reqwest-middleware] layer that checks, gates

@@ -5,7 +5,7 @@
 
 use crate::engine::{Answer, RobotsCache, TdmAnswer, TdmReservation};
 use crate::page::{self, PageDirectives, SourceKind};
-use crate::policy::{Payment, Unreachable, Verdict, VerdictReason};
+use crate::policy::{is_html_type, Payment, Unreachable, Verdict, VerdictReason};
 use crate::robots::ProductToken;
 
 use super::cache::CheckError;
@@ -294,13 +294,6 @@ impl RobotsCache {
         let file = self.tdm(url).await.map_err(|e| e.to_string());
         Ok(CrawlPolicy::new(token, url, robots, verdict, file, page))
     }
-}
-
-/// Whether a `Content-Type` value is HTML.
-pub(crate) fn is_html_type(value: &[u8]) -> bool {
-    let t = value.trim_ascii();
-    let starts = |p: &[u8]| t.len() >= p.len() && t[..p.len()].eq_ignore_ascii_case(p);
-    starts(b"text/html") || starts(b"application/xhtml+xml")
 }
 
 #[cfg(feature = "serde")]

@@ -108,7 +108,7 @@
 //! [`Fetch::html`]: crate::policy::Fetch::html
 //! [`FetchOutcome::PaymentRequired`]: crate::policy::FetchOutcome::PaymentRequired
 //! [`Unreachable::Challenge`]: crate::policy::Unreachable::Challenge
-//! [`CHALLENGE_MARKERS`]: super::headers::CHALLENGE_MARKERS
+//! [`CHALLENGE_MARKERS`]: crate::policy::CHALLENGE_MARKERS
 
 use std::collections::HashSet;
 use std::fmt;
@@ -127,7 +127,8 @@ use super::address::{AddressPolicy, PolicyResolver, REFUSED};
 pub use super::classify::LocalError;
 use super::classify::{classify, Phase};
 use super::decode::{self, Decoder, Fed};
-use super::headers::{challenge, is_html_type, max_age, price_headers, retry_after};
+use super::headers::{challenge, max_age, price_headers, retry_after};
+use crate::policy::is_html_type;
 use crate::policy::{Fetch, FetchOutcome, Unavailable, Unreachable, Validators};
 use crate::robots::{looks_like_html, Mode, Options, Robots, DEFAULT_MAX_BYTES};
 use crate::Origin;
@@ -748,7 +749,7 @@ pub(crate) fn status_outcome(code: u16) -> FetchOutcome {
 /// Why a 2xx body is an HTML page, if it is one: its content type, or how it starts.
 fn html_page(content_type: &Option<String>, body: &[u8]) -> Option<String> {
     match content_type {
-        Some(t) if is_html_type(t) => Some(format!("Content-Type {t}")),
+        Some(t) if is_html_type(t.as_bytes()) => Some(format!("Content-Type {t}")),
         _ if looks_like_html(body) => Some("the body starts as HTML".to_owned()),
         _ => None,
     }

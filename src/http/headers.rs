@@ -1,6 +1,6 @@
 //! The response headers a fetch reads: `Cache-Control: max-age` and `Retry-After` (with the
 //! three HTTP-date forms of [RFC 9110 §5.6.7]), the markers of a challenge at the edge
-//! ([`CHALLENGE_MARKERS`]) and the price headers of a 402.
+//! (the table is [`CHALLENGE_MARKERS`], in `policy`) and the price headers of a 402.
 //!
 //! [RFC 9110 §5.6.7]: https://www.rfc-editor.org/rfc/rfc9110.html#section-5.6.7
 
@@ -8,51 +8,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::header::{HeaderMap, CACHE_CONTROL, RETRY_AFTER};
 
-/// A response header that says a bot-protection service answered with a challenge in the
-/// site's place.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ChallengeMarker {
-    /// The header name, lower case.
-    pub header: &'static str,
-    /// Its value (compared without case, spaces around it ignored).
-    pub value: &'static str,
-    /// Whose it is.
-    pub vendor: &'static str,
-    /// Where it is described.
-    pub source: &'static str,
-}
-
-/// Every challenge marker crawlgate knows, in one table. Any response carrying one, whatever its
-/// status (AWS WAF's challenge is a `202`), is [`Unreachable::Challenge`]: the site refuses the
-/// crawler, which must not read that as "no robots.txt" (a 403 or 405) nor as the file (a 202).
-///
-/// [`Unreachable::Challenge`]: crate::policy::Unreachable::Challenge
-pub const CHALLENGE_MARKERS: &[ChallengeMarker] = &[
-    ChallengeMarker {
-        header: "cf-mitigated",
-        value: "challenge",
-        vendor: "Cloudflare",
-        source: "https://developers.cloudflare.com/cloudflare-challenges/challenge-types/challenge-pages/detect-response/",
-    },
-    ChallengeMarker {
-        header: "x-vercel-mitigated",
-        value: "challenge",
-        vendor: "Vercel Firewall",
-        source: "https://www.urlcheckr.app/docs/troubleshooting/vercel-firewall-challenge",
-    },
-    ChallengeMarker {
-        header: "x-amzn-waf-action",
-        value: "challenge",
-        vendor: "AWS WAF (Challenge action, status 202)",
-        source: "https://docs.aws.amazon.com/waf/latest/developerguide/waf-captcha-and-challenge-actions.html",
-    },
-    ChallengeMarker {
-        header: "x-amzn-waf-action",
-        value: "captcha",
-        vendor: "AWS WAF (CAPTCHA action, status 405)",
-        source: "https://docs.aws.amazon.com/waf/latest/developerguide/waf-captcha-and-challenge-actions.html",
-    },
-];
+use crate::policy::challenge_marker;
+pub use crate::policy::{ChallengeMarker, CHALLENGE_MARKERS};
 
 /// The first challenge marker among `headers`, as `name: value` (the table's spelling).
 pub(crate) fn challenge(headers: &HeaderMap) -> Option<String> {
@@ -60,10 +17,7 @@ pub(crate) fn challenge(headers: &HeaderMap) -> Option<String> {
         headers
             .get_all(m.header)
             .iter()
-            .any(|v| {
-                std::str::from_utf8(v.as_bytes())
-                    .is_ok_and(|v| v.trim().eq_ignore_ascii_case(m.value))
-            })
+            .any(|v| challenge_marker(m.header, v.as_bytes()) == Some(m))
             .then(|| format!("{}: {}", m.header, m.value))
     })
 }
@@ -79,13 +33,6 @@ pub(crate) fn price_headers(headers: &HeaderMap) -> crate::policy::Payment {
             .filter(|(name, _)| name.as_str().starts_with("crawler-"))
             .filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?))),
     )
-}
-
-/// Whether a `Content-Type` names an HTML document (`text/html`, `application/xhtml+xml`).
-pub(crate) fn is_html_type(content_type: &str) -> bool {
-    let essence = content_type.split(';').next().unwrap_or_default().trim();
-    essence.eq_ignore_ascii_case("text/html")
-        || essence.eq_ignore_ascii_case("application/xhtml+xml")
 }
 
 /// The largest `max-age` or `Retry-After` kept, in seconds (RFC 9111 §1.2.2).

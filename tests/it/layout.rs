@@ -8,7 +8,7 @@
 //! | 2 | `robots`, `tdmrep` |
 //! | 3 | `sitemap`, `audit`, `page` |
 //! | 4 | `policy` (pure, clock-free) |
-//! | 5 | `store`, `http` |
+//! | 5 | `store`, `http`, `batch` |
 //! | 6 | `engine` |
 //!
 //! `lib.rs` stands above them all (it declares them and keeps the former paths as aliases).
@@ -30,6 +30,7 @@ const FLOORS: &[(&str, u8)] = &[
     ("policy", 4),
     ("store", 5),
     ("http", 5),
+    ("batch", 5),
     ("engine", 6),
 ];
 

@@ -22,6 +22,8 @@ mod invariants;
 // The robots.txt parser and matcher.
 #[cfg(feature = "audit")]
 mod audit; // the AI-crawler catalogue and audit, on real files
+#[cfg(feature = "batch")]
+mod batch; // captures at research scale: WARC files the tests write, hostile records
 mod bounds; // memory and time bounds on hostile input
 mod conformance; // google/robotstxt's reference cases, with the divergences listed
 #[cfg(all(feature = "sitemap", feature = "audit"))]

@@ -1,0 +1,268 @@
+//! `crawlgate batch`: robots.txt captures at research scale, judged on every core into the
+//! `captures`, `agents` and `rules` tables (the library's `crawlgate::batch`).
+//!
+//! The inputs are read by a pool of threads (rayon), one input per thread at a time; each
+//! thread fills its own tables and hands them to the writer every `--chunk-rows` rows, through
+//! a bounded channel, so memory stays flat however many captures go through. Redirect
+//! captures are held back; when there are any, a second reading of the inputs finds their
+//! targets, and their rows come last.
+
+mod input;
+mod write;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, SyncSender};
+use std::sync::Mutex;
+
+use anyhow::Context;
+use crawlgate::audit::Catalogue;
+use crawlgate::batch::{Batches, Capture, Redirects, Resolution, Settings, Tables};
+use crawlgate::Options;
+use rayon::prelude::*;
+
+use crate::args::BatchArgs;
+use crate::input::Source;
+use crate::output::{plural, Out};
+use crate::progress::{summary, Progress};
+use crate::status::Status;
+
+use self::input::{Input, Reading};
+use self::write::TableWriter;
+
+fn catalogue(path: Option<&Path>) -> anyhow::Result<Catalogue> {
+    let Some(file) = path else {
+        return Ok(Catalogue::builtin());
+    };
+    let source = Source::new(file);
+    let bytes = source.read()?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| anyhow::anyhow!("{}: the catalogue is not UTF-8", source.name()))?;
+    Catalogue::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", source.name()))
+}
+
+/// What the threads share.
+struct Run<'a> {
+    settings: &'a Settings,
+    reading: Reading,
+    chunk_rows: usize,
+    sender: SyncSender<Batches>,
+    redirects: Mutex<Redirects>,
+    captures: AtomicU64,
+    unreadable: AtomicU64,
+    progress: Progress,
+}
+
+impl Run<'_> {
+    /// Hands the tables' rows to the writer once there are enough (or `all`).
+    fn flush(&self, tables: &mut Tables<'_>, all: bool) -> anyhow::Result<()> {
+        if tables.rows() == 0 || (!all && tables.rows() < self.chunk_rows) {
+            return Ok(());
+        }
+        let batches = tables.finish()?;
+        // The writer has stopped only when it failed; its error is the one reported.
+        let _ = self.sender.send(batches);
+        Ok(())
+    }
+
+    /// Pass one: every capture judged, redirects held back.
+    fn read(&self, input: &Input) -> anyhow::Result<()> {
+        let mut tables = Tables::new(self.settings);
+        let max = self.settings.options.max_bytes;
+        for item in input::open(input, &self.reading) {
+            match item {
+                Ok(capture) => {
+                    self.captures.fetch_add(1, Ordering::Relaxed);
+                    self.progress.inc();
+                    let kept = self
+                        .redirects
+                        .lock()
+                        .map_err(|_| anyhow::anyhow!("a thread panicked"))?
+                        .hold(capture, max);
+                    if let Some(capture) = kept {
+                        tables.push(&capture, None);
+                    }
+                }
+                Err(u) => {
+                    self.unreadable.fetch_add(1, Ordering::Relaxed);
+                    tables.push_unreadable(&u);
+                }
+            }
+            self.flush(&mut tables, false)?;
+        }
+        self.flush(&mut tables, true)
+    }
+}
+
+pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
+    let mut paths = args.inputs.clone();
+    if let Some(list) = &args.files_from {
+        paths.extend(
+            input::files_from(list)
+                .with_context(|| format!("cannot read the list {}", list.display()))?,
+        );
+    }
+    let inputs = input::expand(&paths, args.input_format);
+    let settings = Settings {
+        options: Options::mode(args.mode.into()),
+        catalogue: catalogue(args.catalogue.as_deref())?,
+        agents: args.agents.clone(),
+        purposes: args.purpose.clone(),
+        paths: args.path.clone(),
+        rules: args.rules,
+    };
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot make {}", args.out.display()))?;
+    let threads = if args.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        args.threads
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let (sender, receiver) = sync_channel::<Batches>(threads * 2);
+    let format = args.format;
+    let dir = args.out.clone();
+    let with_rules = args.rules;
+    let writer = std::thread::spawn(move || -> anyhow::Result<[u64; 3]> {
+        let schemas = Tables::schemas();
+        let mut writers = Vec::new();
+        for (name, schema) in schemas {
+            if name == "rules" && !with_rules {
+                continue;
+            }
+            let record = match name {
+                "captures" => "capture",
+                "agents" => "agent",
+                _ => "rule",
+            };
+            writers.push(TableWriter::create(&dir, name, record, schema, format)?);
+        }
+        for batches in receiver {
+            writers[0].write(&batches.captures)?;
+            writers[1].write(&batches.agents)?;
+            if let Some(w) = writers.get_mut(2) {
+                w.write(&batches.rules)?;
+            }
+        }
+        let mut counts = [0; 3];
+        for (i, w) in writers.into_iter().enumerate() {
+            counts[i] = w.close()?;
+        }
+        Ok(counts)
+    });
+    let run = Run {
+        settings: &settings,
+        reading: input::Reading {
+            max_bytes: settings.options.max_bytes,
+            url_template: args.url_template.clone(),
+        },
+        chunk_rows: args.chunk_rows as usize,
+        sender,
+        redirects: Mutex::new(Redirects::new()),
+        captures: AtomicU64::new(0),
+        unreadable: AtomicU64::new(0),
+        progress: Progress::open_ended("judged", "captures"),
+    };
+    let read: anyhow::Result<()> =
+        pool.install(|| inputs.par_iter().try_for_each(|input| run.read(input)));
+    let resolved = read.and_then(|()| resolve(&run, &pool, &inputs));
+    run.progress.finish();
+    let Run {
+        sender,
+        captures,
+        unreadable,
+        ..
+    } = run;
+    drop(sender);
+    let written = writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
+    resolved?;
+    let [capture_rows, agent_rows, rule_rows] = written?;
+    let unreadable = unreadable.into_inner();
+    summary(
+        out,
+        format_args!(
+            "{}: {} captures rows, {} agents rows{} in {}{}",
+            plural(captures.into_inner() as usize, "capture", "captures"),
+            capture_rows,
+            agent_rows,
+            if with_rules {
+                format!(", {rule_rows} rules rows")
+            } else {
+                String::new()
+            },
+            args.out.display(),
+            if unreadable > 0 {
+                format!(
+                    "; {} could not be read",
+                    plural(
+                        unreadable as usize,
+                        "stretch of input",
+                        "stretches of input"
+                    )
+                )
+            } else {
+                String::new()
+            }
+        ),
+    );
+    Ok(if unreadable > 0 {
+        Status::Findings
+    } else {
+        Status::Clean
+    })
+}
+
+/// Pass two, when redirects were held: their targets found in the inputs (the first capture
+/// of each URL, by input and record), then their rows.
+fn resolve(run: &Run<'_>, pool: &rayon::ThreadPool, inputs: &[Input]) -> anyhow::Result<()> {
+    let redirects = run
+        .redirects
+        .lock()
+        .map_err(|_| anyhow::anyhow!("a thread panicked"))?;
+    if redirects.is_empty() {
+        return Ok(());
+    }
+    let wanted = redirects.wanted();
+    let found: Mutex<HashMap<String, (usize, Capture)>> = Mutex::new(HashMap::new());
+    pool.install(|| {
+        inputs.par_iter().enumerate().for_each(|(n, input)| {
+            for capture in input::open(input, &run.reading).flatten() {
+                if !Redirects::wants(&wanted, &capture.url) {
+                    continue;
+                }
+                let Some(key) = url::Url::parse(&capture.url).ok().map(String::from) else {
+                    continue;
+                };
+                if let Ok(mut found) = found.lock() {
+                    let earlier = found
+                        .get(&key)
+                        .is_some_and(|(m, c)| (*m, c.place.record) <= (n, capture.place.record));
+                    if !earlier {
+                        found.insert(key, (n, capture));
+                    }
+                }
+            }
+        })
+    });
+    let targets: HashMap<String, Capture> = found
+        .into_inner()
+        .map_err(|_| anyhow::anyhow!("a thread panicked"))?
+        .into_iter()
+        .map(|(k, (_, c))| (k, c))
+        .collect();
+    let mut tables = Tables::new(run.settings);
+    for (capture, resolution) in redirects.resolve(&targets) {
+        let resolution = match resolution {
+            Resolution::Missing => None,
+            r => Some(r),
+        };
+        tables.push(capture, resolution.as_ref());
+        run.flush(&mut tables, false)?;
+    }
+    run.flush(&mut tables, true)
+}
