@@ -501,7 +501,7 @@ struct Counts {
 fn junit_counts(xml: &str) -> Counts {
     let mut reader = quick_xml::Reader::from_str(xml);
     let mut counts = Counts::default();
-    let attr = |e: &quick_xml::events::BytesStart<'_>, name: &[u8]| -> Option<String> {
+    let attr = |e: &quick_xml::events::BytesStart<'_>, name: &str| -> Option<String> {
         e.attributes()
             .map(|a| a.expect("a well-formed attribute"))
             .find(|a| a.key.as_ref() == name)
@@ -515,20 +515,20 @@ fn junit_counts(xml: &str) -> Counts {
         match reader.read_event().expect("well-formed XML") {
             Event::Eof => break,
             Event::Start(e) | Event::Empty(e) => match e.name().as_ref() {
-                b"testsuites" | b"testsuite" => {
-                    counts.testsuites += usize::from(e.name().as_ref() == b"testsuite");
+                "testsuites" | "testsuite" => {
+                    counts.testsuites += usize::from(e.name().as_ref() == "testsuite");
                     counts.declared.push((
-                        attr(&e, b"tests").expect("tests"),
-                        attr(&e, b"failures").expect("failures"),
+                        attr(&e, "tests").expect("tests"),
+                        attr(&e, "failures").expect("failures"),
                     ));
                 }
-                b"testcase" => {
+                "testcase" => {
                     counts.testcases += 1;
-                    counts.names.push(attr(&e, b"name").expect("name"));
+                    counts.names.push(attr(&e, "name").expect("name"));
                 }
-                b"failure" => {
+                "failure" => {
                     counts.failures += 1;
-                    counts.messages.push(attr(&e, b"message").expect("message"));
+                    counts.messages.push(attr(&e, "message").expect("message"));
                 }
                 _ => {}
             },

@@ -130,8 +130,7 @@ fn fetch_exit_codes() {
     let o = run(&["fetch", "--timeout", "2", &format!("http://{refused}/")]);
     assert_eq!(o.status.code(), Some(1));
     assert!(
-        text(&o.stdout)
-            .contains("  outcome:   unreachable (connection refused)\n"),
+        text(&o.stdout).contains("  outcome:   unreachable (connection refused)\n"),
         "{}",
         text(&o.stdout)
     );
