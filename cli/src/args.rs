@@ -579,6 +579,14 @@ pub struct DiffArgs {
     /// Parsing mode.
     #[arg(long, value_enum, default_value_t = ModeArg::Rfc)]
     pub mode: ModeArg,
+    /// A crawler catalogue of the shape of ai.robots.txt's `robots.json`, instead of the
+    /// built-in copy.
+    #[arg(long, value_name = "FILE")]
+    pub catalogue: Option<PathBuf>,
+    #[command(flatten)]
+    pub http: HttpArgs,
+}
+
 #[cfg(feature = "batch")]
 const BATCH_AFTER_HELP: &str = "\
 Inputs, told apart by name, else by their first bytes (or say which with --input-format):
@@ -635,8 +643,6 @@ pub struct BatchArgs {
     /// built-in copy.
     #[arg(long, value_name = "FILE")]
     pub catalogue: Option<PathBuf>,
-    #[command(flatten)]
-    pub http: HttpArgs,
     /// Also write the `rules` table: one row per rule.
     #[arg(long)]
     pub rules: bool,
