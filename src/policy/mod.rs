@@ -29,9 +29,7 @@ mod unix_ms;
 #[cfg(feature = "fetch")]
 pub use key::{KeyKind, PoliteKey, UnknownKeyKind};
 pub use reason::Rfc3339;
-pub use response::{
-    challenge_marker, is_html_type, ChallengeMarker, CHALLENGE_MARKERS,
-};
+pub use response::{challenge_marker, is_html_type, ChallengeMarker, CHALLENGE_MARKERS};
 
 pub use schedule::{
     backoff_delay, jitter, spacing, window_wait, Backoff, BackoffRules, DelaySource, GateOptions,

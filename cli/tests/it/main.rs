@@ -17,9 +17,9 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 mod cli; // lint, check, url: exit codes, output, bad input
 mod cli_agents; // agents and modes, and Google's reference cases through the binary
 mod cli_audit; // the AI-crawler audit and its suggestions
-mod cli_ci; // robots.txt in a site's CI: test, diff, JUnit, the manual's snippets, pre-commit
 #[cfg(feature = "batch")]
 mod cli_batch; // robots.txt at research scale: WARC, rows and files into Parquet, JSON Lines, CSV
+mod cli_ci; // robots.txt in a site's CI: test, diff, JUnit, the manual's snippets, pre-commit
 #[cfg(feature = "fetch")]
 mod cli_edge; // challenged, priced (402) and HTML robots.txt in fetch, report and lint
 #[cfg(feature = "fetch")]
