@@ -370,7 +370,8 @@ fn agent_values_with_digits_per_mode() {
 /// beyond ASCII); the line keeps its warning, and Google mode answers as Google's library.
 #[test]
 fn a_crawler_named_verbatim_gets_the_group_that_names_it_in_rfc_mode() {
-    let body = "User-Agent: *\nDisallow: /admin/\n\nUser-Agent: UnicödeBöt\nDisallow: /some/page.html\n";
+    let body =
+        "User-Agent: *\nDisallow: /admin/\n\nUser-Agent: UnicödeBöt\nDisallow: /some/page.html\n";
     let rfc = Robots::parse(body.as_bytes());
     let google = Robots::parse_with(body.as_bytes(), &Options::mode(Mode::Google));
     for name in ["UnicödeBöt", "unicödeböt", "UNICÖDEBÖT"] {
@@ -393,7 +394,11 @@ fn a_crawler_named_verbatim_gets_the_group_that_names_it_in_rfc_mode() {
     assert!(rfc.robots.is_allowed(&tok("Unic"), "/admin/"));
     let warned: Vec<_> = rfc.diagnostics.iter().map(|d| (d.line, d.code)).collect();
     assert_eq!(warned, [(4, Code::AgentNotToken)]);
-    let warned: Vec<_> = google.diagnostics.iter().map(|d| (d.line, d.code)).collect();
+    let warned: Vec<_> = google
+        .diagnostics
+        .iter()
+        .map(|d| (d.line, d.code))
+        .collect();
     assert_eq!(warned, [(4, Code::AgentNotToken)]);
 }
 
@@ -422,8 +427,14 @@ fn verbatim_names_cover_every_value_that_is_not_a_token() {
         .any(|d| d.line == 7 && d.code == Code::InvalidUserAgent));
     // A header-like value: the token in front (`googlebot`) and the value whole.
     assert!(check(&tok("Googlebot"), "/googlebot"));
-    assert!(check(&ProductToken::verbatim("Googlebot/2.1"), "/googlebot"));
-    assert!(!check(&ProductToken::verbatim("Googlebot/2.2"), "/googlebot"));
+    assert!(check(
+        &ProductToken::verbatim("Googlebot/2.1"),
+        "/googlebot"
+    ));
+    assert!(!check(
+        &ProductToken::verbatim("Googlebot/2.2"),
+        "/googlebot"
+    ));
 
     // Google mode: none of these names gets a group.
     let google = Robots::parse_with(body.as_bytes(), &Options::mode(Mode::Google)).robots;
