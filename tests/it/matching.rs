@@ -362,7 +362,8 @@ proptest! {
                 .rules_for(&ProductToken::verbatim(agent))
                 .group_indexes()
                 .collect();
-            prop_assert_eq!(&got, &naive_groups(&groups, agent, mode), "{:?} {}\n{}", mode, agent, body);
+            let want = naive_groups(&groups, agent, mode);
+            prop_assert_eq!(got, want, "{mode:?} {agent}\n{body}");
         }
     }
 }
