@@ -363,7 +363,7 @@ proptest! {
                 .group_indexes()
                 .collect();
             let want = naive_groups(&groups, agent, mode);
-            prop_assert_eq!(got, want, "{mode:?} {agent}\n{body}");
+            prop_assert_eq!(got, want, "{:?} {}\n{}", mode, agent, body);
         }
     }
 }
