@@ -4,8 +4,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crawlgate::policy::{
-    Fetch, FetchOutcome, OriginState, PolicyOptions, Unreachable, Verdict,
-    VerdictReason,
+    Fetch, FetchOutcome, OriginState, PolicyOptions, Unreachable, Verdict, VerdictReason,
 };
 use crawlgate::{Mode, Options, Robots};
 use pyo3::exceptions::PyValueError;

@@ -327,6 +327,10 @@ struct Entry {
     sorted: OnceLock<Box<Sorted>>,
 }
 
+// An entry is 32 bytes on 64-bit targets (`Entry::verbatim` sits in what was padding).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Entry>() == 32);
+
 /// An agent's rules in precedence order (its groups merged): most specific first, `allow`
 /// first on ties, then file order. A list of up to [`INDEX_ABOVE`] rules, which a check
 /// scans (or tries by bucket), is each rule's position among the file-order slots with its

@@ -283,6 +283,91 @@ proptest! {
     }
 }
 
+/// `user-agent` values and crawler names: tokens, names beyond the token alphabet in several
+/// cases, `*`, and values with no token in front.
+const AGENT_NAMES: &[&str] = &[
+    "*",
+    "foo",
+    "FOO",
+    "foo bar",
+    "Foo Bar",
+    "FOO BAR",
+    "UnicödeBöt",
+    "UNICÖDEBÖT",
+    "unic",
+    "Übot",
+    "übot",
+    "*bot",
+    "Foo/1.0",
+    "foo/1.0",
+    "ÖÄÜ",
+];
+
+/// The groups a crawler given verbatim gets, the naive way: a name with a character outside
+/// the token alphabet gets (in RFC mode) the groups with a line of that whole value, ignoring
+/// case; a token gets the groups whose value starts with it as a token (as the mode reads
+/// tokens); else the `*` groups.
+fn naive_groups(groups: &[Vec<&str>], agent: &str, mode: Mode) -> Vec<usize> {
+    let fold = |s: &str| s.chars().flat_map(char::to_lowercase).collect::<String>();
+    let is_token_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let token_of = |v: &str| -> String {
+        let end = v
+            .find(|c: char| match mode {
+                Mode::Rfc => !is_token_char(c),
+                _ => !(c.is_ascii_alphabetic() || c == '_' || c == '-'),
+            })
+            .unwrap_or(v.len());
+        v[..end].to_ascii_lowercase()
+    };
+    let names = |v: &str| {
+        // `*` (and `* anything`) is the `*` group; `*bot` is a name.
+        let star = v == "*" || v.starts_with("* ");
+        let whole = mode == Mode::Rfc && !v.chars().all(is_token_char) && !star;
+        let token = token_of(v);
+        (!token.is_empty() && token == fold(agent)) || (whole && fold(v) == fold(agent))
+    };
+    let pick = |p: &dyn Fn(&str) -> bool| -> Vec<usize> {
+        (0..groups.len())
+            .filter(|&g| groups[g].iter().any(|v| p(v)))
+            .collect()
+    };
+    let named = pick(&|v| v != "*" && names(v));
+    if named.is_empty() {
+        pick(&|v| v == "*")
+    } else {
+        named
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    /// Group choice for a crawler given verbatim, in both modes, against [`naive_groups`].
+    #[test]
+    fn verbatim_names_choose_groups_as_the_naive_reference(
+        groups in prop::collection::vec(
+            prop::collection::vec(prop::sample::select(AGENT_NAMES), 1..3), 1..6),
+        agent in prop::sample::select(AGENT_NAMES),
+    ) {
+        let mut body = String::new();
+        for (g, agents) in groups.iter().enumerate() {
+            for a in agents {
+                body.push_str(&format!("User-agent: {a}\n"));
+            }
+            body.push_str(&format!("Disallow: /g{g}\n\n"));
+        }
+        for mode in [Mode::Rfc, Mode::Google] {
+            let robots = Robots::parse_with(body.as_bytes(), &Options::mode(mode)).robots;
+            let got: Vec<usize> = robots
+                .rules_for(&ProductToken::verbatim(agent))
+                .group_indexes()
+                .collect();
+            let want = naive_groups(&groups, agent, mode);
+            prop_assert_eq!(got, want, "{:?} {}\n{}", mode, agent, body);
+        }
+    }
+}
+
 fn agree(rules: &[(bool, String)], paths: &[String]) -> Result<(), TestCaseError> {
     {
         let mut body = String::from("User-agent: *\n");
