@@ -67,7 +67,9 @@ pub struct PathAudit<'r> {
     /// The decision for the path itself, with the rule that decided.
     pub decision: Decision<'r>,
     /// When [`PathAudit::access`] is [`Access::Partly`]: a rule of the other kind that
-    /// decides for some path under it (the first in precedence order).
+    /// decides for some path under it (the first in precedence order); `None` when what
+    /// allows some path under a disallowed one is that no rule matches there
+    /// (`Disallow: /$`).
     pub other: Option<RuleRef<'r>>,
 }
 
@@ -151,6 +153,12 @@ fn literal(pattern: &str) -> (&str, bool, bool) {
     (&pattern[..end], star, !star && end < pattern.len())
 }
 
+/// Whether a pattern matches every path that starts with its literal start: no `$`, and no
+/// `*` but trailing ones (`/a`, `/a*`).
+fn covers_under(pattern: &str) -> bool {
+    !pattern.trim_end_matches('*').contains(['*', '$'])
+}
+
 /// `path` and what lies under it, for `rules`.
 ///
 /// A rule of the other kind than the decision's changes the verdict for some path under `path`
@@ -192,8 +200,20 @@ fn path_audit<'r>(rules: &AgentRules<'r>, path: &str) -> PathAudit<'r> {
             }
         })
     };
+    // A disallow that matches the path matches all under it, unless it ends in `$`
+    // (`Disallow: /$`): the rest is then left to the default, allowed, unless a disallow that
+    // matches all under the path covers it.
+    let default_under = !decision.allowed
+        && !matches!(decision.reason, Reason::RobotsTxt)
+        && winner.is_some_and(|w| w.pattern.ends_with('$'))
+        && !rules.rules().any(|r| {
+            r.kind == RuleKind::Disallow
+                && covers_under(r.pattern)
+                && target.starts_with(literal(r.pattern).0)
+        });
     let access = match (decision.allowed, other) {
         (_, Some(_)) => Access::Partly,
+        (false, None) if default_under => Access::Partly,
         (true, None) => Access::Allowed,
         (false, None) => Access::Blocked,
     };

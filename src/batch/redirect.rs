@@ -82,10 +82,7 @@ impl Redirects {
     pub fn wanted(&self) -> HashSet<String> {
         self.held
             .iter()
-            .filter_map(|c| match self.chain_end(&c.url) {
-                Ok(end) => Some(end),
-                Err(_) => None,
-            })
+            .filter_map(|c| self.chain_end(&c.url).ok())
             .collect()
     }
 

@@ -98,7 +98,8 @@ enum State<R> {
     /// Between gzip members.
     Between(Input<R>),
     /// Inside a member that starts at the offset.
-    Member(BufReader<GzDecoder<Input<R>>>, u64),
+    /// (Boxed: the decoder's state is large, and between members there is none.)
+    Member(Box<BufReader<GzDecoder<Input<R>>>>, u64),
     /// A plain WARC.
     Plain(Input<R>),
     /// Done, or lost (a read error of the input itself).
@@ -183,8 +184,10 @@ impl<R: Read> WarcReader<R> {
                         Ok([]) => return None,
                         Ok(b) if b.starts_with(&GZIP_MAGIC) => {
                             let decoder = GzDecoder::new(input);
-                            self.state =
-                                State::Member(BufReader::with_capacity(32 * 1024, decoder), at);
+                            self.state = State::Member(
+                                Box::new(BufReader::with_capacity(32 * 1024, decoder)),
+                                at,
+                            );
                         }
                         Ok(_) => {
                             let why = format!("no gzip member starts at byte {at}");
@@ -215,10 +218,10 @@ impl<R: Read> WarcReader<R> {
                         }
                         Ok(None) => {
                             // The member ended cleanly: the input sits at the next one.
-                            self.state = State::Between(member.into_inner().into_inner());
+                            self.state = State::Between((*member).into_inner().into_inner());
                         }
                         Err(why) => {
-                            let mut input = member.into_inner().into_inner();
+                            let mut input = (*member).into_inner().into_inner();
                             let at = input.at;
                             let skipped = skip_to(&mut input, &GZIP_MAGIC, false);
                             self.state = match skipped {

@@ -593,13 +593,23 @@ mod oracle {
         all
     }
 
+    /// What the oracle found first: a disallow ending in `$` blocks only the path itself.
+    #[test]
+    fn an_anchored_disallow_leaves_the_rest_open() {
+        let robots = Robots::parse(b"User-agent: GPTBot\nDisallow: /$\n").robots;
+        let report = audit(&robots, &Catalogue::builtin(), &[]);
+        let gptbot = report.iter().find(|a| a.crawler.name == "GPTBot").unwrap();
+        assert_eq!(gptbot.root.access, Access::Partly);
+        assert!(!gptbot.root.decision.allowed);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
         #[test]
         fn access_agrees_with_every_path_under_it(
             own in rules(),
             star in rules(),
-            path in "/[ab/]{0,3}",
+            path in "/([ab]{1,2}/?){0,2}",
         ) {
             let mut body = String::from("User-agent: *\n");
             for (allow, p) in &star {
