@@ -244,7 +244,7 @@ pub enum Command {
     /// last 30 days with their diffs, and the URLs whose verdict they change; on the terminal,
     /// as JSON Lines or as an HTML page. Fetches every robots.txt now (recorded in the state)
     /// unless --offline; the report's first line says which.
-    #[command(after_help = REPORT_AFTER_HELP)]
+    #[command(after_help = REPORT_AFTER_HELP, mut_args(agent_user_agent_help))]
     Report(ReportArgs),
     /// Serve the engine over HTTP: JSON routes under /v1 (check, acquire, record, robots,
     /// recrawl) for crawlers in any language, on the crawl state (replicas share a Redis).
@@ -271,7 +271,7 @@ pub enum Command {
     /// Serve `check_url`, `explain_robots` and `robots_report` to AI agents: a Model Context
     /// Protocol server on standard input and output, on the crawl state.
     #[cfg(feature = "mcp")]
-    #[command(after_help = MCP_AFTER_HELP)]
+    #[command(after_help = MCP_AFTER_HELP, mut_args(agent_user_agent_help))]
     Mcp(McpArgs),
     /// Print a shell completion script (`crawlgate completions bash > /etc/bash_completion.d/crawlgate`).
     Completions(CompletionsArgs),
@@ -832,8 +832,8 @@ fn explain_agent_help(arg: clap::Arg) -> clap::Arg {
 }
 
 /// The words for the flattened [`HttpArgs`]' `--user-agent` of the commands that send the
-/// crawler's own name (`check`, `explain`, `page`, `policy`): each `--help` says what its own
-/// command sends.
+/// crawler's own name (`check`, `explain`, `page`, `policy`, `report`, `mcp`): each `--help`
+/// says what its own command sends.
 fn agent_user_agent_help(arg: clap::Arg) -> clap::Arg {
     match arg.get_id().as_str() {
         "user_agent" => {
