@@ -28,6 +28,14 @@ function agentOf(ua) {
   return ua;
 }
 
+// '*' asks as a crawler with no group of its own: a token no group names.
+const STAR = 'crawlgate-robots-parser-star';
+
+function tokenOf(ua) {
+  const agent = agentOf(ua);
+  return agent === '*' ? STAR : agent;
+}
+
 class RobotsParser {
   constructor(url, contents) {
     this._url = parseUrl(url) || {};
@@ -35,9 +43,8 @@ class RobotsParser {
     this._robots = Robots.parse(typeof body === 'string' ? body : String(body));
   }
 
-  // The decision for an URL of this robots.txt's origin; undefined for any other URL.
-  _decide(url, ua) {
-    const agent = agentOf(ua);
+  // The path and query of a URL of this robots.txt's origin; undefined for any other URL.
+  _target(url) {
     const parsed = parseUrl(url);
     if (
       !parsed ||
@@ -47,34 +54,33 @@ class RobotsParser {
     ) {
       return undefined;
     }
-    // '*' asks as a crawler with no group of its own.
-    const token = agent === '*' ? 'crawlgate-robots-parser-star' : agent;
-    return this._robots.check(parsed.pathname + parsed.search, token);
+    return parsed.pathname + parsed.search;
   }
 
   /** true/false for a URL of this origin; undefined for any other. */
   isAllowed(url, ua) {
-    const d = this._decide(url, ua);
-    return d === undefined ? undefined : d.allowed;
+    const token = tokenOf(ua);
+    const target = this._target(url);
+    return target === undefined ? undefined : this._robots.isAllowed(target, token);
   }
 
   /** The opposite of isAllowed (undefined for other origins). */
   isDisallowed(url, ua) {
-    const d = this._decide(url, ua);
-    return d === undefined ? undefined : !d.allowed;
+    const allowed = this.isAllowed(url, ua);
+    return allowed === undefined ? undefined : !allowed;
   }
 
   /** The deciding rule's line; -1 when no rule decided; undefined for other origins. */
   getMatchingLineNumber(url, ua) {
-    const d = this._decide(url, ua);
-    if (d === undefined) return undefined;
-    return d.line ?? -1;
+    const token = tokenOf(ua);
+    const target = this._target(url);
+    if (target === undefined) return undefined;
+    return this._robots.check(target, token).line ?? -1;
   }
 
   /** The crawl-delay of the agent's groups, in seconds, or undefined. */
   getCrawlDelay(ua) {
-    const agent = agentOf(ua);
-    const delay = this._robots.crawlDelay(agent === '*' ? 'crawlgate-robots-parser-star' : agent);
+    const delay = this._robots.crawlDelay(tokenOf(ua));
     return delay ?? undefined;
   }
 
