@@ -1,12 +1,12 @@
 //! `Robots`: a parsed robots.txt (`Robots.parse`), or a fetched one read under RFC 9309's
 //! status rules and the edge refusals (`Robots.fromResponse`), and its answers.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 use crawlgate::http::{response_fetch, FetchOptions, HtmlRobotsTxt};
 use crawlgate::policy::{FetchOutcome, OriginState, PolicyOptions, Verdict};
-use crawlgate::{OtherKey, Reason, RuleRef};
+use crawlgate::{OtherKey, ProductToken, Reason, RuleRef};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -213,6 +213,9 @@ pub struct Robots {
     reason: &'static str,
     message: String,
     html: bool,
+    /// The last agent string read and its token: a crawler asks with one agent, and reading
+    /// it again for every check was a third of a check's time.
+    last_agent: Mutex<Option<(String, ProductToken)>>,
 }
 
 fn options(o: &Option<ParseOptions>) -> Result<crawlgate::Options> {
@@ -245,6 +248,7 @@ impl Robots {
             reason: "fetched",
             message: "robots.txt was fetched and parsed".to_owned(),
             html: false,
+            last_agent: Mutex::new(None),
         })
     }
 
@@ -298,6 +302,7 @@ impl Robots {
             reason: judgement.reason.as_str(),
             message: judgement.reason.to_string(),
             html: fetch.html,
+            last_agent: Mutex::new(None),
         })
     }
 
@@ -312,6 +317,7 @@ impl Robots {
             reason: "fetched",
             message: "robots.txt was fetched and parsed".to_owned(),
             html: false,
+            last_agent: Mutex::new(None),
         })
     }
 
@@ -450,7 +456,7 @@ impl Robots {
     /// `"google"` mode any string, compared whole.
     #[napi]
     pub fn check(&self, url: String, agent: String) -> Result<Decision> {
-        let token = input::agent(&agent, self.robots.mode())?;
+        let token = self.token(&agent)?;
         Ok(match self.verdict {
             Verdict::Rules => self.robots.check(&token, &url).into(),
             v => fixed(v == Verdict::AllowAll),
@@ -460,7 +466,7 @@ impl Robots {
     /// `check(url, agent).allowed`, without building the decision.
     #[napi]
     pub fn is_allowed(&self, url: String, agent: String) -> Result<bool> {
-        let token = input::agent(&agent, self.robots.mode())?;
+        let token = self.token(&agent)?;
         Ok(match self.verdict {
             Verdict::Rules => self.robots.is_allowed(&token, &url),
             v => v == Verdict::AllowAll,
@@ -470,14 +476,14 @@ impl Robots {
     /// The `crawl-delay` (seconds) of the groups that apply to `agent`, if any.
     #[napi]
     pub fn crawl_delay(&self, agent: String) -> Result<Option<f64>> {
-        let token = input::agent(&agent, self.robots.mode())?;
+        let token = self.token(&agent)?;
         Ok(self.robots.crawl_delay(&token))
     }
 
     /// The first usable `request-rate` of the groups that apply to `agent`, if any.
     #[napi]
     pub fn request_rate(&self, agent: String) -> Result<Option<RequestRate>> {
-        let token = input::agent(&agent, self.robots.mode())?;
+        let token = self.token(&agent)?;
         Ok(self
             .robots
             .request_rate(&token)
@@ -488,7 +494,7 @@ impl Robots {
     /// The `Content-Usage` preferences in force for `agent` at `url`.
     #[napi]
     pub fn usage(&self, url: String, agent: String) -> Result<Usage> {
-        let token = input::agent(&agent, self.robots.mode())?;
+        let token = self.token(&agent)?;
         let u = self.robots.usage(&token, &url);
         Ok(Usage {
             allowed: u.decision.allowed,
@@ -502,6 +508,21 @@ impl Robots {
     #[napi]
     pub fn to_robots_txt(&self) -> String {
         self.robots.to_robots_txt()
+    }
+}
+
+impl Robots {
+    /// `agent` read as the mode reads it, from the last one when it is the same string.
+    fn token(&self, agent: &str) -> Result<ProductToken> {
+        let mut last = self.last_agent.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((text, token)) = last.as_ref() {
+            if text == agent {
+                return Ok(token.clone());
+            }
+        }
+        let token = input::agent(agent, self.robots.mode())?;
+        *last = Some((agent.to_owned(), token.clone()));
+        Ok(token)
     }
 }
 
