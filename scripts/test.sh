@@ -16,6 +16,9 @@
 # - Then the Python package (python/): scripts/python-test.sh builds its wheel and runs its
 #   pytest suite in python/.venv, installing python3 (apt-get), maturin, pytest, Scrapy, Protego
 #   and mypy when they are missing.
+# - Then the Node package (node/): scripts/node-test.sh installs node and npm (apt-get) when
+#   missing, runs `npm ci`, builds the addon and runs its node --test suites, real Crawlee
+#   crawls included.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,3 +47,4 @@ echo "== chromium: $("${CHROMIUM:-$(command -v chromium || command -v chromium-b
 
 cargo test --workspace --all-features "$@"
 bash scripts/python-test.sh
+bash scripts/node-test.sh

@@ -333,62 +333,21 @@ impl Fetcher {
     ) -> Result<Fetch, LocalError> {
         let started = Instant::now();
         let url = origin.robots_txt_url();
-        let seen = self
+        let mut seen = self
             .retrieve_with(&url, self.options.body_cap(), validators)
             .await;
         let mut max_age = None;
         let mut declared_size = None;
         let (mut etag, mut last_modified) = (None, None);
-        let mut html = false;
-        let outcome = match seen.end {
-            RetrievalEnd::Challenge { status, marker } => {
-                FetchOutcome::Unreachable(Unreachable::Challenge { status, marker })
-            }
-            RetrievalEnd::Body(body)
-                if self.options.html == HtmlRobotsTxt::Unreachable
-                    && html_page(&seen.content_type, &body).is_some() =>
-            {
-                html = true;
-                let why = html_page(&seen.content_type, &body).unwrap_or_default();
-                FetchOutcome::Unreachable(Unreachable::HtmlPage(why))
-            }
-            RetrievalEnd::Body(body) => {
-                html = html_page(&seen.content_type, &body).is_some();
-                max_age = seen.max_age;
-                etag = seen.etag;
-                last_modified = seen.last_modified;
-                declared_size = seen.declared_size;
-                let parsed = Robots::parse_with(
-                    &body,
-                    &Options {
-                        mode: self.options.mode,
-                        max_bytes: self.options.max_bytes,
-                        // The fetch's record counts the file's errors and warnings.
-                        diagnostics: true,
-                    },
-                );
-                FetchOutcome::Rules {
-                    body: Arc::from(body),
-                    parsed: Arc::new(parsed),
-                }
-            }
-            RetrievalEnd::Status(304) => match validators {
-                Some(v) => {
-                    max_age = seen.max_age;
-                    FetchOutcome::NotModified { digest: v.digest }
-                }
-                None => FetchOutcome::Unreachable(Unreachable::Status(304)),
-            },
-            RetrievalEnd::Status(402) => {
-                FetchOutcome::PaymentRequired(seen.payment.unwrap_or_default())
-            }
-            RetrievalEnd::Status(code) => status_outcome(code),
-            RetrievalEnd::TooManyRedirects => {
-                FetchOutcome::Unavailable(Unavailable::TooManyRedirects)
-            }
-            RetrievalEnd::RedirectLoop => FetchOutcome::Unavailable(Unavailable::RedirectLoop),
-            RetrievalEnd::Failed(why) => FetchOutcome::Unreachable(why),
-            RetrievalEnd::Local(e) => {
+        let (outcome, html) = match end_outcome(
+            seen.end,
+            &seen.content_type,
+            seen.payment.take(),
+            validators,
+            &self.options,
+        ) {
+            Ok(o) => o,
+            Err(e) => {
                 tracing::warn!(
                     target: TARGET,
                     url = %url,
@@ -399,6 +358,17 @@ impl Fetcher {
                 return Err(e);
             }
         };
+        // The caching fields of a file read (or, for `max-age`, re-confirmed).
+        match &outcome {
+            FetchOutcome::Rules { .. } => {
+                max_age = seen.max_age;
+                etag = seen.etag;
+                last_modified = seen.last_modified;
+                declared_size = seen.declared_size;
+            }
+            FetchOutcome::NotModified { .. } => max_age = seen.max_age,
+            _ => {}
+        }
         let retry_after = match seen.status {
             Some(429 | 503) => seen.retry_after,
             _ => None,
@@ -614,14 +584,9 @@ impl Fetcher {
                 // The unread redirect body goes with `response`; its connection is closed.
                 continue;
             }
-            if let Some(marker) = challenge(headers) {
-                return RetrievalEnd::Challenge { status, marker };
-            }
-            if status == 402 {
-                seen.payment = Some(price_headers(headers));
-            }
-            if !(200..300).contains(&status) {
-                return RetrievalEnd::Status(status);
+            seen.payment = payment(status, headers);
+            if let Some(end) = head_end(status, headers) {
+                return end;
             }
             let codings = match decode::codings(headers) {
                 Ok(c) => c,
@@ -737,6 +702,128 @@ pub(crate) enum RetrievalEnd {
     Failed(Unreachable),
     /// Nothing learned: the request failed on this side.
     Local(LocalError),
+}
+
+/// What one final response to a robots.txt request means, read as [`Fetcher::fetch`] reads
+/// the last response of a fetch (the table at the top of this module): a challenge marker
+/// (whatever the status), a 402 with its price headers, RFC 9309's status rules, and a 2xx
+/// body parsed (at most [`FetchOptions::max_bytes`]; an HTML page is unreachable or rules as
+/// [`FetchOptions::html`] says). For a response fetched by another HTTP client: redirects are
+/// that client's to follow (a 3xx given here is one not followed: "not found"), and a 304 is
+/// unreachable (no validators were sent). `Retry-After` of a 429 or 503 is read against `now`.
+pub fn response_fetch(
+    url: &str,
+    status: u16,
+    headers: &HeaderMap,
+    body: &[u8],
+    options: &FetchOptions,
+    now: SystemTime,
+) -> Fetch {
+    let end = head_end(status, headers)
+        .unwrap_or_else(|| RetrievalEnd::Body(body[..body.len().min(options.body_cap())].to_vec()));
+    let content_type = headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let (outcome, html) = end_outcome(end, &content_type, payment(status, headers), None, options)
+        // Only a local failure is an error, and a response given whole has none.
+        .unwrap_or_else(|e| {
+            (
+                FetchOutcome::Unreachable(Unreachable::Other(e.to_string())),
+                false,
+            )
+        });
+    let rules = matches!(outcome, FetchOutcome::Rules { .. });
+    let text = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &reqwest::header::HeaderValue| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    Fetch {
+        url: url.to_owned(),
+        final_url: url.to_owned(),
+        redirects: 0,
+        status: Some(status),
+        max_age: if rules { max_age(headers) } else { None },
+        retry_after: if matches!(status, 429 | 503) {
+            retry_after(headers, now)
+        } else {
+            None
+        },
+        etag: if rules { text(ETAG) } else { None },
+        last_modified: if rules { text(LAST_MODIFIED) } else { None },
+        declared_size: None,
+        content_type,
+        html,
+        outcome,
+    }
+}
+
+/// The price headers of a 402 response.
+fn payment(status: u16, headers: &HeaderMap) -> Option<crate::policy::Payment> {
+    (status == 402).then(|| price_headers(headers))
+}
+
+/// How a final response's head ends a retrieval before its body is read: a challenge marker
+/// (whatever the status), or any status but 2xx. `None` for a 2xx, whose body is read.
+fn head_end(status: u16, headers: &HeaderMap) -> Option<RetrievalEnd> {
+    if let Some(marker) = challenge(headers) {
+        return Some(RetrievalEnd::Challenge { status, marker });
+    }
+    (!(200..300).contains(&status)).then_some(RetrievalEnd::Status(status))
+}
+
+/// The outcome of a retrieval's end, and whether its body is an HTML page; a failure on this
+/// side is an error (nothing to record).
+fn end_outcome(
+    end: RetrievalEnd,
+    content_type: &Option<String>,
+    payment: Option<crate::policy::Payment>,
+    validators: Option<&Validators>,
+    options: &FetchOptions,
+) -> Result<(FetchOutcome, bool), LocalError> {
+    let mut html = false;
+    let outcome = match end {
+        RetrievalEnd::Challenge { status, marker } => {
+            FetchOutcome::Unreachable(Unreachable::Challenge { status, marker })
+        }
+        RetrievalEnd::Body(body)
+            if options.html == HtmlRobotsTxt::Unreachable
+                && html_page(content_type, &body).is_some() =>
+        {
+            html = true;
+            let why = html_page(content_type, &body).unwrap_or_default();
+            FetchOutcome::Unreachable(Unreachable::HtmlPage(why))
+        }
+        RetrievalEnd::Body(body) => {
+            html = html_page(content_type, &body).is_some();
+            let parsed = Robots::parse_with(
+                &body,
+                &Options {
+                    mode: options.mode,
+                    max_bytes: options.max_bytes,
+                    // The fetch's record counts the file's errors and warnings.
+                    diagnostics: true,
+                },
+            );
+            FetchOutcome::Rules {
+                body: Arc::from(body),
+                parsed: Arc::new(parsed),
+            }
+        }
+        RetrievalEnd::Status(304) => match validators {
+            Some(v) => FetchOutcome::NotModified { digest: v.digest },
+            None => FetchOutcome::Unreachable(Unreachable::Status(304)),
+        },
+        RetrievalEnd::Status(402) => FetchOutcome::PaymentRequired(payment.unwrap_or_default()),
+        RetrievalEnd::Status(code) => status_outcome(code),
+        RetrievalEnd::TooManyRedirects => FetchOutcome::Unavailable(Unavailable::TooManyRedirects),
+        RetrievalEnd::RedirectLoop => FetchOutcome::Unavailable(Unavailable::RedirectLoop),
+        RetrievalEnd::Failed(why) => FetchOutcome::Unreachable(why),
+        RetrievalEnd::Local(e) => return Err(e),
+    };
+    Ok((outcome, html))
 }
 
 /// The outcome of a final status other than 2xx: the library's one rule

@@ -26,8 +26,8 @@ mod tdmrep;
 
 pub use address::AddressPolicy;
 pub use client::{
-    default_max_in_flight, FetchError, FetchOptions, Fetcher, HtmlRobotsTxt, LocalError,
-    MAX_REDIRECT_URL, MAX_RESPONSE_HEADERS,
+    default_max_in_flight, response_fetch, FetchError, FetchOptions, Fetcher, HtmlRobotsTxt,
+    LocalError, MAX_REDIRECT_URL, MAX_RESPONSE_HEADERS,
 };
 pub use headers::{ChallengeMarker, CHALLENGE_MARKERS};
 pub use page::{PageFetchError, PageResponse};
