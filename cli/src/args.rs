@@ -1097,6 +1097,16 @@ pub struct ServeArgs {
     /// The longest /v1/acquire long-poll (`"wait": true`), in seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     pub max_wait: f64,
+    /// Long-polls (`/v1/acquire` with `"wait": true`) that wait at once: a waiting one gives
+    /// its --max-in-flight place back and holds one of these; past the bound, an acquire is
+    /// answered at once (`permit: false` and when to come back).
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    pub max_waiting: usize,
+    /// At shutdown, how long to keep retrying the changes the state store has not taken
+    /// (a store that is down or full), in seconds; what is still not written then is reported
+    /// lost.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    pub shutdown_grace: f64,
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,

@@ -166,7 +166,9 @@ class Client:
                ) -> Dict[str, Any]:
         """Records how a fetch went (a 429 or 503 backs the origin off for every replica).
         ``retry_after`` is the response's ``Retry-After`` as sent: seconds (``int`` or digits)
-        or an HTTP-date."""
+        or an HTTP-date. A 429 or 503 is always recorded: a value that is neither, or that
+        asks for no wait (``0``, a past date), gets the default backoff, and the answer's
+        ``warning`` says why."""
         body: Dict[str, Any] = {"url": url, "status": status}
         if retry_after is not None:
             body["retry_after"] = retry_after

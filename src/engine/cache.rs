@@ -84,6 +84,9 @@ const LOCAL_RETRY_FOR: Duration = Duration::from_secs(30);
 const LEASE_POLL: Duration = Duration::from_millis(25);
 /// Changes kept per origin while the store is down; older ones are dropped first.
 const MAX_PENDING: usize = 64;
+/// The origin [`RobotsCache::probe_store`] reads: a reserved name (RFC 2606), so nobody
+/// crawls it and the read finds nothing.
+const PROBE_ORIGIN: &str = "http://store-probe.crawlgate.invalid/";
 
 /// Options of a [`RobotsCache`].
 ///
@@ -665,6 +668,32 @@ impl RobotsCache {
         status.lost = self.inner.lost_data.load(Ordering::Relaxed);
         status.durability_warning = self.inner.store.durability_warning();
         status
+    }
+
+    /// Asks the store whether it takes what the engine writes, as a readiness check does, and
+    /// returns the status after: the changes pending are written (a read alone would say
+    /// nothing of a full disk), or, with none pending, an origin nobody crawls is read. The
+    /// store's health follows the answer, so a store that answers again is available at once,
+    /// without waiting for a request to write. Costs one store round trip per origin with
+    /// changes pending (one in all with none); a caller that probes often rate-limits it.
+    pub async fn probe_store(&self) -> StoreStatus {
+        let mut wrote = false;
+        for (origin, slot) in self.inner.slots.iter() {
+            if slot.has_pending() {
+                wrote = true;
+                // Failures are in the health; the others are still tried.
+                let _ = self.inner.write_pending(&origin, &slot).await;
+            }
+        }
+        if !wrote {
+            if let Ok(probe) = Origin::from_url(PROBE_ORIGIN) {
+                match self.inner.store.load(&probe).await {
+                    Ok(_) => self.inner.health.ok(),
+                    Err(e) => self.inner.health.failed(&e),
+                }
+            }
+        }
+        self.store_status()
     }
 
     /// Waits until no fetch is running, then writes the changes the store did not take yet.

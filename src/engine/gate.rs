@@ -250,10 +250,12 @@ impl RobotsCache {
 
     /// `Retry-After` as a response sends it (delta-seconds or an HTTP-date, measured on the
     /// engine's clock), for a caller that records a fetch made elsewhere
-    /// ([`RobotsCache::record_fetch`]); `None` when it is neither. Read as
-    /// [`Permit::record_response`] reads the header.
-    pub fn retry_after(&self, value: &str) -> Option<Duration> {
-        crate::http::headers::retry_after_value(value, self.clock().now())
+    /// ([`RobotsCache::record_fetch`]). Read as [`Permit::record_response`] reads the header:
+    /// a value that is neither, or that asks for no wait (`0`, a date already past), is
+    /// [`RetryAfterIgnored`], and the backoff it came with takes the default
+    /// (exponential) delay: a 429 or 503 always backs off.
+    pub fn retry_after(&self, value: &str) -> Result<Duration, RetryAfterIgnored> {
+        read_retry_after(value, self.clock().now())
     }
 
     /// The key's next slot for `answer`'s URL, reserved now.
@@ -315,6 +317,8 @@ impl RobotsCache {
     ) -> Recorded {
         let options = &self.gate().options;
         let now = self.clock().now();
+        // A wait of zero would record no backoff at all: the default delay stands in.
+        let retry_after = retry_after.filter(|d| !d.is_zero());
         match status {
             s if options.backs_off(s) => {
                 let rules = options.backoff(self.gate().draw());
@@ -368,6 +372,11 @@ impl RobotsCache {
             if last.up == up && recent {
                 return;
             }
+        } else if self.state(origin).await.is_none() {
+            // Nothing held of the origin (never checked, or evicted from a store that keeps
+            // nothing): the 30-day rule counts from a robots.txt fetch, and a report would
+            // make a state that stands for none.
+            return;
         }
         self.record_page_fetch(origin, up).await;
     }
@@ -455,6 +464,36 @@ impl fmt::Debug for Permit {
     }
 }
 
+/// Why a `Retry-After` was not taken as the backoff's delay. The backoff is recorded all the
+/// same, with the default delay ([`GateOptions::backoff_base`](crate::policy::GateOptions),
+/// doubled per backoff in a row): a site that answers 429 or 503 is left alone whatever its
+/// header says. The message says so, for a caller to pass on as a warning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RetryAfterIgnored {
+    /// Neither delay-seconds (`1*DIGIT`) nor an HTTP-date: `2.5`, `120s`, `-1`, empty.
+    #[error("Retry-After is neither whole seconds nor an HTTP-date: the default backoff applies")]
+    Unreadable,
+    /// `0`, or an HTTP-date already past: taken at its word it would record no backoff.
+    #[error(
+        "Retry-After asks for no wait (0, or a date already past): the default backoff applies"
+    )]
+    NoWait,
+}
+
+/// The one reading of a `Retry-After` value for a backoff, at `now`: the wait it asks for, or
+/// why the default delay stands in ([`RetryAfterIgnored`]).
+pub(crate) fn read_retry_after(
+    value: &str,
+    now: SystemTime,
+) -> Result<Duration, RetryAfterIgnored> {
+    match crate::http::headers::retry_after_value(value, now) {
+        None => Err(RetryAfterIgnored::Unreadable),
+        Some(d) if d.is_zero() => Err(RetryAfterIgnored::NoWait),
+        Some(d) => Ok(d),
+    }
+}
+
 /// What a recorded outcome did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -527,7 +566,19 @@ impl Permit {
         status: u16,
         headers: &reqwest::header::HeaderMap,
     ) -> Recorded {
-        let retry_after = crate::http::headers::retry_after(headers, self.cache.clock().now());
+        let retry_after = match headers.get(reqwest::header::RETRY_AFTER) {
+            None => None,
+            Some(value) => {
+                let read = value
+                    .to_str()
+                    .map_err(|_| RetryAfterIgnored::Unreadable)
+                    .and_then(|v| read_retry_after(v, self.cache.clock().now()));
+                if let Err(why) = read {
+                    tracing::info!(target: TARGET, origin = %self.answer.origin, status, value = ?value, "{why}");
+                }
+                read.ok()
+            }
+        };
         self.record(status, retry_after).await
     }
 

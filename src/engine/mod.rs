@@ -122,7 +122,7 @@ pub use answer::{Answer, DecidingRule, SitemapUrls};
 pub use cache::OpenError;
 pub use cache::{CacheOptions, CheckError, LocalFailures, RobotsCache, StoreStatus};
 pub use clock::{Clock, ManualClock, Sleep, SystemClock};
-pub use gate::{Permit, Recorded, Refused, Slot};
+pub use gate::{Permit, Recorded, Refused, RetryAfterIgnored, Slot};
 #[cfg(feature = "middleware")]
 pub use middleware::{refusal, GateMiddleware};
 pub use policy::{CrawlPolicy, Edge, PagePart, PolicyWarning, TdmPart, TdmSource};

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crawlgate::engine::{Answer, CacheOptions, Clock, ManualClock, RobotsCache};
-use crawlgate::engine::{Permit, Recorded, Refused};
+use crawlgate::engine::{Permit, Recorded, Refused, RetryAfterIgnored};
 
 use crawlgate::policy::{BackoffRules, DelaySource, GateOptions, PoliteKey};
 use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, OriginState};
@@ -208,6 +208,46 @@ async fn retry_after_120_pushes_the_next_permit_120_s_out() {
     rules(&cache, "http://calm.test", "User-agent: *\n").await;
     let permit = acquired(&cache, "http://calm.test/").await;
     assert_eq!(permit.waited(), Duration::ZERO);
+}
+
+#[tokio::test]
+async fn a_retry_after_that_asks_for_no_wait_or_cannot_be_read_gets_the_default_backoff() {
+    let (cache, _clock) = engine({
+        let mut gate = no_default_delay();
+        gate.backoff_jitter_percent = 0;
+        gate
+    });
+    // Each on an origin of its own: the first backoff of a run, 60 s.
+    let values: [&[u8]; 7] = [
+        b"0",
+        b"2.5",
+        b"120s",
+        b"-1",
+        b"",
+        b"Thu, 01 Jan 1970 00:00:00 GMT",
+        b"\xff",
+    ];
+    for (i, value) in values.into_iter().enumerate() {
+        let origin = format!("http://o{i}.test");
+        rules(&cache, &origin, "User-agent: *\n").await;
+        let permit = acquired(&cache, &format!("{origin}/a")).await;
+        let mut headers = reqwest::header::HeaderMap::new();
+        headers.insert(
+            "retry-after",
+            reqwest::header::HeaderValue::from_bytes(value).expect("header"),
+        );
+        let recorded = permit.record_response(429, &headers).await;
+        assert_eq!(
+            recorded,
+            Recorded::BackedOff(Duration::from_secs(60)),
+            "{value:?}"
+        );
+    }
+    // As does a zero passed as a wait.
+    rules(&cache, "http://zero.test", "User-agent: *\n").await;
+    let permit = acquired(&cache, "http://zero.test/a").await;
+    let recorded = permit.record(503, Some(Duration::ZERO)).await;
+    assert_eq!(recorded, Recorded::BackedOff(Duration::from_secs(60)));
 }
 
 #[tokio::test]
@@ -917,5 +957,16 @@ async fn a_confirmed_slot_stands_unless_a_backoff_reaches_it() {
         .retry_after("Fri, 15 Jan 2027 08:01:30 GMT")
         .expect("an HTTP-date");
     assert_eq!(date, Duration::from_secs(30));
-    assert_eq!(cache.retry_after("soon"), None);
+    // What asks for no wait, or cannot be read, is not taken: the default backoff stands in.
+    for (value, why) in [
+        ("soon", RetryAfterIgnored::Unreadable),
+        ("2.5", RetryAfterIgnored::Unreadable),
+        ("120s", RetryAfterIgnored::Unreadable),
+        ("-1", RetryAfterIgnored::Unreadable),
+        ("", RetryAfterIgnored::Unreadable),
+        ("0", RetryAfterIgnored::NoWait),
+        ("Fri, 15 Jan 2027 08:00:00 GMT", RetryAfterIgnored::NoWait),
+    ] {
+        assert_eq!(cache.retry_after(value), Err(why), "{value:?}");
+    }
 }

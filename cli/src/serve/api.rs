@@ -19,6 +19,7 @@ use crawlgate::{Mode, Origin, ProductToken};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::json;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::metrics::Metrics;
 use super::slots::Ledger;
@@ -35,7 +36,42 @@ pub struct App {
     pub max_urls: usize,
     pub max_wait: Duration,
     pub mode: Mode,
+    /// When `/readyz` last probed the store ([`PROBE_EVERY`]); held while a probe runs, so
+    /// that probes at once make one.
+    pub probed: tokio::sync::Mutex<Option<tokio::time::Instant>>,
+    /// The places of requests handled at once (`--max-in-flight`).
+    pub places: Arc<Semaphore>,
+    /// The places of long-polls waiting for their slot (`--max-waiting`): a waiting acquire
+    /// holds one of these instead of a place in flight, so that waits do not take the places
+    /// answers need.
+    pub waiting: Arc<Semaphore>,
 }
+
+/// A request's place among `--max-in-flight`, which its handler may give back early (a
+/// long-poll, while it waits). Dropped with the request otherwise.
+#[derive(Clone)]
+pub struct Place(Arc<std::sync::Mutex<Option<OwnedSemaphorePermit>>>);
+
+impl Place {
+    pub fn new(permit: OwnedSemaphorePermit) -> Place {
+        Place(Arc::new(std::sync::Mutex::new(Some(permit))))
+    }
+
+    /// Frees the place now.
+    pub fn give_back(&self) {
+        let taken = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        drop(taken);
+    }
+}
+
+/// `/readyz` probes the store at most this often; between probes it answers from the health
+/// the requests keep. A balancer polling every few seconds gets a probe each time; a flood of
+/// probes costs the store one round trip a second.
+pub const PROBE_EVERY: Duration = Duration::from_secs(1);
 
 /// A JSON error: `{"error": {"code", "message", "field"}}`.
 #[derive(Debug)]
@@ -198,28 +234,39 @@ pub async fn healthz() -> Response {
     Json(json!({"status": "ok"})).into_response()
 }
 
-/// `GET /readyz`: the state store takes what the engine writes. Not ready while the engine's
-/// last store operation failed (a full disk fails writes while reads still answer: a read
-/// alone would say ready), nor while the store does not answer a read of an origin nobody
-/// crawls. The same status as `crawlgate_store_up` in /metrics.
+/// `GET /readyz`: the state store takes what the engine writes. The store itself is asked
+/// ([`RobotsCache::probe_store`](crawlgate::engine::RobotsCache::probe_store): the changes
+/// pending are written, else a read is made), at most once per [`PROBE_EVERY`], so readiness
+/// comes back as soon as the store does, with no other request. Not ready while the last
+/// store operation failed (a full disk fails writes while reads still answer), nor while
+/// changes are pending that the store does not take. The same status as `crawlgate_store_up`
+/// in /metrics.
 pub async fn readyz(State(app): State<Arc<App>>) -> Response {
-    let status = app.cache.store_status();
+    let status = {
+        let mut probed = app.probed.lock().await;
+        let due = probed.is_none_or(|at| at.elapsed() >= PROBE_EVERY);
+        if due {
+            let status = app.cache.probe_store().await;
+            *probed = Some(tokio::time::Instant::now());
+            status
+        } else {
+            app.cache.store_status()
+        }
+    };
     if !status.available {
         let why = status.last_error.as_deref().unwrap_or("an unknown error");
         return not_ready(format!(
-            "the state store failed the last operation ({} failures since the start): {why}",
-            status.errors
+            "the state store failed the last operation ({} failures since the start, {} changes pending): {why}",
+            status.errors, status.pending
         ));
     }
-    let probe = Origin::from_url("http://readyz.crawlgate.invalid/");
-    let result = match probe {
-        Ok(o) => app.cache.store().load(&o).await.map(|_| ()),
-        Err(_) => Ok(()),
-    };
-    match result {
-        Ok(()) => Json(json!({"status": "ready"})).into_response(),
-        Err(e) => not_ready(format!("the state store did not answer: {e}")),
+    if status.pending > 0 {
+        return not_ready(format!(
+            "{} changes are pending: the state store has not taken them yet",
+            status.pending
+        ));
     }
+    Json(json!({"status": "ready"})).into_response()
 }
 
 fn not_ready(message: String) -> Response {

@@ -3,7 +3,8 @@
 //! kernel's accept queue, using no descriptor of ours), and never more than the open-file
 //! limit leaves. A connection with no request in flight is closed after `idle` (and an
 //! HTTP/1 one whose next request's headers are not all in within `header` of its first
-//! byte). On shutdown, no connection is accepted and those open finish their requests.
+//! byte, or whose first request's are not within `header` of the accept). On shutdown, no
+//! connection is accepted and those open finish their requests.
 
 use std::future::Future;
 use std::io;
@@ -241,11 +242,15 @@ struct ClockState {
 }
 
 impl Default for ClockState {
+    /// A connection just accepted: its first request is on its way, so the header deadline
+    /// runs from now (a connection that sends nothing holds its place for `header`, not
+    /// `idle`).
     fn default() -> Self {
+        let now = Instant::now();
         ClockState {
             in_flight: 0,
-            idle_since: Instant::now(),
-            pending_since: None,
+            idle_since: now,
+            pending_since: Some(now),
             http2: false,
         }
     }

@@ -55,6 +55,7 @@ mod enabled {
     use crawlgate::Mode;
     use sha2::{Digest, Sha256};
     use subtle::ConstantTimeEq;
+    use tokio::sync::Semaphore;
     use tower::ServiceBuilder;
     use tower_http::trace::TraceLayer;
 
@@ -78,6 +79,8 @@ mod enabled {
         /// The host names answered besides loopback ones; `None`: any.
         pub hosts: Option<Vec<String>>,
         pub max_wait: Duration,
+        /// Long-polls (`"wait": true` acquires) waiting at once, apart from `max_in_flight`.
+        pub max_waiting: usize,
         pub mode: Mode,
     }
 
@@ -124,8 +127,10 @@ mod enabled {
                 &args.allow_host,
             ),
             max_wait: seconds(args.max_wait, "--max-wait")?,
+            max_waiting: args.max_waiting,
             mode: args.mode.into(),
         };
+        let grace = seconds(args.shutdown_grace, "--shutdown-grace")?;
         let (max_connections, lowered) = conn::connections_allowed(args.max_connections);
         let limits = conn::Limits {
             max_connections,
@@ -170,6 +175,13 @@ mod enabled {
                 state.name
             ))?;
             out.flush()?;
+            if wait_outlasts_timeout(args) {
+                tracing::warn!(
+                    "--max-wait ({} s) exceeds --request-timeout ({} s): a long-poll is cut off by the timeout (503) before its slot comes",
+                    args.max_wait,
+                    args.request_timeout
+                );
+            }
             if let Some(files) = lowered {
                 tracing::warn!(
                     "--max-connections lowered to {max_connections}: the open-file limit is {files}"
@@ -178,11 +190,46 @@ mod enabled {
             conn::run(listener, router, limits, shutdown())
                 .await
                 .context("the server failed")?;
-            state::finish(&cache, &state, out).await?;
+            finish(&cache, &state, grace, out).await?;
             out.line(format_args!("crawlgate serve: stopped"))?;
             anyhow::Ok(())
         })?;
         Ok(Status::Clean)
+    }
+
+    /// How often shutdown tries the store again within `--shutdown-grace`.
+    const FLUSH_RETRY: Duration = Duration::from_millis(250);
+
+    /// Writes what the store has not taken, trying again until `grace` is up (a store down
+    /// or full for a moment loses nothing); then says what is lost, as a one-shot command does.
+    async fn finish(
+        cache: &RobotsCache,
+        state: &state::State,
+        grace: Duration,
+        out: &mut Out,
+    ) -> anyhow::Result<()> {
+        let deadline = tokio::time::Instant::now() + grace;
+        loop {
+            let flushed = tokio::time::timeout_at(deadline, cache.flush()).await;
+            let pending = cache.store_status().pending;
+            if matches!(flushed, Ok(Ok(()))) && pending == 0 {
+                break;
+            }
+            if tokio::time::Instant::now() + FLUSH_RETRY >= deadline {
+                break;
+            }
+            tracing::warn!(
+                pending,
+                "the state store has not taken every change: trying again"
+            );
+            tokio::time::sleep(FLUSH_RETRY).await;
+        }
+        state::finish(cache, state, out).await
+    }
+
+    /// Whether a long-poll can outlast the request's own deadline.
+    fn wait_outlasts_timeout(args: &ServeArgs) -> bool {
+        args.max_wait >= args.request_timeout
     }
 
     fn key_kind(key: PolitenessKeyArg) -> KeyKind {
@@ -245,6 +292,9 @@ mod enabled {
             max_urls: settings.max_urls,
             max_wait: settings.max_wait,
             mode: settings.mode,
+            probed: Default::default(),
+            places: Arc::new(Semaphore::new(settings.max_in_flight)),
+            waiting: Arc::new(Semaphore::new(settings.max_waiting)),
         });
         let guard = guard::Guard {
             hosts: settings.hosts,
@@ -270,9 +320,7 @@ mod enabled {
                     ))
                     .layer(HandleErrorLayer::new(overloaded))
                     .timeout(settings.request_timeout)
-                    .layer(tower::limit::GlobalConcurrencyLimitLayer::new(
-                        settings.max_in_flight,
-                    ))
+                    .layer(middleware::from_fn_with_state(app.clone(), in_flight))
                     .layer(DefaultBodyLimit::max(settings.max_body)),
             );
         let open = Router::new()
@@ -324,6 +372,25 @@ mod enabled {
             )
             .into_response()
         }
+    }
+
+    /// Takes one of the `--max-in-flight` places for the request (waiting for one, within
+    /// `--request-timeout`), and hands it to the handler as an [`api::Place`]: a long-poll
+    /// gives it back while it waits.
+    async fn in_flight(State(app): State<Arc<App>>, mut request: Request, next: Next) -> Response {
+        let Ok(permit) = app.places.clone().acquire_owned().await else {
+            return ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "timeout",
+                "the service is shutting down",
+            )
+            .into_response();
+        };
+        let place = api::Place::new(permit);
+        request.extensions_mut().insert(place.clone());
+        let response = next.run(request).await;
+        drop(place);
+        response
     }
 
     /// Counts the request by route and status, with its latency.
@@ -470,6 +537,7 @@ mod tests {
                 body_timeout: Duration::from_secs(10),
                 hosts: None,
                 max_wait: Duration::from_secs(1),
+                max_waiting: 8,
                 mode: crawlgate::Mode::Rfc,
             },
         )

@@ -10,12 +10,12 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
-use crawlgate::engine::{Answer, Recorded, Refused};
+use axum::{Extension, Json};
+use crawlgate::engine::{Answer, Recorded, Refused, RetryAfterIgnored};
 use crawlgate::ProductToken;
 use serde::{Deserialize, Serialize};
 
-use super::api::{decode, millis, rfc3339_ms, token, vet, ApiError, App};
+use super::api::{decode, millis, rfc3339_ms, token, vet, ApiError, App, Place};
 use super::slots::SlotId;
 use crate::records::state_record;
 use crate::schema::Record;
@@ -69,6 +69,7 @@ struct Acquired<'a> {
 /// comes later. A permit is handed out once per slot (on this replica).
 pub async fn acquire(
     State(app): State<Arc<App>>,
+    place: Option<Extension<Place>>,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let req: AcquireRequest = decode(body)?;
@@ -88,6 +89,8 @@ pub async fn acquire(
     // A slot whose permit was handed out is spent (its fetch was made): a new one is booked.
     asked = asked.filter(|s| !ledger.spent(&s.encode(&token, &req.url)));
     let cache = &app.cache;
+    // A long-poll's place among `--max-waiting`, once it waits.
+    let mut waiting = None;
     loop {
         let result = match asked {
             Some(s) => cache.confirm_slot(&token, &req.url, s.at()).await,
@@ -116,11 +119,24 @@ pub async fn acquire(
         if permit {
             ledger.spend(&token, &req.url, &encoded);
         } else if req.wait && slot.wait <= app.max_wait.saturating_sub(started.elapsed()) {
-            // Comes within the budget left: wait, then confirm it (a backoff recorded
-            // meanwhile voids it).
-            tokio::time::sleep(slot.wait).await;
-            asked = Some(id);
-            continue;
+            if waiting.is_none() {
+                waiting = app.waiting.clone().try_acquire_owned().ok();
+                if waiting.is_some() {
+                    // It waits: its place in flight is for requests that answer.
+                    if let Some(Extension(place)) = &place {
+                        place.give_back();
+                    }
+                }
+            }
+            if waiting.is_some() {
+                // Comes within the budget left: wait, then confirm it (a backoff recorded
+                // meanwhile voids it).
+                tokio::time::sleep(slot.wait).await;
+                asked = Some(id);
+                continue;
+            }
+            // Every long-poll place is taken: answered at once, as a slot beyond
+            // `--max-wait` is.
         }
         let pace = Pace {
             permit,
@@ -207,23 +223,28 @@ async fn reply(
 pub struct RecordRequest {
     url: String,
     status: u16,
-    /// The response's `Retry-After`: seconds (a number, or digits in a string) or an HTTP-date.
+    /// The response's `Retry-After` as the client has it: a JSON number or the header's text.
+    /// Any value is taken: one the engine cannot use gets the default backoff and a warning
+    /// ([`RetryAfterIgnored`]).
     #[serde(default)]
-    retry_after: Option<RetryAfter>,
+    retry_after: Option<serde_json::Value>,
 }
 
-/// `Retry-After` as a client passes it on: a JSON number, or the header's text.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum RetryAfter {
-    Seconds(u64),
-    Text(String),
+/// `retry_after` as the header's text: a string as it is, a number as JSON writes it (`120`,
+/// `2.5`, `-1`); anything else is no header value at all.
+fn retry_after_text(value: &serde_json::Value) -> Option<String> {
+    match value {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
 }
 
 /// `POST /v1/record`: how a fetch went ([`RobotsCache::record_fetch`](crawlgate::engine::RobotsCache::record_fetch)). A 429 or 503 backs
-/// the origin off for every replica (`Retry-After` honoured up to the engine's cap, else
-/// exponential); another answer ends a backoff run; 5xx and 503 report the site down, the
-/// others up (for the 30-day rule).
+/// the origin off for every replica (`Retry-After` honoured up to the engine's cap; one that
+/// cannot be read or asks for no wait gets the default, exponential, delay and a `warning`),
+/// also for an origin the service holds nothing of; another answer ends a backoff run; 5xx and
+/// 503 report the site down, the others up (for the 30-day rule).
 pub async fn record(
     State(app): State<Arc<App>>,
     body: Result<Bytes, BytesRejection>,
@@ -236,19 +257,25 @@ pub async fn record(
         ));
     }
     let origin = vet(&app, &req.url, || "url".to_owned())?;
-    // Read as the engine reads the header, on its clock: one parser.
-    let retry_after = match &req.retry_after {
-        None => None,
-        Some(RetryAfter::Seconds(s)) => app.cache.retry_after(&s.to_string()),
-        Some(RetryAfter::Text(t)) => Some(app.cache.retry_after(t).ok_or_else(|| {
-            ApiError::bad(
-                "retry_after",
-                "not a Retry-After value: seconds or an HTTP-date (Sun, 06 Nov 1994 08:49:37 GMT)",
-            )
-        })?),
+    let backs_off = app.cache.options().gate.backs_off(req.status);
+    // Read as the engine reads the header, on its clock: one rule. It matters for a backoff
+    // only.
+    let (retry_after, warning) = match req.retry_after.as_ref().filter(|_| backs_off) {
+        None | Some(serde_json::Value::Null) => (None, None),
+        Some(value) => {
+            let read = retry_after_text(value)
+                .ok_or(RetryAfterIgnored::Unreadable)
+                .and_then(|text| app.cache.retry_after(&text));
+            match read {
+                Ok(wait) => (Some(wait), None),
+                Err(why) => (None, Some(why.to_string())),
+            }
+        }
     };
-    // A record stands for no robots.txt fetch: an origin never checked gets no state from it.
-    if app.cache.state(&origin).await.is_none() {
+    // A 429 or 503 is always recorded: the backoff lives on the politeness key, not in the
+    // origin's state (evicted from a store that keeps nothing, it is still owed). Another
+    // answer stands for no robots.txt fetch: an origin never checked gets no state from it.
+    if !backs_off && app.cache.state(&origin).await.is_none() {
         return Err(ApiError::new(
             StatusCode::CONFLICT,
             "not-checked",
@@ -275,6 +302,7 @@ pub async fn record(
         status: req.status,
         recorded,
         backoff_ms: backoff,
+        warning,
     })
     .into_response())
 }
@@ -289,4 +317,6 @@ struct RecordedReply<'a> {
     recorded: &'static str,
     /// How long the origin is backed off, in milliseconds (after a 429 or 503).
     backoff_ms: Option<u64>,
+    /// Why the `retry_after` sent was not taken (the default backoff was recorded instead).
+    warning: Option<String>,
 }

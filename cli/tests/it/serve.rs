@@ -922,3 +922,123 @@ fn the_robots_report_has_the_pace_of_the_permits_and_the_stop() {
         "{r:#}"
     );
 }
+
+/// `/v1/check` of one URL on `serve`: its `allowed`.
+fn check_one(serve: &Serve, url: &str) -> bool {
+    let v = serve.json(
+        "/v1/check",
+        None,
+        json!({"agent": "bot", "urls": [url]}),
+        200,
+    );
+    v["results"][0]["allowed"]
+        .as_bool()
+        .unwrap_or_else(|| panic!("no `allowed` in {v}"))
+}
+
+#[test]
+fn readyz_probes_the_store_and_is_ready_again_as_soon_as_it_answers() {
+    let mut redis = RedisServer::start();
+    let rt = crate::support::runtime(1);
+    let (site, other) = (robots_server(&rt, None), robots_server(&rt, None));
+    let state = redis.url();
+    let serve = Serve::start(&["--state", &state, "--allow-private"]);
+    assert!(check_one(&serve, &site.url("/a")));
+    assert_eq!(serve.get("/readyz", None).0, 200);
+
+    // Redis gone: a check still answers (a fetch, kept in memory to be written), and the
+    // replica is not ready.
+    redis.kill();
+    assert!(check_one(&serve, &other.url("/a")));
+    until("not ready while the store is down", || {
+        serve.get("/readyz", None).0 == 503
+    });
+    // Redis back on its port, and nothing but health checks: ready again, with what was
+    // pending written.
+    redis.restart();
+    until("ready again with no request that writes", || {
+        serve.get("/readyz", None).0 == 200
+    });
+    let fresh = Serve::start(&["--state", &state, "--allow-private"]);
+    assert!(check_one(&fresh, &other.url("/b")));
+    assert_eq!(other.hits_on("/robots.txt"), 1, "read from the store");
+}
+
+#[test]
+fn readyz_is_not_ready_while_changes_wait_and_shutdown_writes_them_within_its_grace() {
+    let redis = RedisServer::start();
+    let rt = crate::support::runtime(1);
+    let (site, other) = (robots_server(&rt, None), robots_server(&rt, None));
+    let state = redis.url();
+    let serve = Serve::start(&[
+        "--state",
+        &state,
+        "--allow-private",
+        "--shutdown-grace",
+        "30",
+    ]);
+    assert!(check_one(&serve, &site.url("/a")));
+    assert_eq!(serve.get("/readyz", None).0, 200);
+
+    // Redis refuses writes and answers reads (as a full disk does): the fetch's record waits.
+    let set = |bytes: &[u8]| redis.command(&[b"CONFIG", b"SET", b"maxmemory", bytes]);
+    assert_eq!(set(b"1"), "OK");
+    assert!(check_one(&serve, &other.url("/a")));
+    // A read that succeeds does not make it ready while the change waits.
+    let (code, text) = serve.get(&format!("/v1/robots?url={}", site.url("/")), None);
+    assert_eq!(code, 200, "{text}");
+    for _ in 0..3 {
+        let (code, text) = serve.get("/readyz", None);
+        assert_eq!(code, 503, "{text}");
+        assert!(text.contains("pending"), "{text}");
+        std::thread::sleep(Duration::from_millis(600));
+    }
+
+    // SIGTERM while Redis still refuses: shutdown keeps trying, and Redis takes the change
+    // within the grace period.
+    serve.signal("-TERM");
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(set(b"0"), "OK");
+    let mut serve = serve;
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = serve.child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "never stopped");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status}");
+    let fresh = Serve::start(&["--state", &state, "--allow-private"]);
+    assert!(check_one(&fresh, &other.url("/b")));
+    assert_eq!(other.hits_on("/robots.txt"), 1, "written at shutdown");
+}
+
+#[test]
+fn shutdown_says_what_the_store_never_took() {
+    let redis = RedisServer::start();
+    let rt = crate::support::runtime(1);
+    let site = robots_server(&rt, None);
+    let state = redis.url();
+    let mut serve = Serve::start(&[
+        "--state",
+        &state,
+        "--allow-private",
+        "--shutdown-grace",
+        "1",
+    ]);
+    assert_eq!(
+        redis.command(&[b"CONFIG", b"SET", b"maxmemory", b"1"]),
+        "OK"
+    );
+    assert!(check_one(&serve, &site.url("/a")));
+    serve.signal("-TERM");
+    // The change never written: the exit says so (on standard error) and is not clean.
+    let status = serve.child.wait().expect("wait");
+    assert!(!status.success(), "{status}");
+    let said: Vec<String> = serve.stdout.try_iter().collect();
+    assert!(
+        !said.iter().any(|l| l.contains("stopped")),
+        "a clean stop after losing a change: {said:?}"
+    );
+}

@@ -347,6 +347,94 @@ fn idle_connections_beyond_the_limits_do_not_keep_health_from_answering() {
 }
 
 #[test]
+fn connections_that_send_nothing_are_closed_after_the_header_timeout() {
+    // Idle connections may stay a minute; one that has never sent a byte gets the header
+    // deadline, from its accept.
+    let serve = Serve::start(&[
+        "--no-state",
+        "--idle-timeout",
+        "60",
+        "--header-timeout",
+        "1",
+        "--max-connections",
+        "8",
+    ]);
+    let mut silent: Vec<TcpStream> = (0..8).map(|_| send(&serve.addr, "")).collect();
+    // Every place is held by a silent connection: health still answers, well before the
+    // idle timeout.
+    healthy_within(&serve.addr, Duration::from_secs(15));
+    for stream in &mut silent {
+        let (raw, closed) = read_until_closed(stream, Duration::from_secs(15));
+        assert!(closed, "a silent connection left open");
+        assert!(raw.is_empty(), "{}", String::from_utf8_lossy(&raw));
+    }
+}
+
+#[test]
+fn long_polls_wait_apart_from_the_places_answers_need() {
+    let rt = crate::support::runtime(1);
+    let paced = rt.block_on(crate::support::TestServer::start(|req| {
+        if req.path == "/robots.txt" {
+            crate::support::Reply::text(200, "User-agent: *\nCrawl-delay: 5\n")
+        } else {
+            crate::support::Reply::status(404)
+        }
+    }));
+    let other = robots_server(&rt, None);
+    let serve = Serve::start(&[
+        "--no-state",
+        "--allow-private",
+        "--max-in-flight",
+        "2",
+        "--max-waiting",
+        "2",
+        "--max-wait",
+        "20",
+    ]);
+    let acquire = |path: &str| json!({"agent": "bot", "url": paced.url(path), "wait": true});
+    let v = serve.json("/v1/acquire", None, acquire("/a"), 200);
+    assert_eq!(v["permit"], true, "{v}");
+    // Two long-polls (slots 5 s and 10 s out), each started once the one before waits.
+    let polls: Vec<_> = ["/b", "/c"]
+        .into_iter()
+        .map(|path| {
+            let addr = serve.addr.clone();
+            let body = acquire(path).to_string();
+            let poll = std::thread::spawn(move || {
+                request(&addr, "POST", "/v1/acquire", None, Some(body.as_bytes()))
+            });
+            std::thread::sleep(Duration::from_millis(500));
+            poll
+        })
+        .collect();
+    // Past --max-waiting: answered at once, not a permit, with when to come back.
+    let v = serve.json("/v1/acquire", None, acquire("/d"), 200);
+    assert_eq!(v["permit"], false, "{v}");
+    assert!(v["wait_ms"].as_u64().is_some_and(|w| w > 5_000), "{v}");
+    // The long-polls hold no place in flight: a check (both places free) and a record are
+    // answered while they still wait.
+    for _ in 0..3 {
+        let v = serve.json(
+            "/v1/check",
+            None,
+            json!({"agent": "bot", "urls": [other.url("/x")]}),
+            200,
+        );
+        assert_eq!(v["results"][0]["allowed"], true, "{v}");
+    }
+    assert!(
+        polls.iter().all(|p| !p.is_finished()),
+        "answered only after a long-poll ended"
+    );
+    for poll in polls {
+        let (code, text) = poll.join().expect("long-poll");
+        assert_eq!(code, 200, "{text}");
+        let v: Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(v["permit"], true, "{v}");
+    }
+}
+
+#[test]
 fn web_pages_and_rebinding_hosts_are_refused_and_nothing_is_recorded() {
     let rt = crate::support::runtime(1);
     let site = robots_server(&rt, None);

@@ -354,9 +354,9 @@ fn http_date(t: SystemTime) -> String {
 }
 
 #[test]
-fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_for() {
+fn record_reads_retry_after_as_servers_send_it_and_backs_off_whatever_it_says() {
     let rt = crate::support::runtime(1);
-    let sites: Vec<TestServer> = (0..3).map(|_| paced_site(&rt)).collect();
+    let sites: Vec<TestServer> = (0..4).map(|_| paced_site(&rt)).collect();
     let serve = Serve::start(&["--no-state", "--allow-private"]);
     let acquire = |url: String| {
         post(
@@ -379,6 +379,7 @@ fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_
         let (_, r) = post(&serve, "/v1/record", record, 200);
         let backoff = r["backoff_ms"].as_u64().expect("backoff_ms");
         assert!((low..=high).contains(&backoff), "{retry_after}: {r}");
+        assert_eq!(r["warning"], Value::Null, "{r}");
         let next = acquire(site.url("/b"));
         assert!(
             next["wait_ms"].as_u64().is_some_and(|w| w + 1_000 >= low),
@@ -386,18 +387,39 @@ fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_
         );
     }
 
-    // What is not a Retry-After value: 400 naming `retry_after`.
-    for bad in [
-        json!("soon"),
-        json!("-5"),
-        json!("5.5"),
-        json!(-5),
-        json!(1.5),
+    // What servers send and is not a wait: recorded all the same, with the default backoff
+    // (60 s ±10 %, doubling per repeat) and a warning; the next acquire waits.
+    let past = http_date(SystemTime::now() - Duration::from_secs(60));
+    let site = &sites[2];
+    assert_eq!(acquire(site.url("/a"))["permit"], true);
+    for odd in [
+        json!("2.5"),
+        json!("120s"),
+        json!(""),
+        json!(-1),
+        json!(2.5),
+        json!("0"),
+        json!(0),
+        json!(past),
         json!(true),
     ] {
-        let record = json!({"url": sites[0].url("/a"), "status": 429, "retry_after": bad});
-        let (_, v) = post(&serve, "/v1/record", record, 400);
-        assert_eq!(v["error"]["field"], "retry_after", "{bad}: {v}");
+        for status in [429, 503] {
+            let record = json!({"url": site.url("/a"), "status": status, "retry_after": odd});
+            let (_, r) = post(&serve, "/v1/record", record, 200);
+            assert_eq!(r["recorded"], "backed-off", "{odd}: {r}");
+            assert!(
+                r["backoff_ms"].as_u64().is_some_and(|b| b >= 54_000),
+                "{odd}: {r}"
+            );
+            let warning = r["warning"].as_str().unwrap_or_default();
+            assert!(warning.contains("default backoff"), "{odd}: {r}");
+        }
+        let next = acquire(site.url("/b"));
+        assert_eq!(next["permit"], false, "{odd}: {next}");
+        assert!(
+            next["wait_ms"].as_u64().is_some_and(|w| w >= 50_000),
+            "{odd}: {next}"
+        );
     }
     // Not the status of a final response: 400 naming `status`.
     for status in [99, 100, 101, 199, 1000] {
@@ -406,15 +428,19 @@ fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_
         assert_eq!(v["error"]["field"], "status", "{status}: {v}");
     }
 
-    // An origin never checked: 409, and nothing written: a check still fetches robots.txt.
-    let fresh = &sites[2];
-    let record = json!({"url": fresh.url("/a"), "status": 503, "retry_after": 60});
+    // An origin never checked: a 200 is 409, and nothing written; a 503 backs it off, and
+    // writes no state: a check still fetches robots.txt.
+    let fresh = &sites[3];
+    let record = json!({"url": fresh.url("/a"), "status": 200});
     let (_, v) = post(&serve, "/v1/record", record, 409);
     assert_eq!(
         (v["error"]["code"].clone(), v["error"]["field"].clone()),
         (json!("not-checked"), json!("url")),
         "{v}"
     );
+    let record = json!({"url": fresh.url("/a"), "status": 503, "retry_after": 60});
+    let (_, r) = post(&serve, "/v1/record", record, 200);
+    assert_eq!(r["backoff_ms"], 60_000, "{r}");
     assert_eq!(fresh.hits_on("/robots.txt"), 0);
     let (_, v) = post(
         &serve,
@@ -431,6 +457,51 @@ fn record_reads_retry_after_as_servers_send_it_and_refuses_what_it_cannot_stand_
         "{v}"
     );
     assert_eq!(fresh.hits_on("/robots.txt"), 1);
-    // And no backoff was written: a permit at once.
-    assert_eq!(acquire(fresh.url("/b"))["permit"], true);
+    // And the backoff holds.
+    let next = acquire(fresh.url("/b"));
+    assert_eq!(next["permit"], false, "{next}");
+    assert!(
+        next["wait_ms"].as_u64().is_some_and(|w| w >= 55_000),
+        "{next}"
+    );
+}
+
+#[test]
+fn an_origin_evicted_from_a_service_without_state_is_still_backed_off() {
+    let rt = crate::support::runtime(1);
+    let sites: Vec<TestServer> = (0..4).map(|_| paced_site(&rt)).collect();
+    // One origin's rules in memory, two origins' states in the store.
+    let serve = Serve::start(&["--no-state", "--allow-private", "--max-origins", "1"]);
+    let acquire = |url: String| {
+        post(
+            &serve,
+            "/v1/acquire",
+            json!({"agent": "bot", "url": url}),
+            200,
+        )
+        .1
+    };
+    assert_eq!(acquire(sites[0].url("/a"))["permit"], true);
+    for site in &sites[1..] {
+        assert_eq!(acquire(site.url("/a"))["permit"], true);
+    }
+    // Evicted: the service holds nothing of it (a 200 is refused, as for an origin never
+    // checked)…
+    let record = json!({"url": sites[0].url("/a"), "status": 200});
+    let (_, v) = post(&serve, "/v1/record", record, 409);
+    assert_eq!(v["error"]["code"], "not-checked", "{v}");
+    // …and its 429 is recorded all the same.
+    let record = json!({"url": sites[0].url("/a"), "status": 429, "retry_after": 120});
+    let (_, r) = post(&serve, "/v1/record", record, 200);
+    assert_eq!(
+        (r["recorded"].clone(), r["backoff_ms"].clone()),
+        (json!("backed-off"), json!(120_000)),
+        "{r}"
+    );
+    let next = acquire(sites[0].url("/b"));
+    assert_eq!(next["permit"], false, "{next}");
+    assert!(
+        next["wait_ms"].as_u64().is_some_and(|w| w >= 115_000),
+        "{next}"
+    );
 }
