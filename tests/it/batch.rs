@@ -597,7 +597,8 @@ mod oracle {
     #[test]
     fn an_anchored_disallow_leaves_the_rest_open() {
         let robots = Robots::parse(b"User-agent: GPTBot\nDisallow: /$\n").robots;
-        let report = audit(&robots, &Catalogue::builtin(), &[]);
+        let catalogue = Catalogue::builtin();
+        let report = audit(&robots, &catalogue, &[]);
         let gptbot = report.iter().find(|a| a.crawler.name == "GPTBot").unwrap();
         assert_eq!(gptbot.root.access, Access::Partly);
         assert!(!gptbot.root.decision.allowed);

@@ -20,7 +20,8 @@ use crate::args::BatchFormat;
 
 /// One table's file.
 enum Sink {
-    Parquet(ArrowWriter<File>),
+    /// (Boxed: the writer's state is large beside a buffered file.)
+    Parquet(Box<ArrowWriter<File>>),
     Lines(BufWriter<File>, &'static str),
     Csv(BufWriter<File>),
 }
@@ -53,7 +54,7 @@ impl TableWriter {
                 let props = WriterProperties::builder()
                     .set_compression(Compression::SNAPPY)
                     .build();
-                Sink::Parquet(ArrowWriter::try_new(file, schema, Some(props))?)
+                Sink::Parquet(Box::new(ArrowWriter::try_new(file, schema, Some(props))?))
             }
             BatchFormat::Jsonl => Sink::Lines(BufWriter::new(file), record),
             BatchFormat::Csv => {
