@@ -411,15 +411,22 @@ fn verbatim_names_cover_every_value_that_is_not_a_token() {
         User-agent: Googlebot/2.1\nAllow: /googlebot\n";
     let rfc = Robots::parse(body.as_bytes());
     let check = |agent: &ProductToken, path: &str| rfc.robots.is_allowed(agent, path);
-    // Groups that name one crawler the same way, whatever the case, merge.
+    // Groups that name one crawler the same way, whatever the case, merge; `foo`, the token of
+    // both, gets both too, and not another crawler's.
+    let groups = |agent: &ProductToken| {
+        rfc.robots
+            .rules_for(agent)
+            .group_indexes()
+            .collect::<Vec<_>>()
+    };
     let foo_bar = ProductToken::verbatim("foo bar");
+    assert_eq!(groups(&foo_bar), [1, 3]);
     assert!(check(&foo_bar, "/foo-bar") && check(&foo_bar, "/again"));
-    assert!(!check(&foo_bar, "/ubot"));
-    // `foo` is the token of both: its groups, not another crawler's.
-    assert!(check(&tok("foo"), "/again") && !check(&tok("foo"), "/ubot"));
+    assert_eq!(groups(&tok("foo")), [1, 3]);
     // No token in front: in RFC mode only the crawler of that name gets the group; the line
     // still says it has no product token.
     assert!(check(&ProductToken::verbatim("ÜBOT"), "/ubot"));
+    assert_eq!(groups(&ProductToken::verbatim("übot")), [2]);
     assert_eq!(agents_of(&rfc.robots, 2), [Agent::Nobody]);
     assert!(rfc
         .diagnostics
