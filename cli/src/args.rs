@@ -630,9 +630,10 @@ pub struct BatchArgs {
     /// The tables' format.
     #[arg(long, value_enum, default_value_t = BatchFormat::Parquet)]
     pub format: BatchFormat,
-    /// Only these crawlers of the catalogue (names, comma-separated or repeated).
-    #[arg(long, value_name = "NAME", value_delimiter = ',')]
-    pub agents: Vec<String>,
+    /// Only these crawlers of the catalogue (comma-separated or repeated; its names or their
+    /// product tokens, in any case), as for `audit`: `--crawler GPTBot,ClaudeBot`.
+    #[arg(long, value_name = "NAME,…", value_delimiter = ',')]
+    pub crawler: Vec<String>,
     /// Only crawlers of these purposes (repeatable): training, search, agent, other.
     #[arg(long, value_name = "PURPOSE", value_parser = parse_purpose)]
     pub purpose: Vec<crawlgate::audit::Purpose>,

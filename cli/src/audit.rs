@@ -13,7 +13,7 @@ use crate::live;
 use crate::output::{escape, plural, problems, Out};
 use crate::schema::{Audit, AuditPath, Problem, Record, Summary};
 use crate::status::Status;
-use crate::verdicts::{catalogue, catalogue_name};
+use crate::verdicts::{catalogue, catalogue_name, crawlers_named};
 
 #[derive(Debug, Default)]
 struct Tally {
@@ -44,7 +44,7 @@ fn paths(args: &AuditArgs) -> anyhow::Result<Vec<String>> {
 
 pub fn run(args: &AuditArgs, out: &mut Out) -> anyhow::Result<Status> {
     let catalogue = catalogue(args.catalogue.as_deref())?;
-    let named = named(&catalogue, &args.crawler)?;
+    let named = crawlers_named(&catalogue, &args.crawler)?;
     let paths = paths(args)?;
     let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
     let inputs = live::inputs(&args.files, "audited")?;
@@ -131,32 +131,6 @@ pub fn run(args: &AuditArgs, out: &mut Out) -> anyhow::Result<Status> {
         ))?;
     }
     Ok(status)
-}
-
-/// The catalogue's names of the crawlers of `--crawler` (matched case-insensitively, on the
-/// name or its product token); an error naming those the catalogue does not have.
-fn named<'c>(catalogue: &'c Catalogue, wanted: &[String]) -> anyhow::Result<Vec<&'c str>> {
-    let mut names = Vec::new();
-    let mut unknown = Vec::new();
-    for w in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
-        let found = catalogue.crawlers().iter().find(|c| {
-            c.name.eq_ignore_ascii_case(w)
-                || c.token
-                    .as_ref()
-                    .is_some_and(|t| t.as_str().eq_ignore_ascii_case(w))
-        });
-        match found {
-            Some(c) => names.push(c.name.as_str()),
-            None => unknown.push(format!("`{}`", escape(w))),
-        }
-    }
-    if !unknown.is_empty() {
-        anyhow::bail!(
-            "--crawler: not in the catalogue: {} (`crawlgate audit --json` lists its names)",
-            unknown.join(", ")
-        );
-    }
-    Ok(names)
 }
 
 fn report(

@@ -70,6 +70,35 @@ pub fn catalogue(file: Option<&Path>) -> anyhow::Result<Catalogue> {
     Catalogue::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", source.name()))
 }
 
+/// The catalogue's names of the crawlers of `--crawler` (matched case-insensitively, on the
+/// name or its product token); an error naming those the catalogue does not have.
+pub fn crawlers_named<'c>(
+    catalogue: &'c Catalogue,
+    wanted: &[String],
+) -> anyhow::Result<Vec<&'c str>> {
+    let mut names = Vec::new();
+    let mut unknown = Vec::new();
+    for w in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
+        let found = catalogue.crawlers().iter().find(|c| {
+            c.name.eq_ignore_ascii_case(w)
+                || c.token
+                    .as_ref()
+                    .is_some_and(|t| t.as_str().eq_ignore_ascii_case(w))
+        });
+        match found {
+            Some(c) => names.push(c.name.as_str()),
+            None => unknown.push(format!("`{}`", escape(w))),
+        }
+    }
+    if !unknown.is_empty() {
+        anyhow::bail!(
+            "--crawler: not in the catalogue: {} (`crawlgate audit --json` lists its names)",
+            unknown.join(", ")
+        );
+    }
+    Ok(names)
+}
+
 /// `ai.robots.txt 738c80d (2026-08-22)`, or `custom catalogue`.
 pub fn catalogue_name(c: &Catalogue) -> String {
     match c.date() {

@@ -27,20 +27,10 @@ use crate::input::Source;
 use crate::output::{plural, Out};
 use crate::progress::{summary, Progress};
 use crate::status::Status;
+use crate::verdicts::{catalogue, crawlers_named};
 
 use self::input::{Input, Reading};
 use self::write::TableWriter;
-
-fn catalogue(path: Option<&Path>) -> anyhow::Result<Catalogue> {
-    let Some(file) = path else {
-        return Ok(Catalogue::builtin());
-    };
-    let source = Source::new(file);
-    let bytes = source.read()?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| anyhow::anyhow!("{}: the catalogue is not UTF-8", source.name()))?;
-    Catalogue::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", source.name()))
-}
 
 /// What the threads share.
 struct Run<'a> {
@@ -104,10 +94,15 @@ pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
         );
     }
     let inputs = input::expand(&paths, args.input_format);
+    let catalogue = catalogue(args.catalogue.as_deref())?;
+    let agents = crawlers_named(&catalogue, &args.crawler)?
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
     let settings = Settings {
         options: Options::mode(args.mode.into()),
-        catalogue: catalogue(args.catalogue.as_deref())?,
-        agents: args.agents.clone(),
+        catalogue,
+        agents,
         purposes: args.purpose.clone(),
         paths: args.path.clone(),
         rules: args.rules,

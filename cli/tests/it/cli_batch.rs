@@ -258,7 +258,7 @@ fn rows_in_jsonl_and_parquet_and_redirects_across_inputs() {
     w.write(&batch).unwrap();
     w.close().unwrap();
     let out = dir.join("out");
-    let o = dir.run(&["batch", "-o", &out, "--agents", "GPTBot", &jsonl, &parquet]);
+    let o = dir.run(&["batch", "-o", &out, "--crawler", "gptbot", &jsonl, &parquet]);
     assert_exit(&o, 1);
     let captures = parquet_rows(&format!("{out}/captures.parquet"));
     let urls = column(&captures, "url");
