@@ -11,19 +11,16 @@ mod input;
 mod write;
 
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::sync::Mutex;
 
 use anyhow::Context;
-use crawlgate::audit::Catalogue;
 use crawlgate::batch::{Batches, Capture, Redirects, Resolution, Settings, Tables};
 use crawlgate::Options;
 use rayon::prelude::*;
 
 use crate::args::BatchArgs;
-use crate::input::Source;
 use crate::output::{plural, Out};
 use crate::progress::{summary, Progress};
 use crate::status::Status;
