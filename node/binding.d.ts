@@ -104,6 +104,11 @@ export declare class Robots {
   check(url: string, agent: string): Decision
   /** `check(url, agent).allowed`, without building the decision. */
   isAllowed(url: string, agent: string): boolean
+  /**
+   * `isAllowed` for each of `urls`, in order, in one call: a crawler deciding a page's links
+   * crosses from JavaScript once, not once per link.
+   */
+  isAllowedMany(urls: Array<string>, agent: string): Array<boolean>
   /** The `crawl-delay` (seconds) of the groups that apply to `agent`, if any. */
   crawlDelay(agent: string): number | null
   /** The first usable `request-rate` of the groups that apply to `agent`, if any. */

@@ -25,7 +25,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
-TARGETS=(parse check differential origin policy sitemap tdmrep audit page_headers page_html)
+TARGETS=(parse check differential origin policy sitemap tdmrep audit page_headers page_html warc)
 CARGO_FUZZ_VERSION=0.13.2
 
 usage() {
@@ -67,6 +67,7 @@ max_len() {
         audit) echo 16384 ;;
         page_headers) echo 4096 ;;
         page_html) echo 8192 ;;
+        warc) echo 16384 ;;
     esac
 }
 dict() {
@@ -75,6 +76,7 @@ dict() {
         sitemap) echo "$FUZZ/sitemap.dict" ;;
         tdmrep) echo "$FUZZ/tdmrep.dict" ;;
         page_headers | page_html) echo "$FUZZ/page.dict" ;;
+        warc) echo "$FUZZ/warc.dict" ;;
         *) echo "$FUZZ/robots.dict" ;;
     esac
 }
@@ -160,6 +162,24 @@ seed() {
             ;;
         page_headers)
             printf 'X-Robots-Tag: googlebot: unavailable_after: Wed, 25 Jun 2010 15:00:00 GMT, noarchive\nRobots-Tag: *;nosnippet, examplebot;noindex;max-snippet=20\ncontent-usage: train-ai=n\ntdm-reservation: 1' >"$dir/seed-headers"
+            ;;
+        warc)
+            # A warcinfo, a request and two responses (one of them cut short by the crawler):
+            # plain, and as a WARC.gz of a member per record.
+            local r uri=https://a.test/robots.txt body='User-agent: *\nDisallow: /x\n'
+            local block="HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n$body"
+            local records=(
+                "WARC/1.0\r\nWARC-Type: warcinfo\r\nContent-Length: 27\r\n\r\nisPartOf: CC-MAIN-2025-05\r\n"
+                "WARC/1.0\r\nWARC-Type: request\r\nWARC-Target-URI: $uri\r\nContent-Length: 0\r\n\r\n"
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: $uri\r\nWARC-Date: 2025-01-02T03:04:05Z\r\nContent-Length: $(printf "$block" | wc -c)\r\n\r\n$block"
+                "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://b.test/robots.txt\r\nWARC-Truncated: length\r\nContent-Length: 45\r\n\r\nHTTP/1.1 301 Moved\r\nLocation: /robots.txt\r\n\r\n"
+            )
+            : >"$dir/seed-plain"
+            : >"$dir/seed-gz"
+            for r in "${records[@]}"; do
+                printf "$r\r\n\r\n" >>"$dir/seed-plain"
+                printf "$r\r\n\r\n" | gzip -c >>"$dir/seed-gz"
+            done
             ;;
         differential | policy) ;; # structured input: no file makes a useful seed
     esac

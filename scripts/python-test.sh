@@ -19,11 +19,10 @@
 # - Builds the sdist (`maturin sdist`) and installs it with pip into a fresh virtual
 #   environment (python/.venv-sdist), which builds it from source with cargo and the system's
 #   C compiler only (no zig; maturin comes from PyPI as the build backend; pip's wheel cache
-#   off, so that it is built every time), in the wheel's cargo target directory and profile:
-#   the build scripts and proc-macros are reused, the crates compiled again (the wheel's are
-#   built for zig's linker). It cost about as much CPU as the wheel's own cold build (186 s
-#   user against 209 s, on a shared machine). Then imports it and checks one file. Bounded by
-#   SDIST_TIMEOUT seconds.
+#   off, so that it is built every time), in the wheel's cargo target directory, profile and
+#   target triple: the crates that do not build C code are reused, those that do (and what
+#   depends on them) are compiled again with the system's compiler. Then imports it and checks
+#   one file. Bounded by SDIST_TIMEOUT seconds.
 # - Builds the `crawlgate` binary (CRAWLGATE_BIN, unless set) for crawlgate.Client's tests.
 # - Runs pytest on python/tests: the API, bad input, Google's 145 conformance cases in both
 #   modes, and real Scrapy crawls of local HTTP servers. Nothing is skipped: a missing
@@ -117,7 +116,9 @@ sdists=("$PY_DIR"/dist/crawlgate-*.tar.gz)
 SDIST_VENV="$PY_DIR/.venv-sdist"
 rm -rf "$SDIST_VENV"
 "$PYTHON" -m venv "$SDIST_VENV"
-CARGO_TARGET_DIR="$PY_DIR/target" MATURIN_PEP517_ARGS="--profile $PROFILE" \
+# `--target` as maturin's zig build passes it, so that both builds share one directory: what
+# does not depend on the C compiler is compiled once.
+CARGO_TARGET_DIR="$PY_DIR/target" MATURIN_PEP517_ARGS="--profile $PROFILE --target $(uname -m)-unknown-linux-gnu" \
     timeout "${SDIST_TIMEOUT:-1800}" "$SDIST_VENV/bin/python" -m pip install -q --no-cache-dir \
     --disable-pip-version-check --no-deps "${sdists[0]}" ||
     die "the sdist did not build and install from source within ${SDIST_TIMEOUT:-1800}s"

@@ -713,3 +713,40 @@ fn assert_position(input: &[u8], starts: &[usize], p: crawlgate::sitemap::Positi
         + 1;
     assert_eq!(p.column as usize, column, "column of {what}");
 }
+
+/// The `warc` target's invariants: `data` read as a WARC or WARC.gz file (the reader tells them
+/// apart) with bodies cut at `max_body`. No panic and no endless loop; records numbered in order
+/// from 1; offsets inside the input and growing; a body of at most `max_body + 1` bytes and no
+/// more than its recorded length; every capture judged; every unreadable stretch said why.
+#[cfg(feature = "batch")]
+pub fn assert_warc(data: &[u8], max_body: usize) {
+    use crawlgate::batch::{judge, WarcReader};
+    let mut record = 0;
+    let mut offset = None;
+    // Each item consumes input or ends the stream: more items than bytes would be a loop.
+    let mut items = 0;
+    for item in WarcReader::new(data, "fuzz.warc", max_body) {
+        items += 1;
+        assert!(items <= data.len() + 1, "more items than bytes: a loop");
+        let place = match &item {
+            Ok(capture) => {
+                assert!(capture.body.len() <= max_body + 1, "body past the limit");
+                assert!(capture.body.len() as u64 <= capture.body_length);
+                let judged = judge(capture, max_body);
+                assert!(judged.reason.as_ref().is_none_or(|r| !r.is_empty()));
+                &capture.place
+            }
+            Err(unreadable) => {
+                assert!(!unreadable.reason.is_empty(), "an unreadable stretch says why");
+                &unreadable.place
+            }
+        };
+        assert!(place.record > record, "records numbered in order");
+        record = place.record;
+        if let Some(at) = place.offset {
+            assert!(at <= data.len() as u64, "offset {at} past the input");
+            assert!(offset.is_none_or(|o| at >= o), "offsets grow");
+            offset = Some(at);
+        }
+    }
+}

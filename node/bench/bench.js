@@ -47,27 +47,36 @@ const runs = {
 const parsedOurs = sites.map((s) => Robots.parse(s.bytes));
 const parsedTheirs = sites.map((s) => robotsParser(s.robotsUrl, s.text));
 runs['crawlgate checks'] = () => { let n = 0; sites.forEach((s, i) => { const r = parsedOurs[i]; for (const u of s.urls) if (r.isAllowed(u, AGENT)) n++; }); return n; };
+runs['crawlgate checks (isAllowedMany)'] = () => { let n = 0; sites.forEach((s, i) => { for (const a of parsedOurs[i].isAllowedMany(s.urls, AGENT)) if (a) n++; }); return n; };
 runs['robots-parser checks'] = () => { let n = 0; sites.forEach((s, i) => { const r = parsedTheirs[i]; for (const u of s.urls) if (r.isAllowed(u, AGENT)) n++; }); return n; };
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 5);
 const best = {};
+const counts = {};
 for (let round = 0; round <= ROUNDS; round++) {
   for (const [name, fn] of Object.entries(runs)) {
-    const { seconds } = time(fn);
+    const { seconds, n } = time(fn);
+    counts[name] = n;
     // Round 0 warms up the JIT and the caches.
     if (round > 0) best[name] = Math.min(best[name] ?? Infinity, seconds);
   }
 }
 
+// One call per URL and one per site decide alike.
+if (counts['crawlgate checks'] !== counts['crawlgate checks (isAllowedMany)']) {
+  throw new Error(`isAllowedMany allowed ${counts['crawlgate checks (isAllowedMany)']} URLs, isAllowed ${counts['crawlgate checks']}`);
+}
 const per = (name, count) => count / best[name];
 const parseOurs = per('crawlgate parse+first', sites.length);
 const parseQuiet = per('crawlgate parse+first (no lint)', sites.length);
 const parseTheirs = per('robots-parser parse+first', sites.length);
 const checkOurs = per('crawlgate checks', totalUrls);
 const checkTheirs = per('robots-parser checks', totalUrls);
+const checkMany = per('crawlgate checks (isAllowedMany)', totalUrls);
 console.log(`corpus: ${corpus}: ${sites.length} sites, ${totalUrls} URLs; best of ${ROUNDS} rounds; node ${process.version}`);
 console.log('| workload | crawlgate (napi) | robots-parser | ratio | goal |');
 console.log('|---|---|---|---|---|');
 console.log(`| parse + first verdict, sites/s | ${Math.round(parseOurs).toLocaleString('en')} | ${Math.round(parseTheirs).toLocaleString('en')} | ${(parseOurs / parseTheirs).toFixed(1)}× | ≥ 5× |`);
 console.log(`| parse (diagnostics: false) + first verdict, sites/s | ${Math.round(parseQuiet).toLocaleString('en')} | ${Math.round(parseTheirs).toLocaleString('en')} | ${(parseQuiet / parseTheirs).toFixed(1)}× | ≥ 5× |`);
 console.log(`| checks/s (parsed once) | ${Math.round(checkOurs).toLocaleString('en')} | ${Math.round(checkTheirs).toLocaleString('en')} | ${(checkOurs / checkTheirs).toFixed(1)}× | ≥ 10× |`);
+console.log(`| checks/s (parsed once), a site's URLs in one isAllowedMany call | ${Math.round(checkMany).toLocaleString('en')} | ${Math.round(checkTheirs).toLocaleString('en')} | ${(checkMany / checkTheirs).toFixed(1)}× | ≥ 10× |`);

@@ -473,6 +473,20 @@ impl Robots {
         })
     }
 
+    /// `isAllowed` for each of `urls`, in order, in one call: a crawler deciding a page's links
+    /// crosses from JavaScript once, not once per link.
+    #[napi]
+    pub fn is_allowed_many(&self, urls: Vec<String>, agent: String) -> Result<Vec<bool>> {
+        let token = self.token(&agent)?;
+        Ok(match self.verdict {
+            Verdict::Rules => urls
+                .iter()
+                .map(|url| self.robots.is_allowed(&token, url))
+                .collect(),
+            v => vec![v == Verdict::AllowAll; urls.len()],
+        })
+    }
+
     /// The `crawl-delay` (seconds) of the groups that apply to `agent`, if any.
     #[napi]
     pub fn crawl_delay(&self, agent: String) -> Result<Option<f64>> {

@@ -34,6 +34,12 @@ test('parse, isAllowed and check with line, rule and reason', () => {
   assert.equal(robots.isAllowed('https://example.com/private/x', 'MyBot'), false);
   assert.equal(robots.isAllowed('https://example.com/private/open', 'MyBot/1.0 (+https://x)'), true);
   assert.equal(robots.isAllowed('/public', 'ExampleBot'), false);
+  // Many URLs in one call: the same answers, in order.
+  const urls = ['https://example.com/private/x', '/private/open', '/public', 'https://example.com/'];
+  assert.deepEqual(robots.isAllowedMany(urls, 'MyBot'), urls.map((u) => robots.isAllowed(u, 'MyBot')));
+  assert.deepEqual(robots.isAllowedMany(urls, 'MyBot'), [false, true, true, true]);
+  assert.deepEqual(robots.isAllowedMany([], 'MyBot'), []);
+  assert.throws(() => robots.isAllowedMany('/x', 'MyBot'), { code: 'InvalidArg' });
   const d = robots.check('https://example.com/private/x', 'MyBot');
   assert.deepEqual(d, {
     allowed: false,

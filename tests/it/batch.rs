@@ -645,3 +645,31 @@ mod oracle {
         }
     }
 }
+
+/// The `warc` fuzz target's invariants (`fuzz/src/lib.rs`) on the WARCs these tests write, cut
+/// at many lengths and with bytes flipped: a truncated or damaged file read record by record.
+#[cfg(feature = "sitemap")]
+#[test]
+fn the_warc_fuzz_invariants_hold_on_cut_and_damaged_files() {
+    use crate::invariants::assert_warc;
+    let (gz, _) = corpus_warc_gz();
+    let mut plain = warcinfo("CC-MAIN-2025-05");
+    plain.extend(response(
+        "https://a.test/robots.txt",
+        "200 OK",
+        "Content-Type: text/plain\r\n",
+        b"User-agent: *\nDisallow: /x\n",
+    ));
+    plain.extend(response("https://b.test/robots.txt", "503 Busy", "", b""));
+    for data in [&gz[..], &plain[..]] {
+        for max_body in [8, 512_000] {
+            assert_warc(data, max_body);
+            for cut in (0..data.len()).step_by(data.len() / 97 + 1) {
+                assert_warc(&data[..cut], max_body);
+                let mut damaged = data.to_vec();
+                damaged[cut] ^= 0x5a;
+                assert_warc(&damaged, max_body);
+            }
+        }
+    }
+}
