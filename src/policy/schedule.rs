@@ -82,7 +82,8 @@ pub struct GateOptions {
     /// it nothing is booked and the answer says when to come back, so that a burst of asks
     /// cannot push a key's schedule out of reach.
     pub book_ahead: Duration,
-    /// Slots one agent (product token) may hold pending on one politeness key (default 32):
+    /// Slots one agent (product token) may hold pending on one politeness key (default 32, at
+    /// least 1):
     /// past it nothing is booked until one of them is used or expires.
     pub max_pending_per_agent: u32,
 }
@@ -151,7 +152,7 @@ impl GateOptions {
     pub fn ledger_bounds(&self) -> LedgerBounds {
         LedgerBounds {
             ahead_ms: ms(self.book_ahead),
-            per_agent: self.max_pending_per_agent,
+            per_agent: self.max_pending_per_agent.max(1),
         }
     }
 
