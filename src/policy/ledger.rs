@@ -44,13 +44,34 @@ pub struct Caller {
     pub agent: u64,
 }
 
+impl Caller {
+    /// The caller asking for `url` as `token`: SHA-256 of the token's length, the token and the
+    /// URL (lengths first, so that no two pairs hash the same bytes); the agent is the first
+    /// eight bytes of SHA-256 of the token.
+    pub fn of(token: &str, url: &str) -> Caller {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        hash.update((token.len() as u64).to_be_bytes());
+        hash.update(token.as_bytes());
+        hash.update(url.as_bytes());
+        let agent = Sha256::digest(token.as_bytes());
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&agent[..8]);
+        Caller {
+            url: hash.finalize().into(),
+            agent: u64::from_be_bytes(first),
+        }
+    }
+}
+
 /// A slot's id: 128 random bits, drawn by the asker for each new booking.
 pub type SlotKey = u128;
 
 /// Limits on booking ahead (see [`GateOptions::book_ahead`](super::GateOptions::book_ahead)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LedgerBounds {
-    /// A new slot is booked at most this far (ms) ahead of now.
+    /// A new slot is booked at most this far (ms) behind the earliest the key allows (now, the
+    /// end of a backoff, the opening of a `Visit-time` window).
     pub ahead_ms: u64,
     /// Pending slots one agent may hold on one key.
     pub per_agent: u32,
@@ -75,7 +96,8 @@ pub struct Ask {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LaterWhy {
-    /// The next slot is further ahead than [`LedgerBounds::ahead_ms`].
+    /// The next slot is further than [`LedgerBounds::ahead_ms`] behind the earliest the key
+    /// allows (now, or the end of a backoff, or the opening of a `Visit-time` window).
     Ahead,
     /// The agent holds [`LedgerBounds::per_agent`] pending slots of the key.
     AgentFull,
@@ -240,7 +262,10 @@ impl Ledger {
             .max(gate.backoff_until)
             .max(not_before)
             .max(self.earliest(spacing));
-        if slot - now > bounds.ahead_ms {
+        // Ahead of what the key allows at best (now, the backoff's end, the window's
+        // opening): the queue of bookings, which is what the bound limits.
+        let base = now.max(gate.backoff_until).max(not_before);
+        if slot - base > bounds.ahead_ms {
             return Outcome::Later {
                 at: slot - bounds.ahead_ms,
                 why: LaterWhy::Ahead,
@@ -516,6 +541,18 @@ mod tests {
             Outcome::Wait {
                 id: 3,
                 at: T + 10 + 30_000,
+                booked: true
+            }
+        );
+        // A backoff longer than the bound ahead: the slot at its end is booked all the same
+        // (the bound counts the queue behind it, not the backoff).
+        k.gate
+            .back_off(T + 30, Some(Duration::from_secs(3600)), &rules);
+        assert_eq!(
+            k.ask(caller(2, 2), T + 40),
+            Outcome::Wait {
+                id: 4,
+                at: T + 30 + 3_600_000,
                 booked: true
             }
         );

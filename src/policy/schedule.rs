@@ -78,9 +78,10 @@ pub struct GateOptions {
     /// one per page, and each is a store write.
     pub availability_interval: Duration,
     /// How far ahead a slot is booked for a caller that waits elsewhere (the engine's
-    /// `RobotsCache::ask_slot`, `crawlgate serve`'s `/v1/acquire`): default 2 minutes. Past
-    /// it nothing is booked and the answer says when to come back, so that a burst of asks
-    /// cannot push a key's schedule out of reach.
+    /// `RobotsCache::ask_slot`, `crawlgate serve`'s `/v1/acquire`): default 2 minutes behind
+    /// the earliest the key allows (now, the end of a backoff, the opening of a `Visit-time`
+    /// window). Past it nothing is booked and the answer says when to come back, so that a
+    /// burst of asks cannot push a key's schedule out of reach.
     pub book_ahead: Duration,
     /// Slots one agent (product token) may hold pending on one politeness key (default 32, at
     /// least 1):

@@ -589,11 +589,22 @@ impl LocalSchedules {
 
 /// A random token naming one lease holder.
 pub(crate) fn owner_token() -> String {
+    format!("{:032x}", random_u128())
+}
+
+/// 128 random bits (a lease holder's name, a slot's id), without a `rand` dependency: two
+/// SipHashes under the standard library's randomly seeded keys, with the process id and a
+/// counter hashed in.
+pub(crate) fn random_u128() -> u128 {
     use std::collections::hash_map::RandomState;
     use std::hash::{BuildHasher, Hasher};
-    // Two independently seeded SipHashes: 128 random bits without a `rand` dependency.
-    let a = RandomState::new().build_hasher().finish();
-    let mut h = RandomState::new().build_hasher();
-    h.write_u32(std::process::id());
-    format!("{a:016x}{:016x}", h.finish())
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut a = RandomState::new().build_hasher();
+    a.write_u64(n);
+    let mut b = RandomState::new().build_hasher();
+    b.write_u32(std::process::id());
+    b.write_u64(n);
+    (u128::from(a.finish()) << 64) | u128::from(b.finish())
 }

@@ -1199,7 +1199,7 @@ else
   end
 end
 local slot = math.max(now, nxt, until_, not_before, earliest)
-if slot - now > ahead then return {{3, '', slot - ahead, now, 1}} end
+if slot - math.max(now, until_, not_before) > ahead then return {{3, '', slot - ahead, now, 1}} end
 if held >= per_agent then return {{3, '', math.max(first or now, now), now, 2}} end
 nxt = slot + spacing
 redis.call('HSET', KEYS[1], 'next', fmt(nxt))
