@@ -30,8 +30,6 @@ mod pace;
 #[cfg(feature = "serve")]
 mod robots;
 #[cfg(feature = "serve")]
-mod slots;
-
 #[cfg(feature = "serve")]
 pub use enabled::serve;
 
@@ -284,7 +282,6 @@ mod enabled {
     /// says it is alive); the head-size limits apply to every request.
     pub fn router(cache: RobotsCache, settings: Settings) -> Router {
         let app = Arc::new(App {
-            slots: Default::default(),
             cache,
             metrics: Metrics::default(),
             tokens: settings.tokens,
