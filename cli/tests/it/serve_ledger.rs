@@ -300,3 +300,125 @@ fn booking_ahead_past_the_bound_books_nothing_and_says_when() {
     assert!(other["slot"].is_string(), "{other}");
     assert!((32_000..=33_000).contains(&wait_ms(&other)), "{other}");
 }
+
+/// A round-robin TCP proxy in front of `backends` (no affinity: each connection goes to the
+/// next), as an ordinary load balancer. Runs until the test process ends.
+fn round_robin(backends: [String; 2]) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    std::thread::spawn(move || {
+        for (n, client) in listener.incoming().enumerate() {
+            let Ok(client) = client else { continue };
+            let Ok(server) = std::net::TcpStream::connect(&backends[n % 2]) else {
+                continue;
+            };
+            let (mut c_read, mut s_write) = match (client.try_clone(), server.try_clone()) {
+                (Ok(c), Ok(s)) => (c, s),
+                _ => continue,
+            };
+            let (mut s_read, mut c_write) = (server, client);
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut c_read, &mut s_write);
+                let _ = s_write.shutdown(std::net::Shutdown::Write);
+            });
+            std::thread::spawn(move || {
+                let _ = std::io::copy(&mut s_read, &mut c_write);
+                let _ = c_write.shutdown(std::net::Shutdown::Write);
+            });
+        }
+    });
+    addr
+}
+
+/// The fleet run: six workers asking with `wait: false` and 0–0.5 s of jitter before asking
+/// again, six with `wait: true`, all through a round-robin proxy to two replicas on one
+/// redis-server, 18 pages of one origin at `Crawl-delay: 1`. The table (on standard error)
+/// gives the smallest and the 1st-percentile gap at the site against the spacing; every
+/// permit's slot id is given once.
+#[test]
+fn a_fleet_behind_a_round_robin_proxy_keeps_the_spacing() {
+    use std::collections::HashMap;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    const PAGES: usize = 18;
+    let rt = crate::support::runtime(1);
+    let (site, arrivals) = site(&rt, 1);
+    let fleet = Fleet::start();
+    let proxy = round_robin(fleet.addrs());
+    let next_page = Arc::new(AtomicUsize::new(0));
+    let permits: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
+    let base = site.url("");
+    let base = base.trim_end_matches('/').to_owned();
+    let workers: Vec<_> = (0..12u64)
+        .map(|w| {
+            let (proxy, base) = (proxy.clone(), base.clone());
+            let (next_page, permits) = (next_page.clone(), permits.clone());
+            std::thread::spawn(move || {
+                let long_poll = w >= 6;
+                // A small LCG per worker: jitter without a dependency.
+                let mut seed = w.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let started = Instant::now();
+                loop {
+                    let page = next_page.fetch_add(1, Ordering::SeqCst);
+                    if page >= PAGES {
+                        return;
+                    }
+                    let url = format!("{base}/p{page}");
+                    let mut slot = Value::Null;
+                    loop {
+                        assert!(started.elapsed() < Duration::from_secs(60), "stuck");
+                        let mut body = json!({"agent": "bot", "url": url, "wait": long_poll});
+                        if slot.is_string() {
+                            body["slot"] = slot.clone();
+                        }
+                        let (code, _, text) = exchange(&proxy, "POST", "/v1/acquire", Some(&body));
+                        assert_eq!(code, 200, "{text}");
+                        let v: Value = serde_json::from_str(&text).expect("JSON");
+                        if v["permit"] == true {
+                            let id = v["slot"].as_str().expect("a permit's slot").to_owned();
+                            *permits.lock().expect("permits").entry(id).or_default() += 1;
+                            break;
+                        }
+                        if !v["slot"].is_null() {
+                            slot = v["slot"].clone();
+                        }
+                        seed = seed
+                            .wrapping_mul(6_364_136_223_846_793_005)
+                            .wrapping_add(1_442_695_040_888_963_407);
+                        let jitter = if long_poll { 0 } else { (seed >> 33) % 500 };
+                        std::thread::sleep(Duration::from_millis(wait_ms(&v) + jitter));
+                    }
+                    fetch(&url);
+                    let record = json!({"url": url, "status": 200});
+                    let (code, _, text) = exchange(&proxy, "POST", "/v1/record", Some(&record));
+                    assert_eq!(code, 200, "{text}");
+                }
+            })
+        })
+        .collect();
+    for w in workers {
+        w.join().expect("worker");
+    }
+    let permits = permits.lock().expect("permits").clone();
+    assert_eq!(permits.len(), PAGES, "{permits:?}");
+    assert!(permits.values().all(|n| *n == 1), "{permits:?}");
+    let mut log = arrivals.lock().expect("log").clone();
+    log.sort_by_key(|(at, _)| *at);
+    assert_eq!(log.len(), PAGES);
+    let mut gaps: Vec<Duration> = log.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    gaps.sort();
+    let p1 = gaps[(gaps.len() - 1) / 100];
+    eprintln!("| spacing | gaps | min gap | 1st percentile | permits per slot id |");
+    eprintln!("|---|---|---|---|---|");
+    eprintln!(
+        "| 1.000 s | {} | {:.3} s | {:.3} s | 1 (of {} ids) |",
+        gaps.len(),
+        gaps[0].as_secs_f64(),
+        p1.as_secs_f64(),
+        permits.len()
+    );
+    assert!(
+        gaps[0] >= Duration::from_millis(900),
+        "two fetches {:?} apart at Crawl-delay: 1",
+        gaps[0]
+    );
+}
