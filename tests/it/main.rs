@@ -57,7 +57,7 @@ mod engine;
 mod fetch_client;
 #[cfg(feature = "redb")]
 mod store_embedded;
-#[cfg(all(feature = "redb", feature = "redis"))]
+#[cfg(feature = "redis")]
 mod store_ledger; // the slot ledger's rule on memory, redb and a real redis-server
 #[cfg(feature = "fetch")]
 mod store_loss;

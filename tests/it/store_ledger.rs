@@ -7,7 +7,9 @@ use crate::support::redis_server::RedisServer;
 use crawlgate::policy::{
     Ask, Asked, Caller, GateOptions, LaterWhy, LedgerBounds, Outcome, PoliteKey,
 };
-use crawlgate::store::{EmbeddedStore, MemoryStore, RedisOptions, RedisStore, Store};
+#[cfg(feature = "redb")]
+use crawlgate::store::EmbeddedStore;
+use crawlgate::store::{MemoryStore, RedisOptions, RedisStore, Store};
 use crawlgate::Origin;
 
 /// Long enough that the test's own pace never reaches a slot.
@@ -47,7 +49,7 @@ async fn ask(store: &dyn Store, who: Caller, fresh: u128, bounds: LedgerBounds) 
 
 /// The rule as every store must keep it; `stores` are views of one store (two connections to
 /// one Redis server, or the same store twice).
-async fn the_rule(stores: [Arc<dyn Store>; 2]) {
+pub(crate) async fn the_rule(stores: [Arc<dyn Store>; 2]) {
     // The default bounds (two minutes ahead) hold two slots at this spacing: roomier ones, and
     // tight ones where the bounds are the point.
     let defaults = GateOptions::default().ledger_bounds();
@@ -150,6 +152,7 @@ async fn the_memory_store_keeps_the_ledger_rule() {
     the_rule([store.clone(), store]).await;
 }
 
+#[cfg(feature = "redb")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_embedded_store_keeps_the_ledger_rule() {
     let dir = tempfile::tempdir().expect("tempdir");
