@@ -422,3 +422,38 @@ fn a_fleet_behind_a_round_robin_proxy_keeps_the_spacing() {
         gaps[0]
     );
 }
+
+/// `--book-ahead` and `--max-pending-per-agent` set the bounds (here 2.5 s and 1, at
+/// `Crawl-delay: 1`).
+#[test]
+fn the_bounds_on_booking_ahead_are_flags() {
+    let rt = crate::support::runtime(1);
+    let (site, _) = site(&rt, 1);
+    let serve = Serve::start(&[
+        "--no-state",
+        "--allow-private",
+        "--book-ahead",
+        "2.5",
+        "--max-pending-per-agent",
+        "1",
+    ]);
+    let acquire = |agent: &str, path: &str| {
+        let body = json!({"agent": agent, "url": site.url(path)});
+        post(&serve, "/v1/acquire", body, 200).1
+    };
+    assert_eq!(acquire("bot", "/0")["permit"], true);
+    let one = acquire("bot", "/1");
+    assert!(one["slot"].is_string(), "{one}");
+    // bot holds its one pending slot; another agent books the next (2 s out).
+    let full = acquire("bot", "/2");
+    assert_eq!(full["later"], "agent-full", "{full}");
+    let other = acquire("other", "/o");
+    assert!(other["slot"].is_string(), "{other}");
+    // The next slot would be 3 s out, past 2.5 s.
+    let ahead = acquire("third", "/t");
+    assert_eq!(ahead["later"], "ahead", "{ahead}");
+    assert!(
+        (1..=500).contains(&wait_ms(&ahead)),
+        "the 3 s slot is within 2.5 s in half a second: {ahead}"
+    );
+}
