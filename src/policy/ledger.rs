@@ -667,4 +667,55 @@ mod tests {
         assert!(!k.ledger.is_idle(end + 1));
         assert!(k.ledger.is_idle(end + 10 * ms(SPENT_MIN)));
     }
+
+    proptest::proptest! {
+        /// Any sequence of asks (callers of two agents, times moving on, backoffs, closed
+        /// windows, tight bounds): permits are never closer than the spacing, each id gives at
+        /// most one permit, a caller holds at most one pending slot, and a `Later` books
+        /// nothing.
+        #[test]
+        fn permits_keep_the_spacing_and_ids_give_one_permit(
+            steps in proptest::collection::vec(
+                (0u8..6, 0u64..2_500, 0u8..20, 0u64..3_000),
+                1..200,
+            ),
+        ) {
+            let rules = super::super::GateOptions::default().backoff(100);
+            let b = LedgerBounds { ahead_ms: 4 * SPACING, per_agent: 2 };
+            let mut k = Key::new();
+            let mut now = T;
+            let mut permits: Vec<(u64, SlotKey)> = Vec::new();
+            for (who, step, event, closed) in steps {
+                now += step;
+                if event == 0 {
+                    k.gate.back_off(now, Some(Duration::from_millis(closed)), &rules);
+                    continue;
+                }
+                let closed = if event == 1 { closed } else { 0 };
+                let before = (k.gate, k.ledger.clone());
+                let outcome = k.ask_with(caller(who, u64::from(who % 2)), now, closed, b);
+                match outcome {
+                    Outcome::Permit { id } => {
+                        proptest::prop_assert!(permits.iter().all(|(_, p)| *p != id));
+                        if let Some((last, _)) = permits.last() {
+                            proptest::prop_assert!(now >= last + SPACING, "{} after {}", now, last);
+                        }
+                        proptest::prop_assert!(before.0.backoff_until <= now, "a permit while backed off");
+                        permits.push((now, id));
+                    }
+                    Outcome::Wait { at, .. } => proptest::prop_assert!(at > now),
+                    Outcome::Later { at, .. } => {
+                        proptest::prop_assert!(at >= now);
+                        // Nothing booked: the schedule did not move and no slot was added
+                        // (a void slot of the caller's may have gone).
+                        proptest::prop_assert_eq!(k.gate, before.0);
+                        proptest::prop_assert!(
+                            k.ledger.pending_count(now) <= before.1.pending_count(now)
+                        );
+                    }
+                }
+                proptest::prop_assert!(k.ledger.pending.len() <= 6);
+            }
+        }
+    }
 }
