@@ -276,11 +276,18 @@ impl Ledger {
         let mut first = u64::MAX;
         for p in self.pending.values().filter(|p| p.agent == agent) {
             held += 1;
-            first = first.min(p.at);
+            // When one may be gone: its time, or, once it has come, just after its expiry
+            // (never now: a caller that comes back at once would find it full again).
+            let back = if p.at > now {
+                p.at
+            } else {
+                p.expires.saturating_add(1)
+            };
+            first = first.min(back);
         }
         if held >= bounds.per_agent {
             return Outcome::Later {
-                at: first.max(now),
+                at: first,
                 why: LaterWhy::AgentFull,
             };
         }
@@ -633,6 +640,15 @@ mod tests {
             before,
             "nothing booked"
         );
+        // Once its slots have come (unconfirmed), agent 1 is told to come back just after the
+        // first expires, never "now".
+        assert_eq!(
+            k.ask_with(caller(7, 1), T + 2 * SPACING, 0, tight),
+            Outcome::Later {
+                at: T + 2 * SPACING + 1,
+                why: LaterWhy::AgentFull
+            }
+        );
     }
 
     #[test]
@@ -705,7 +721,8 @@ mod tests {
                     }
                     Outcome::Wait { at, .. } => proptest::prop_assert!(at > now),
                     Outcome::Later { at, .. } => {
-                        proptest::prop_assert!(at >= now);
+                        // Never "now": a caller told to come back at once would spin.
+                        proptest::prop_assert!(at > now);
                         // Nothing booked: the schedule did not move and no slot was added
                         // (a void slot of the caller's may have gone).
                         proptest::prop_assert_eq!(k.gate, before.0);

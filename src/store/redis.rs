@@ -1176,7 +1176,9 @@ for i = 1, #all, 2 do
     mine = {{id = id, at = tonumber(at)}}
   elseif ag == agent then
     held = held + 1
-    if not first or tonumber(at) < first then first = tonumber(at) end
+    local back = tonumber(at)
+    if back <= now then back = tonumber(exp) + 1 end
+    if not first or back < first then first = back end
   end
 end
 if mine then
@@ -1200,7 +1202,7 @@ else
 end
 local slot = math.max(now, nxt, until_, not_before, earliest)
 if slot - math.max(now, until_, not_before) > ahead then return {{3, '', slot - ahead, now, 1}} end
-if held >= per_agent then return {{3, '', math.max(first or now, now), now, 2}} end
+if held >= per_agent then return {{3, '', first or (now + 1), now, 2}} end
 nxt = slot + spacing
 redis.call('HSET', KEYS[1], 'next', fmt(nxt))
 keep_gate()
