@@ -1103,6 +1103,15 @@ pub struct ServeArgs {
     /// answered at once (`permit: false` and when to come back).
     #[arg(long, value_name = "N", default_value_t = 4096)]
     pub max_waiting: usize,
+    /// How far ahead /v1/acquire books a slot, in seconds, behind the earliest the politeness
+    /// key allows (now, the end of a backoff, the opening of a `Visit-time` window): past it
+    /// nothing is booked and the answer says when to come back (`later: "ahead"`).
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    pub book_ahead: f64,
+    /// Slots one agent may hold pending on one politeness key (/v1/acquire): past it nothing
+    /// is booked for the agent there until one is used or expires (`later: "agent-full"`).
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub max_pending_per_agent: u32,
     /// At shutdown, how long to keep retrying the changes the state store has not taken
     /// (a store that is down or full), in seconds; what is still not written then is reported
     /// lost.

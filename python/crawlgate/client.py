@@ -131,9 +131,10 @@ class Client:
                 ) -> Dict[str, Any]:
         """Checks ``url`` and gives its slot of the origin's schedule. Only ``permit`` true is
         leave to fetch; otherwise wait ``wait_ms`` and ask again with ``slot=answer["slot"]``
-        (asking again books nothing new; at its time the slot is confirmed against a backoff
-        recorded meanwhile). ``wait=True`` waits on the server when the slot comes within its
-        ``--max-wait``. :meth:`wait_for_permit` does the asking again."""
+        (asking again, on any replica, books nothing new; a backoff recorded meanwhile voids
+        the slot). An answer with ``later`` set booked nothing (``slot`` is ``None``): ask
+        again after ``wait_ms``. ``wait=True`` waits on the server when the slot comes within
+        its ``--max-wait``. :meth:`wait_for_permit` does the asking again."""
         body: Dict[str, Any] = {"agent": agent, "url": url, "wait": wait}
         if slot is not None:
             body["slot"] = slot

@@ -10,9 +10,9 @@ use super::cache::{CheckError, RobotsCache};
 use super::keys::Place;
 use super::slots::Held;
 use crate::origin::Origin;
-use crate::policy::{spacing, unix_ms, window_wait, PoliteKey, Spacing};
+use crate::policy::{ms, spacing, unix_ms, window_wait, Ask, Caller, Outcome, PoliteKey, Spacing};
 use crate::robots::ProductToken;
-use crate::store::Reservation;
+use crate::store::{random_u128, Reservation, StoreError};
 
 /// The `tracing` target of the gate's events (backoffs, capped spacing).
 const TARGET: &str = "crawlgate::gate";
@@ -189,56 +189,81 @@ impl RobotsCache {
         self.gate().local.backed_off(key, now)
     }
 
-    /// Checks `url` for `token` and, if allowed, reserves the origin's next slot without
-    /// waiting for it: the same schedule as [`RobotsCache::acquire`] (the store's, shared by
-    /// every process on it, else the process's own), for a caller that waits elsewhere: a
+    /// Checks `url` for `token` and, if allowed, asks the slot ledger of its politeness key
+    /// ([`Ledger`](crate::policy::Ledger), kept by the store beside the schedule and shared by
+    /// every process on it; else the process's own), for a caller that waits elsewhere: a
     /// service answering "come back at `not_before`", a queue that re-schedules the URL.
-    /// The slot is the caller's: fetch when [`Slot::wait`] has passed, without reserving again,
-    /// then record the response with [`RobotsCache::record_fetch`]. No concurrency slot is
-    /// held ([`CacheOptions::gate`](super::CacheOptions)'s `max_concurrency` is the in-process
-    /// [`Permit`]'s).
-    pub async fn reserve_slot(&self, token: &ProductToken, url: &str) -> Result<Slot, Refused> {
-        let answer = self.allowed(token, url).await?;
-        let key = self.politeness_key(&answer.origin).await;
-        Ok(self.new_slot(answer, key).await)
-    }
-
-    /// Confirms a slot of `url` from [`RobotsCache::reserve_slot`] that comes at `slot_at`,
-    /// for a caller that waited elsewhere and asks again before it fetches: `url` is checked
-    /// again (refused if robots.txt disallows it now) and the key's backoff read again, as
-    /// [`RobotsCache::acquire`] does when its sleep ends. The slot stands unless a backoff
-    /// still runs at its time (a 429 or 503 recorded after it was reserved), the site's
-    /// `Visit-time` window is closed then, or it passed more than a spacing ago (the slots
-    /// after it are booked: fetching now could crowd one). A slot that does not stand is void:
-    /// a new one is reserved in its place, after the backoff ([`Slot::renewed`]). Either way
-    /// [`Slot::wait`] runs from now to the slot (zero: fetch now). Nothing is reserved for a
-    /// slot that stands, so asking again does not push anyone's slot back.
-    pub async fn confirm_slot(
-        &self,
-        token: &ProductToken,
-        url: &str,
-        slot_at: SystemTime,
-    ) -> Result<Slot, Refused> {
+    ///
+    /// The caller is the pair (`token`, `url`) and holds at most one pending slot: the first
+    /// ask books one, asking again repeats it, and once it has come the ask is the permit
+    /// ([`Outcome::Permit`]: fetch now, then record the response with
+    /// [`RobotsCache::record_fetch`]), given once. A permit is never closer than the spacing to
+    /// the last permit given on the key; a slot a backoff reaches, or asked about more than a
+    /// spacing after its time, is void and replaced. Booking ahead is bounded
+    /// ([`GateOptions::book_ahead`](crate::policy::GateOptions::book_ahead),
+    /// [`GateOptions::max_pending_per_agent`](crate::policy::GateOptions::max_pending_per_agent)):
+    /// past it nothing is booked ([`Outcome::Later`]). `url` is checked each time (refused if
+    /// robots.txt disallows it now). No concurrency slot is held ([`Permit`]'s
+    /// `max_concurrency` is the in-process one's).
+    pub async fn ask_slot(&self, token: &ProductToken, url: &str) -> Result<Slot, Refused> {
         let answer = self.allowed(token, url).await?;
         let key = self.politeness_key(&answer.origin).await;
         let now = self.clock().now();
-        let spacing = self.spacing_of(&answer, now);
-        let left = self.backed_off(&key).await;
-        let backed_off = !left.is_zero() && now + left > slot_at;
-        let closed = !self.visit_wait(&answer, slot_at.max(now)).is_zero();
-        let late = now
-            .duration_since(slot_at)
-            .is_ok_and(|late| late > spacing.delay);
-        if backed_off || closed || late {
-            return Ok(self.new_slot(answer, key).await);
+        // Outside the site's Visit-time window, the slot is booked at its opening.
+        let closed = self.visit_wait(&answer, now);
+        let spacing = self.spacing_of(&answer, now + closed);
+        let mut ask = Ask {
+            caller: Caller::of(token.as_str(), url),
+            now: unix_ms(now),
+            spacing_ms: ms(spacing.delay),
+            closed_ms: ms(closed),
+            fresh: random_u128(),
+        };
+        let bounds = self.gate().options.ledger_bounds();
+        let store = self.store();
+        let mut asked = None;
+        if store.keeps_schedule() {
+            match store.ask_slot(&key, ask, bounds).await {
+                Ok(a) => {
+                    self.store_ok();
+                    asked = Some(a);
+                }
+                Err(StoreError::Unsupported(_)) => {}
+                Err(e) => {
+                    self.store_failed(&e);
+                    if store.is_shared() {
+                        // Alone while the shared store fails: the fleet's share of the rate.
+                        let alone = spacing
+                            .delay
+                            .saturating_mul(self.gate().options.fleet_size.max(1));
+                        ask.spacing_ms = ms(alone);
+                    }
+                }
+            }
         }
+        let asked = match asked {
+            Some(a) => {
+                if store.is_shared() {
+                    if let Outcome::Permit { .. } | Outcome::Wait { .. } = a.outcome {
+                        // Followed in the process, so that the spacing alone (should the
+                        // store fail) counts from the last shared slot.
+                        let alone = spacing
+                            .delay
+                            .saturating_mul(self.gate().options.fleet_size.max(1));
+                        self.gate().local.follow(&key, now + a.wait(), alone);
+                    }
+                }
+                a
+            }
+            None => self.gate().local.ask(&key, &ask, &bounds),
+        };
         Ok(Slot {
             answer,
             key,
             spacing,
             at: now,
-            wait: slot_at.duration_since(now).unwrap_or(Duration::ZERO),
-            renewed: false,
+            wait: asked.wait(),
+            outcome: asked.outcome,
         })
     }
 
@@ -258,24 +283,7 @@ impl RobotsCache {
         read_retry_after(value, self.clock().now())
     }
 
-    /// The key's next slot for `answer`'s URL, reserved now.
-    async fn new_slot(&self, answer: Answer, key: PoliteKey) -> Slot {
-        let at = self.clock().now();
-        // Outside the site's Visit-time window, the slot is taken at its opening.
-        let closed = self.visit_wait(&answer, at);
-        let spacing = self.spacing_of(&answer, at + closed);
-        let reservation = self.reserve(&key, at + closed, spacing.delay).await;
-        Slot {
-            answer,
-            key,
-            spacing,
-            at,
-            wait: closed + reservation.wait,
-            renewed: true,
-        }
-    }
-
-    /// Records how a fetch from `origin` went, for a slot from [`RobotsCache::reserve_slot`]
+    /// Records how a fetch from `origin` went, for a slot from [`RobotsCache::ask_slot`]
     /// (a [`Permit`] records through [`Permit::record`]; the rules are the same): a 429 or 503
     /// backs the origin's politeness key off (`Retry-After` honoured up to the cap, else
     /// exponential), another answer ends a run of them, and the site-availability report is
@@ -412,23 +420,23 @@ impl RobotsCache {
     }
 }
 
-/// A slot reserved by [`RobotsCache::reserve_slot`]: the URL's answer and when to fetch it.
+/// What [`RobotsCache::ask_slot`] got: the URL's answer and the caller's slot.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Slot {
     /// The check's answer (origin, reason, crawl-delay, request-rate, sitemaps).
     pub answer: Answer,
-    /// The politeness key the slot was reserved under.
+    /// The politeness key the slot is on.
     pub key: PoliteKey,
-    /// The spacing the slot was reserved with, and whether the cap applied.
+    /// The key's spacing, and whether the cap applied.
     pub spacing: Spacing,
-    /// When it was reserved, or confirmed (the engine's clock).
+    /// When it was asked (the engine's clock).
     pub at: SystemTime,
-    /// How long from `at` until the slot comes (zero: now).
+    /// How long from `at` until the slot comes, or until asking again may book one (zero for
+    /// a permit).
     pub wait: Duration,
-    /// Whether the slot was reserved by this call: always from [`RobotsCache::reserve_slot`];
-    /// from [`RobotsCache::confirm_slot`], when the slot asked about was void.
-    pub renewed: bool,
+    /// The ledger's answer: a permit, the caller's slot, or "later, nothing booked".
+    pub outcome: Outcome,
 }
 
 /// Leave to fetch one URL now, from [`RobotsCache::acquire`]. Holds one of its politeness

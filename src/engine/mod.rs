@@ -9,6 +9,8 @@
 //!   rule, crawl-delay, request-rate and sitemaps.
 //! - [`RobotsCache::acquire`]: may it, and *when*? A [`Permit`] once the origin's next slot
 //!   has come (crawl-delay, request-rate, backoff), or [`Refused`].
+//! - [`RobotsCache::ask_slot`]: the same for a caller that waits elsewhere (a service, a
+//!   queue): the caller's [`Slot`] of the key's slot ledger, shared on a shared store.
 //! - [`GateMiddleware`] (feature `middleware`): the same for every request of a
 //!   `reqwest_middleware` client.
 //!

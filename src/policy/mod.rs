@@ -20,6 +20,7 @@
 
 #[cfg(feature = "fetch")]
 mod key;
+mod ledger;
 mod reason;
 mod response;
 mod schedule;
@@ -28,6 +29,7 @@ mod unix_ms;
 
 #[cfg(feature = "fetch")]
 pub use key::{KeyKind, PoliteKey, UnknownKeyKind};
+pub use ledger::{Ask, Asked, Caller, LaterWhy, Ledger, LedgerBounds, Outcome, SlotKey, SPENT_MIN};
 pub use reason::Rfc3339;
 pub use response::{challenge_marker, is_html_type, ChallengeMarker, CHALLENGE_MARKERS};
 

@@ -8,6 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 #[cfg(feature = "fetch")]
 use super::key::KeyKind;
+use super::ledger::LedgerBounds;
 use super::unix_ms::ms;
 use crate::robots::{RequestRate, TimeWindow};
 
@@ -76,6 +77,16 @@ pub struct GateOptions {
     /// same as the last one (default 10 minutes): the 30-day rule needs a recent report, not
     /// one per page, and each is a store write.
     pub availability_interval: Duration,
+    /// How far ahead a slot is booked for a caller that waits elsewhere (the engine's
+    /// `RobotsCache::ask_slot`, `crawlgate serve`'s `/v1/acquire`): default 2 minutes behind
+    /// the earliest the key allows (now, the end of a backoff, the opening of a `Visit-time`
+    /// window). Past it nothing is booked and the answer says when to come back, so that a
+    /// burst of asks cannot push a key's schedule out of reach.
+    pub book_ahead: Duration,
+    /// Slots one agent (product token) may hold pending on one politeness key (default 32, at
+    /// least 1):
+    /// past it nothing is booked until one of them is used or expires.
+    pub max_pending_per_agent: u32,
 }
 
 impl Default for GateOptions {
@@ -98,6 +109,8 @@ impl Default for GateOptions {
             fleet_size: 1,
             visit_time: true,
             availability_interval: Duration::from_secs(600),
+            book_ahead: Duration::from_secs(120),
+            max_pending_per_agent: 32,
         }
     }
 }
@@ -132,6 +145,15 @@ impl GateOptions {
             jitter_percent: self.backoff_jitter_percent.min(100),
             draw,
             max_retry_after: self.max_retry_after,
+        }
+    }
+
+    /// The bounds of booking ahead ([`GateOptions::book_ahead`],
+    /// [`GateOptions::max_pending_per_agent`]).
+    pub fn ledger_bounds(&self) -> LedgerBounds {
+        LedgerBounds {
+            ahead_ms: ms(self.book_ahead),
+            per_agent: self.max_pending_per_agent.max(1),
         }
     }
 

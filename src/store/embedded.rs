@@ -58,7 +58,7 @@ use super::{
     LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreError, StoreFuture,
     StoreUsage, TdmRecord, Updated,
 };
-use crate::policy::{BackoffRules, GateState, PoliteKey};
+use crate::policy::{Ask, Asked, BackoffRules, GateState, LedgerBounds, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -733,6 +733,20 @@ impl Store for EmbeddedStore {
             txn.commit().map_err(backend)?;
             Ok(wait)
         })
+    }
+
+    /// In memory only (one process at a time has the file): pending slots, spent permits and
+    /// the last permit are not on disk, so a restart forgets bookings and callers book anew.
+    /// The schedules written when the store is closed keep each key's next slot, which is a
+    /// spacing after its last permit at least, so the spacing holds across a clean restart.
+    fn ask_slot<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        ask: Ask,
+        bounds: LedgerBounds,
+    ) -> StoreFuture<'a, Asked> {
+        let asked = self.inner.schedules.ask(key, &ask, &bounds);
+        Box::pin(async move { Ok(asked) })
     }
 
     fn backed_off<'a>(&'a self, key: &'a PoliteKey, now: SystemTime) -> StoreFuture<'a, Duration> {

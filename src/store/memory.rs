@@ -13,7 +13,7 @@ use super::{
     LocalLeases, LocalSchedules, Plan, Pruned, Reservation, Store, StoreFuture, StoreUsage,
     TdmRecord, Updated,
 };
-use crate::policy::{BackoffRules, GateState, PoliteKey};
+use crate::policy::{Ask, Asked, BackoffRules, GateState, LedgerBounds, PoliteKey};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -229,6 +229,16 @@ impl Store for MemoryStore {
     fn recovered<'a>(&'a self, key: &'a PoliteKey) -> StoreFuture<'a, ()> {
         self.schedules.recovered(key);
         Box::pin(async move { Ok(()) })
+    }
+
+    fn ask_slot<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        ask: Ask,
+        bounds: LedgerBounds,
+    ) -> StoreFuture<'a, Asked> {
+        let asked = self.schedules.ask(key, &ask, &bounds);
+        Box::pin(async move { Ok(asked) })
     }
 
     fn backed_off<'a>(&'a self, key: &'a PoliteKey, now: SystemTime) -> StoreFuture<'a, Duration> {

@@ -62,7 +62,9 @@ impl TdmRecord {
 #[cfg(feature = "redis")]
 pub use redis::{RedisOptions, RedisStore};
 
-use crate::policy::{ms, unix_ms, BackoffRules, GateState, PoliteKey};
+use crate::policy::{
+    ms, unix_ms, Ask, Asked, BackoffRules, GateState, Ledger, LedgerBounds, PoliteKey,
+};
 use crate::policy::{Applied, Change, Digest, OriginState};
 use crate::Origin;
 
@@ -276,6 +278,21 @@ pub trait Store: Send + Sync + fmt::Debug + 'static {
         Box::pin(async { Err(StoreError::Unsupported("request schedules")) })
     }
 
+    /// Answers an ask of a politeness key's slot ledger ([`Ledger::ask`]: the caller's pending
+    /// slot, a permit when it has come, a new booking, or "come back later"), atomically with
+    /// the key's schedule. The stores of this crate keep a ledger per key (the Redis store one
+    /// that every process on it shares, on the server's clock: `ask.now` is then ignored); by
+    /// default a store keeps none and the engine keeps the ledger in the process.
+    fn ask_slot<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        ask: Ask,
+        bounds: LedgerBounds,
+    ) -> StoreFuture<'a, Asked> {
+        let _ = (key, ask, bounds);
+        Box::pin(async { Err(StoreError::Unsupported("slot ledgers")) })
+    }
+
     /// Whether the store counts requests in flight across processes ([`Store::take_in_flight`],
     /// [`Store::release_in_flight`]): the Redis store does; a store only one process uses
     /// does not need to (the engine counts them in the process).
@@ -446,6 +463,8 @@ pub(crate) struct LocalSchedules(Mutex<Schedules>);
 #[derive(Debug, Default)]
 struct Schedules {
     map: HashMap<PoliteKey, GateState>,
+    /// The slot ledgers, beside the schedules they book (kept in the process only).
+    ledgers: HashMap<PoliteKey, Ledger>,
     /// The map is swept of idle schedules when it grows past this.
     sweep_at: usize,
 }
@@ -459,7 +478,8 @@ impl LocalSchedules {
         let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if s.map.len() >= s.sweep_at.max(SWEEP_MIN) {
             s.map.retain(|_, g| !g.is_idle(now));
-            s.sweep_at = s.map.len() * 2;
+            s.ledgers.retain(|_, l| !l.is_idle(now));
+            s.sweep_at = (s.map.len() + s.ledgers.len()) * 2;
         }
         f(s.map.entry(key.clone()).or_default())
     }
@@ -482,6 +502,20 @@ impl LocalSchedules {
                 slot_ms: now.saturating_add(wait),
             }
         })
+    }
+
+    /// [`Store::ask_slot`] in the process: the key's ledger and schedule under one lock.
+    pub fn ask(&self, key: &PoliteKey, ask: &Ask, bounds: &LedgerBounds) -> Asked {
+        let mut s = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let s = &mut *s;
+        if s.map.len() + s.ledgers.len() >= s.sweep_at.max(SWEEP_MIN) {
+            s.map.retain(|_, g| !g.is_idle(ask.now));
+            s.ledgers.retain(|_, l| !l.is_idle(ask.now));
+            s.sweep_at = (s.map.len() + s.ledgers.len()) * 2;
+        }
+        let gate = s.map.entry(key.clone()).or_default();
+        let ledger = s.ledgers.entry(key.clone()).or_default();
+        ledger.ask(gate, ask, bounds)
     }
 
     /// [`Store::back_off`] in the process; also returns the schedule after it.
@@ -555,11 +589,22 @@ impl LocalSchedules {
 
 /// A random token naming one lease holder.
 pub(crate) fn owner_token() -> String {
+    format!("{:032x}", random_u128())
+}
+
+/// 128 random bits (a lease holder's name, a slot's id), without a `rand` dependency: two
+/// SipHashes under the standard library's randomly seeded keys, with the process id and a
+/// counter hashed in.
+pub(crate) fn random_u128() -> u128 {
     use std::collections::hash_map::RandomState;
     use std::hash::{BuildHasher, Hasher};
-    // Two independently seeded SipHashes: 128 random bits without a `rand` dependency.
-    let a = RandomState::new().build_hasher().finish();
-    let mut h = RandomState::new().build_hasher();
-    h.write_u32(std::process::id());
-    format!("{a:016x}{:016x}", h.finish())
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let mut a = RandomState::new().build_hasher();
+    a.write_u64(n);
+    let mut b = RandomState::new().build_hasher();
+    b.write_u32(std::process::id());
+    b.write_u64(n);
+    (u128::from(a.finish()) << 64) | u128::from(b.finish())
 }

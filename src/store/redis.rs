@@ -82,7 +82,9 @@ use super::{
     codec, Plan, Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, TdmRecord,
     Updated,
 };
-use crate::policy::{BackoffRules, GateState, PoliteKey};
+use crate::policy::{
+    Ask, Asked, BackoffRules, GateState, LaterWhy, LedgerBounds, Outcome, PoliteKey, SPENT_MIN,
+};
 use crate::policy::{Change, Digest, OriginState};
 use crate::Origin;
 
@@ -892,6 +894,65 @@ impl Store for RedisStore {
         })
     }
 
+    fn ask_slot<'a>(
+        &'a self,
+        key: &'a PoliteKey,
+        ask: Ask,
+        bounds: LedgerBounds,
+    ) -> StoreFuture<'a, Asked> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let keys = self.schedule_keys(key);
+            let caller: String = ask.caller.url.iter().map(|b| format!("{b:02x}")).collect();
+            let (kind, id, at, now, flag): (u8, String, u64, u64, u8) = self
+                .run(
+                    || format!("asking the slot ledger of {key}"),
+                    ASK_SLOT
+                        .key(keys.gate())
+                        .key(keys.ledger())
+                        .key(keys.spent(&ask.caller.url))
+                        .arg(caller)
+                        .arg(format!("{:016x}", ask.caller.agent))
+                        .arg(ask.spacing_ms.min(1 << 50))
+                        .arg(ask.closed_ms.min(1 << 50))
+                        .arg(format!("{:032x}", ask.fresh))
+                        .arg(bounds.ahead_ms.min(1 << 50))
+                        .arg(bounds.per_agent.max(1))
+                        .arg(gate_ms(SPENT_MIN))
+                        .invoke_async(&mut conn),
+                )
+                .await?;
+            let bad = || {
+                StoreError::Backend(format!(
+                    "the slot ledger of {key} answered {kind} {id:?} {flag}"
+                ))
+            };
+            let id = || u128::from_str_radix(&id, 16).map_err(|_| bad());
+            let outcome = match (kind, flag) {
+                (1, _) => Outcome::Permit { id: id()? },
+                (2, booked) => Outcome::Wait {
+                    id: id()?,
+                    at,
+                    booked: booked == 1,
+                },
+                (3, 1) => Outcome::Later {
+                    at,
+                    why: LaterWhy::Ahead,
+                },
+                (3, 2) => Outcome::Later {
+                    at,
+                    why: LaterWhy::AgentFull,
+                },
+                (3, 3) => Outcome::Later {
+                    at,
+                    why: LaterWhy::JustServed,
+                },
+                _ => return Err(bad()),
+            };
+            Ok(Asked { now, outcome })
+        })
+    }
+
     fn counts_in_flight(&self) -> bool {
         true
     }
@@ -983,6 +1044,20 @@ impl Keys {
     fn tdm(&self) -> String {
         format!("{}:tdm", self.base)
     }
+
+    /// The key's pending slots (a hash: caller → `id at expires agent`).
+    fn ledger(&self) -> String {
+        format!("{}:ledger", self.base)
+    }
+
+    /// A caller's last permit on the key (`id at`, expiring).
+    fn spent(&self, caller: &[u8; 32]) -> String {
+        let mut hex = String::with_capacity(64);
+        for b in caller {
+            hex.push_str(&format!("{b:02x}"));
+        }
+        format!("{}:spent:{hex}", self.base)
+    }
 }
 
 /// `f`'s answer, or `None` if it takes longer than `d`.
@@ -1051,6 +1126,89 @@ local nxt = slot + tonumber(ARGV[1])
 redis.call('HSET', KEYS[1], 'next', string.format('%d', nxt))
 redis.call('PEXPIREAT', KEYS[1], string.format('%d', math.max(nxt, tonumber(g[2] or '0')) + 86400000))
 return {{slot - now, tonumber(g[3] or '0'), slot}}
+"
+    ))
+});
+
+/// [`Ledger::ask`](crate::policy::Ledger::ask) on the server's clock, with the key's schedule:
+/// the same rule, step for step. Returns `{kind, id, at, now, flag}`: kind 1 a permit, 2 a
+/// wait (flag 1: booked by this ask), 3 come back later (flag 1: ahead, 2: agent full, 3: just
+/// served).
+static ASK_SLOT: LazyLock<Script> = LazyLock::new(|| {
+    Script::new(&format!(
+        r"{SCRIPT_NOW}
+-- KEYS[1]: the gate hash; KEYS[2]: the pending slots (caller -> 'id at expires agent');
+-- KEYS[3]: the caller's last permit ('id at'). ARGV: the caller, the agent, the spacing (ms),
+-- the wait for the Visit-time window (ms), the fresh id, the bound ahead (ms), the pending
+-- slots per agent, how long a permit is remembered at least (ms).
+local me, agent = ARGV[1], ARGV[2]
+local spacing, closed = tonumber(ARGV[3]), tonumber(ARGV[4])
+local fresh, ahead, per_agent = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+local remember = math.max(tonumber(ARGV[8]), 2 * spacing)
+local function fmt(n) return string.format('%d', n) end
+local g = redis.call('HMGET', KEYS[1], 'next', 'until', 'permit')
+local nxt, until_, last = tonumber(g[1] or '0'), tonumber(g[2] or '0'), tonumber(g[3] or '0')
+local not_before = now + closed
+local earliest = 0
+if last > 0 then earliest = last + spacing end
+local function keep_gate()
+  redis.call('PEXPIREAT', KEYS[1], fmt(math.max(nxt, until_) + 86400000))
+end
+local function pend(id, at)
+  redis.call('HSET', KEYS[2], me, id .. ' ' .. fmt(at) .. ' ' .. fmt(at + spacing) .. ' ' .. agent)
+  redis.call('PEXPIRE', KEYS[2], fmt(ahead + 2 * spacing + 60000))
+end
+local function give(id)
+  redis.call('SET', KEYS[3], id .. ' ' .. fmt(now), 'PX', fmt(remember))
+  nxt = math.max(nxt, now + spacing)
+  redis.call('HSET', KEYS[1], 'permit', fmt(now), 'next', fmt(nxt))
+  keep_gate()
+  return {{1, id, now, now, 0}}
+end
+-- The pending slots: expired ones dropped, the caller's found, the agent's other ones counted.
+local mine, held, first = nil, 0, nil
+local all = redis.call('HGETALL', KEYS[2])
+for i = 1, #all, 2 do
+  local id, at, exp, ag = string.match(all[i + 1], '^(%x+) (%d+) (%d+) (%x+)$')
+  if not id or tonumber(exp) < now then
+    redis.call('HDEL', KEYS[2], all[i])
+  elseif all[i] == me then
+    mine = {{id = id, at = tonumber(at)}}
+  elseif ag == agent then
+    held = held + 1
+    local back = tonumber(at)
+    if back <= now then back = tonumber(exp) + 1 end
+    if not first or back < first then first = back end
+  end
+end
+if mine then
+  local void = until_ > mine.at or now > mine.at + spacing or (closed > 0 and mine.at < not_before)
+  if not void then
+    if now < mine.at then return {{2, mine.id, mine.at, now, 0}} end
+    if now < earliest then
+      pend(mine.id, earliest)
+      return {{2, mine.id, earliest, now, 0}}
+    end
+    redis.call('HDEL', KEYS[2], me)
+    return give(mine.id)
+  end
+  redis.call('HDEL', KEYS[2], me)
+else
+  local s = redis.call('GET', KEYS[3])
+  if s then
+    local at = tonumber(string.match(s, ' (%d+)$') or '0')
+    if now < at + spacing then return {{3, '', at + spacing, now, 3}} end
+  end
+end
+local slot = math.max(now, nxt, until_, not_before, earliest)
+if slot - math.max(now, until_, not_before) > ahead then return {{3, '', slot - ahead, now, 1}} end
+if held >= per_agent then return {{3, '', first or (now + 1), now, 2}} end
+nxt = slot + spacing
+redis.call('HSET', KEYS[1], 'next', fmt(nxt))
+keep_gate()
+if slot == now then return give(fresh) end
+pend(fresh, slot)
+return {{2, fresh, slot, now, 1}}
 "
     ))
 });

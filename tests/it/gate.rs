@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use crawlgate::engine::{Answer, CacheOptions, Clock, ManualClock, RobotsCache};
 use crawlgate::engine::{Permit, Recorded, Refused, RetryAfterIgnored};
 
-use crawlgate::policy::{BackoffRules, DelaySource, GateOptions, PoliteKey};
+use crawlgate::policy::{BackoffRules, DelaySource, GateOptions, Outcome, PoliteKey};
 use crawlgate::policy::{Change, Digest, Fetch, FetchOutcome, OriginState};
 use crawlgate::store::{Pruned, Reservation, Store, StoreError, StoreFuture, StoreUsage, Updated};
 use crawlgate::{Origin, ProductToken, Robots};
@@ -390,7 +390,7 @@ async fn visit_time_holds_permits_until_its_window_opens() {
     // Inside the window: at once.
     let permit = acquired(&cache, "http://night.test/").await;
     assert_eq!(permit.waited(), Duration::ZERO);
-    // reserve_slot says the same wait.
+    // ask_slot says the same wait: the slot is booked at the window's opening.
     rules(
         &cache,
         "http://late.test",
@@ -398,10 +398,14 @@ async fn visit_time_holds_permits_until_its_window_opens() {
     )
     .await;
     let slot = cache
-        .reserve_slot(&bot(), "http://late.test/")
+        .ask_slot(&bot(), "http://late.test/")
         .await
         .expect("allowed");
     assert_eq!(slot.wait, Duration::from_secs(7200));
+    assert!(
+        matches!(slot.outcome, Outcome::Wait { booked: true, .. }),
+        "{slot:?}"
+    );
     // Turned off: not waited for.
     let (cache, _) = engine({
         let mut gate = no_default_delay();
@@ -824,7 +828,7 @@ async fn permits_feed_the_site_availability_report_without_a_write_per_page() {
     assert!(!later.up && later.at == clock.now());
 }
 
-/// `reserve_slot` (a service's acquire: the slot reserved, the wait told, nobody sleeps) keeps
+/// `ask_slot` (a service's acquire: the slot booked, the wait told, nobody sleeps) keeps
 /// the schedule `acquire` keeps, and `record_fetch` (its record) backs the origin off on a 429
 /// with `Retry-After` and ends the run on a 200, as a permit's record does; a disallowed URL
 /// gets no slot, and its answer names the rule.
@@ -838,13 +842,13 @@ async fn slots_reserved_without_waiting_keep_the_schedule() {
     )
     .await;
     let first = cache
-        .reserve_slot(&bot(), "http://slots.test/a")
+        .ask_slot(&bot(), "http://slots.test/a")
         .await
         .expect("allowed");
     assert_eq!(first.wait, Duration::ZERO);
     assert_eq!(first.spacing.delay, Duration::from_secs(2));
     let second = cache
-        .reserve_slot(&bot(), "http://slots.test/b")
+        .ask_slot(&bot(), "http://slots.test/b")
         .await
         .expect("allowed");
     assert_eq!(
@@ -860,7 +864,7 @@ async fn slots_reserved_without_waiting_keep_the_schedule() {
         .await;
     assert_eq!(backed, Recorded::BackedOff(Duration::from_secs(30)));
     let after = cache
-        .reserve_slot(&bot(), "http://slots.test/c")
+        .ask_slot(&bot(), "http://slots.test/c")
         .await
         .expect("allowed");
     assert!(
@@ -872,10 +876,7 @@ async fn slots_reserved_without_waiting_keep_the_schedule() {
         cache.record_fetch(&origin, 200, None).await,
         Recorded::Served
     );
-    match cache
-        .reserve_slot(&bot(), "http://slots.test/private/x")
-        .await
-    {
+    match cache.ask_slot(&bot(), "http://slots.test/private/x").await {
         Err(Refused::Disallowed { answer, .. }) => {
             assert_eq!(answer.rule.expect("a rule decided").line, 3);
         }
@@ -892,32 +893,41 @@ async fn a_confirmed_slot_stands_unless_a_backoff_reaches_it() {
         "User-agent: *\nCrawl-delay: 2\n",
     )
     .await;
-    let url = "http://pace.test/a";
-    let first = cache.reserve_slot(&bot(), url).await.expect("allowed");
-    let second = cache.reserve_slot(&bot(), url).await.expect("allowed");
-    assert!(first.renewed && second.renewed);
-    assert_eq!(
-        (first.wait, second.wait),
-        (Duration::ZERO, Duration::from_secs(2))
-    );
-    let second_at = second.at + second.wait;
+    let ask = |url: &'static str| {
+        let cache = cache.clone();
+        async move { cache.ask_slot(&bot(), url).await.expect("allowed") }
+    };
+    let first = ask("http://pace.test/a").await;
+    let second = ask("http://pace.test/b").await;
+    assert!(matches!(first.outcome, Outcome::Permit { .. }), "{first:?}");
+    let Outcome::Wait {
+        id, booked: true, ..
+    } = second.outcome
+    else {
+        panic!("{second:?}")
+    };
+    assert_eq!(second.wait, Duration::from_secs(2));
 
     // Asked again before its time, the slot stands and nothing new is booked.
     clock.set(UNIX_EPOCH + Duration::from_secs(T0 + 1));
     for _ in 0..3 {
-        let again = cache
-            .confirm_slot(&bot(), url, second_at)
-            .await
-            .expect("allowed");
-        assert!(!again.renewed);
+        let again = ask("http://pace.test/b").await;
+        assert_eq!(
+            again.outcome,
+            Outcome::Wait {
+                id,
+                at: (T0 + 2) * 1000,
+                booked: false
+            }
+        );
         assert_eq!(again.wait, Duration::from_secs(1));
     }
-    let next = cache.reserve_slot(&bot(), url).await.expect("allowed");
+    let next = ask("http://pace.test/c").await;
     assert_eq!(since_t0(next.at + next.wait), 4.0);
 
     // A 429 with Retry-After: 5 at 1 s reaches the slot at 2 s before it comes: void, and the
-    // new slot lies after the backoff (6 s), behind the one booked at 4 s.
-    let origin = Origin::from_url(url).expect("origin");
+    // new slot lies after the backoff (6 s), which is after the one booked at 4 s too.
+    let origin = Origin::from_url("http://pace.test/").expect("origin");
     let rfc = cache.retry_after("5").expect("seconds");
     assert_eq!(
         cache.record_fetch(&origin, 429, Some(rfc)).await,
@@ -927,30 +937,24 @@ async fn a_confirmed_slot_stands_unless_a_backoff_reaches_it() {
         cache.backoff_left(&second.key).await,
         Duration::from_secs(5)
     );
-    let void = cache
-        .confirm_slot(&bot(), url, second_at)
-        .await
-        .expect("allowed");
-    assert!(void.renewed);
+    let void = ask("http://pace.test/b").await;
+    assert!(
+        matches!(void.outcome, Outcome::Wait { booked: true, id: new, .. } if new != id),
+        "{void:?}"
+    );
     assert_eq!(since_t0(void.at + void.wait), 6.0);
 
     // At its time, with the backoff over, the new slot stands: fetch now.
     clock.set(void.at + void.wait);
     assert_eq!(cache.backoff_left(&second.key).await, Duration::ZERO);
-    let now = cache
-        .confirm_slot(&bot(), url, void.at + void.wait)
-        .await
-        .expect("allowed");
-    assert!(!now.renewed);
+    let now = ask("http://pace.test/b").await;
+    assert!(matches!(now.outcome, Outcome::Permit { .. }), "{now:?}");
     assert_eq!(now.wait, Duration::ZERO);
 
-    // Long past its time (more than a spacing), a slot is void: the slots after it are booked.
+    // Long past its time, a slot has expired: c books anew (a permit, the key being idle).
     clock.set(UNIX_EPOCH + Duration::from_secs(T0 + 60));
-    let stale = cache
-        .confirm_slot(&bot(), url, second_at)
-        .await
-        .expect("allowed");
-    assert!(stale.renewed);
+    let stale = ask("http://pace.test/c").await;
+    assert!(matches!(stale.outcome, Outcome::Permit { .. }), "{stale:?}");
 
     // An HTTP-date is read on the engine's clock: 30 s from now.
     let date = cache

@@ -57,6 +57,8 @@ mod engine;
 mod fetch_client;
 #[cfg(feature = "redb")]
 mod store_embedded;
+#[cfg(feature = "redis")]
+mod store_ledger; // the slot ledger's rule on memory, redb and a real redis-server
 #[cfg(feature = "fetch")]
 mod store_loss;
 #[cfg(feature = "redis")]

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crawlgate::engine::{CacheOptions, ManualClock, RobotsCache, ScheduleSource};
-use crawlgate::policy::{Fetch, FetchOutcome, GateOptions, PoliteKey, SpacingReason};
+use crawlgate::policy::{
+    Fetch, FetchOutcome, GateOptions, LaterWhy, Outcome, PoliteKey, SpacingReason,
+};
 use crawlgate::store::{EmbeddedStore, MemoryStore, RedisOptions, RedisStore, Store};
 use crawlgate::{Origin, ProductToken, Robots};
 
@@ -264,4 +266,75 @@ async fn the_redis_store_reads_the_gate_hash_without_changing_it() {
         .backoff_at(state.last_failure, Duration::from_secs(1800))
         .expect("a backoff");
     assert_eq!(b.step, 2);
+}
+
+/// `RobotsCache::ask_slot` on a virtual clock, through the memory and embedded stores: the
+/// first ask is a permit, asking again books nothing, a late confirmation waits for the
+/// spacing after the last permit, a backoff voids a booked slot, robots.txt is read each time.
+#[tokio::test]
+async fn asking_the_ledger_through_the_engine_keeps_the_rule() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let embedded: Arc<dyn Store> =
+        Arc::new(EmbeddedStore::open(dir.path().join("state.redb")).expect("open"));
+    for store in [Arc::new(MemoryStore::new()) as Arc<dyn Store>, embedded] {
+        let (cache, clock) = engine_on(store);
+        rules(
+            &cache,
+            "http://slow.test",
+            "User-agent: *\nCrawl-delay: 2\nDisallow: /private\n",
+        )
+        .await;
+        let ask = |url: &'static str| {
+            let cache = cache.clone();
+            async move { cache.ask_slot(&bot(), url).await }
+        };
+        let a = ask("http://slow.test/a").await.expect("allowed");
+        assert!(matches!(a.outcome, Outcome::Permit { .. }), "{a:?}");
+        assert_eq!(a.spacing.delay, secs(2.0));
+        let again = ask("http://slow.test/a").await.expect("allowed");
+        assert!(
+            matches!(
+                again.outcome,
+                Outcome::Later {
+                    why: LaterWhy::JustServed,
+                    ..
+                }
+            ),
+            "{again:?}"
+        );
+        // b and c book the next two slots.
+        let b = ask("http://slow.test/b").await.expect("allowed");
+        assert!(
+            matches!(b.outcome, Outcome::Wait { booked: true, .. }),
+            "{b:?}"
+        );
+        assert_eq!(b.wait, secs(2.0));
+        let c = ask("http://slow.test/c").await.expect("allowed");
+        assert_eq!(c.wait, secs(4.0));
+        // b confirms 1.9 s late (within a spacing): a permit; c's slot then waits for the
+        // spacing after it.
+        clock.advance(secs(3.9));
+        let b2 = ask("http://slow.test/b").await.expect("allowed");
+        assert!(matches!(b2.outcome, Outcome::Permit { .. }), "{b2:?}");
+        clock.advance(secs(0.1));
+        let c2 = ask("http://slow.test/c").await.expect("allowed");
+        assert!(
+            matches!(c2.outcome, Outcome::Wait { booked: false, .. }),
+            "{c2:?}"
+        );
+        assert_eq!(c2.wait, secs(1.9));
+        // A 429 voids c's slot: a new one after the backoff.
+        let origin = Origin::from_url("http://slow.test").expect("origin");
+        cache
+            .record_fetch(&origin, 429, Some(Duration::from_secs(30)))
+            .await;
+        let c3 = ask("http://slow.test/c").await.expect("allowed");
+        assert!(
+            matches!(c3.outcome, Outcome::Wait { booked: true, .. }),
+            "{c3:?}"
+        );
+        assert_eq!(c3.wait, secs(30.0));
+        // robots.txt is read on every ask.
+        assert!(ask("http://slow.test/private").await.is_err());
+    }
 }

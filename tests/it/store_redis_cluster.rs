@@ -157,3 +157,14 @@ async fn a_cluster_master_without_persistence_is_named_at_connect() {
     );
     assert_eq!(store(&cluster).await.durability_warning(), None);
 }
+
+/// The slot ledger on a cluster: its keys (the schedule, the pending slots, a caller's last
+/// permit) share the politeness key's hash tag, so its one script per ask runs on one node; the
+/// rule is the same as on one server, through two connections.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_slot_ledger_keeps_its_rule_on_a_cluster() {
+    let cluster = RedisCluster::start();
+    let one: std::sync::Arc<dyn Store> = std::sync::Arc::new(store(&cluster).await);
+    let two: std::sync::Arc<dyn Store> = std::sync::Arc::new(store(&cluster).await);
+    crate::store_ledger::the_rule([one, two]).await;
+}

@@ -22,12 +22,9 @@ use serde_json::json;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::metrics::Metrics;
-use super::slots::Ledger;
 
 /// What every handler shares.
 pub struct App {
-    /// `/v1/acquire`'s slots on this replica (pending by caller, and spent).
-    pub slots: Ledger,
     pub cache: RobotsCache,
     pub metrics: Metrics,
     /// SHA-256 of each bearer token; empty: no token asked for.

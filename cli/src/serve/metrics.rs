@@ -135,7 +135,7 @@ impl Metrics {
         counter(
             s,
             "crawlgate_slots_reserved_total",
-            "Fetch slots reserved by /v1/acquire.",
+            "Fetch slots booked ahead by /v1/acquire (a permit given at once books none).",
             self.slots.load(Ordering::Relaxed),
         )?;
         counter(

@@ -30,8 +30,6 @@ mod pace;
 #[cfg(feature = "serve")]
 mod robots;
 #[cfg(feature = "serve")]
-mod slots;
-
 #[cfg(feature = "serve")]
 pub use enabled::serve;
 
@@ -163,6 +161,8 @@ mod enabled {
             let mut options = CacheOptions::default();
             options.fetch = fetch;
             options.gate.key = key_kind(args.politeness_key);
+            options.gate.book_ahead = seconds(args.book_ahead, "--book-ahead")?;
+            options.gate.max_pending_per_agent = args.max_pending_per_agent.max(1);
             options.max_origins = args.max_origins.max(1);
             let cache = engine_with(options, &state)?;
             let router = router(cache.clone(), settings);
@@ -284,7 +284,6 @@ mod enabled {
     /// says it is alive); the head-size limits apply to every request.
     pub fn router(cache: RobotsCache, settings: Settings) -> Router {
         let app = Arc::new(App {
-            slots: Default::default(),
             cache,
             metrics: Metrics::default(),
             tokens: settings.tokens,

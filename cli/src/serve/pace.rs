@@ -12,11 +12,11 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use crawlgate::engine::{Answer, Recorded, Refused, RetryAfterIgnored};
+use crawlgate::policy::Outcome;
 use crawlgate::ProductToken;
 use serde::{Deserialize, Serialize};
 
 use super::api::{decode, millis, rfc3339_ms, token, vet, ApiError, App, Place};
-use super::slots::SlotId;
 use crate::records::state_record;
 use crate::schema::Record;
 
@@ -30,10 +30,15 @@ pub struct AcquireRequest {
     /// at once.
     #[serde(default)]
     wait: bool,
-    /// The slot being asked about again (an earlier answer's `slot`).
+    /// The slot being asked about again (an earlier answer's `slot`). Slots belong to the
+    /// (agent, URL) that booked them, so it is only read for its shape: asking without it
+    /// gets the same answer.
     #[serde(default)]
     slot: Option<String>,
 }
+
+/// The longest `slot` taken (an id is 32 characters).
+const MAX_SLOT_ID: usize = 64;
 
 /// `POST /v1/acquire` answer.
 #[derive(Serialize)]
@@ -44,29 +49,34 @@ struct Acquired<'a> {
     allowed: bool,
     /// Fetch now: the slot has come. The only leave to fetch.
     permit: bool,
-    /// The slot's id, to send back when asking again; `null` when disallowed.
+    /// The slot's id (128 random bits, hex), to send back when asking again; `null` when
+    /// disallowed or when nothing was booked (`later`).
     slot: Option<String>,
-    /// When the slot comes (RFC 3339, UTC, milliseconds); `null` when disallowed.
+    /// When the slot comes, or when to ask again if nothing was booked (RFC 3339, UTC,
+    /// milliseconds); `null` when disallowed.
     not_before: Option<String>,
     /// Milliseconds until then (0: now).
     wait_ms: u64,
     /// The spacing between this origin's fetches, in milliseconds.
     spacing_ms: u64,
-    /// The politeness key the slot was reserved under (`crawlgate serve --politeness-key`):
-    /// requests with one key share one schedule; `null` when disallowed.
+    /// The politeness key the slot is on (`crawlgate serve --politeness-key`): requests with
+    /// one key share one schedule; `null` when disallowed.
     key: Option<String>,
+    /// Why nothing was booked (`ahead`: the key's bookings reach past the bound ahead;
+    /// `agent-full`: the agent holds its bound of pending slots on the key; `just-served`:
+    /// this agent and URL had a permit less than a spacing ago); `null` otherwise.
+    later: Option<&'static str>,
     /// The check record of the URL.
     check: Record<'a>,
 }
 
-/// `POST /v1/acquire`: checks the URL and, if allowed, gives the caller's slot of the origin's
-/// schedule (the store's, shared by every replica on it): a permit when it has come, else its
-/// id and time. Asking again (with the id, or without it from the same agent for the same URL
-/// on this replica) books nothing new: before its time the slot is repeated; at it, it is
-/// confirmed ([`RobotsCache::confirm_slot`](crawlgate::engine::RobotsCache::confirm_slot):
-/// robots.txt and the backoff read again; a slot a backoff reaches is replaced by a new one).
+/// `POST /v1/acquire`: checks the URL and, if allowed, asks the politeness key's slot ledger
+/// ([`RobotsCache::ask_slot`](crawlgate::engine::RobotsCache::ask_slot): the store's, shared
+/// by every replica on it): a permit when the caller's slot has come, else its id and time,
+/// or, when the bounds on booking ahead are reached, when to come back (nothing booked).
+/// Asking again, on any replica, books nothing new; a slot's permit is given once.
 /// `wait: true` waits for a slot that comes within `--max-wait`, and answers at once when it
-/// comes later. A permit is handed out once per slot (on this replica).
+/// comes later.
 pub async fn acquire(
     State(app): State<Arc<App>>,
     place: Option<Extension<Place>>,
@@ -75,50 +85,36 @@ pub async fn acquire(
     let req: AcquireRequest = decode(body)?;
     let token = token(&app, &req.agent)?;
     vet(&app, &req.url, || "url".to_owned())?;
+    if req.slot.as_ref().is_some_and(|id| id.len() > MAX_SLOT_ID) {
+        return Err(ApiError::bad(
+            "slot",
+            "not a slot id: send back the `slot` of an earlier answer unchanged",
+        ));
+    }
     let started = tokio::time::Instant::now();
-    let ledger = &app.slots;
-    let mut asked = match &req.slot {
-        Some(id) => Some(SlotId::decode(id, &token, &req.url).ok_or_else(|| {
-            ApiError::bad(
-                "slot",
-                "not a slot of this agent and URL: send back the `slot` of an earlier answer unchanged",
-            )
-        })?),
-        None => ledger.pending(&token, &req.url),
-    };
-    // A slot whose permit was handed out is spent (its fetch was made): a new one is booked.
-    asked = asked.filter(|s| !ledger.spent(&s.encode(&token, &req.url)));
     let cache = &app.cache;
     // A long-poll's place among `--max-waiting`, once it waits.
     let mut waiting = None;
     loop {
-        let result = match asked {
-            Some(s) => cache.confirm_slot(&token, &req.url, s.at()).await,
-            None => cache.reserve_slot(&token, &req.url).await,
-        };
-        let slot = match result {
+        let slot = match cache.ask_slot(&token, &req.url).await {
             Ok(slot) => slot,
             Err(Refused::Disallowed { answer, .. }) => {
-                ledger.forget(&token, &req.url);
                 return Ok(reply(&app, &req.url, &token, &answer, None).await);
             }
             Err(e) => return Err(ApiError::bad("url", e.to_string())),
         };
-        let at = slot.at + slot.wait;
-        let id = match asked.filter(|_| !slot.renewed) {
-            Some(s) => s,
-            None => {
-                app.metrics.slots.fetch_add(1, Ordering::Relaxed);
-                let s = SlotId::new(at, slot.at);
-                ledger.book(&token, &req.url, s);
-                s
+        let (permit, id, later) = match slot.outcome {
+            Outcome::Permit { id } => (true, Some(id), None),
+            Outcome::Wait { id, booked, .. } => {
+                if booked {
+                    app.metrics.slots.fetch_add(1, Ordering::Relaxed);
+                }
+                (false, Some(id), None)
             }
+            Outcome::Later { why, .. } => (false, None, Some(why.as_str())),
+            _ => (false, None, Some("later")),
         };
-        let encoded = id.encode(&token, &req.url);
-        let permit = slot.wait.is_zero();
-        if permit {
-            ledger.spend(&token, &req.url, &encoded);
-        } else if req.wait && slot.wait <= app.max_wait.saturating_sub(started.elapsed()) {
+        if !permit && req.wait && slot.wait <= app.max_wait.saturating_sub(started.elapsed()) {
             if waiting.is_none() {
                 waiting = app.waiting.clone().try_acquire_owned().ok();
                 if waiting.is_some() {
@@ -129,10 +125,9 @@ pub async fn acquire(
                 }
             }
             if waiting.is_some() {
-                // Comes within the budget left: wait, then confirm it (a backoff recorded
-                // meanwhile voids it).
+                // Comes within the budget left: wait, then ask again (a backoff recorded
+                // meanwhile voids the slot).
                 tokio::time::sleep(slot.wait).await;
-                asked = Some(id);
                 continue;
             }
             // Every long-poll place is taken: answered at once, as a slot beyond
@@ -140,8 +135,9 @@ pub async fn acquire(
         }
         let pace = Pace {
             permit,
-            id: encoded,
-            at,
+            id: id.map(|id| format!("{id:032x}")),
+            later,
+            at: slot.at + slot.wait,
             wait: slot.wait,
             spacing: slot.spacing.delay,
             key: slot.key.to_string(),
@@ -153,7 +149,8 @@ pub async fn acquire(
 /// The slot part of an acquire answer.
 struct Pace {
     permit: bool,
-    id: String,
+    id: Option<String>,
+    later: Option<&'static str>,
     at: SystemTime,
     wait: Duration,
     spacing: Duration,
@@ -193,6 +190,7 @@ async fn reply(
         wait_ms: 0,
         spacing_ms: 0,
         key: None,
+        later: None,
         check: Record::Check(record),
     };
     let Some(pace) = pace else {
@@ -201,7 +199,8 @@ async fn reply(
     // Rounded up, so that a client that sleeps `wait_ms` is not early.
     let wait_ms = u64::try_from(pace.wait.as_nanos().div_ceil(1_000_000)).unwrap_or(u64::MAX);
     reply.permit = pace.permit;
-    reply.slot = Some(pace.id);
+    reply.slot = pace.id;
+    reply.later = pace.later;
     reply.not_before = Some(rfc3339_ms(pace.at));
     reply.wait_ms = wait_ms;
     reply.spacing_ms = millis(pace.spacing);

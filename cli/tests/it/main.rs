@@ -56,4 +56,6 @@ mod serve_answers; // what a check, record or report answers: per URL, never a f
 #[cfg(all(feature = "serve", feature = "redb", feature = "redis"))]
 mod serve_hostile; // slow, idle, cross-site and oversized traffic, to loopback, bounded
 #[cfg(all(feature = "serve", feature = "redb", feature = "redis"))]
+mod serve_ledger; // one slot ledger for two replicas on one redis-server, arrivals at a site
+#[cfg(all(feature = "serve", feature = "redb", feature = "redis"))]
 mod serve_pace; // slots and backoffs at a test site: two workers, two replicas on Redis

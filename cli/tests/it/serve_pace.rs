@@ -35,7 +35,12 @@ fn limited_site(rt: &tokio::runtime::Runtime) -> (TestServer, Arrivals) {
 }
 
 /// One HTTP/1.1 exchange on a connection of its own: status, head (lower case), body.
-fn exchange(addr: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, String, String) {
+pub(crate) fn exchange(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> (u16, String, String) {
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(60)))
@@ -84,7 +89,7 @@ fn complete(raw: &[u8]) -> bool {
 }
 
 /// A header's value from a lower-cased head.
-fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
+pub(crate) fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
     head.lines()
         .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
         .map(str::trim)
@@ -92,7 +97,7 @@ fn header<'a>(head: &'a str, name: &str) -> Option<&'a str> {
 
 /// POSTs `body` to the service, expecting `status`: the answer's head and JSON.
 #[track_caller]
-fn post(serve: &Serve, path: &str, body: Value, status: u16) -> (String, Value) {
+pub(crate) fn post(serve: &Serve, path: &str, body: Value, status: u16) -> (String, Value) {
     let (code, head, text) = exchange(&serve.addr, "POST", path, Some(&body));
     assert_eq!(code, status, "{path} {body}: {text}");
     let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}: {text}"));
@@ -250,35 +255,39 @@ fn asking_again_books_no_other_slot() {
         let c_again = acquire(&site.url("/c"), Some(&c["slot"]));
         assert_eq!(c_again["not_before"], c["not_before"], "{c_again}");
     }
-    // Nothing was booked meanwhile: the next new slot is one spacing after the second's (the
-    // slots' times, in Unix ms, are the ids' second part).
+    // Nothing was booked meanwhile: the next new slot is one spacing after the second's.
     let d = acquire(&site.url("/d"), None);
-    let at = |v: &Value| -> u64 {
-        let id = v["slot"].as_str().expect("slot");
-        id.split('.')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .expect("the slot's time")
-    };
-    assert_eq!(
-        (at(&c) - at(&b), at(&d) - at(&c)),
-        (2_000, 2_000),
-        "{b} {c} {d}"
-    );
     let ms = |v: &Value| v["wait_ms"].as_u64().expect("wait_ms");
+    let gaps = (ms(&c) - ms(&b), ms(&d) - ms(&c));
+    assert!(
+        (1_900..=2_000).contains(&gaps.0) && (1_900..=2_000).contains(&gaps.1),
+        "{gaps:?}: {b} {c} {d}"
+    );
 
-    // A garbled id, or one of another URL or agent: 400 naming `slot`.
-    for (url, agent, slot) in [
-        (site.url("/b"), "bot", json!("v1.1.1.0123456789abcdef")),
-        (site.url("/c"), "bot", b["slot"].clone()),
-        (site.url("/b"), "other", b["slot"].clone()),
+    // An id is no key: a made-up one, or one of another URL, gets the caller's own slot (what
+    // asking without it gets); an over-long one is a 400 naming `slot`.
+    for (url, slot, own) in [
+        (site.url("/b"), json!("v1.1.1.0123456789abcdef"), &b),
+        (
+            site.url("/b"),
+            json!("00000000000000000000000000000000"),
+            &b,
+        ),
+        (site.url("/c"), b["slot"].clone(), &c),
     ] {
-        let body = json!({"agent": agent, "url": url, "slot": slot});
-        let (_, v) = post(&serve, "/v1/acquire", body, 400);
-        assert_eq!(v["error"]["field"], "slot", "{v}");
+        let again = acquire(&url, Some(&slot));
+        assert_eq!(
+            (again["slot"].clone(), again["permit"].clone()),
+            (own["slot"].clone(), json!(false)),
+            "{again}"
+        );
     }
+    let long = json!({"agent": "bot", "url": site.url("/b"), "slot": "0".repeat(65)});
+    let (_, v) = post(&serve, "/v1/acquire", long, 400);
+    assert_eq!(v["error"]["field"], "slot", "{v}");
 
-    // At its time the slot is the permit, once: asked again, its fetch is done, a new slot.
+    // At its time the slot is the permit, once: asked again within a spacing, nothing is
+    // booked and the answer says when to come back.
     std::thread::sleep(Duration::from_millis(ms(&b) + 20));
     let now = acquire(&site.url("/b"), Some(&b["slot"]));
     assert_eq!(
@@ -287,8 +296,21 @@ fn asking_again_books_no_other_slot() {
         "{now}"
     );
     let next = acquire(&site.url("/b"), Some(&b["slot"]));
-    assert_eq!(next["permit"], false, "{next}");
-    assert_ne!(next["slot"], b["slot"], "{next}");
+    assert_eq!(
+        (
+            next["permit"].clone(),
+            next["slot"].clone(),
+            next["later"].clone()
+        ),
+        (json!(false), Value::Null, json!("just-served")),
+        "{next}"
+    );
+    assert!((1..=2_000).contains(&ms(&next)), "{next}");
+    // Another agent with b's id: a slot of its own (after d's), not b's.
+    let other = json!({"agent": "other", "url": site.url("/b"), "slot": b["slot"]});
+    let (_, o) = post(&serve, "/v1/acquire", other, 200);
+    assert_eq!(o["permit"], false, "{o}");
+    assert_ne!(o["slot"], b["slot"], "{o}");
     // A disallowed URL: no slot.
     let p = acquire(&site.url("/private/x"), None);
     assert_eq!(
