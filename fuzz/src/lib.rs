@@ -737,7 +737,10 @@ pub fn assert_warc(data: &[u8], max_body: usize) {
                 &capture.place
             }
             Err(unreadable) => {
-                assert!(!unreadable.reason.is_empty(), "an unreadable stretch says why");
+                assert!(
+                    !unreadable.reason.is_empty(),
+                    "an unreadable stretch says why"
+                );
                 &unreadable.place
             }
         };
