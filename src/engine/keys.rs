@@ -8,31 +8,12 @@ use super::cache::RobotsCache;
 use crate::origin::{Origin, Scheme};
 use crate::policy::{KeyKind, PoliteKey};
 
-/// How long a host's resolved IP key is kept (resolvers cache for about as long; a server
-/// that moves is keyed by its new address within this).
-const RESOLVED_TTL: Duration = Duration::from_secs(60);
-/// Hosts whose IP key is kept.
-const RESOLVED_MAX: u64 = 10_000;
 /// The longest a resolution may take; then the host is the key.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
 /// The first pause before asking again for an in-flight place when all are held…
 const PLACE_POLL_MIN: Duration = Duration::from_millis(5);
 /// …doubling up to this.
 const PLACE_POLL_MAX: Duration = Duration::from_millis(100);
-
-/// Hosts' IP keys (or their host key when they did not resolve), kept [`RESOLVED_TTL`].
-pub(crate) struct Resolved(moka::future::Cache<Box<str>, PoliteKey>);
-
-impl Default for Resolved {
-    fn default() -> Resolved {
-        Resolved(
-            moka::future::Cache::builder()
-                .max_capacity(RESOLVED_MAX)
-                .time_to_live(RESOLVED_TTL)
-                .build(),
-        )
-    }
-}
 
 impl RobotsCache {
     /// The politeness key of `origin`'s requests under the gate's [`KeyKind`]. For

@@ -113,6 +113,7 @@ mod gate;
 mod keys;
 #[cfg(feature = "middleware")]
 mod middleware;
+mod options;
 mod policy;
 mod politeness;
 mod slots;
@@ -122,11 +123,12 @@ mod tdm;
 pub use answer::{Answer, DecidingRule, SitemapUrls};
 #[cfg(feature = "redb")]
 pub use cache::OpenError;
-pub use cache::{CacheOptions, CheckError, LocalFailures, RobotsCache, StoreStatus};
+pub use cache::{CheckError, LocalFailures, RobotsCache, StoreStatus};
 pub use clock::{Clock, ManualClock, Sleep, SystemClock};
 pub use gate::{Permit, Recorded, Refused, RetryAfterIgnored, Slot};
 #[cfg(feature = "middleware")]
 pub use middleware::{refusal, GateMiddleware};
+pub use options::CacheOptions;
 pub use policy::{CrawlPolicy, Edge, PagePart, PolicyWarning, TdmPart, TdmSource};
 pub use politeness::{Politeness, ScheduleSource};
 pub use stats::{CacheStats, FetchClass};

@@ -5,14 +5,20 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::keys::Resolved;
 use super::lock;
 use crate::http::AddressPolicy;
 use crate::policy::{GateOptions, PoliteKey};
 use crate::store::LocalSchedules;
+
+/// How long a host's resolved IP key is kept (resolvers cache for about as long; a server
+/// that moves is keyed by its new address within this).
+const RESOLVED_TTL: Duration = Duration::from_secs(60);
+/// Hosts whose IP key is kept.
+const RESOLVED_MAX: u64 = 10_000;
 
 /// The gate's part of the engine: options, per-key concurrency, and the schedule kept in the
 /// process when the store keeps none or fails.
@@ -107,4 +113,18 @@ impl Gate {
 pub(crate) struct Held {
     pub semaphore: Arc<Semaphore>,
     pub permit: OwnedSemaphorePermit,
+}
+
+/// Hosts' IP keys (or their host key when they did not resolve), kept [`RESOLVED_TTL`].
+pub(crate) struct Resolved(pub(super) moka::future::Cache<Box<str>, PoliteKey>);
+
+impl Default for Resolved {
+    fn default() -> Resolved {
+        Resolved(
+            moka::future::Cache::builder()
+                .max_capacity(RESOLVED_MAX)
+                .time_to_live(RESOLVED_TTL)
+                .build(),
+        )
+    }
 }

@@ -17,7 +17,7 @@ use std::time::{Duration, SystemTime};
 use moka::future::Cache;
 use moka::policy::EvictionPolicy;
 
-use super::cache::CacheOptions;
+use super::options::CacheOptions;
 use crate::diagnostic::Severity;
 use crate::http::{Fetcher, LocalError, TdmFetch, TdmFetchOutcome};
 use crate::policy::RobotsFile;

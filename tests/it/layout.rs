@@ -202,3 +202,85 @@ fn the_modules_table_is_the_tree() {
         "DESIGN.md's Modules table lacks {missing:?} and names files that do not exist: {stale:?}"
     );
 }
+
+/// Inside the engine too, imports point one way: no module of `src/engine/` reaches itself
+/// through the others (`super::MODULE` paths, and `crate::engine::NAME` of a name that
+/// `engine/mod.rs` re-exports from MODULE).
+#[test]
+fn the_engine_modules_import_in_one_direction() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/engine");
+    let names = root_names(&std::fs::read_to_string(dir.join("mod.rs")).expect("mod.rs"));
+    let mut modules = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).expect("src/engine") {
+        let path = entry.expect("entry").path();
+        let name = path.file_stem().expect("name").to_string_lossy().into_owned();
+        if name != "mod" && path.extension().is_some_and(|e| e == "rs") {
+            modules.insert(name, std::fs::read_to_string(&path).expect("read"));
+        }
+    }
+    assert!(modules.len() >= 10, "{} engine modules", modules.len());
+    let mut edges: BTreeMap<&str, std::collections::BTreeSet<String>> = BTreeMap::new();
+    for (module, source) in &modules {
+        let to = edges.entry(module.as_str()).or_default();
+        for line in source.lines() {
+            let code = line.split("//").next().unwrap_or_default();
+            // `use super::{a, b}` of items of mod.rs, and `super::module::Item`.
+            for (marker, via_names) in [("super::", false), ("crate::engine::", true)] {
+                let mut rest = code;
+                while let Some(at) = rest.find(marker) {
+                    let after = &rest[at + marker.len()..];
+                    let list = after
+                        .strip_prefix('{')
+                        .and_then(|l| l.split('}').next())
+                        .unwrap_or(after);
+                    for item in list.split(',') {
+                        let word: String = item
+                            .trim()
+                            .chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect();
+                        let target = if modules.contains_key(&word) {
+                            Some(word)
+                        } else if via_names || marker == "super::" {
+                            names.get(&word).cloned()
+                        } else {
+                            None
+                        };
+                        if let Some(t) = target.filter(|t| t != module) {
+                            to.insert(t);
+                        }
+                        if !after.starts_with('{') {
+                            break;
+                        }
+                    }
+                    rest = after;
+                }
+            }
+        }
+    }
+    // Depth-first: a module met again on the path is a circle.
+    fn visit<'a>(
+        m: &'a str,
+        edges: &'a BTreeMap<&str, std::collections::BTreeSet<String>>,
+        path: &mut Vec<&'a str>,
+        done: &mut std::collections::BTreeSet<&'a str>,
+    ) {
+        if let Some(i) = path.iter().position(|p| *p == m) {
+            panic!("engine import circle: {} → {m}", path[i..].join(" → "));
+        }
+        if !done.insert(m) {
+            return;
+        }
+        path.push(m);
+        for next in edges.get(m).into_iter().flatten() {
+            visit(next, edges, path, done);
+        }
+        path.pop();
+    }
+    let mut done = std::collections::BTreeSet::new();
+    for m in edges.keys() {
+        visit(m, &edges, &mut Vec::new(), &mut done);
+    }
+    assert!(edges["gate"].contains("cache"), "the reading finds imports: {edges:?}");
+    assert!(edges["cache"].contains("options"), "{edges:?}");
+}
