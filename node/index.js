@@ -4,6 +4,38 @@
 // error and the promise-based `RobotsCache` wrapper that throws it.
 const binding = require('./binding.js');
 
+// `isAllowed` and `isAllowedMany` through a plain handle and free functions: a method of the
+// native class pays for napi-rs's check of its receiver on every call (about half a
+// microsecond, more than the check itself; bench/calls.js). The handle is made at an object's
+// second check (a file checked once, as a crawler's first request to a site is, does not pay
+// for making it) and kept on the object under a symbol.
+const FAST = Symbol('crawlgate.fast');
+const { isAllowed: nativeIsAllowed, isAllowedMany: nativeIsAllowedMany } = binding.Robots.prototype;
+function handle(robots) {
+  const h = robots[FAST];
+  if (h !== undefined) return h ?? (robots[FAST] = robots._fast);
+  robots[FAST] = null;
+  return undefined;
+}
+Object.defineProperties(binding.Robots.prototype, {
+  isAllowed: {
+    value: function isAllowed(url, agent) {
+      const h = handle(this);
+      return h === undefined ? nativeIsAllowed.call(this, url, agent) : binding.robotsIsAllowed(h, url, agent);
+    },
+    writable: true,
+    configurable: true,
+  },
+  isAllowedMany: {
+    value: function isAllowedMany(urls, agent) {
+      const h = handle(this);
+      return h === undefined ? nativeIsAllowedMany.call(this, urls, agent) : binding.robotsIsAllowedMany(h, urls, agent);
+    },
+    writable: true,
+    configurable: true,
+  },
+});
+
 /** `RobotsCache.acquire` gave no permit: robots.txt, or the failure rules, say no. */
 class Disallowed extends Error {
   constructor(url, answer) {

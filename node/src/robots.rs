@@ -1,7 +1,7 @@
 //! `Robots`: a parsed robots.txt (`Robots.parse`), or a fetched one read under RFC 9309's
 //! status rules and the edge refusals (`Robots.fromResponse`), and its answers.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use crawlgate::http::{response_fetch, FetchOptions, HtmlRobotsTxt};
@@ -216,6 +216,55 @@ pub struct Robots {
     /// The last agent string read and its token: a crawler asks with one agent, and reading
     /// it again for every check was a third of a check's time.
     last_agent: Mutex<Option<(String, ProductToken)>>,
+    /// The handle the JavaScript side's `isAllowed` and `isAllowedMany` go through, made on
+    /// first use.
+    fast: OnceLock<Arc<Fast>>,
+}
+
+/// What a check reads, behind a plain handle (`External`) rather than the class: a call
+/// through a free function and a handle costs a fraction of a class method's dispatch
+/// (napi-rs checks the receiver's class on every method call; `node/bench/calls.js`).
+pub struct Fast {
+    robots: Arc<crawlgate::Robots>,
+    verdict: Verdict,
+    last_agent: Mutex<Option<(String, ProductToken)>>,
+}
+
+impl Fast {
+    fn is_allowed(&self, url: &str, agent: &str) -> Result<bool> {
+        let token = read_token(&self.last_agent, agent, self.robots.mode())?;
+        Ok(match self.verdict {
+            Verdict::Rules => self.robots.is_allowed(&token, url),
+            v => v == Verdict::AllowAll,
+        })
+    }
+
+    fn is_allowed_many(&self, urls: &[String], agent: &str) -> Result<Vec<bool>> {
+        let token = read_token(&self.last_agent, agent, self.robots.mode())?;
+        Ok(match self.verdict {
+            Verdict::Rules => urls
+                .iter()
+                .map(|url| self.robots.is_allowed(&token, url))
+                .collect(),
+            v => vec![v == Verdict::AllowAll; urls.len()],
+        })
+    }
+}
+
+/// `robots.isAllowed(url, agent)` through the handle (`index.js` puts it behind the method).
+#[napi(skip_typescript)]
+pub fn robots_is_allowed(handle: &External<Arc<Fast>>, url: String, agent: String) -> Result<bool> {
+    handle.is_allowed(&url, &agent)
+}
+
+/// `robots.isAllowedMany(urls, agent)` through the handle.
+#[napi(skip_typescript)]
+pub fn robots_is_allowed_many(
+    handle: &External<Arc<Fast>>,
+    urls: Vec<String>,
+    agent: String,
+) -> Result<Vec<bool>> {
+    handle.is_allowed_many(&urls, &agent)
 }
 
 fn options(o: &Option<ParseOptions>) -> Result<crawlgate::Options> {
@@ -249,6 +298,7 @@ impl Robots {
             message: "robots.txt was fetched and parsed".to_owned(),
             html: false,
             last_agent: Mutex::new(None),
+            fast: OnceLock::new(),
         })
     }
 
@@ -303,6 +353,7 @@ impl Robots {
             message: judgement.reason.to_string(),
             html: fetch.html,
             last_agent: Mutex::new(None),
+            fast: OnceLock::new(),
         })
     }
 
@@ -318,6 +369,7 @@ impl Robots {
             message: "robots.txt was fetched and parsed".to_owned(),
             html: false,
             last_agent: Mutex::new(None),
+            fast: OnceLock::new(),
         })
     }
 
@@ -466,25 +518,20 @@ impl Robots {
     /// `check(url, agent).allowed`, without building the decision.
     #[napi]
     pub fn is_allowed(&self, url: String, agent: String) -> Result<bool> {
-        let token = self.token(&agent)?;
-        Ok(match self.verdict {
-            Verdict::Rules => self.robots.is_allowed(&token, &url),
-            v => v == Verdict::AllowAll,
-        })
+        self.fast().is_allowed(&url, &agent)
     }
 
     /// `isAllowed` for each of `urls`, in order, in one call: a crawler deciding a page's links
     /// crosses from JavaScript once, not once per link.
     #[napi]
     pub fn is_allowed_many(&self, urls: Vec<String>, agent: String) -> Result<Vec<bool>> {
-        let token = self.token(&agent)?;
-        Ok(match self.verdict {
-            Verdict::Rules => urls
-                .iter()
-                .map(|url| self.robots.is_allowed(&token, url))
-                .collect(),
-            v => vec![v == Verdict::AllowAll; urls.len()],
-        })
+        self.fast().is_allowed_many(&urls, &agent)
+    }
+
+    /// The handle of `isAllowed`'s fast path (`index.js`).
+    #[napi(getter, js_name = "_fast", skip_typescript)]
+    pub fn fast_handle(&self) -> External<Arc<Fast>> {
+        External::new(Arc::clone(self.fast()))
     }
 
     /// The `crawl-delay` (seconds) of the groups that apply to `agent`, if any.
@@ -528,16 +575,35 @@ impl Robots {
 impl Robots {
     /// `agent` read as the mode reads it, from the last one when it is the same string.
     fn token(&self, agent: &str) -> Result<ProductToken> {
-        let mut last = self.last_agent.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((text, token)) = last.as_ref() {
-            if text == agent {
-                return Ok(token.clone());
-            }
-        }
-        let token = input::agent(agent, self.robots.mode())?;
-        *last = Some((agent.to_owned(), token.clone()));
-        Ok(token)
+        read_token(&self.last_agent, agent, self.robots.mode())
     }
+
+    fn fast(&self) -> &Arc<Fast> {
+        self.fast.get_or_init(|| {
+            Arc::new(Fast {
+                robots: Arc::clone(&self.robots),
+                verdict: self.verdict,
+                last_agent: Mutex::new(None),
+            })
+        })
+    }
+}
+
+/// `agent` read as `mode` reads it, from `last` when it is the same string.
+fn read_token(
+    last: &Mutex<Option<(String, ProductToken)>>,
+    agent: &str,
+    mode: crawlgate::Mode,
+) -> Result<ProductToken> {
+    let mut last = last.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((text, token)) = last.as_ref() {
+        if text == agent {
+            return Ok(token.clone());
+        }
+    }
+    let token = input::agent(agent, mode)?;
+    *last = Some((agent.to_owned(), token.clone()));
+    Ok(token)
 }
 
 fn links(links: &[crawlgate::PolicyLink]) -> Vec<PolicyLink> {

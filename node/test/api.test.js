@@ -212,3 +212,31 @@ test('the package exports resolve by name', () => {
     }
   }
 });
+
+test('isAllowed answers alike on the first call and the later ones (the handle path)', () => {
+  const objects = [
+    Robots.parse(BODY),
+    Robots.parse(BODY, { mode: 'google' }),
+    Robots.fromResponse({ status: 503 }),
+    Robots.fromResponse({ status: 404 }),
+    Robots.allowAll(),
+  ];
+  const urls = ['https://example.com/private/x', '/private/open', '/public', '/x', '/'];
+  for (const robots of objects) {
+    for (const agent of ['MyBot', 'ExampleBot', 'MyBot']) {
+      const expected = urls.map((u) => robots.check(u, agent).allowed);
+      for (let round = 0; round < 3; round++) {
+        assert.deepEqual(urls.map((u) => robots.isAllowed(u, agent)), expected, `${robots.verdict} ${agent} round ${round}`);
+        assert.deepEqual(robots.isAllowedMany(urls, agent), expected);
+      }
+    }
+    // A bad agent throws on either path.
+    if (robots.mode === 'rfc') {
+      assert.throws(() => robots.isAllowed('/x', ''), { code: 'InvalidArg' });
+      assert.throws(() => robots.isAllowedMany(['/x'], ''), { code: 'InvalidArg' });
+    }
+  }
+  assert.deepEqual(objects[2].isAllowedMany(urls, 'MyBot'), urls.map(() => false));
+  // Not a Robots: a clear error, not a crash.
+  assert.throws(() => Robots.prototype.isAllowed.call({}, '/x', 'MyBot'), Error);
+});

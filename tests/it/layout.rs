@@ -213,7 +213,11 @@ fn the_engine_modules_import_in_one_direction() {
     let mut modules = BTreeMap::new();
     for entry in std::fs::read_dir(&dir).expect("src/engine") {
         let path = entry.expect("entry").path();
-        let name = path.file_stem().expect("name").to_string_lossy().into_owned();
+        let name = path
+            .file_stem()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
         if name != "mod" && path.extension().is_some_and(|e| e == "rs") {
             modules.insert(name, std::fs::read_to_string(&path).expect("read"));
         }
@@ -281,6 +285,9 @@ fn the_engine_modules_import_in_one_direction() {
     for m in edges.keys() {
         visit(m, &edges, &mut Vec::new(), &mut done);
     }
-    assert!(edges["gate"].contains("cache"), "the reading finds imports: {edges:?}");
+    assert!(
+        edges["gate"].contains("cache"),
+        "the reading finds imports: {edges:?}"
+    );
     assert!(edges["cache"].contains("options"), "{edges:?}");
 }
