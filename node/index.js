@@ -10,6 +10,9 @@ const binding = require('./binding.js');
 // second check (a file checked once, as a crawler's first request to a site is, does not pay
 // for making it) and kept on the object under a symbol.
 const FAST = Symbol('crawlgate.fast');
+// The agent string of the handle's last successful call: the same string again is not read
+// again (the handle keeps its token).
+const AGENT = Symbol('crawlgate.agent');
 const { isAllowed: nativeIsAllowed, isAllowedMany: nativeIsAllowedMany } = binding.Robots.prototype;
 function handle(robots) {
   const h = robots[FAST];
@@ -21,7 +24,11 @@ Object.defineProperties(binding.Robots.prototype, {
   isAllowed: {
     value: function isAllowed(url, agent) {
       const h = handle(this);
-      return h === undefined ? nativeIsAllowed.call(this, url, agent) : binding.robotsIsAllowed(h, url, agent);
+      if (h === undefined) return nativeIsAllowed.call(this, url, agent);
+      if (agent === this[AGENT] && typeof url === 'string') return binding.robotsIsAllowedAgain(h, url);
+      const allowed = binding.robotsIsAllowed(h, url, agent);
+      this[AGENT] = agent;
+      return allowed;
     },
     writable: true,
     configurable: true,
@@ -29,7 +36,10 @@ Object.defineProperties(binding.Robots.prototype, {
   isAllowedMany: {
     value: function isAllowedMany(urls, agent) {
       const h = handle(this);
-      return h === undefined ? nativeIsAllowedMany.call(this, urls, agent) : binding.robotsIsAllowedMany(h, urls, agent);
+      if (h === undefined) return nativeIsAllowedMany.call(this, urls, agent);
+      const allowed = binding.robotsIsAllowedMany(h, urls, agent);
+      this[AGENT] = agent;
+      return allowed;
     },
     writable: true,
     configurable: true,

@@ -239,6 +239,21 @@ impl Fast {
         })
     }
 
+    /// `is_allowed` for the agent of the last call.
+    fn is_allowed_again(&self, url: &str) -> Result<bool> {
+        let token = {
+            let last = self.last_agent.lock().unwrap_or_else(|e| e.into_inner());
+            match last.as_ref() {
+                Some((_, token)) => token.clone(),
+                None => return Err(input::invalid("no agent was given to this object yet")),
+            }
+        };
+        Ok(match self.verdict {
+            Verdict::Rules => self.robots.is_allowed(&token, url),
+            v => v == Verdict::AllowAll,
+        })
+    }
+
     fn is_allowed_many(&self, urls: &[String], agent: &str) -> Result<Vec<bool>> {
         let token = read_token(&self.last_agent, agent, self.robots.mode())?;
         Ok(match self.verdict {
@@ -255,6 +270,13 @@ impl Fast {
 #[napi(skip_typescript)]
 pub fn robots_is_allowed(handle: &External<Arc<Fast>>, url: String, agent: String) -> Result<bool> {
     handle.is_allowed(&url, &agent)
+}
+
+/// `robots.isAllowed(url, agent)` through the handle, for the agent of the handle's last call
+/// (`index.js` keeps which it was): the agent is not read again.
+#[napi(skip_typescript)]
+pub fn robots_is_allowed_again(handle: &External<Arc<Fast>>, url: String) -> Result<bool> {
+    handle.is_allowed_again(&url)
 }
 
 /// `robots.isAllowedMany(urls, agent)` through the handle.
