@@ -61,8 +61,9 @@ due (up to --concurrency origins at once), and a URL disallowed by the failure r
 and URLs are printed escaped (`\\t`, `\\u{1b}`), so a TAB in a URL cannot forge a column.
 
 --urls is read a line at a time and each URL answered as it comes (`tail -f urls | crawlgate
-check --urls - …` works). On a terminal, a summary line (`3 URLs: 2 allowed, 1 disallowed`)
-goes to standard error at the end, so that it never mixes with the lines a script reads.
+check --urls - …` works). On a terminal, a summary line (`3 URLs: 2 allowed, 1 disallowed;
+exit 1: a URL is disallowed`) goes to standard error at the end, so that it never mixes with
+the lines a script reads.
 
 With --robots, a URL is an absolute http(s) URL or a path starting with `/` or `*`; in
 --mode google, any string, as google/robotstxt's API takes it. Anything else is an input error,

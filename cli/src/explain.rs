@@ -112,7 +112,7 @@ pub fn run(args: &ExplainArgs, out: &mut Out) -> anyhow::Result<Status> {
     if args.json {
         out.json(&Record::Summary(tally.record("explain", status)))?;
     } else if tally.allowed + tally.disallowed > 0 {
-        crate::progress::summary(out, tally.summary());
+        crate::progress::summary(out, tally.summary(), status, "a URL is disallowed");
     }
     Ok(status)
 }

@@ -12,6 +12,7 @@ use std::time::Duration;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressStyle};
 
 use crate::output::Out;
+use crate::status::Status;
 
 /// The progress line, or nothing. Cheap to clone (the bar is shared); cleared when the last
 /// clone is dropped, however the command ends.
@@ -101,14 +102,19 @@ impl Progress {
     }
 }
 
-/// The human summary of a run (`3 URLs: 2 allowed, 1 disallowed`), on standard error when it
-/// is a terminal: a person sees it, while a script reading standard output (`| cut -f2`) or
-/// checking that standard error is empty does not.
-pub fn summary(out: &mut Out, line: impl Display) {
+/// The human summary of a run and what its exit status says (`3 URLs: 2 allowed, 1
+/// disallowed; exit 1: a URL is disallowed`), on standard error when it is a terminal: a
+/// person sees it, while a script reading standard output (`| cut -f2`) or checking that
+/// standard error is empty does not. `findings` says what exit 1 means for the command.
+pub fn summary(out: &mut Out, line: impl Display, status: Status, findings: &str) {
     if out.is_quiet() || !std::io::stderr().is_terminal() {
         return;
     }
     // After what standard output holds, so that the two stay in order on the terminal.
     let _ = out.flush();
-    let _ = writeln!(std::io::stderr().lock(), "{line}");
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{line}; {}",
+        status.meaning(findings)
+    );
 }

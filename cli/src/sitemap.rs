@@ -574,7 +574,12 @@ mod remote_sitemaps {
                 ..Summary::default()
             }))?;
         } else {
-            crate::progress::summary(out, totals.summary(origins.len()));
+            crate::progress::summary(
+                out,
+                totals.summary(origins.len()),
+                status,
+                "a sitemap has errors",
+            );
         }
         Ok(status)
     }

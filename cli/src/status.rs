@@ -26,6 +26,17 @@ impl Status {
             Status::Unreachable => 3,
         }
     }
+
+    /// What the exit status says, for a person (`exit 1: a URL is disallowed`); `findings`
+    /// is what exit 1 means for the command.
+    pub fn meaning(self, findings: &str) -> String {
+        match self {
+            Status::Clean => "exit 0".to_owned(),
+            Status::Findings => format!("exit 1: {findings}"),
+            Status::Failed => "exit 2: an input could not be used (said above)".to_owned(),
+            Status::Unreachable => "exit 3: a robots.txt could not be read".to_owned(),
+        }
+    }
 }
 
 impl From<Status> for ExitCode {

@@ -68,7 +68,7 @@ pub fn run(args: &CheckArgs, out: &mut Out) -> anyhow::Result<Status> {
     if args.json {
         out.json(&Record::Summary(tally.record("check", status)))?;
     } else {
-        crate::progress::summary(out, tally.summary());
+        crate::progress::summary(out, tally.summary(), status, "a URL is disallowed");
     }
     Ok(status)
 }

@@ -284,6 +284,8 @@ pub fn fetch_each(
         crate::progress::summary(
             out,
             fetch_summary(origins.len(), &outcomes, bad + bad_lines),
+            status,
+            "a robots.txt is unreachable",
         );
     }
     Ok(status)

@@ -320,7 +320,7 @@ fn a_captured_standard_error_gets_only_sentences() {
 }
 
 /// On a terminal (a pseudo-terminal from util-linux `script`), the summary line shows on
-/// standard error. `script` comes with util-linux (Debian's essential `bsdutils`): missing, the
+/// standard error, with what the exit status means. `script` comes with util-linux (Debian's essential `bsdutils`): missing, the
 /// test fails rather than skip.
 #[test]
 fn a_terminal_gets_a_summary_line() {
@@ -347,10 +347,12 @@ fn a_terminal_gets_a_summary_line() {
         .output()
         .expect("run script");
     let screen = text(&o.stdout).replace("\r\n", "\n");
+    // The line says what the exit status (`script -e` passes it on) means.
     assert!(
-        screen.ends_with("3 URLs: 2 allowed, 1 disallowed\n"),
+        screen.ends_with("3 URLs: 2 allowed, 1 disallowed; exit 1: a URL is disallowed\n"),
         "{screen:?}"
     );
+    assert_eq!(o.status.code(), Some(1), "{screen:?}");
 }
 
 #[test]
