@@ -175,6 +175,11 @@ pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
     resolved?;
     let [capture_rows, agent_rows, rule_rows] = written?;
     let unreadable = unreadable.into_inner();
+    let status = if unreadable > 0 {
+        Status::Findings
+    } else {
+        Status::Clean
+    };
     summary(
         out,
         format_args!(
@@ -201,12 +206,10 @@ pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
                 String::new()
             }
         ),
+        status,
+        "a stretch of input could not be read",
     );
-    Ok(if unreadable > 0 {
-        Status::Findings
-    } else {
-        Status::Clean
-    })
+    Ok(status)
 }
 
 /// Pass two, when redirects were held: their targets found in the inputs (the first capture
