@@ -45,17 +45,17 @@ pub struct CacheOptions {
     /// answers from the copy it has (the origin stays due and is refreshed later), or, with no
     /// copy, fetches without the lease (one more fetch; the holder may have died holding it).
     pub lease_wait: Duration,
-    /// How [`RobotsCache::acquire`] spaces requests and backs off ([`RobotsCache::acquire`]'s module docs).
+    /// How [`RobotsCache::acquire`](super::RobotsCache::acquire) spaces requests and backs off ([`RobotsCache::acquire`](super::RobotsCache::acquire)'s module docs).
     pub gate: GateOptions,
     /// Keep each file's parse diagnostics with its rules in memory, as
-    /// [`RobotsCache::rules`] returns them (default `false`: memory holds compiled rules only;
+    /// [`RobotsCache::rules`](super::RobotsCache::rules) returns them (default `false`: memory holds compiled rules only;
     /// on the bench corpus the diagnostics cost 1.3 KB per origin, 40% of the rules, and a file
     /// read back from the store is parsed without looking for problems, about 30% faster: see
     /// [`Options::diagnostics`](crate::Options::diagnostics)). For tools that show a fetched
     /// file's problems; a crawler does not read them.
     pub keep_diagnostics: bool,
     /// How much of a fetched page is read for its directives
-    /// ([`RobotsCache::page_directives`], the middleware): the per-field limit and the HTML
+    /// ([`RobotsCache::page_directives`](super::RobotsCache::page_directives), the middleware): the per-field limit and the HTML
     /// byte budget (default 8 KiB and 512 KiB).
     pub page: crate::page::Options,
 }
