@@ -493,7 +493,7 @@ impl RobotsCache {
 
     /// Tells the engine whether the origin's pages are being served. It matters only after
     /// 30 days of failing robots.txt fetches: then a site reported up within
-    /// [`PolicyOptions::availability_window`] is crawled as if it had no robots.txt, one that
+    /// [`PolicyOptions::availability_window`](crate::policy::PolicyOptions::availability_window) is crawled as if it had no robots.txt, one that
     /// is down (or not reported lately) is not crawled.
     pub async fn record_page_fetch(&self, origin: &Origin, ok: bool) {
         let at = self.inner.clock.now();
