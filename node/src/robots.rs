@@ -231,12 +231,18 @@ pub struct Fast {
 }
 
 impl Fast {
+    /// The rules' answer under the verdict in force (allow-all and disallow-all answer alike
+    /// for every URL).
+    fn allowed(&self, token: &ProductToken, url: &str) -> bool {
+        match self.verdict {
+            Verdict::Rules => self.robots.is_allowed(token, url),
+            v => v == Verdict::AllowAll,
+        }
+    }
+
     fn is_allowed(&self, url: &str, agent: &str) -> Result<bool> {
         let token = read_token(&self.last_agent, agent, self.robots.mode())?;
-        Ok(match self.verdict {
-            Verdict::Rules => self.robots.is_allowed(&token, url),
-            v => v == Verdict::AllowAll,
-        })
+        Ok(self.allowed(&token, url))
     }
 
     /// `is_allowed` for the agent of the last call.
@@ -248,21 +254,12 @@ impl Fast {
                 None => return Err(input::invalid("no agent was given to this object yet")),
             }
         };
-        Ok(match self.verdict {
-            Verdict::Rules => self.robots.is_allowed(&token, url),
-            v => v == Verdict::AllowAll,
-        })
+        Ok(self.allowed(&token, url))
     }
 
     fn is_allowed_many(&self, urls: &[String], agent: &str) -> Result<Vec<bool>> {
         let token = read_token(&self.last_agent, agent, self.robots.mode())?;
-        Ok(match self.verdict {
-            Verdict::Rules => urls
-                .iter()
-                .map(|url| self.robots.is_allowed(&token, url))
-                .collect(),
-            v => vec![v == Verdict::AllowAll; urls.len()],
-        })
+        Ok(urls.iter().map(|url| self.allowed(&token, url)).collect())
     }
 }
 
