@@ -79,13 +79,7 @@ pub fn crawlers_named<'c>(
     let mut names = Vec::new();
     let mut unknown = Vec::new();
     for w in wanted.iter().map(|w| w.trim()).filter(|w| !w.is_empty()) {
-        let found = catalogue.crawlers().iter().find(|c| {
-            c.name.eq_ignore_ascii_case(w)
-                || c.token
-                    .as_ref()
-                    .is_some_and(|t| t.as_str().eq_ignore_ascii_case(w))
-        });
-        match found {
+        match catalogue.find(w) {
             Some(c) => names.push(c.name.as_str()),
             None => unknown.push(format!("`{}`", escape(w))),
         }

@@ -136,8 +136,8 @@ class Robots:
         body: Body, mode: Mode = "rfc", max_bytes: int | None = None, diagnostics: bool = True
     ) -> Robots:
         """Parses a body; never fails on content (see ``diagnostics``; ``diagnostics=False``
-        skips looking for problems: the same rules, parsed faster). Releases the GIL for
-        large bodies. ``ValueError`` for an unknown mode, ``TypeError`` for a wrong type."""
+        skips looking for problems: the same rules, parsed faster). Releases the GIL while
+        it parses. ``ValueError`` for an unknown mode, ``TypeError`` for a wrong type."""
     @staticmethod
     def allow_all(mode: Mode = "rfc") -> Robots: ...
     @property
@@ -174,6 +174,59 @@ class Robots:
         spaces them: the largest of crawl-delay, request-rate (inside its window) and
         ``default_delay`` (the floor, ``DEFAULT_DELAY``), capped at ``max_delay``."""
     def to_robots_txt(self) -> str: ...
+    def __reduce__(self) -> tuple[Any, tuple[bytes | None, str, int, bool]]:
+        """Pickles as its body, mode and options; unpickling parses the body again."""
+    def usage(self, agent: Agent, url: Url) -> dict[str, Any]:
+        """``Content-Usage`` preferences in force for ``agent`` at ``url``: ``train_ai`` and
+        ``search`` (``"allowed"``, ``"disallowed"``, ``"unknown"``), ``lines``, ``allowed``."""
+    def content_signals(self, agent: Agent) -> dict[str, Any]:
+        """``Content-Signal``s of ``agent``'s groups: ``search``, ``ai_input``, ``ai_train``,
+        ``lines``."""
+    @property
+    def content_usage_rules(self) -> list[tuple[int, str | None, str]]:
+        """``(line, path or None, statement)`` of every ``Content-Usage`` rule."""
+    @property
+    def content_signal_lines(self) -> list[tuple[int, str]]: ...
+    @property
+    def licenses(self) -> list[tuple[str, int]]:
+        """``(url, line)`` of every ``License`` record (RSL 1.0)."""
+    @property
+    def llm_policies(self) -> list[tuple[str, int]]: ...
+    def audit(
+        self, paths: Iterable[str] = ..., catalogue: str | PathLike[str] | None = None
+    ) -> list[dict[str, Any]]:
+        """Every catalogued AI crawler's standing, as ``crawlgate audit`` reports it."""
+
+def _unpickle_robots(body: bytes | None, mode: str, max_bytes: int, diagnostics: bool) -> Robots: ...
+
+@final
+class WarcBatches:
+    """The response records of a WARC/WARC.gz file as record batches of the input schema."""
+
+    def __new__(
+        cls,
+        path: str | PathLike[str],
+        *,
+        rows: int = 4096,
+        max_bytes: int | None = None,
+        name: str | None = None,
+    ) -> WarcBatches: ...
+    def __iter__(self) -> WarcBatches: ...
+    def __next__(self) -> Any: ...
+
+def batch_evaluate(
+    data: Any,
+    *,
+    agents: list[str] = ...,
+    purposes: list[str] = ...,
+    paths: list[str] = ...,
+    mode: str = "rfc",
+    rules: bool = False,
+    catalogue: str | PathLike[str] | None = None,
+    max_bytes: int | None = None,
+    input: str = "rows",
+) -> tuple[Any, Any, Any]: ...
+def batch_schemas() -> dict[str, Any]: ...
 
 @final
 class Judgement:

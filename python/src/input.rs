@@ -1,5 +1,6 @@
 //! Reading Python arguments: bodies, agents, URLs, modes and times.
 
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crawlgate::{Mode, Options, Parsed, ProductToken, Robots};
@@ -8,49 +9,44 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 
 use crate::robots::PyProductToken;
-use crate::DETACH_ABOVE;
 
 /// `"rfc"` or `"google"`, case-insensitively.
 pub(crate) fn mode(s: &str) -> PyResult<Mode> {
     s.parse::<Mode>().map_err(PyValueError::new_err)
 }
 
-/// Parses `body` (bytes, bytearray or str) in `mode`, releasing the GIL for large bodies;
-/// `diagnostics` is `Options::diagnostics`.
-pub(crate) fn parse_body(
-    py: Python<'_>,
-    body: &Bound<'_, PyAny>,
-    mode: Mode,
-    max_bytes: Option<usize>,
-    diagnostics: bool,
-) -> PyResult<Parsed> {
+/// The options of a parse: `mode`, `max_bytes` (raises the limit) and `diagnostics`.
+pub(crate) fn options(mode: Mode, max_bytes: Option<usize>, diagnostics: bool) -> Options {
     let mut options = Options::mode(mode);
     if let Some(m) = max_bytes {
         options.max_bytes = m;
     }
     options.diagnostics = diagnostics;
-    let run = |bytes: &[u8]| -> Parsed {
-        if bytes.len() >= DETACH_ABOVE {
-            py.detach(|| Robots::parse_with(bytes, &options))
-        } else {
-            Robots::parse_with(bytes, &options)
-        }
-    };
+    options
+}
+
+/// `body` (bytes, bytearray or str) as bytes of our own: kept by `Robots` to be pickled, and
+/// read with the GIL released (a bytearray could change under a borrow).
+pub(crate) fn body(body: &Bound<'_, PyAny>) -> PyResult<Arc<[u8]>> {
     if let Ok(b) = body.cast::<PyBytes>() {
-        return Ok(run(b.as_bytes()));
+        return Ok(Arc::from(b.as_bytes()));
     }
     if let Ok(s) = body.cast::<PyString>() {
-        return Ok(run(s.to_str()?.as_bytes()));
+        return Ok(Arc::from(s.to_str()?.as_bytes()));
     }
     if let Ok(b) = body.cast::<PyByteArray>() {
-        // A bytearray can change under us while the GIL is released: copy it first.
-        let owned = b.to_vec();
-        return Ok(run(&owned));
+        return Ok(Arc::from(b.to_vec()));
     }
     Err(PyTypeError::new_err(format!(
         "robots.txt body must be bytes, bytearray or str, not {}",
         type_name(body)
     )))
+}
+
+/// Parses `body` with the GIL released: other Python threads run while it parses, whatever
+/// its size.
+pub(crate) fn parse(py: Python<'_>, body: &[u8], options: &Options) -> Parsed {
+    py.detach(|| Robots::parse_with(body, options))
 }
 
 /// A crawler's product token as `mode` takes it: a `ProductToken` object as it is; a str/bytes

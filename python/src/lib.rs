@@ -1,11 +1,12 @@
 //! Python bindings for `crawlgate`: the module `crawlgate._crawlgate`.
 //!
 //! Only the crate's public API is used. Every failure is a Python exception (`ValueError` for
-//! bad values, `TypeError` for wrong types); nothing here unwraps or panics on input. Parsing of
-//! bodies over [`DETACH_ABOVE`] bytes releases the GIL.
+//! bad values, `TypeError` for wrong types); nothing here unwraps or panics on input. Parsing
+//! and judging release the GIL.
 
 #![forbid(unsafe_code)]
 
+mod batch;
 mod crawl;
 mod gate;
 mod input;
@@ -14,9 +15,6 @@ mod policy;
 mod robots;
 
 use pyo3::prelude::*;
-
-/// Bodies at least this long are parsed with the GIL released.
-pub(crate) const DETACH_ABOVE: usize = 64 * 1024;
 
 /// The robots.txt URL of `url`'s origin (scheme, host and port; no userinfo, query or fragment).
 ///
@@ -50,7 +48,11 @@ fn _crawlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<crawl::PyTdmPolicy>()?;
     m.add_class::<crawl::PyPolicyWarning>()?;
     m.add("Disallowed", m.py().get_type::<gate::Disallowed>())?;
+    m.add_class::<batch::PyWarcBatches>()?;
     m.add_function(wrap_pyfunction!(robots_txt_url, m)?)?;
+    m.add_function(wrap_pyfunction!(robots::_unpickle_robots, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::schemas, m)?)?;
     m.add_function(wrap_pyfunction!(page::page_directives, m)?)?;
     m.add("DEFAULT_MAX_BYTES", crawlgate::DEFAULT_MAX_BYTES)?;
     // The gate's defaults, from the engine (`GateOptions::default()`).

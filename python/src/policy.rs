@@ -6,13 +6,13 @@ use std::time::SystemTime;
 use crawlgate::policy::{
     Fetch, FetchOutcome, OriginState, PolicyOptions, Unreachable, Verdict, VerdictReason,
 };
-use crawlgate::{Mode, Options, Robots};
+use crawlgate::{Mode, Options};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 
 use crate::input;
-use crate::robots::{PyDecision, PyRobots};
+use crate::robots::{PyDecision, PyRobots, Source};
 
 /// What a crawler may do on an origin at a given time, and why.
 #[pyclass(name = "Judgement", module = "crawlgate._crawlgate", frozen)]
@@ -174,16 +174,11 @@ impl PyOriginState {
                         // What the fetcher keeps: at most one byte past the limit.
                         let keep = options.max_bytes.max(crawlgate::DEFAULT_MAX_BYTES) + 1;
                         let body: Arc<[u8]> = body_bytes[..body_bytes.len().min(keep)].into();
-                        let parsed = if body.len() >= crate::DETACH_ABOVE {
-                            let b = body.clone();
-                            py.detach(move || Robots::parse_with(&b, &options))
-                        } else {
-                            Robots::parse_with(&body, &options)
-                        };
-                        let parsed = Arc::new(parsed);
+                        let parsed = Arc::new(crate::input::parse(py, &body, &options));
                         let robots = PyRobots::new(
                             Arc::new(parsed.robots.clone()),
                             parsed.diagnostics.clone().into(),
+                            Source::new(body.clone(), &options),
                         );
                         let digest = crawlgate::policy::Digest::of(&body);
                         (

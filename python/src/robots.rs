@@ -2,11 +2,14 @@
 
 use std::sync::Arc;
 
+use crawlgate::audit::{audit, Catalogue, PathAudit};
 use crawlgate::{
-    Decision, Diagnostic, OtherKey, ProductToken, Reason, RequestRate, Robots, RuleRef,
+    ContentSignals, Decision, Diagnostic, Mode, Options, OtherKey, ProductToken, Reason,
+    RequestRate, Robots, RuleRef, UsagePreferences,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
 
 use crate::gate::{self, GateArgs, PySpacing};
 use crate::input;
@@ -343,19 +346,52 @@ impl PyAgentRules {
     }
 }
 
+/// What a `Robots` was parsed from and how: kept so that it pickles, and is parsed again
+/// alike (the body as given: a diagnostic may name its length).
+#[derive(Clone)]
+pub(crate) struct Source {
+    /// `None`: `Robots.allow_all`.
+    body: Option<Arc<[u8]>>,
+    mode: Mode,
+    max_bytes: usize,
+    diagnostics: bool,
+}
+
+impl Source {
+    pub(crate) fn new(body: Arc<[u8]>, options: &Options) -> Self {
+        Source {
+            body: Some(body),
+            mode: options.mode,
+            max_bytes: options.max_bytes,
+            diagnostics: options.diagnostics,
+        }
+    }
+
+    fn allow_all(mode: Mode) -> Self {
+        Source {
+            body: None,
+            mode,
+            max_bytes: crawlgate::DEFAULT_MAX_BYTES,
+            diagnostics: true,
+        }
+    }
+}
+
 /// A parsed, compiled robots.txt. Build with `Robots.parse(body, mode="rfc")`.
 #[pyclass(name = "Robots", module = "crawlgate._crawlgate", frozen)]
 #[derive(Clone)]
 pub struct PyRobots {
     pub(crate) robots: Arc<Robots>,
     diagnostics: Arc<[Diagnostic]>,
+    source: Source,
 }
 
 impl PyRobots {
-    pub(crate) fn new(robots: Arc<Robots>, diagnostics: Arc<[Diagnostic]>) -> Self {
+    pub(crate) fn new(robots: Arc<Robots>, diagnostics: Arc<[Diagnostic]>, source: Source) -> Self {
         PyRobots {
             robots,
             diagnostics,
+            source,
         }
     }
 
@@ -363,6 +399,65 @@ impl PyRobots {
     fn groups_of(&self, token: &ProductToken) -> Vec<usize> {
         self.robots.rules_for(token).group_indexes().collect()
     }
+
+    fn parsed(py: Python<'_>, body: Arc<[u8]>, options: &Options) -> Self {
+        let parsed = input::parse(py, &body, options);
+        PyRobots::new(
+            Arc::new(parsed.robots),
+            parsed.diagnostics.into(),
+            Source::new(body, options),
+        )
+    }
+}
+
+/// What a `Robots` pickles as: body (`None`: allow all), mode, `max_bytes`, `diagnostics`.
+type PickledRobots<'py> = (Option<Bound<'py, PyBytes>>, &'static str, usize, bool);
+
+/// `pickle`'s way back to a `Robots`: parsed again from its body, as it was.
+#[pyfunction]
+pub(crate) fn _unpickle_robots(
+    py: Python<'_>,
+    body: Option<&[u8]>,
+    mode: &str,
+    max_bytes: usize,
+    diagnostics: bool,
+) -> PyResult<PyRobots> {
+    let mode = input::mode(mode)?;
+    Ok(match body {
+        None => PyRobots::allow_all(mode.as_str())?,
+        Some(body) => PyRobots::parsed(
+            py,
+            Arc::from(body),
+            &input::options(mode, Some(max_bytes), diagnostics),
+        ),
+    })
+}
+
+/// Preferences as `{"train_ai": …, "search": …}`, each `"allowed"`, `"disallowed"` or
+/// `"unknown"`.
+fn preferences<'py>(py: Python<'py>, p: &UsagePreferences) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("train_ai", p.train_ai.as_str())?;
+    d.set_item("search", p.search.as_str())?;
+    Ok(d)
+}
+
+/// Signals as `{"search": …, "ai_input": …, "ai_train": …}`.
+fn signals<'py>(py: Python<'py>, s: &ContentSignals) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("search", s.search.as_str())?;
+    d.set_item("ai_input", s.ai_input.as_str())?;
+    d.set_item("ai_train", s.ai_train.as_str())?;
+    Ok(d)
+}
+
+fn path_audit<'py>(py: Python<'py>, p: &PathAudit<'_>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("path", &p.path)?;
+    d.set_item("access", p.access.as_str())?;
+    d.set_item("decision", PyDecision::from(p.decision))?;
+    d.set_item("other", p.other.map(PyRule::from))?;
+    Ok(d)
 }
 
 #[pymethods]
@@ -382,10 +477,11 @@ impl PyRobots {
         diagnostics: bool,
     ) -> PyResult<Self> {
         let mode = input::mode(mode)?;
-        let parsed = input::parse_body(py, body, mode, max_bytes, diagnostics)?;
-        Ok(PyRobots::new(
-            Arc::new(parsed.robots),
-            parsed.diagnostics.into(),
+        let body = input::body(body)?;
+        Ok(PyRobots::parsed(
+            py,
+            body,
+            &input::options(mode, max_bytes, diagnostics),
         ))
     }
 
@@ -397,6 +493,7 @@ impl PyRobots {
         Ok(PyRobots::new(
             Arc::new(Robots::allow_all(mode)),
             Arc::from([]),
+            Source::allow_all(mode),
         ))
     }
 
@@ -525,10 +622,147 @@ impl PyRobots {
         self.robots.to_robots_txt()
     }
 
-    /// An estimate of the heap bytes held.
+    /// An estimate of the heap bytes held: the compiled rules, and the body they were parsed
+    /// from (kept so that a `Robots` pickles).
     #[getter]
     fn heap_size(&self) -> usize {
-        self.robots.heap_size()
+        self.robots.heap_size() + self.source.body.as_ref().map_or(0, |b| b.len())
+    }
+
+    /// Pickles as its body, mode and options; unpickling parses the body again (the same
+    /// rules, diagnostics and lines).
+    fn __reduce__<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<(Bound<'py, PyAny>, PickledRobots<'py>)> {
+        let unpickle = py
+            .import("crawlgate._crawlgate")?
+            .getattr("_unpickle_robots")?;
+        let s = &self.source;
+        Ok((
+            unpickle,
+            (
+                s.body.as_ref().map(|b| PyBytes::new(py, b)),
+                s.mode.as_str(),
+                s.max_bytes,
+                s.diagnostics,
+            ),
+        ))
+    }
+
+    /// The usage preferences in force for `agent` at `url` (`Content-Usage`, IETF AI
+    /// Preferences): `{"train_ai": …, "search": …, "lines": [...], "allowed": bool}`, each
+    /// preference `"allowed"`, `"disallowed"` or `"unknown"`; `lines` are those of the
+    /// deciding `Content-Usage` rules. A URL the agent may not crawl has none (all unknown).
+    /// Not a crawl permission.
+    fn usage<'py>(
+        &self,
+        py: Python<'py>,
+        agent: &Bound<'_, PyAny>,
+        url: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let token = input::agent(agent, self.robots.mode())?;
+        let url = input::url(url)?;
+        let usage = self.robots.usage(&token, &url);
+        let d = preferences(py, &usage.preferences)?;
+        let lines: Vec<u32> = usage.rules.iter().map(|r| r.line).collect();
+        d.set_item("lines", lines)?;
+        d.set_item("allowed", usage.decision.allowed)?;
+        Ok(d)
+    }
+
+    /// The `Content-Signal`s of the groups that apply to `agent`, combined:
+    /// `{"search": …, "ai_input": …, "ai_train": …, "lines": [...]}`. Not a crawl permission.
+    fn content_signals<'py>(
+        &self,
+        py: Python<'py>,
+        agent: &Bound<'_, PyAny>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let token = input::agent(agent, self.robots.mode())?;
+        let s = self.robots.content_signals(&token);
+        let d = signals(py, &s.signals)?;
+        let lines: Vec<u32> = s.lines.iter().map(|l| l.line).collect();
+        d.set_item("lines", lines)?;
+        Ok(d)
+    }
+
+    /// Every `Content-Usage` rule, in file order: `(line, path or None, statement)`.
+    #[getter]
+    fn content_usage_rules(&self) -> Vec<(u32, Option<String>, String)> {
+        self.robots
+            .content_usage_rules()
+            .map(|r| (r.line, r.path.map(str::to_owned), r.statement.to_owned()))
+            .collect()
+    }
+
+    /// Every `Content-Signal` line, in file order: `(line, text)`.
+    #[getter]
+    fn content_signal_lines(&self) -> Vec<(u32, String)> {
+        self.robots
+            .content_signal_lines()
+            .map(|s| (s.line, s.text.to_owned()))
+            .collect()
+    }
+
+    /// The `License` records (RSL 1.0), in file order: `(url, line)`.
+    #[getter]
+    fn licenses(&self) -> Vec<(String, u32)> {
+        self.robots
+            .licenses()
+            .iter()
+            .map(|l| (l.url.clone(), l.line))
+            .collect()
+    }
+
+    /// The `LLM-Policy` records, in file order: `(url, line)`.
+    #[getter]
+    fn llm_policies(&self) -> Vec<(String, u32)> {
+        self.robots
+            .llm_policies()
+            .iter()
+            .map(|l| (l.url.clone(), l.line))
+            .collect()
+    }
+
+    /// Every catalogued AI crawler's standing in this file, as `crawlgate audit` reports it:
+    /// a dict per crawler (`name`, `token`, `purpose`, `operator`, `group`, `group_lines`,
+    /// `root` and `paths` — each `{"path", "access": "blocked" | "partly" | "allowed",
+    /// "decision", "other"}` —, `usage`, `usage_lines`, `signals`, `signal_lines`). `paths` are
+    /// asked about besides `/`; `catalogue` is the path of a catalogue file of the shape of
+    /// ai.robots.txt's `robots.json` (default: the built-in one).
+    #[pyo3(signature = (paths = Vec::new(), catalogue = None))]
+    fn audit<'py>(
+        &self,
+        py: Python<'py>,
+        paths: Vec<String>,
+        catalogue: Option<std::path::PathBuf>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let catalogue = load_catalogue(catalogue.as_deref())?;
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+        audit(&self.robots, &catalogue, &paths)
+            .iter()
+            .map(|a| {
+                let d = PyDict::new(py);
+                d.set_item("name", &a.crawler.name)?;
+                d.set_item("token", a.crawler.token.as_ref().map(ProductToken::as_str))?;
+                d.set_item("purpose", a.crawler.purpose.as_str())?;
+                d.set_item("operator", &a.crawler.operator)?;
+                d.set_item("group", a.group.as_str())?;
+                d.set_item("group_lines", &a.group_lines)?;
+                d.set_item("root", path_audit(py, &a.root)?)?;
+                let paths = a
+                    .paths
+                    .iter()
+                    .map(|p| path_audit(py, p))
+                    .collect::<PyResult<Vec<_>>>()?;
+                d.set_item("paths", paths)?;
+                d.set_item("usage", preferences(py, &a.usage)?)?;
+                d.set_item("usage_lines", &a.usage_lines)?;
+                d.set_item("signals", signals(py, &a.signals)?)?;
+                d.set_item("signal_lines", &a.signal_lines)?;
+                Ok(d)
+            })
+            .collect()
     }
 
     fn __repr__(&self) -> String {
@@ -540,4 +774,14 @@ impl PyRobots {
             self.diagnostics.len()
         )
     }
+}
+
+/// The catalogue in `file` (ai.robots.txt's `robots.json` shape), or the built-in one.
+pub(crate) fn load_catalogue(file: Option<&std::path::Path>) -> PyResult<Catalogue> {
+    let Some(file) = file else {
+        return Ok(Catalogue::builtin());
+    };
+    let text = std::fs::read_to_string(file)?;
+    Catalogue::from_json(&text)
+        .map_err(|e| PyValueError::new_err(format!("{}: {e}", file.display())))
 }

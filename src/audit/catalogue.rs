@@ -204,6 +204,18 @@ impl Catalogue {
         self.crawlers.iter().filter(|c| !c.valid_token)
     }
 
+    /// The crawler called `name`: its catalogue key or its product token, without case
+    /// (`gptbot`, `Brightbot 1.0`, `brightbot`), surrounding spaces ignored.
+    pub fn find(&self, name: &str) -> Option<&Crawler> {
+        let name = name.trim();
+        self.crawlers.iter().find(|c| {
+            c.name.eq_ignore_ascii_case(name)
+                || c.token
+                    .as_ref()
+                    .is_some_and(|t| t.as_str().eq_ignore_ascii_case(name))
+        })
+    }
+
     /// Is `token` (lowercase) the token of a catalogued crawler?
     pub fn knows(&self, token: &str) -> bool {
         self.crawlers

@@ -38,6 +38,7 @@
 
 mod judge;
 mod redirect;
+pub mod rows;
 mod tables;
 mod warc;
 
@@ -45,6 +46,7 @@ use std::sync::Arc;
 
 pub use judge::{judge, looks_binary, Judgement, StatusClass};
 pub use redirect::{Redirects, Resolution, MAX_REDIRECTS};
+pub use rows::{evaluate, RowError};
 pub use tables::{Batches, Settings, Tables, PARSER, SCHEMA_VERSION};
 pub use warc::{WarcReader, MAX_HEAD_BYTES};
 

@@ -7,13 +7,8 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Int16Type, Int32Type, Int64Type, UInt16Type, UInt32Type, UInt64Type};
-use arrow_array::{Array, RecordBatch};
-use arrow_schema::DataType;
-use base64::Engine as _;
-use crawlgate::batch::{Capture, Place, Unreadable, WarcReader};
-use serde::Deserialize;
+use arrow_array::RecordBatch;
+use crawlgate::batch::{rows, Capture, Place, Unreadable, WarcReader};
 
 use crate::args::BatchInput;
 
@@ -172,20 +167,6 @@ fn plain(file: File, path: &Path, name: Arc<str>, reading: &Reading) -> Item {
     Ok(capture)
 }
 
-/// A JSON Lines row.
-#[derive(Deserialize)]
-struct Row {
-    url: String,
-    status: Option<u16>,
-    /// The body in standard base64.
-    body: Option<String>,
-    /// The body as text, when it is UTF-8.
-    body_text: Option<String>,
-    fetch_time: Option<String>,
-    content_type: Option<String>,
-    location: Option<String>,
-}
-
 fn jsonl(file: File, name: Arc<str>, max_bytes: usize) -> impl Iterator<Item = Item> + Send {
     let mut lines = BufReader::new(file).split(b'\n');
     let mut number = 0u64;
@@ -202,37 +183,11 @@ fn jsonl(file: File, name: Arc<str>, max_bytes: usize) -> impl Iterator<Item = I
                 )))
             }
         };
-        if line.trim_ascii().is_empty() {
-            continue;
+        match rows::capture_of_json(&line, max_bytes, &place(&name, number)) {
+            Ok(None) => continue,
+            Ok(Some(capture)) => return Some(Ok(capture)),
+            Err(u) => return Some(Err(u)),
         }
-        let row: Row = match serde_json::from_slice(&line) {
-            Ok(r) => r,
-            Err(e) => {
-                return Some(Err(unreadable(
-                    &name,
-                    number,
-                    format!("line {number}: {e}"),
-                )))
-            }
-        };
-        let body = match (&row.body, row.body_text) {
-            (Some(b64), _) => match base64::engine::general_purpose::STANDARD.decode(b64.trim()) {
-                Ok(b) => b,
-                Err(e) => {
-                    let why = format!("line {number}: `body` is not base64: {e}");
-                    return Some(Err(unreadable(&name, number, why)));
-                }
-            },
-            (None, Some(text)) => text.into_bytes(),
-            (None, None) => Vec::new(),
-        };
-        let mut capture = Capture::new(&row.url, row.status, body);
-        capture.body.truncate(max_bytes + 1);
-        capture.fetch_time = row.fetch_time;
-        capture.content_type = row.content_type;
-        capture.location = row.location;
-        capture.place = place(&name, number);
-        return Some(Ok(capture));
     })
 }
 
@@ -251,8 +206,7 @@ fn arrow_ipc(file: File) -> Result<Batches, String> {
     Ok(Box::new(reader.map(|b| b.map_err(|e| e.to_string()))))
 }
 
-/// Rows of record batches as captures: `url` (text), `status` (an integer), `body` (binary or
-/// text), optional `fetch_time`, `content_type`, `location` (text).
+/// Rows of record batches as captures (the library's input schema).
 fn rows(
     batches: Result<Batches, String>,
     name: Arc<str>,
@@ -272,81 +226,12 @@ fn rows(
             Ok(batch) => (0..batch.num_rows())
                 .map(|i| {
                     record += 1;
-                    row(&batch, i, max_bytes)
-                        .map(|mut c| {
-                            c.place = place(&name, record);
-                            c
-                        })
-                        .map_err(|e| unreadable(&name, record, format!("row {record}: {e}")))
+                    rows::capture_of_row(&batch, i, max_bytes, &place(&name, record))
                 })
                 .collect(),
         };
         items
     }))
-}
-
-fn text(batch: &RecordBatch, column: &str, i: usize) -> Result<Option<String>, String> {
-    let Some(a) = batch.column_by_name(column) else {
-        return Ok(None);
-    };
-    if a.is_null(i) {
-        return Ok(None);
-    }
-    Ok(Some(match a.data_type() {
-        DataType::Utf8 => a.as_string::<i32>().value(i).to_owned(),
-        DataType::LargeUtf8 => a.as_string::<i64>().value(i).to_owned(),
-        DataType::Utf8View => a.as_string_view().value(i).to_owned(),
-        other => return Err(format!("`{column}` is {other}, not text")),
-    }))
-}
-
-fn row(batch: &RecordBatch, i: usize, max_bytes: usize) -> Result<Capture, String> {
-    let url = text(batch, "url", i)?.ok_or("no `url`")?;
-    let status = match batch.column_by_name("status") {
-        None => return Err("no `status` column".to_owned()),
-        Some(a) if a.is_null(i) => None,
-        Some(a) => {
-            let n: i64 = match a.data_type() {
-                DataType::Int16 => a.as_primitive::<Int16Type>().value(i).into(),
-                DataType::Int32 => a.as_primitive::<Int32Type>().value(i).into(),
-                DataType::Int64 => a.as_primitive::<Int64Type>().value(i),
-                DataType::UInt16 => a.as_primitive::<UInt16Type>().value(i).into(),
-                DataType::UInt32 => a.as_primitive::<UInt32Type>().value(i).into(),
-                DataType::UInt64 => {
-                    i64::try_from(a.as_primitive::<UInt64Type>().value(i)).unwrap_or(-1)
-                }
-                other => return Err(format!("`status` is {other}, not an integer")),
-            };
-            Some(u16::try_from(n).map_err(|_| format!("status {n} is not an HTTP status"))?)
-        }
-    };
-    let body: Vec<u8> = match batch.column_by_name("body") {
-        None => Vec::new(),
-        Some(a) if a.is_null(i) => Vec::new(),
-        Some(a) => {
-            let bytes: &[u8] = match a.data_type() {
-                DataType::Binary => a.as_binary::<i32>().value(i),
-                DataType::LargeBinary => a.as_binary::<i64>().value(i),
-                DataType::BinaryView => a.as_binary_view().value(i),
-                DataType::Utf8 => a.as_string::<i32>().value(i).as_bytes(),
-                DataType::LargeUtf8 => a.as_string::<i64>().value(i).as_bytes(),
-                DataType::Utf8View => a.as_string_view().value(i).as_bytes(),
-                other => return Err(format!("`body` is {other}, not bytes")),
-            };
-            let kept = bytes[..bytes.len().min(max_bytes + 1)].to_vec();
-            let mut c = Capture::new(&url, status, kept);
-            c.body_length = bytes.len() as u64;
-            c.fetch_time = text(batch, "fetch_time", i)?;
-            c.content_type = text(batch, "content_type", i)?;
-            c.location = text(batch, "location", i)?;
-            return Ok(c);
-        }
-    };
-    let mut c = Capture::new(&url, status, body);
-    c.fetch_time = text(batch, "fetch_time", i)?;
-    c.content_type = text(batch, "content_type", i)?;
-    c.location = text(batch, "location", i)?;
-    Ok(c)
 }
 
 /// `--files-from`: one input a line (blank lines skipped).
