@@ -6,8 +6,9 @@
 # - Creates python/.venv (or reuses it) with `python3 -m venv`; on a fresh Debian/Ubuntu where
 #   that fails for want of ensurepip, installs python3-venv with apt-get (sudo when not root).
 # - Installs the pinned minimum versions of maturin, pytest, Scrapy, Protego, mypy, ziglang
-#   (zig, as a Python package: the C compiler and linker of the manylinux build) and auditwheel
-#   into it.
+#   (zig, as a Python package: the C compiler and linker of the manylinux build), auditwheel,
+#   and what crawlgate.batch's recipes run on (pyarrow, DuckDB, pandas, PySpark, Ray) into it;
+#   a headless JRE with apt-get when there is no `java` (for the local Spark job).
 # - Builds the wheel with `maturin build --zig --compatibility manylinux2014` (Rust and cargo
 #   must be installed: the crate's rust-version is 1.90): linked against glibc 2.17's symbols
 #   by zig, so that it installs on any Linux with glibc 2.17 or later (CentOS 7, Debian 9,
@@ -41,7 +42,9 @@ PY_DIR="$ROOT/python"
 VENV="$PY_DIR/.venv"
 PYTHON="${PYTHON:-python3}"
 REQUIREMENTS=("maturin>=1.7,<2" "pytest>=8" "scrapy>=2.13" "protego>=0.3" "mypy>=1.11"
-    "ziglang>=0.13" "auditwheel>=6")
+    "ziglang>=0.13" "auditwheel>=6"
+    # crawlgate.batch and its recipes: Arrow, DuckDB and pandas, a local Spark, Ray Data.
+    "pyarrow>=16" "duckdb>=1" "pandas>=2" "pyspark>=3.5" "ray[data]>=2.9")
 PROFILE="${WHEEL_PROFILE:-wheel-test}"
 
 START=$(date +%s)
@@ -83,7 +86,15 @@ else
 fi
 step "virtual environment"
 
-# 2. Tools and test dependencies.
+# 2. Tools and test dependencies; Java for the local Spark job.
+if ! command -v java >/dev/null; then
+    command -v apt-get >/dev/null || die "java not found and apt-get is not available to install it"
+    SUDO=""
+    [[ $(id -u) -eq 0 ]] || SUDO="sudo"
+    echo "java not found: installing a headless JRE with apt-get (for PySpark)"
+    $SUDO apt-get update -q
+    $SUDO apt-get install -y -q --no-install-recommends default-jre-headless
+fi
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check "${REQUIREMENTS[@]}"
 step "pip install ${REQUIREMENTS[*]}"
