@@ -25,7 +25,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 FUZZ="$ROOT/fuzz"
-TARGETS=(parse check differential origin policy sitemap tdmrep audit page_headers page_html warc)
+TARGETS=(parse check differential origin policy sitemap tdmrep audit page_headers page_html warc batch_rows)
 CARGO_FUZZ_VERSION=0.13.2
 
 usage() {
@@ -68,6 +68,7 @@ max_len() {
         page_headers) echo 4096 ;;
         page_html) echo 8192 ;;
         warc) echo 16384 ;;
+        batch_rows) echo 4096 ;;
     esac
 }
 dict() {
@@ -77,6 +78,7 @@ dict() {
         tdmrep) echo "$FUZZ/tdmrep.dict" ;;
         page_headers | page_html) echo "$FUZZ/page.dict" ;;
         warc) echo "$FUZZ/warc.dict" ;;
+        batch_rows) echo "$FUZZ/json.dict" ;;
         *) echo "$FUZZ/robots.dict" ;;
     esac
 }
@@ -180,6 +182,14 @@ seed() {
                 printf "$r\r\n\r\n" >>"$dir/seed-plain"
                 printf "$r\r\n\r\n" | gzip -c >>"$dir/seed-gz"
             done
+            ;;
+        batch_rows)
+            # Rows of each shape: text and base64 bodies, every optional field, a null status,
+            # and lines that are not rows.
+            printf '%s\n' \
+                '{"url":"https://a.test/robots.txt","status":200,"body_text":"User-agent: *\nDisallow: /x\n"}' \
+                '{"url":"https://b.test/robots.txt","status":null,"body":"VXNlci1hZ2VudDogKgo=","fetch_time":"2025-01-01T00:00:00Z","content_type":"text/plain","location":"/r"}' \
+                '' '{"status":404}' '{"url":"x","body":"!!"}' 'not json' >"$dir/seed-rows"
             ;;
         differential | policy) ;; # structured input: no file makes a useful seed
     esac

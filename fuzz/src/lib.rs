@@ -753,3 +753,49 @@ pub fn assert_warc(data: &[u8], max_body: usize) {
         }
     }
 }
+
+/// `batch_rows`'s invariants: every line of `data` read as a JSON Lines row (the input of
+/// `crawlgate batch` and of `evaluate`) gives a capture whose body is at most `max_body + 1`
+/// bytes, or an unreadable row that names its line; and every capture written as an Arrow row
+/// and read back is the same capture (the rows lose nothing).
+#[cfg(feature = "batch")]
+pub fn assert_batch_rows(data: &[u8], max_body: usize) {
+    use crawlgate::batch::{rows, Place};
+    let input: std::sync::Arc<str> = std::sync::Arc::from("fuzz.jsonl");
+    let mut read = Vec::new();
+    for (i, line) in data.split(|&b| b == b'\n').enumerate() {
+        let place = Place {
+            input: input.clone(),
+            record: i as u64 + 1,
+            offset: None,
+            crawl: None,
+        };
+        match rows::capture_of_json(line, max_body, &place) {
+            Ok(None) => assert!(line.trim_ascii().is_empty(), "only a blank line is no row"),
+            Ok(Some(capture)) => {
+                assert!(capture.body.len() <= max_body + 1, "body past the limit");
+                assert_eq!(capture.place, place);
+                read.push(Ok(capture));
+            }
+            Err(u) => {
+                assert!(
+                    u.reason.starts_with(&format!("line {}: ", place.record)),
+                    "the reason names its line: {}",
+                    u.reason
+                );
+                read.push(Err(u));
+            }
+        }
+    }
+    let batch = rows::to_batch(&read).expect("captures make a batch");
+    assert_eq!(batch.num_rows(), read.len());
+    for (i, item) in read.iter().enumerate() {
+        let fallback = Place::default();
+        let back = rows::capture_of_row(&batch, i, usize::MAX - 1, &fallback);
+        match (item, back) {
+            (Ok(c), Ok(back)) => assert_eq!(c, &back, "a capture survives its row"),
+            (Err(u), Err(back)) => assert_eq!(u, &back, "an unreadable row survives its row"),
+            (item, back) => panic!("{item:?} came back as {back:?}"),
+        }
+    }
+}

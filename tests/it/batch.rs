@@ -673,3 +673,33 @@ fn the_warc_fuzz_invariants_hold_on_cut_and_damaged_files() {
         }
     }
 }
+
+/// The `batch_rows` fuzz target's invariants (`fuzz/src/lib.rs`) on JSON Lines of the corpus
+/// (text and base64 bodies, every optional field, rows that are not captures), whole and cut
+/// at many lengths.
+#[test]
+fn the_rows_fuzz_invariants_hold_on_the_corpus_as_json_lines() {
+    use crate::invariants::assert_batch_rows;
+    use base64::Engine as _;
+    let mut jsonl = Vec::new();
+    for (i, (host, body)) in corpus().iter().enumerate() {
+        let url = format!("https://{host}/robots.txt");
+        let row = match i % 3 {
+            0 => serde_json::json!({"url": url, "status": 200,
+                "body_text": String::from_utf8_lossy(body)}),
+            1 => serde_json::json!({"url": url, "status": 200,
+                "body": base64::engine::general_purpose::STANDARD.encode(body),
+                "fetch_time": "2025-01-01T00:00:00Z", "content_type": "text/plain"}),
+            _ => serde_json::json!({"url": url, "status": null, "location": "/elsewhere"}),
+        };
+        jsonl.extend(serde_json::to_vec(&row).unwrap());
+        jsonl.push(b'\n');
+    }
+    jsonl.extend(b"\nnot json\n{\"status\": 200}\n{\"url\": \"x\", \"body\": \"!!\"}\n");
+    for max_body in [8, 512_000] {
+        assert_batch_rows(&jsonl, max_body);
+        for cut in (0..jsonl.len()).step_by(jsonl.len() / 97 + 1) {
+            assert_batch_rows(&jsonl[..cut], max_body);
+        }
+    }
+}
