@@ -126,6 +126,52 @@ fn a_warc_gz_of_the_corpus_reads_back_whole() {
     assert_eq!(bodies(read(&gzip(&plain))), expected);
 }
 
+/// A WARC read into rows of the input schema and judged from them (`rows::to_batch`, then
+/// `evaluate`: Python's `read_warc` and `evaluate`) gives the tables of the WARC judged
+/// directly, damage included: the rows lose nothing.
+#[test]
+fn rows_written_from_a_warc_are_judged_as_the_warc() {
+    let (mut data, _) = corpus_warc_gz();
+    let cut = gzip(&response(
+        "https://cut.test/robots.txt",
+        "200 OK",
+        "",
+        b"User-agent: *\n",
+    ));
+    data.extend(&cut[..cut.len() - 9]);
+    data.extend(gzip(&response(
+        "https://challenge.test/robots.txt",
+        "403 Forbidden",
+        "cf-mitigated: challenge\r\n",
+        b"<html>",
+    )));
+    let items = read(&data);
+    assert!(
+        items.iter().any(Result::is_err),
+        "the damage is read as such"
+    );
+    let settings = Settings {
+        paths: vec!["/search".into()],
+        rules: true,
+        ..Settings::default()
+    };
+    let mut direct = Tables::new(&settings);
+    for item in &items {
+        match item {
+            Ok(c) => direct.push(c, None),
+            Err(u) => direct.push_unreadable(u),
+        }
+    }
+    let direct = direct.finish().unwrap();
+    let rows = crawlgate::batch::rows::to_batch(&items).unwrap();
+    let halves = [rows.slice(0, 10), rows.slice(10, rows.num_rows() - 10)];
+    let judged = crawlgate::batch::evaluate(&halves, &settings, "ignored").unwrap();
+    assert_eq!(judged.captures, direct.captures);
+    assert_eq!(judged.agents, direct.agents);
+    assert_eq!(judged.rules, direct.rules);
+    assert!(direct.rules.num_rows() > 100);
+}
+
 #[test]
 fn a_broken_member_is_one_unreadable_row_and_the_rest_is_read() {
     let (mut data, offsets) = corpus_warc_gz();
@@ -558,6 +604,31 @@ fn the_docs_name_every_column() {
         let columns: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
         assert_eq!(documented, columns, "docs/batch.md's `{name}` table");
     }
+    // The input schema, under its own heading with the command.
+    let input = docs
+        .split("\n### The input schema")
+        .nth(1)
+        .and_then(|s| s.split("\n### ").next())
+        .expect("docs/batch.md has an input schema section");
+    let documented: Vec<String> = input
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .flat_map(|l| {
+            let first = l.split(" | ").next().unwrap();
+            first
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let columns: Vec<String> = crawlgate::batch::rows::schema()
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    assert_eq!(documented, columns, "docs/batch.md's input schema");
 }
 
 mod oracle {
