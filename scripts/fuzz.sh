@@ -3,7 +3,7 @@
 #                     or every target:   scripts/fuzz.sh all [SECONDS]
 #       build every target, run nothing:   scripts/fuzz.sh build
 #
-# TARGET: parse, check, differential, origin, policy, sitemap, tdmrep, audit, page_headers, page_html (see fuzz/README.md). SECONDS defaults to 60.
+# TARGET: parse, check, differential, origin, policy, sitemap, tdmrep, audit, page_headers, page_html, warc, batch_rows (see fuzz/README.md). SECONDS defaults to 60.
 #
 # - Installs cargo-fuzz (`cargo install cargo-fuzz --locked`) when it is missing.
 # - Uses the nightly toolchain when rustup has one; otherwise the default (stable) toolchain
