@@ -6,9 +6,10 @@ use crawlgate::ProductToken;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use crate::gate::{runtime, PyAnswer};
+use crate::answer::PyAnswer;
 use crate::input;
 use crate::page::{bytes_of, header_fields, PyPageDirectives};
+use crate::runtime::runtime;
 
 /// A refusal at the edge of the site, seen when robots.txt was fetched.
 #[pyclass(name = "Edge", module = "crawlgate._crawlgate", frozen, get_all)]

@@ -1,30 +1,29 @@
-//! The engine and its gate on asyncio: `RobotsCache` (`check`, `acquire`), `Answer`, `Permit`
-//! (`record`), `Recorded`, `Spacing`, and the `Disallowed` exception.
+//! The engine and its gate on asyncio: `RobotsCache` (`check`, `acquire`), `Permit`
+//! (`record`), `Recorded`, and the `Disallowed` exception.
 //!
-//! The engine's futures run on a tokio runtime owned by this module (built on first use, so
+//! The engine's futures run on the module's tokio runtime (`runtime`: built on first use, so
 //! that importing the module starts no threads); pyo3-async-runtimes turns each into an
 //! asyncio awaitable of the running loop. Cancelling the awaitable drops the Rust future.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use crawlgate::engine::{
-    Answer, CacheOptions, Permit, Recorded, Refused, RobotsCache, SystemClock,
-};
+use crawlgate::engine::{CacheOptions, Permit, Recorded, Refused, RobotsCache, SystemClock};
 use crawlgate::http::AddressPolicy;
-use crawlgate::policy::{GateOptions, KeyKind, Spacing};
+use crawlgate::policy::{GateOptions, KeyKind};
 use crawlgate::store::{EmbeddedStore, MemoryStore, RedisOptions, RedisStore, Store};
-use crawlgate::{Mode, ProductToken, RequestRate};
+use crawlgate::{Mode, ProductToken};
 use pyo3::exceptions::{
     PyConnectionError, PyException, PyOSError, PyRuntimeError, PyTypeError, PyValueError,
 };
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString};
-use tokio::runtime::Runtime;
 
+use crate::answer::PyAnswer;
 use crate::input;
-use crate::robots::PyRequestRate;
+use crate::runtime::runtime;
+use crate::spacing::{option_secs, secs, GateArgs, PySpacing};
 
 pyo3::create_exception!(
     crawlgate._crawlgate,
@@ -32,198 +31,6 @@ pyo3::create_exception!(
     PyException,
     "robots.txt does not allow the URL, or the failure rules say not to fetch from its origin now: `RobotsCache.acquire` gives no permit. `answer` says why, `url` is the URL asked for."
 );
-
-/// The module's tokio runtime, built on first use and kept for the life of the process.
-static RUNTIME: Mutex<Option<&'static Runtime>> = Mutex::new(None);
-
-/// The runtime the engine's futures run on (pyo3-async-runtimes spawns them there too).
-pub(crate) fn runtime() -> PyResult<&'static Runtime> {
-    let mut slot = RUNTIME.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(rt) = *slot {
-        return Ok(rt);
-    }
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .thread_name("crawlgate")
-        .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the tokio runtime: {e}")))?;
-    let rt: &'static Runtime = Box::leak(Box::new(rt));
-    // Only this module initialises pyo3-async-runtimes (its state is this library's own), and
-    // only here, under the lock: it cannot have a runtime yet. Were it to, its own would be
-    // used for everything, so that the engine and its futures share one.
-    let rt = match pyo3_async_runtimes::tokio::init_with_runtime(rt) {
-        Ok(()) => rt,
-        Err(()) => pyo3_async_runtimes::tokio::get_runtime(),
-    };
-    *slot = Some(rt);
-    Ok(rt)
-}
-
-/// Seconds as a float.
-fn secs(d: Duration) -> f64 {
-    d.as_secs_f64()
-}
-
-/// An optional duration option in seconds.
-fn option_secs(value: Option<f64>, what: &str) -> PyResult<Option<Duration>> {
-    value.map(|v| input::duration(v, what)).transpose()
-}
-
-/// The time between two requests to one origin, and what set it.
-#[pyclass(name = "Spacing", module = "crawlgate._crawlgate", frozen, get_all)]
-#[derive(Clone)]
-pub struct PySpacing {
-    /// Seconds between two requests' slots (whole milliseconds, rounded up).
-    delay: f64,
-    /// What asked for it: `"default"` (the floor, `default_delay`), `"crawl-delay"` or
-    /// `"request-rate"`.
-    source: String,
-    /// The source asked for more than `max_delay`; `delay` is the cap.
-    capped: bool,
-}
-
-impl From<Spacing> for PySpacing {
-    fn from(s: Spacing) -> Self {
-        PySpacing {
-            delay: secs(s.delay),
-            source: s.source.as_str().to_owned(),
-            capped: s.capped,
-        }
-    }
-}
-
-#[pymethods]
-impl PySpacing {
-    fn __repr__(&self) -> String {
-        format!(
-            "Spacing(delay={}, source={:?}, capped={})",
-            self.delay,
-            self.source,
-            if self.capped { "True" } else { "False" }
-        )
-    }
-}
-
-/// Gate options from the keyword arguments (`None`: the engine's default).
-pub(crate) struct GateArgs {
-    pub default_delay: Option<f64>,
-    pub max_delay: Option<f64>,
-    pub max_concurrency: Option<usize>,
-    pub backoff_base: Option<f64>,
-    pub backoff_max: Option<f64>,
-    pub max_retry_after: Option<f64>,
-}
-
-impl GateArgs {
-    pub(crate) fn options(&self) -> PyResult<GateOptions> {
-        let mut o = GateOptions::default();
-        if let Some(d) = option_secs(self.default_delay, "default_delay")? {
-            o.default_delay = d;
-        }
-        if let Some(d) = option_secs(self.max_delay, "max_delay")? {
-            o.max_delay = d;
-        }
-        if let Some(n) = self.max_concurrency {
-            if n == 0 {
-                return Err(PyValueError::new_err("max_concurrency must be at least 1"));
-            }
-            o.max_concurrency = n;
-        }
-        if let Some(d) = option_secs(self.backoff_base, "backoff_base")? {
-            o.backoff_base = d;
-        }
-        if let Some(d) = option_secs(self.backoff_max, "backoff_max")? {
-            o.backoff_max = d;
-        }
-        if let Some(d) = option_secs(self.max_retry_after, "max_retry_after")? {
-            o.max_retry_after = d;
-        }
-        Ok(o)
-    }
-}
-
-/// The spacing the engine gives an origin whose rules for the agent say `crawl_delay`
-/// (seconds) and `request_rate`, at `now`: [`crawlgate::policy::spacing`].
-pub(crate) fn spacing(
-    crawl_delay: Option<f64>,
-    request_rate: Option<&RequestRate>,
-    now: SystemTime,
-    options: &GateOptions,
-) -> PySpacing {
-    // As the engine reads it: a finite, non-negative number; only an overflow fails: saturate.
-    let crawl_delay = crawl_delay.map(|d| Duration::try_from_secs_f64(d).unwrap_or(Duration::MAX));
-    crawlgate::policy::spacing(crawl_delay, request_rate, now, options).into()
-}
-
-/// The engine's answer for one URL. Truthy when allowed.
-#[pyclass(name = "Answer", module = "crawlgate._crawlgate", frozen, get_all)]
-#[derive(Clone)]
-pub struct PyAnswer {
-    /// May the agent fetch the URL?
-    allowed: bool,
-    /// The URL's robots.txt origin (`scheme://host[:port]`).
-    origin: String,
-    /// Why the origin's verdict is what it is: `"fetched"`, `"no-robots-txt"`,
-    /// `"unreachable"`, … (as `Judgement.reason`).
-    reason: &'static str,
-    /// The reason in words.
-    message: String,
-    /// The deciding rule's line as written, when a rule decided.
-    rule: Option<String>,
-    /// Its 1-based line.
-    line: Option<u32>,
-    /// `"allow"` or `"disallow"`, when a rule decided.
-    kind: Option<&'static str>,
-    /// The agent's `Crawl-delay` as written (seconds, uncapped).
-    crawl_delay: Option<f64>,
-    /// The agent's `Request-rate`.
-    request_rate: Option<PyRequestRate>,
-    /// The `Sitemap` URLs of the rules in force.
-    sitemaps: Vec<String>,
-    /// The URL as an HTTP client requests it, when that is not the URL as given.
-    judged_url: Option<String>,
-}
-
-impl From<&Answer> for PyAnswer {
-    fn from(a: &Answer) -> Self {
-        PyAnswer {
-            allowed: a.allowed,
-            origin: a.origin.to_string(),
-            reason: a.reason.as_str(),
-            message: a.reason.to_string(),
-            rule: a.rule.as_ref().map(|r| r.text.clone()),
-            line: a.rule.as_ref().map(|r| r.line),
-            kind: a.rule.as_ref().map(|r| r.kind.as_str()),
-            crawl_delay: a.crawl_delay.map(secs),
-            request_rate: a.request_rate.as_ref().map(PyRequestRate::from_rate),
-            sitemaps: a.sitemaps.iter().map(str::to_owned).collect(),
-            judged_url: a.judged_url.clone(),
-        }
-    }
-}
-
-#[pymethods]
-impl PyAnswer {
-    fn __bool__(&self) -> bool {
-        self.allowed
-    }
-
-    fn __repr__(&self) -> String {
-        match (&self.rule, self.line) {
-            (Some(rule), Some(line)) => format!(
-                "Answer(allowed={}, origin={:?}, line={line}, rule={rule:?})",
-                if self.allowed { "True" } else { "False" },
-                self.origin
-            ),
-            _ => format!(
-                "Answer(allowed={}, origin={:?}, reason={:?})",
-                if self.allowed { "True" } else { "False" },
-                self.origin,
-                self.reason
-            ),
-        }
-    }
-}
 
 /// What `Permit.record` did.
 #[pyclass(name = "Recorded", module = "crawlgate._crawlgate", frozen, get_all)]

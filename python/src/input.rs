@@ -8,7 +8,7 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 
-use crate::robots::PyProductToken;
+use crate::token::PyProductToken;
 
 /// `"rfc"` or `"google"`, case-insensitively.
 pub(crate) fn mode(s: &str) -> PyResult<Mode> {

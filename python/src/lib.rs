@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+mod answer;
 mod batch;
 mod crawl;
 mod gate;
@@ -13,6 +14,9 @@ mod input;
 mod page;
 mod policy;
 mod robots;
+mod runtime;
+mod spacing;
+mod token;
 
 use pyo3::prelude::*;
 
@@ -27,22 +31,22 @@ fn robots_txt_url(url: &str) -> PyResult<String> {
 
 #[pymodule]
 fn _crawlgate(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<robots::PyProductToken>()?;
+    m.add_class::<token::PyProductToken>()?;
     m.add_class::<robots::PyRobots>()?;
     m.add_class::<robots::PyDecision>()?;
     m.add_class::<robots::PyRule>()?;
     m.add_class::<robots::PyAgentRules>()?;
     m.add_class::<robots::PyDiagnostic>()?;
-    m.add_class::<robots::PyRequestRate>()?;
+    m.add_class::<spacing::PyRequestRate>()?;
     m.add_class::<policy::PyOriginState>()?;
     m.add_class::<policy::PyJudgement>()?;
     m.add_class::<page::PyPageDirectives>()?;
     m.add_class::<page::PyPageSource>()?;
     m.add_class::<gate::PyRobotsCache>()?;
-    m.add_class::<gate::PyAnswer>()?;
+    m.add_class::<answer::PyAnswer>()?;
     m.add_class::<gate::PyPermit>()?;
     m.add_class::<gate::PyRecorded>()?;
-    m.add_class::<gate::PySpacing>()?;
+    m.add_class::<spacing::PySpacing>()?;
     m.add_class::<crawl::PyCrawlPolicy>()?;
     m.add_class::<crawl::PyEdge>()?;
     m.add_class::<crawl::PyTdmPolicy>()?;

@@ -1,76 +1,19 @@
-//! `Robots`, `Decision`, `Rule`, `AgentRules`, `Diagnostic`, `RequestRate`, `ProductToken`.
+//! `Robots`, `Decision`, `Rule`, `AgentRules`, `Diagnostic`: a robots.txt parsed, checked, and
+//! its AI-usage records and audit.
 
 use std::sync::Arc;
 
 use crawlgate::audit::{audit, Catalogue, PathAudit};
 use crawlgate::{
-    ContentSignals, Decision, Diagnostic, Mode, Options, OtherKey, ProductToken, Reason,
-    RequestRate, Robots, RuleRef, UsagePreferences,
+    ContentSignals, Decision, Diagnostic, Mode, Options, OtherKey, ProductToken, Reason, Robots,
+    RuleRef, UsagePreferences,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
-use crate::gate::{self, GateArgs, PySpacing};
 use crate::input;
-
-/// A crawler's product token (`[A-Za-z0-9_-]+`, compared case-insensitively).
-///
-/// `ProductToken("Googlebot")` validates a token; `ProductToken.from_user_agent(header)` reads
-/// it from a User-Agent header; `ProductToken.verbatim(s)` takes any string unvalidated, as
-/// google/robotstxt's API does. Build one once and pass it to `check` in hot loops.
-#[pyclass(
-    name = "ProductToken",
-    module = "crawlgate._crawlgate",
-    frozen,
-    eq,
-    hash
-)]
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct PyProductToken(pub(crate) ProductToken);
-
-#[pymethods]
-impl PyProductToken {
-    /// Validates `token`; raises `ValueError` if it is not a product token.
-    #[new]
-    fn new(token: &str) -> PyResult<Self> {
-        ProductToken::new(token)
-            .map(PyProductToken)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
-    }
-
-    /// The crawler's token read from its User-Agent header (`MyBot/1.0 (+https://…)` →
-    /// `mybot`; `Mozilla/5.0 (compatible; Googlebot/2.1; …)` → `googlebot`). Raises
-    /// `ValueError` for a browser's own header or a string with no token.
-    #[staticmethod]
-    fn from_user_agent(header: &str) -> PyResult<Self> {
-        ProductToken::from_user_agent(header)
-            .map(PyProductToken)
-            .map_err(|e| PyValueError::new_err(e.to_string()))
-    }
-
-    /// Any string, unvalidated, compared whole and case-insensitively (google/robotstxt's API);
-    /// in RFC mode also with a group's whole `user-agent` value that is not a token
-    /// (`User-agent: UnicödeBöt`).
-    #[staticmethod]
-    fn verbatim(agent: &str) -> Self {
-        PyProductToken(ProductToken::verbatim(agent))
-    }
-
-    /// The token, lowercased.
-    #[getter]
-    fn value(&self) -> &str {
-        self.0.as_str()
-    }
-
-    fn __str__(&self) -> &str {
-        self.0.as_str()
-    }
-
-    fn __repr__(&self) -> String {
-        format!("ProductToken({:?})", self.0.as_str())
-    }
-}
+use crate::spacing::{self, parse_rate, GateArgs, PyRequestRate, PySpacing};
 
 /// An `allow` or `disallow` rule as the file wrote it.
 #[pyclass(name = "Rule", module = "crawlgate._crawlgate", frozen, get_all, eq)]
@@ -233,67 +176,6 @@ impl PyDiagnostic {
             self.code, self.severity, self.line, self.span
         )
     }
-}
-
-/// A `request-rate` record: `requests` per `seconds`.
-#[pyclass(
-    name = "RequestRate",
-    module = "crawlgate._crawlgate",
-    frozen,
-    get_all,
-    eq
-)]
-#[derive(Clone, PartialEq)]
-pub struct PyRequestRate {
-    requests: u32,
-    seconds: f64,
-}
-
-impl PyRequestRate {
-    /// The engine's reading of a `request-rate` record.
-    pub(crate) fn from_rate(r: &RequestRate) -> Self {
-        PyRequestRate {
-            requests: r.requests,
-            seconds: r.per.as_secs_f64(),
-        }
-    }
-}
-
-#[pymethods]
-impl PyRequestRate {
-    /// Seconds between requests (`seconds / requests`).
-    #[getter]
-    fn delay(&self) -> f64 {
-        self.seconds / f64::from(self.requests)
-    }
-
-    fn __repr__(&self) -> String {
-        format!(
-            "RequestRate(requests={}, seconds={})",
-            self.requests, self.seconds
-        )
-    }
-}
-
-/// `1/10`, `1/10s`, `3/1m`, `1/2h 0600-0845` → (requests, seconds); `None` if unusable.
-fn parse_rate(value: &str) -> Option<PyRequestRate> {
-    let first = value.split_whitespace().next()?;
-    let (n, per) = first.split_once('/')?;
-    let requests: u32 = n.trim().parse().ok().filter(|&n| n > 0)?;
-    let per = per.trim().to_ascii_lowercase();
-    let (num, unit) = match per.char_indices().find(|(_, c)| c.is_ascii_alphabetic()) {
-        Some((i, _)) => (&per[..i], &per[i..]),
-        None => (per.as_str(), "s"),
-    };
-    let factor = match unit {
-        "s" => 1.0,
-        "m" => 60.0,
-        "h" => 3600.0,
-        "d" => 86_400.0,
-        _ => return None,
-    };
-    let seconds = num.trim().parse::<f64>().ok()? * factor;
-    (seconds.is_finite() && seconds > 0.0).then_some(PyRequestRate { requests, seconds })
 }
 
 /// The rules that apply to one agent, resolved once.
@@ -609,7 +491,7 @@ impl PyRobots {
             Some(t) if !t.is_none() => input::time(t)?,
             _ => std::time::SystemTime::now(),
         };
-        Ok(gate::spacing(
+        Ok(spacing::spacing(
             self.robots.crawl_delay(&token),
             self.robots.request_rate(&token).as_ref(),
             now,

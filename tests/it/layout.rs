@@ -291,3 +291,68 @@ fn the_engine_modules_import_in_one_direction() {
     );
     assert!(edges["cache"].contains("options"), "{edges:?}");
 }
+
+/// The Python binding's modules (`python/src`) form floors too: no module reaches, through
+/// `crate::…` paths, a module that reaches it back (token → input → spacing → answer, robots,
+/// gate → crawl: each below the next).
+#[test]
+fn the_python_modules_import_in_one_direction() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/src");
+    let mut edges: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    let mut sources = BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).expect("python/src") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            let name = path
+                .file_stem()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned();
+            sources.insert(name, std::fs::read_to_string(&path).expect("read"));
+        }
+    }
+    assert!(sources.len() >= 10, "{} python modules", sources.len());
+    for (module, source) in &sources {
+        let to = edges.entry(module.clone()).or_default();
+        for line in source.lines() {
+            let mut rest = line.split("//").next().unwrap_or_default();
+            while let Some(at) = rest.find("crate::") {
+                rest = &rest[at + "crate::".len()..];
+                let word: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if sources.contains_key(&word) && &word != module {
+                    to.insert(word);
+                }
+            }
+        }
+    }
+    fn visit(
+        m: &str,
+        edges: &BTreeMap<String, std::collections::BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) {
+        if let Some(i) = path.iter().position(|p| p == m) {
+            panic!("python import circle: {} → {m}", path[i..].join(" → "));
+        }
+        if !done.insert(m.to_owned()) {
+            return;
+        }
+        path.push(m.to_owned());
+        for next in edges.get(m).into_iter().flatten() {
+            visit(next, edges, path, done);
+        }
+        path.pop();
+    }
+    let mut done = std::collections::BTreeSet::new();
+    for m in edges.keys() {
+        visit(m, &edges, &mut Vec::new(), &mut done);
+    }
+    assert!(
+        edges["gate"].contains("crawl"),
+        "the reading finds imports: {edges:?}"
+    );
+    assert!(edges["input"].contains("token"), "{edges:?}");
+}
