@@ -18,6 +18,9 @@ use parquet::file::properties::WriterProperties;
 
 use crate::args::BatchFormat;
 
+/// Rows of a Parquet row group: memory stays flat past it (DuckDB writes 122,880).
+const ROW_GROUP_ROWS: usize = 128 * 1024;
+
 /// One table's file.
 enum Sink {
     /// (Boxed: the writer's state is large beside a buffered file.)
@@ -51,8 +54,11 @@ impl TableWriter {
             File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
         let sink = match format {
             BatchFormat::Parquet => {
+                // A row group is held in memory until it is closed: the parquet crate's default
+                // (1,048,576 rows) let a run's memory grow with its first million captures.
                 let props = WriterProperties::builder()
                     .set_compression(Compression::SNAPPY)
+                    .set_max_row_group_size(ROW_GROUP_ROWS)
                     .build();
                 Sink::Parquet(Box::new(ArrowWriter::try_new(file, schema, Some(props))?))
             }
