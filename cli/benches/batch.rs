@@ -102,7 +102,10 @@ struct Peers {
 }
 
 fn peers(python: &Path, warc: &Path, agents: &Path, captures: usize) -> Peers {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/bench/batch_peers.py");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../python/bench/batch_peers.py"
+    );
     let out = Command::new(python)
         .arg(script)
         .arg(warc)
@@ -164,7 +167,11 @@ fn main() {
     let agents_file = dir.path().join("agents.txt");
     let tokens: Vec<String> = crawlers
         .iter()
-        .map(|c| c.token.as_ref().map_or(c.name.clone(), |t| t.as_str().to_owned()))
+        .map(|c| {
+            c.token
+                .as_ref()
+                .map_or(c.name.clone(), |t| t.as_str().to_owned())
+        })
         .collect();
     std::fs::write(&agents_file, tokens.join("\n")).expect("write");
     println!(
@@ -175,7 +182,8 @@ fn main() {
         load(),
     );
     let rate = |s: f64| captures as f64 / s;
-    let (mut inflate_r, mut read_r, mut batch_r, mut batch_wall_r) = (vec![], vec![], vec![], vec![]);
+    let (mut inflate_r, mut read_r, mut batch_r, mut batch_wall_r) =
+        (vec![], vec![], vec![], vec![]);
     let (mut protego_r, mut urllib_r) = (vec![], vec![]);
     let mut versions = None;
     for run in 1..=runs {
@@ -271,11 +279,19 @@ fn main() {
     if !protego_r.is_empty() {
         let protego = median(protego_r);
         let urllib = median(urllib_r);
-        println!("| Protego: parse + `/` for each agent | {protego:.0} | {:.1}× | ≥ 20× |", batch / protego);
-        println!("| urllib.robotparser: parse + `/` for each agent | {urllib:.0} | {:.1}× | |", batch / urllib);
+        println!(
+            "| Protego: parse + `/` for each agent | {protego:.0} | {:.1}× | ≥ 20× |",
+            batch / protego
+        );
+        println!(
+            "| urllib.robotparser: parse + `/` for each agent | {urllib:.0} | {:.1}× | |",
+            batch / urllib
+        );
         println!("({})", versions.unwrap_or_default());
     } else {
-        println!("(set CRAWLGATE_BENCH_PYTHON to an interpreter with Protego for its row and urllib's)");
+        println!(
+            "(set CRAWLGATE_BENCH_PYTHON to an interpreter with Protego for its row and urllib's)"
+        );
     }
     println!("load average at the end: {}", load());
 }

@@ -258,6 +258,21 @@ CAUSES = [
 ]
 
 
+SHORT = {
+    CAUSES[0][0]: "blank line",
+    CAUSES[1][0]: "Sitemap",
+    CAUSES[2][0]: "non-group line",
+    CAUSES[3][0]: "agent value",
+    CAUSES[4][0]: "substring agent",
+    CAUSES[5][0]: "groups not merged",
+    CAUSES[6][0]: "first match",
+    CAUSES[7][0]: "`/?`",
+    CAUSES[8][0]: "wildcards",
+    CAUSES[9][0]: "index.html",
+    CAUSES[10][0]: "encoding",
+}
+
+
 # --- the readers -------------------------------------------------------------------------------
 
 
@@ -311,7 +326,7 @@ def load(corpus: Path):
         yield p.name, p.read_bytes(), urls
 
 
-def attribute(name, body, text, agent, url, peer, cg, cache) -> str:
+def attribute(name, body, text, agent, url, peer, cg, cache, several) -> str:
     """The cause of one disagreement (see the module's doc)."""
     lines = split(text)
     for cause, rewrite, *_ in CAUSES:
@@ -325,14 +340,20 @@ def attribute(name, body, text, agent, url, peer, cg, cache) -> str:
             continue
         if r.verdict("crawlgate", agent, url) == cg and r.verdict(peer, agent, url) == cg:
             return cause
-    key = ("all", agent, url)
-    if key not in cache:
+
+    def resolved_without(left_out: str | None) -> bool:
         new = lines
-        for _, rewrite, *_ in CAUSES:
-            new = rewrite(new, agent, url)
-        cache[key] = Readers("\n".join(new))
-    r = cache[key]
-    if r.verdict("crawlgate", agent, url) == cg and r.verdict(peer, agent, url) == cg:
+        for cause, rewrite, *_ in CAUSES:
+            if cause != left_out:
+                new = rewrite(new, agent, url)
+        r = Readers("\n".join(new))
+        return r.verdict("crawlgate", agent, url) == cg and r.verdict(peer, agent, url) == cg
+
+    if resolved_without(None):
+        # The causes it needs: those without whose rewrite it is no longer resolved.
+        needed = [c[0] for c in CAUSES if not resolved_without(c[0])]
+        label = " + ".join(SHORT[c] for c in needed)
+        several[peer][label + (" + another" if len(needed) == 1 else "") if needed else "any two"] += 1
         return "several together"
     return "other"
 
@@ -352,7 +373,9 @@ def main() -> None:
     counts = {p: Counter() for p in peers}
     files = {p: defaultdict(set) for p in peers}
     example: dict[tuple[str, str], tuple] = {}
-    others = {p: [] for p in peers}
+    # (file, crawlgate's deciding rule) of the disagreements no cause resolves.
+    others = {p: Counter() for p in peers}
+    several = {p: Counter() for p in peers}
     direction = {p: Counter() for p in peers}
     n_files = n_checks = 0
     any_file = {p: set() for p in peers}
@@ -370,15 +393,15 @@ def main() -> None:
                 for peer in peers:
                     if r.verdict(peer, agent, url) == cg:
                         continue
-                    cause = attribute(name, body, text, agent, url, peer, cg, cache)
+                    cause = attribute(name, body, text, agent, url, peer, cg, cache, several)
                     counts[peer][cause] += 1
                     files[peer][cause].add(name)
                     any_file[peer].add(name)
                     direction[peer]["crawlgate allows" if cg else "crawlgate blocks"] += 1
                     example.setdefault((peer, cause), (name, agent, url, cg))
-                    if cause == "other" and len(others[peer]) < 5:
+                    if cause == "other":
                         d = r.crawlgate.check(agent, url)
-                        others[peer].append((name, agent, url, cg, d.rule.text if d.rule else d.reason))
+                        others[peer][(name, d.rule.text if d.rule else d.reason)] += 1
 
     names = [c[0] for c in CAUSES] + ["several together", "other"]
     minimal = {c[0]: (c[2], c[3], c[4]) for c in CAUSES}
@@ -408,13 +431,13 @@ def main() -> None:
         print(f"| all | {' | '.join(cells)} | |")
         print()
         for p in peers:
-            print(f"{p}: {dict(direction[p])}")
+            print(f"{p}: {dict(direction[p])}; several together: {dict(several[p])}")
             for c in names:
                 if (p, c) in example:
                     e = example[(p, c)]
                     print(f"  {c}: {e[0]} {e[1]} {e[2]} (crawlgate {'allows' if e[3] else 'blocks'})")
-            for o in others[p]:
-                print(f"  other: {o}")
+            for (f, rule), k in others[p].most_common():
+                print(f"  other: {f}, crawlgate's deciding line `{rule}`: {k}")
         return
     print(head)
     for p in peers:
@@ -425,8 +448,10 @@ def main() -> None:
                 e = example[(p, c)]
                 print(f"  {counts[p][c]:>7,} on {len(files[p][c]):>4} files  {c}"
                       f"   e.g. {e[0]} {e[1]} {e[2]}")
-        for o in others[p]:
-            print(f"    other: {o}")
+        if several[p]:
+            print(f"    several together: {dict(several[p])}")
+        for (f, rule), k in others[p].most_common():
+            print(f"    other: {f}, crawlgate's deciding line `{rule}`: {k}")
 
 
 if __name__ == "__main__":
