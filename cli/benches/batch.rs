@@ -2,8 +2,8 @@
 //! the built-in catalogue, beside the same file only inflated (flate2's `MultiGzDecoder`, the
 //! library's own decoder and backend) and only read into captures (`WarcReader`: inflate and
 //! WARC parsing), and, when a Python with Protego is given, beside Protego and
-//! `urllib.robotparser` answering `/` for the same agents on the same bodies — all in the same
-//! run (figures, not a test).
+//! `urllib.robotparser` answering `/` for the same agents on the same bodies (and the C zlib
+//! inflating the same file, from Python) — all in the same run (figures, not a test).
 //!
 //! The WARC.gz is written here from the robots-bench corpus (`../shared/corpus/robots-bench`
 //! or `$CRAWLGATE_BENCH_CORPUS`): every file as a `200 text/plain` response record in a gzip
@@ -98,6 +98,8 @@ fn rows(path: &Path) -> i64 {
 struct Peers {
     protego: f64,
     urllib: f64,
+    /// The C zlib's inflate alone, from Python.
+    zlib: f64,
     versions: String,
 }
 
@@ -122,10 +124,12 @@ fn peers(python: &Path, warc: &Path, agents: &Path, captures: usize) -> Peers {
     Peers {
         protego: v["protego"]["per_core"].as_f64().expect("protego"),
         urllib: v["urllib"]["per_core"].as_f64().expect("urllib"),
+        zlib: v["zlib"]["per_core"].as_f64().expect("zlib"),
         versions: format!(
-            "Python {}, Protego {}",
+            "Python {}, Protego {}, zlib {}",
             v["python"].as_str().unwrap_or("?"),
-            v["protego_version"].as_str().unwrap_or("?")
+            v["protego_version"].as_str().unwrap_or("?"),
+            v["zlib"]["version"].as_str().unwrap_or("?")
         ),
     }
 }
@@ -184,7 +188,7 @@ fn main() {
     let rate = |s: f64| captures as f64 / s;
     let (mut inflate_r, mut read_r, mut batch_r, mut batch_wall_r) =
         (vec![], vec![], vec![], vec![]);
-    let (mut protego_r, mut urllib_r) = (vec![], vec![]);
+    let (mut protego_r, mut urllib_r, mut zlib_r) = (vec![], vec![], vec![]);
     let mut versions = None;
     for run in 1..=runs {
         let start = Instant::now();
@@ -249,9 +253,13 @@ fn main() {
         batch_wall_r.push(rate(wall));
         if let Some(python) = &python {
             let p = peers(python, &warc, &agents_file, captures);
-            print!("; Protego {:.0}/s, urllib {:.0}/s", p.protego, p.urllib);
+            print!(
+                "; Protego {:.0}/s, urllib {:.0}/s, C zlib inflate {:.0}/s",
+                p.protego, p.urllib, p.zlib
+            );
             protego_r.push(p.protego);
             urllib_r.push(p.urllib);
+            zlib_r.push(p.zlib);
             versions = Some(p.versions);
         }
         println!("; load {}", load());
@@ -277,6 +285,11 @@ fn main() {
         batch / inflate
     );
     if !protego_r.is_empty() {
+        let zlib = median(zlib_r);
+        println!(
+            "| inflate only (the C zlib, from Python's `zlib`, member by member) | {zlib:.0} | {:.2}× | |",
+            batch / zlib
+        );
         let protego = median(protego_r);
         let urllib = median(urllib_r);
         println!(
