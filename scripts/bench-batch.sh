@@ -25,6 +25,7 @@
 #   DISAGREE_PYTHON  an interpreter with crawlgate and Protego (default: python/.venv/bin/python).
 #   SCALES           captures per scale run (default: "10000 100000 1000000").
 #   SCALE_DIR        where the WARC.gz files and tables go (default: a new temporary directory).
+#   CRAWLGATE_BIN    the binary for `scale` (default: the release build, made here).
 #   CARGO_TARGET_DIR as for cargo.
 set -euo pipefail
 
@@ -66,8 +67,9 @@ peers() {
 
 scale() {
     command -v /usr/bin/time >/dev/null || die "/usr/bin/time not found (apt-get install time)"
-    (cd "$ROOT" && cargo build --release -p crawlgate-cli)
-    local bin="$TARGET/release/crawlgate" dir max=0 n
+    local bin="${CRAWLGATE_BIN:-$TARGET/release/crawlgate}" max=0 n
+    [[ -n ${CRAWLGATE_BIN:-} ]] || (cd "$ROOT" && cargo build --release -p crawlgate-cli)
+    # Global: the trap runs after the function has returned.
     dir="${SCALE_DIR:-$(mktemp -d)}"
     trap 'rm -rf "$dir/warc" "$dir/out" "$dir/time"' EXIT
     for n in $SCALES; do ((n > max)) && max=$n; done
