@@ -20,7 +20,7 @@
 #
 # Environment:
 #   CRAWLGATE_BENCH_CORPUS  the robots-bench corpus (default: ../shared/corpus/robots-bench).
-#   BENCH_PYTHON     an interpreter with Protego (default: python/.venv-bench, made here with
+#   BENCH_PYTHON     an interpreter with Protego (default: target/venv-bench, made here with
 #                    `pip install protego` from PyPI).
 #   DISAGREE_PYTHON  an interpreter with crawlgate and Protego (default: python/.venv/bin/python).
 #   SCALES           captures per scale run (default: "10000 100000 1000000").
@@ -49,7 +49,8 @@ bench_python() {
         echo "$BENCH_PYTHON"
         return
     fi
-    local venv="$ROOT/python/.venv-bench"
+    # Under target/ (ignored by git), apart from the package's own python/.venv.
+    local venv="$ROOT/target/venv-bench"
     if ! "$venv/bin/python" -c 'import protego' 2>/dev/null; then
         python3 -m venv "$venv" >&2 || die "python3 -m venv failed (apt-get install python3-venv)"
         "$venv/bin/python" -m pip install -q --disable-pip-version-check "protego>=0.3" >&2
