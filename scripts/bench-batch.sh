@@ -72,7 +72,7 @@ scale() {
     [[ -n ${CRAWLGATE_BIN:-} ]] || (cd "$ROOT" && cargo build --release -p crawlgate-cli)
     # Global: the trap runs after the function has returned.
     dir="${SCALE_DIR:-$(mktemp -d)}"
-    trap 'rm -rf "$dir/warc" "$dir/out" "$dir/time"' EXIT
+    trap 'rm -rf "$dir/warc" "$dir/out" "$dir/time"; [[ -n ${SCALE_DIR:-} ]] || rmdir "$dir"' EXIT
     for n in $SCALES; do ((n > max)) && max=$n; done
     python3 "$ROOT/python/bench/make_warc.py" "$CORPUS" "$dir/warc" --captures "$max" \
         --per-file "$PER_FILE"
