@@ -1,24 +1,37 @@
 //! `crawlgate batch` per core: captures/s from WARC.gz to Parquet with the `agents` table for
-//! the built-in catalogue, beside the same file only inflated (flate2's `MultiGzDecoder`) and
-//! only read into captures (`WarcReader`), in the same run (figures, not a test).
+//! the built-in catalogue, beside the same file only inflated (flate2's `MultiGzDecoder`, the
+//! library's own decoder and backend) and only read into captures (`WarcReader`: inflate and
+//! WARC parsing), and, when a Python with Protego is given, beside Protego and
+//! `urllib.robotparser` answering `/` for the same agents on the same bodies (and the C zlib
+//! inflating the same file, from Python) — all in the same run (figures, not a test).
 //!
 //! The WARC.gz is written here from the robots-bench corpus (`../shared/corpus/robots-bench`
-//! or `$CRAWLGATE_BENCH_CORPUS`): every file as a response record in a gzip member of its own,
-//! as Common Crawl writes them, the corpus repeated `$BATCH_ROUNDS` times (default 4). The
-//! binary runs as a user runs it, with `--threads 1`, so its time includes starting the
-//! process and writing the Parquet files.
+//! or `$CRAWLGATE_BENCH_CORPUS`): every file as a `200 text/plain` response record in a gzip
+//! member of its own, as Common Crawl writes them, the corpus repeated `$BATCH_ROUNDS` times
+//! (default 4) under distinct hosts. The binary runs as a user runs it, with `--threads 1`, so
+//! its time includes starting the process and writing the Parquet files; its writer is a
+//! thread of its own, so its rate per core is taken from its CPU time (user + system, read
+//! from `/proc/self/stat` after it exits; on other systems, its wall time). Each run checks
+//! that `agents.parquet` holds a row per capture and catalogued crawler.
 //!
-//! Run: `cargo bench -p crawlgate-cli --no-default-features --features batch --bench batch`.
+//! `$CRAWLGATE_BENCH_PYTHON`: an interpreter with Protego (and crawlgate's `python/bench/`
+//! beside this file): `python/bench/batch_peers.py` is run on the same WARC.gz and the
+//! catalogue's product tokens, once per run, one core.
+//!
+//! Run: `cargo bench -p crawlgate-cli --no-default-features --features batch --bench batch`,
+//! or `scripts/bench-batch.sh`, which makes the venv and runs this.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use crawlgate::audit::Catalogue;
 use crawlgate::batch::WarcReader;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
+use parquet::file::reader::{FileReader, SerializedFileReader};
 
 fn corpus() -> Vec<(String, Vec<u8>)> {
     let dir = std::env::var_os("CRAWLGATE_BENCH_CORPUS")
@@ -59,11 +72,89 @@ fn member(uri: &str, body: &[u8]) -> Vec<u8> {
     e.finish().expect("gzip")
 }
 
+/// The CPU seconds (user + system) of this process's waited-for children, from
+/// `/proc/self/stat` (fields 16 and 17, in the kernel's fixed 100 ticks a second); `None` where
+/// there is no such file.
+fn children_cpu() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) may hold spaces: count from after its closing parenthesis.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split(' ').collect();
+    // `rest` starts at field 3; cutime and cstime are fields 16 and 17.
+    let ticks: u64 = fields.get(13)?.parse::<u64>().ok()? + fields.get(14)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / 100.0)
+}
+
+fn rows(path: &Path) -> i64 {
+    let file = std::fs::File::open(path).expect("agents.parquet");
+    SerializedFileReader::new(file)
+        .expect("a Parquet file")
+        .metadata()
+        .file_metadata()
+        .num_rows()
+}
+
+/// Protego's and urllib's captures per CPU second, from `batch_peers.py`.
+struct Peers {
+    protego: f64,
+    urllib: f64,
+    /// The C zlib's inflate alone, from Python.
+    zlib: f64,
+    versions: String,
+}
+
+fn peers(python: &Path, warc: &Path, agents: &Path, captures: usize) -> Peers {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../python/bench/batch_peers.py"
+    );
+    let out = Command::new(python)
+        .arg(script)
+        .arg(warc)
+        .arg(agents)
+        .output()
+        .expect("run $CRAWLGATE_BENCH_PYTHON");
+    assert!(
+        out.status.success(),
+        "batch_peers.py: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("batch_peers.py's JSON");
+    assert_eq!(v["captures"].as_u64(), Some(captures as u64), "{v}");
+    Peers {
+        protego: v["protego"]["per_core"].as_f64().expect("protego"),
+        urllib: v["urllib"]["per_core"].as_f64().expect("urllib"),
+        zlib: v["zlib"]["per_core"].as_f64().expect("zlib"),
+        versions: format!(
+            "Python {}, Protego {}, zlib {}",
+            v["python"].as_str().unwrap_or("?"),
+            v["protego_version"].as_str().unwrap_or("?"),
+            v["zlib"]["version"].as_str().unwrap_or("?")
+        ),
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
 fn main() {
     let rounds: usize = std::env::var("BATCH_ROUNDS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(4);
+    let runs: usize = std::env::var("BATCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let python = std::env::var_os("CRAWLGATE_BENCH_PYTHON").map(PathBuf::from);
     let files = corpus();
     let dir = tempfile::tempdir().expect("temp dir");
     let warc = dir.path().join("bench.warc.gz");
@@ -75,18 +166,36 @@ fn main() {
     }
     std::fs::write(&warc, &data).expect("write");
     let captures = files.len() * rounds;
+    let catalogue = Catalogue::builtin();
+    let crawlers = catalogue.crawlers();
+    let agents_file = dir.path().join("agents.txt");
+    let tokens: Vec<String> = crawlers
+        .iter()
+        .map(|c| {
+            c.token
+                .as_ref()
+                .map_or(c.name.clone(), |t| t.as_str().to_owned())
+        })
+        .collect();
+    std::fs::write(&agents_file, tokens.join("\n")).expect("write");
     println!(
-        "{captures} captures, {:.1} MB of WARC.gz ({} rounds of the corpus), one core",
+        "{captures} captures, {:.1} MB of WARC.gz ({rounds} rounds of the corpus), {} crawlers \
+         of the catalogue; one core each; load average {}",
         data.len() as f64 / 1e6,
-        rounds
+        crawlers.len(),
+        load(),
     );
-    for run in 1..=3 {
+    let rate = |s: f64| captures as f64 / s;
+    let (mut inflate_r, mut read_r, mut batch_r, mut batch_wall_r) =
+        (vec![], vec![], vec![], vec![]);
+    let (mut protego_r, mut urllib_r, mut zlib_r) = (vec![], vec![], vec![]);
+    let mut versions = None;
+    for run in 1..=runs {
         let start = Instant::now();
-        let mut out = Vec::with_capacity(64 * 1024);
+        let mut out = vec![0; 64 * 1024];
         let mut inflated = 0usize;
         let mut d = MultiGzDecoder::new(&data[..]);
         loop {
-            out.resize(64 * 1024, 0);
             let n = d.read(&mut out).expect("inflate");
             if n == 0 {
                 break;
@@ -103,6 +212,7 @@ fn main() {
         assert_eq!(read, captures);
 
         let out_dir = dir.path().join(format!("out{run}"));
+        let cpu_before = children_cpu();
         let start = Instant::now();
         let status = Command::new(env!("CARGO_BIN_EXE_crawlgate"))
             .args(["batch", "--threads", "1", "-o"])
@@ -110,20 +220,91 @@ fn main() {
             .arg(&warc)
             .status()
             .expect("crawlgate batch");
-        let batch = start.elapsed().as_secs_f64();
+        let wall = start.elapsed().as_secs_f64();
+        let cpu = match (cpu_before, children_cpu()) {
+            (Some(a), Some(b)) if b > a => b - a,
+            _ => wall,
+        };
         assert!(status.success(), "{status}");
-        let agents = std::fs::metadata(out_dir.join("agents.parquet")).map_or(0, |m| m.len());
+        let agents_parquet = out_dir.join("agents.parquet");
+        assert_eq!(
+            rows(&agents_parquet),
+            (captures * crawlers.len()) as i64,
+            "an agents row per capture and crawler"
+        );
+        let agents_mb = std::fs::metadata(&agents_parquet).map_or(0, |m| m.len()) as f64 / 1e6;
+        std::fs::remove_dir_all(&out_dir).ok();
 
-        let rate = |s: f64| captures as f64 / s;
-        println!(
-            "run {run}: inflate only {:.0} captures/s ({:.0} MB/s out); WARC read {:.0} captures/s; \
-             batch to Parquet {:.0} captures/s ({:.2}x inflate; agents.parquet {:.1} MB)",
+        print!(
+            "run {run}: inflate only {:.0} captures/s ({:.0} MB/s out); WARC read {:.0}/s; \
+             batch {:.0}/s per CPU second ({:.0}/s wall, {:.2} CPU s for {:.2} s; \
+             agents.parquet {agents_mb:.1} MB)",
             rate(inflate),
             inflated as f64 / inflate / 1e6,
             rate(reading),
-            rate(batch),
-            rate(batch) / rate(inflate),
-            agents as f64 / 1e6,
+            rate(cpu),
+            rate(wall),
+            cpu,
+            wall,
+        );
+        inflate_r.push(rate(inflate));
+        read_r.push(rate(reading));
+        batch_r.push(rate(cpu));
+        batch_wall_r.push(rate(wall));
+        if let Some(python) = &python {
+            let p = peers(python, &warc, &agents_file, captures);
+            print!(
+                "; Protego {:.0}/s, urllib {:.0}/s, C zlib inflate {:.0}/s",
+                p.protego, p.urllib, p.zlib
+            );
+            protego_r.push(p.protego);
+            urllib_r.push(p.urllib);
+            zlib_r.push(p.zlib);
+            versions = Some(p.versions);
+        }
+        println!("; load {}", load());
+    }
+
+    let batch = median(batch_r);
+    let inflate = median(inflate_r);
+    println!("\nmedian of {runs} runs, captures per second per core:");
+    println!("| | captures/s per core | batch ÷ this | goal |");
+    println!("|---|---|---|---|");
+    println!("| `crawlgate batch --threads 1` (CPU time) | {batch:.0} | | |");
+    println!(
+        "| `crawlgate batch --threads 1` (wall time) | {:.0} | | |",
+        median(batch_wall_r)
+    );
+    println!(
+        "| read only (`WarcReader`: inflate + WARC) | {:.0} | {:.2}× | |",
+        median(read_r.clone()),
+        batch / median(read_r)
+    );
+    println!(
+        "| inflate only (flate2 `MultiGzDecoder`) | {inflate:.0} | {:.2}× | ≥ 0.5× |",
+        batch / inflate
+    );
+    if !protego_r.is_empty() {
+        let zlib = median(zlib_r);
+        println!(
+            "| inflate only (the C zlib, from Python's `zlib`, member by member) | {zlib:.0} | {:.2}× | |",
+            batch / zlib
+        );
+        let protego = median(protego_r);
+        let urllib = median(urllib_r);
+        println!(
+            "| Protego: parse + `/` for each agent | {protego:.0} | {:.1}× | ≥ 20× |",
+            batch / protego
+        );
+        println!(
+            "| urllib.robotparser: parse + `/` for each agent | {urllib:.0} | {:.1}× | |",
+            batch / urllib
+        );
+        println!("({})", versions.unwrap_or_default());
+    } else {
+        println!(
+            "(set CRAWLGATE_BENCH_PYTHON to an interpreter with Protego for its row and urllib's)"
         );
     }
+    println!("load average at the end: {}", load());
 }

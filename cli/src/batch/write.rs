@@ -58,7 +58,7 @@ impl TableWriter {
                 // (1,048,576 rows) let a run's memory grow with its first million captures.
                 let props = WriterProperties::builder()
                     .set_compression(Compression::SNAPPY)
-                    .set_max_row_group_size(ROW_GROUP_ROWS)
+                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
                     .build();
                 Sink::Parquet(Box::new(ArrowWriter::try_new(file, schema, Some(props))?))
             }
