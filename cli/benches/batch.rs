@@ -14,6 +14,10 @@
 //! from `/proc/self/stat` after it exits; on other systems, its wall time). Each run checks
 //! that `agents.parquet` holds a row per capture and catalogued crawler.
 //!
+//! Also timed, in process: the peers' own work done by crawlgate (each body parsed once, without
+//! diagnostics, and `/` answered for every crawler's token): the like-for-like measure beside
+//! Protego and urllib, which neither lint, audit what lies under a path, nor write tables.
+//!
 //! `$CRAWLGATE_BENCH_PYTHON`: an interpreter with Protego (and crawlgate's `python/bench/`
 //! beside this file): `python/bench/batch_peers.py` is run on the same WARC.gz and the
 //! catalogue's product tokens, once per run, one core.
@@ -28,6 +32,7 @@ use std::time::Instant;
 
 use crawlgate::audit::Catalogue;
 use crawlgate::batch::WarcReader;
+use crawlgate::{Options, Robots};
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 use flate2::Compression;
@@ -189,6 +194,14 @@ fn main() {
     let (mut inflate_r, mut read_r, mut batch_r, mut batch_wall_r) =
         (vec![], vec![], vec![], vec![]);
     let (mut protego_r, mut urllib_r, mut zlib_r) = (vec![], vec![], vec![]);
+    let mut alike_r = vec![];
+    let bodies: Vec<Vec<u8>> = WarcReader::new(&data[..], "bench", 512_000)
+        .filter_map(Result::ok)
+        .map(|c| c.body)
+        .collect();
+    let crawler_tokens: Vec<_> = crawlers.iter().filter_map(|c| c.token.clone()).collect();
+    let mut quiet = Options::default();
+    quiet.diagnostics = false;
     let mut versions = None;
     for run in 1..=runs {
         let start = Instant::now();
@@ -210,6 +223,20 @@ fn main() {
             .count();
         let reading = start.elapsed().as_secs_f64();
         assert_eq!(read, captures);
+
+        // The peers' work: parse each body, answer `/` for every crawler.
+        let start = Instant::now();
+        let mut allowed = 0usize;
+        for body in &bodies {
+            let robots = Robots::parse_with(body, &quiet).robots;
+            allowed += crawler_tokens
+                .iter()
+                .filter(|t| robots.is_allowed(t, "/"))
+                .count();
+        }
+        let alike = start.elapsed().as_secs_f64();
+        assert!(allowed > 0);
+        alike_r.push(rate(alike));
 
         let out_dir = dir.path().join(format!("out{run}"));
         let cpu_before = children_cpu();
@@ -235,8 +262,9 @@ fn main() {
         let agents_mb = std::fs::metadata(&agents_parquet).map_or(0, |m| m.len()) as f64 / 1e6;
         std::fs::remove_dir_all(&out_dir).ok();
 
+        print!("run {run}: parse + `/` per crawler {:.0}/s; ", rate(alike));
         print!(
-            "run {run}: inflate only {:.0} captures/s ({:.0} MB/s out); WARC read {:.0}/s; \
+            "inflate only {:.0} captures/s ({:.0} MB/s out); WARC read {:.0}/s; \
              batch {:.0}/s per CPU second ({:.0}/s wall, {:.2} CPU s for {:.2} s; \
              agents.parquet {agents_mb:.1} MB)",
             rate(inflate),
@@ -296,12 +324,21 @@ fn main() {
             "| Protego: parse + `/` for each agent | {protego:.0} | {:.1}× | ≥ 20× |",
             batch / protego
         );
+        let alike = median(alike_r.clone());
+        println!(
+            "| crawlgate doing Protego's work (parse, `/` for each agent), in process | {alike:.0} | Protego's rate × {:.1} | |",
+            alike / protego
+        );
         println!(
             "| urllib.robotparser: parse + `/` for each agent | {urllib:.0} | {:.1}× | |",
             batch / urllib
         );
         println!("({})", versions.unwrap_or_default());
     } else {
+        println!(
+            "| crawlgate doing the peers' work (parse, `/` for each agent), in process | {:.0} | | |",
+            median(alike_r)
+        );
         println!(
             "(set CRAWLGATE_BENCH_PYTHON to an interpreter with Protego for its row and urllib's)"
         );

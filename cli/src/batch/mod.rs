@@ -3,7 +3,8 @@
 //!
 //! The inputs are read by a pool of threads (rayon), one input per thread at a time; each
 //! thread fills its own tables and hands them to the writer every `--chunk-rows` rows, through
-//! a bounded channel, so memory stays flat however many captures go through. Redirect
+//! a bounded channel; the writer closes a Parquet row group every 131,072 rows: memory stays
+//! bounded however many captures go through. Redirect
 //! captures are held back; when there are any, a second reading of the inputs finds their
 //! targets, and their rows come last.
 
