@@ -4,9 +4,10 @@
 //!
 //! Prints: single-URL `POST /v1/check` requests/s with p50/p99 latency; URL checks/s in
 //! batches of 1,000; single-URL `POST /v1/acquire` requests/s (each books a slot); with
-//! `SERVE_LOAD_BASELINE=/path/to/crawlgate`, the same service figures for that binary before
-//! and after this build's, in the same run, and this build's as fractions of their mean; in-process `RobotsCache::check` calls/s on one thread; the service's
-//! figures as fractions of the in-process one (the measure to compare); resident memory
+//! `SERVE_LOAD_BASELINE=/path/to/crawlgate`, the same service figures (memory per warm origin
+//! too) for that binary before and after this build's, in the same run, and this build's as
+//! fractions of their mean; in-process `RobotsCache::check` calls/s on one thread; the
+//! service's figures as fractions of the in-process one (the measure to compare); resident memory
 //! per warm origin of the service and of the engine alone. Both memory figures are taken the
 //! same way, like with like: a fresh process (the service; this bench run again as a child
 //! holding nothing but the engine), the same engine options (`--max-origins` room for every
@@ -60,6 +61,11 @@ fn rss_kib(pid: u32) -> u64 {
                 .and_then(|v| v.split_whitespace().next()?.parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// Resident memory gained per origin, in bytes, from `VmRSS` figures in KiB.
+fn per_origin(before_kib: u64, after_kib: u64, origins: u64) -> f64 {
+    after_kib.saturating_sub(before_kib) as f64 * 1024.0 / origins.max(1) as f64
 }
 
 fn percentile(sorted: &[u64], p: f64) -> f64 {
@@ -372,6 +378,10 @@ fn main() {
             "single-URL POST /v1/acquire, {CLIENTS} keep-alive clients: {:.0} requests/s, p50 {:.2} ms, p99 {:.2} ms",
             f.acquire_rps, f.acquire_p50, f.acquire_p99
         );
+        println!(
+            "resident memory per warm origin (service): {:.0} bytes",
+            per_origin(f.rss_before, f.rss_after, origins)
+        );
     }
     if let [(_, a), (_, this), (_, b)] = &runs[..] {
         let ratio = |f: fn(&Figures) -> f64| f(this) / ((f(a) + f(b)) / 2.0);
@@ -433,11 +443,9 @@ fn main() {
     let [rss_engine_before, rss_engine_after] = figures[..] else {
         panic!("no memory figures from the engine's process: {text}");
     };
-    let per =
-        |before: u64, after: u64| after.saturating_sub(before) as f64 * 1024.0 / origins as f64;
     let (service, engine) = (
-        per(rss_before, rss_after),
-        per(rss_engine_before, rss_engine_after),
+        per_origin(rss_before, rss_after, origins),
+        per_origin(rss_engine_before, rss_engine_after, origins),
     );
     println!(
         "resident memory per warm origin: service {service:.0} bytes, engine alone {engine:.0} bytes (service / engine {:.2})",
