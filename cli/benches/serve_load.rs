@@ -257,11 +257,21 @@ fn service_phases(
                             .json(&body)
                             .send()
                             .await;
-                        let ok = match r {
-                            Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
-                            Err(_) => false,
+                        // What failed, and how, so that a failure under load can be told
+                        // from a slow machine.
+                        let failed = match r {
+                            Ok(r) if r.status().is_success() => {
+                                r.bytes().await.err().map(|e| format!("body: {e}"))
+                            }
+                            Ok(r) => {
+                                let status = r.status();
+                                Some(format!("{status}: {}", r.text().await.unwrap_or_default()))
+                            }
+                            Err(e) => Some(format!("{e:?}")),
                         };
-                        assert!(ok, "a request failed under load");
+                        if let Some(why) = failed {
+                            panic!("POST {path} failed under load: {why}");
+                        }
                         lat.push(t.elapsed().as_micros() as u64);
                         done.fetch_add(n as u64, Ordering::Relaxed);
                     }
