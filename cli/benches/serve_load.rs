@@ -140,6 +140,17 @@ enum Route {
     Acquire,
 }
 
+/// A service's process, stopped when dropped: after its phases, and when a phase fails, so
+/// that a failed run leaves no server behind.
+struct Service(std::process::Child);
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts `bin serve` on a fresh state, warms every origin through it, then drives each phase
 /// for `seconds` with [`CLIENTS`] keep-alive clients; the service is stopped after.
 fn service_phases(
@@ -151,25 +162,27 @@ fn service_phases(
 ) -> Figures {
     let url = |i: u64, path: &str| format!("http://{}:{port}{path}", host(i));
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(bin)
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--no-state",
-            "--allow-private",
-            "--max-in-flight",
-            "1024",
-            "--max-origins",
-            &engine_options(origins).max_origins.to_string(),
-        ])
-        .env("HOME", dir.path())
-        .env("XDG_STATE_HOME", dir.path())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("crawlgate serve");
+    let mut service = Service(
+        Command::new(bin)
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--no-state",
+                "--allow-private",
+                "--max-in-flight",
+                "1024",
+                "--max-origins",
+                &engine_options(origins).max_origins.to_string(),
+            ])
+            .env("HOME", dir.path())
+            .env("XDG_STATE_HOME", dir.path())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("crawlgate serve"),
+    );
     let mut first = String::new();
-    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+    std::io::BufReader::new(service.0.stdout.take().expect("stdout"))
         .read_line(&mut first)
         .expect("listening line");
     let addr = first
@@ -183,7 +196,7 @@ fn service_phases(
         .pool_max_idle_per_host(CLIENTS)
         .build()
         .expect("client");
-    let rss_before = rss_kib(child.id());
+    let rss_before = rss_kib(service.0.id());
 
     // Warm: every origin fetched once by the service.
     let warm = Instant::now();
@@ -205,7 +218,7 @@ fn service_phases(
         }
     });
     let warm_s = warm.elapsed().as_secs_f64();
-    let rss_after = rss_kib(child.id());
+    let rss_after = rss_kib(service.0.id());
 
     // `CLIENTS` clients, for `seconds`: requests/s, URLs/s, p50 and p99 in ms.
     let phase = |route: Route| {
@@ -299,8 +312,7 @@ fn service_phases(
     let (check_rps, _, check_p50, check_p99) = phase(Route::Check(1));
     let (batch_rps, batch_ups, batch_p50, batch_p99) = phase(Route::Check(BATCH));
     let (acquire_rps, _, acquire_p50, acquire_p99) = phase(Route::Acquire);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(service);
     Figures {
         warm_s,
         check_rps,
