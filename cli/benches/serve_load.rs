@@ -4,9 +4,10 @@
 //!
 //! Prints: single-URL `POST /v1/check` requests/s with p50/p99 latency; URL checks/s in
 //! batches of 1,000; single-URL `POST /v1/acquire` requests/s (each books a slot); with
-//! `SERVE_LOAD_BASELINE=/path/to/crawlgate`, the same service figures for that binary before
-//! and after this build's, in the same run, and this build's as fractions of their mean; in-process `RobotsCache::check` calls/s on one thread; the service's
-//! figures as fractions of the in-process one (the measure to compare); resident memory
+//! `SERVE_LOAD_BASELINE=/path/to/crawlgate`, the same service figures (memory per warm origin
+//! too) for that binary before and after this build's, in the same run, and this build's as
+//! fractions of their mean; in-process `RobotsCache::check` calls/s on one thread; the
+//! service's figures as fractions of the in-process one (the measure to compare); resident memory
 //! per warm origin of the service and of the engine alone. Both memory figures are taken the
 //! same way, like with like: a fresh process (the service; this bench run again as a child
 //! holding nothing but the engine), the same engine options (`--max-origins` room for every
@@ -60,6 +61,11 @@ fn rss_kib(pid: u32) -> u64 {
                 .and_then(|v| v.split_whitespace().next()?.parse().ok())
         })
         .unwrap_or(0)
+}
+
+/// Resident memory gained per origin, in bytes, from `VmRSS` figures in KiB.
+fn per_origin(before_kib: u64, after_kib: u64, origins: u64) -> f64 {
+    after_kib.saturating_sub(before_kib) as f64 * 1024.0 / origins.max(1) as f64
 }
 
 fn percentile(sorted: &[u64], p: f64) -> f64 {
@@ -134,6 +140,17 @@ enum Route {
     Acquire,
 }
 
+/// A service's process, stopped when dropped: after its phases, and when a phase fails, so
+/// that a failed run leaves no server behind.
+struct Service(std::process::Child);
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// Starts `bin serve` on a fresh state, warms every origin through it, then drives each phase
 /// for `seconds` with [`CLIENTS`] keep-alive clients; the service is stopped after.
 fn service_phases(
@@ -145,25 +162,27 @@ fn service_phases(
 ) -> Figures {
     let url = |i: u64, path: &str| format!("http://{}:{port}{path}", host(i));
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(bin)
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--no-state",
-            "--allow-private",
-            "--max-in-flight",
-            "1024",
-            "--max-origins",
-            &engine_options(origins).max_origins.to_string(),
-        ])
-        .env("HOME", dir.path())
-        .env("XDG_STATE_HOME", dir.path())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("crawlgate serve");
+    let mut service = Service(
+        Command::new(bin)
+            .args([
+                "serve",
+                "--listen",
+                "127.0.0.1:0",
+                "--no-state",
+                "--allow-private",
+                "--max-in-flight",
+                "1024",
+                "--max-origins",
+                &engine_options(origins).max_origins.to_string(),
+            ])
+            .env("HOME", dir.path())
+            .env("XDG_STATE_HOME", dir.path())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("crawlgate serve"),
+    );
     let mut first = String::new();
-    std::io::BufReader::new(child.stdout.take().expect("stdout"))
+    std::io::BufReader::new(service.0.stdout.take().expect("stdout"))
         .read_line(&mut first)
         .expect("listening line");
     let addr = first
@@ -177,7 +196,7 @@ fn service_phases(
         .pool_max_idle_per_host(CLIENTS)
         .build()
         .expect("client");
-    let rss_before = rss_kib(child.id());
+    let rss_before = rss_kib(service.0.id());
 
     // Warm: every origin fetched once by the service.
     let warm = Instant::now();
@@ -199,7 +218,7 @@ fn service_phases(
         }
     });
     let warm_s = warm.elapsed().as_secs_f64();
-    let rss_after = rss_kib(child.id());
+    let rss_after = rss_kib(service.0.id());
 
     // `CLIENTS` clients, for `seconds`: requests/s, URLs/s, p50 and p99 in ms.
     let phase = |route: Route| {
@@ -251,11 +270,21 @@ fn service_phases(
                             .json(&body)
                             .send()
                             .await;
-                        let ok = match r {
-                            Ok(r) => r.status().is_success() && r.bytes().await.is_ok(),
-                            Err(_) => false,
+                        // What failed, and how, so that a failure under load can be told
+                        // from a slow machine.
+                        let failed = match r {
+                            Ok(r) if r.status().is_success() => {
+                                r.bytes().await.err().map(|e| format!("body: {e}"))
+                            }
+                            Ok(r) => {
+                                let status = r.status();
+                                Some(format!("{status}: {}", r.text().await.unwrap_or_default()))
+                            }
+                            Err(e) => Some(format!("{e:?}")),
                         };
-                        assert!(ok, "a request failed under load");
+                        if let Some(why) = failed {
+                            panic!("POST {path} failed under load: {why}");
+                        }
                         lat.push(t.elapsed().as_micros() as u64);
                         done.fetch_add(n as u64, Ordering::Relaxed);
                     }
@@ -283,8 +312,7 @@ fn service_phases(
     let (check_rps, _, check_p50, check_p99) = phase(Route::Check(1));
     let (batch_rps, batch_ups, batch_p50, batch_p99) = phase(Route::Check(BATCH));
     let (acquire_rps, _, acquire_p50, acquire_p99) = phase(Route::Acquire);
-    let _ = child.kill();
-    let _ = child.wait();
+    drop(service);
     Figures {
         warm_s,
         check_rps,
@@ -372,6 +400,10 @@ fn main() {
             "single-URL POST /v1/acquire, {CLIENTS} keep-alive clients: {:.0} requests/s, p50 {:.2} ms, p99 {:.2} ms",
             f.acquire_rps, f.acquire_p50, f.acquire_p99
         );
+        println!(
+            "resident memory per warm origin (service): {:.0} bytes",
+            per_origin(f.rss_before, f.rss_after, origins)
+        );
     }
     if let [(_, a), (_, this), (_, b)] = &runs[..] {
         let ratio = |f: fn(&Figures) -> f64| f(this) / ((f(a) + f(b)) / 2.0);
@@ -433,11 +465,9 @@ fn main() {
     let [rss_engine_before, rss_engine_after] = figures[..] else {
         panic!("no memory figures from the engine's process: {text}");
     };
-    let per =
-        |before: u64, after: u64| after.saturating_sub(before) as f64 * 1024.0 / origins as f64;
     let (service, engine) = (
-        per(rss_before, rss_after),
-        per(rss_engine_before, rss_engine_after),
+        per_origin(rss_before, rss_after, origins),
+        per_origin(rss_engine_before, rss_engine_after, origins),
     );
     println!(
         "resident memory per warm origin: service {service:.0} bytes, engine alone {engine:.0} bytes (service / engine {:.2})",
