@@ -14,12 +14,20 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use crate::args::BatchFormat;
 
-/// Rows of a Parquet row group: memory stays flat past it (DuckDB writes 122,880).
-const ROW_GROUP_ROWS: usize = 128 * 1024;
+/// Rows of a Parquet row group of `captures`, whose rows are wide (lint codes, sitemaps, usage
+/// records): the open group is held in memory until it is closed, and the parquet crate's
+/// default (1,048,576 rows) let a run's memory grow with its first million captures. DuckDB
+/// writes 122,880.
+const CAPTURE_ROWS: usize = 128 * 1024;
+
+/// Rows of a row group of `agents` and `rules`: narrow, dictionary-encoded rows, 166 a capture
+/// for the catalogue; fewer groups keep the footer (held in memory until the file is closed)
+/// small.
+const ROW_GROUP_ROWS: usize = 1024 * 1024;
 
 /// One table's file.
 enum Sink {
@@ -54,11 +62,17 @@ impl TableWriter {
             File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
         let sink = match format {
             BatchFormat::Parquet => {
-                // A row group is held in memory until it is closed: the parquet crate's default
-                // (1,048,576 rows) let a run's memory grow with its first million captures.
+                let rows = if name == "captures" {
+                    CAPTURE_ROWS
+                } else {
+                    ROW_GROUP_ROWS
+                };
+                // Statistics per column chunk, not per page: the pages' index is held until
+                // the file is closed and grew with every row (about 50 bytes a capture).
                 let props = WriterProperties::builder()
                     .set_compression(Compression::SNAPPY)
-                    .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+                    .set_max_row_group_row_count(Some(rows))
+                    .set_statistics_enabled(EnabledStatistics::Chunk)
                     .build();
                 Sink::Parquet(Box::new(ArrowWriter::try_new(file, schema, Some(props))?))
             }
