@@ -17,6 +17,14 @@ from crawlgate.batch import evaluate, for_spark, read_warc, spark_schema
 from warc import corpus_warc, hostile_warc
 
 
+@pytest.fixture(autouse=True)
+def outside_the_source_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Spark's and Ray's workers start in the driver's directory and put it first on their
+    path: from `python/`, the source package (which has no compiled module) would shadow the
+    installed wheel."""
+    monkeypatch.chdir(tmp_path)
+
+
 @pytest.fixture(scope="module")
 def warcs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     d = tmp_path_factory.mktemp("warcs")
