@@ -140,7 +140,7 @@ fn near(a: &str, b: &str) -> Option<usize> {
     if apart != 0 && apart != 3 && a.len().abs_diff(b.len()) > 1 {
         return None;
     }
-    // Equal but for `-` and `_`, or but for a `bot` suffix on a name of ten letters or more.
+    // Equal but for `-` and `_`, or but for a `bot` suffix on a name of seven letters or more.
     let stripped_eq =
         |x: &str, n: usize, y: &str| x.bytes().filter(keep).take(n).eq(y.bytes().filter(keep));
     let bot = |x: &str, kx: usize, y: &str, ky: usize| {
