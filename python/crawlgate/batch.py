@@ -1,7 +1,7 @@
 """robots.txt at research scale: captures judged into Arrow tables, as ``crawlgate batch``
 judges them, from Python, Spark, Ray, pandas or DuckDB.
 
->>> import pyarrow as pa  # type: ignore[import-untyped]
+>>> import pyarrow as pa
 >>> from crawlgate.batch import evaluate
 >>> rows = pa.table({
 ...     "url": ["https://a.example/robots.txt", "https://b.example/robots.txt"],

@@ -68,7 +68,7 @@ impl TableWriter {
                     ROW_GROUP_ROWS
                 };
                 // Statistics per column chunk, not per page: the pages' index is held until
-                // the file is closed and grew with every row (about 50 bytes a capture).
+                // the file is closed and grew with every row (about 30 bytes a capture).
                 let props = WriterProperties::builder()
                     .set_compression(Compression::SNAPPY)
                     .set_max_row_group_row_count(Some(rows))
