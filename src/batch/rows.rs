@@ -386,42 +386,46 @@ pub fn evaluate(
     let input: Arc<str> = Arc::from(input);
     let mut tables = Tables::new(settings);
     let mut redirects = Redirects::new();
-    let mut record = 0u64;
-    let mut each = |f: &mut dyn FnMut(Result<Capture, Unreadable>)| {
-        for batch in batches {
-            for i in 0..batch.num_rows() {
-                record += 1;
-                let place = Place {
-                    input: input.clone(),
-                    record,
-                    offset: None,
-                    crawl: None,
-                };
-                f(capture_of_row(batch, i, max, &place));
-            }
-        }
-        record = 0;
+    // Every row, with its number in the call (the place of a row that does not say its own).
+    let rows = || {
+        batches
+            .iter()
+            .flat_map(|batch| (0..batch.num_rows()).map(move |i| (batch, i)))
+            .zip(1u64..)
     };
-    each(&mut |item| match item {
-        Ok(capture) => {
-            if let Some(capture) = redirects.hold(capture, max) {
-                tables.push(&capture, None);
-            }
-        }
-        Err(u) => tables.push_unreadable(&u),
-    });
-    if !redirects.is_empty() {
-        let wanted = redirects.wanted();
-        let mut targets: HashMap<String, Capture> = HashMap::new();
-        each(&mut |item| {
-            if let Ok(capture) = item {
-                if Redirects::wants(&wanted, &capture.url) {
-                    if let Some(key) = super::redirect::normal(&capture.url) {
-                        targets.entry(key).or_insert(capture);
-                    }
+    let place = |record| Place {
+        input: input.clone(),
+        record,
+        offset: None,
+        crawl: None,
+    };
+    for ((batch, i), record) in rows() {
+        match capture_of_row(batch, i, max, &place(record)) {
+            Ok(capture) => {
+                if let Some(capture) = redirects.hold(capture, max) {
+                    tables.push(&capture, None);
                 }
             }
-        });
+            Err(u) => tables.push_unreadable(&u),
+        }
+    }
+    if !redirects.is_empty() {
+        // The targets' captures: only rows whose URL is wanted are read again.
+        let wanted = redirects.wanted();
+        let mut targets: HashMap<String, Capture> = HashMap::new();
+        for ((batch, i), record) in rows() {
+            let Ok(Some(url)) = text(batch, "url", i) else {
+                continue;
+            };
+            if !Redirects::wants(&wanted, url) {
+                continue;
+            }
+            if let Ok(capture) = capture_of_row(batch, i, max, &place(record)) {
+                if let Some(key) = super::redirect::normal(&capture.url) {
+                    targets.entry(key).or_insert(capture);
+                }
+            }
+        }
         for (capture, resolution) in redirects.resolve(&targets) {
             let resolution = match resolution {
                 Resolution::Missing => None,

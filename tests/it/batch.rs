@@ -562,6 +562,23 @@ fn redirects_resolve_through_the_input() {
     assert_eq!(b.agents.num_rows(), 3 * n);
 }
 
+/// The column names of a Markdown table: the names in backticks in each row's first cell.
+fn columns_of(table: &str) -> Vec<String> {
+    table
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .flat_map(|l| {
+            let first = l.split(" | ").next().unwrap();
+            first
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// docs/batch.md documents every column of every table, and only columns that exist: the
 /// common columns under "The schema", each table's own under its heading.
 #[test]
@@ -579,19 +596,7 @@ fn the_docs_name_every_column() {
         } else {
             text
         };
-        table
-            .lines()
-            .filter(|l| l.starts_with("| `"))
-            .flat_map(|l| {
-                let first = l.split(" | ").next().unwrap();
-                first
-                    .split('`')
-                    .skip(1)
-                    .step_by(2)
-                    .map(str::to_owned)
-                    .collect::<Vec<_>>()
-            })
-            .collect()
+        columns_of(table)
     };
     let common = section("");
     assert_eq!(
@@ -610,19 +615,7 @@ fn the_docs_name_every_column() {
         .nth(1)
         .and_then(|s| s.split("\n### ").next())
         .expect("docs/batch.md has an input schema section");
-    let documented: Vec<String> = input
-        .lines()
-        .filter(|l| l.starts_with("| `"))
-        .flat_map(|l| {
-            let first = l.split(" | ").next().unwrap();
-            first
-                .split('`')
-                .skip(1)
-                .step_by(2)
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
-        .collect();
+    let documented = columns_of(input);
     let columns: Vec<String> = crawlgate::batch::rows::schema()
         .fields()
         .iter()

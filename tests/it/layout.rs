@@ -262,29 +262,7 @@ fn the_engine_modules_import_in_one_direction() {
             }
         }
     }
-    // Depth-first: a module met again on the path is a circle.
-    fn visit<'a>(
-        m: &'a str,
-        edges: &'a BTreeMap<&str, std::collections::BTreeSet<String>>,
-        path: &mut Vec<&'a str>,
-        done: &mut std::collections::BTreeSet<&'a str>,
-    ) {
-        if let Some(i) = path.iter().position(|p| *p == m) {
-            panic!("engine import circle: {} → {m}", path[i..].join(" → "));
-        }
-        if !done.insert(m) {
-            return;
-        }
-        path.push(m);
-        for next in edges.get(m).into_iter().flatten() {
-            visit(next, edges, path, done);
-        }
-        path.pop();
-    }
-    let mut done = std::collections::BTreeSet::new();
-    for m in edges.keys() {
-        visit(m, &edges, &mut Vec::new(), &mut done);
-    }
+    assert_no_circle("engine", &edges);
     assert!(
         edges["gate"].contains("cache"),
         "the reading finds imports: {edges:?}"
@@ -328,31 +306,43 @@ fn the_python_modules_import_in_one_direction() {
             }
         }
     }
-    fn visit(
-        m: &str,
-        edges: &BTreeMap<String, std::collections::BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut std::collections::BTreeSet<String>,
-    ) {
-        if let Some(i) = path.iter().position(|p| p == m) {
-            panic!("python import circle: {} → {m}", path[i..].join(" → "));
-        }
-        if !done.insert(m.to_owned()) {
-            return;
-        }
-        path.push(m.to_owned());
-        for next in edges.get(m).into_iter().flatten() {
-            visit(next, edges, path, done);
-        }
-        path.pop();
-    }
-    let mut done = std::collections::BTreeSet::new();
-    for m in edges.keys() {
-        visit(m, &edges, &mut Vec::new(), &mut done);
-    }
+    assert_no_circle("python", &edges);
     assert!(
         edges["gate"].contains("crawl"),
         "the reading finds imports: {edges:?}"
     );
     assert!(edges["input"].contains("token"), "{edges:?}");
+}
+
+/// Panics on an import circle among `edges` (module → the modules it imports), naming it.
+fn assert_no_circle<K: AsRef<str> + Ord>(
+    what: &str,
+    edges: &BTreeMap<K, std::collections::BTreeSet<String>>,
+) {
+    type Edges<'a> = BTreeMap<&'a str, &'a std::collections::BTreeSet<String>>;
+    // Depth-first: a module met again on the path is a circle.
+    fn visit<'a>(
+        what: &str,
+        m: &'a str,
+        edges: &Edges<'a>,
+        path: &mut Vec<&'a str>,
+        done: &mut std::collections::BTreeSet<&'a str>,
+    ) {
+        if let Some(i) = path.iter().position(|p| *p == m) {
+            panic!("{what} import circle: {} → {m}", path[i..].join(" → "));
+        }
+        if !done.insert(m) {
+            return;
+        }
+        path.push(m);
+        for next in edges.get(m).into_iter().copied().flatten() {
+            visit(what, next, edges, path, done);
+        }
+        path.pop();
+    }
+    let edges: Edges<'_> = edges.iter().map(|(k, v)| (k.as_ref(), v)).collect();
+    let mut done = std::collections::BTreeSet::new();
+    for m in edges.keys() {
+        visit(what, m, &edges, &mut Vec::new(), &mut done);
+    }
 }
