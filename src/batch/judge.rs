@@ -93,6 +93,7 @@ pub fn looks_binary(body: &[u8]) -> bool {
 /// |---|---|---|
 /// | a challenge marker, whatever the status | `not-robots` | disallow-all |
 /// | 2xx, `WARC-Truncated` with a body shorter than the parsing limit | `disallow-all` | disallow-all (a body cut short is no file) |
+/// | 2xx, no `WARC-Truncated`, a body kept to fewer bytes than the parse would read (a row read with a lower limit) | `disallow-all` | disallow-all |
 /// | 2xx, an HTML `Content-Type` or a body that starts as HTML | `not-robots` | rules (its valid lines, as Google reads it) |
 /// | 2xx, a binary body | `not-robots` | rules (nothing in it is a line) |
 /// | other 2xx | `rules` | rules |
@@ -131,6 +132,21 @@ pub fn judge(capture: &Capture, max_bytes: usize) -> Judgement {
                         Some(why.to_string()),
                     );
                 }
+            }
+            // Kept to fewer bytes than this parse would read (rows read with a lower limit than
+            // the judging one): the rest of the file is not here, so it is a cut body too, never
+            // rules that end early.
+            let kept = capture.body.len() as u64;
+            if capture.truncated.is_none() && kept < capture.body_length.min(max_bytes as u64) {
+                let why = Unreachable::Body(format!(
+                    "only {kept} of the body's {} bytes were kept, fewer than the parsing limit",
+                    capture.body_length
+                ));
+                return judged(
+                    StatusClass::DisallowAll,
+                    Some(Verdict::DisallowAll),
+                    Some(why.to_string()),
+                );
             }
             let html = match &capture.content_type {
                 Some(t) if is_html_type(t.as_bytes()) => Some(format!("Content-Type {t}")),

@@ -172,6 +172,41 @@ fn rows_written_from_a_warc_are_judged_as_the_warc() {
     assert!(direct.rules.num_rows() > 100);
 }
 
+/// Rows whose bodies were kept to a lower limit than the judging one (`read_warc` with the
+/// default, `evaluate` with more) are cut files, judged as such, not rules that end early.
+#[test]
+fn a_body_kept_shorter_than_the_limit_is_a_cut_file() {
+    let mut c = Capture::new(
+        "https://a.test/robots.txt",
+        Some(200),
+        b"User-agent: *\nAllow: /\n".to_vec(),
+    );
+    c.body_length = 2_000_000;
+    let rows = crawlgate::batch::rows::to_batch(&[Ok(c)]).unwrap();
+    let mut settings = Settings::default();
+    settings.options.max_bytes = 4_000_000;
+    let judged = crawlgate::batch::evaluate(&[rows.clone()], &settings, "rows").unwrap();
+    assert_eq!(
+        strings(&judged.captures, "verdict"),
+        [Some("disallow-all".to_owned())]
+    );
+    assert!(strings(&judged.captures, "reason")[0]
+        .as_deref()
+        .is_some_and(|r| r.contains("only 23 of the body's 2000000 bytes were kept")));
+    // The same body whole is judged by its rules.
+    let whole = Capture::new(
+        "https://a.test/robots.txt",
+        Some(200),
+        b"User-agent: *\nAllow: /\n".to_vec(),
+    );
+    let rows = crawlgate::batch::rows::to_batch(&[Ok(whole)]).unwrap();
+    let judged = crawlgate::batch::evaluate(&[rows], &settings, "rows").unwrap();
+    assert_eq!(
+        strings(&judged.captures, "verdict"),
+        [Some("rules".to_owned())]
+    );
+}
+
 #[test]
 fn a_broken_member_is_one_unreadable_row_and_the_rest_is_read() {
     let (mut data, offsets) = corpus_warc_gz();
