@@ -185,7 +185,8 @@ fn a_body_kept_shorter_than_the_limit_is_a_cut_file() {
     let rows = crawlgate::batch::rows::to_batch(&[Ok(c)]).unwrap();
     let mut settings = Settings::default();
     settings.options.max_bytes = 4_000_000;
-    let judged = crawlgate::batch::evaluate(&[rows.clone()], &settings, "rows").unwrap();
+    let judged =
+        crawlgate::batch::evaluate(std::slice::from_ref(&rows), &settings, "rows").unwrap();
     assert_eq!(
         strings(&judged.captures, "verdict"),
         [Some("disallow-all".to_owned())]
