@@ -598,7 +598,8 @@ Inputs, told apart by name, else by their first bytes (or say which with --input
   a directory        its files, each a robots.txt fetched with status 200 (--url-template)
   any other file     a robots.txt fetched with status 200
 
-Writes DIR/captures.*, DIR/agents.* and, with --rules, DIR/rules.* (docs/batch.md: every column).
+Writes DIR/captures.*, DIR/agents.* and, with --rules, DIR/rules.* (docs/batch.md: every column);
+with --part-rows, directories of parts: DIR/captures/part-00000.*, DIR/agents/part-00000.*, …
 
 Exit status:
   0  every input read (whatever the files' lint problems)
@@ -657,6 +658,11 @@ pub struct BatchArgs {
     /// Rows buffered per thread before they are written (memory stays bounded by it).
     #[arg(long, default_value_t = 16_384, value_parser = clap::value_parser!(u32).range(1..))]
     pub chunk_rows: u32,
+    /// Write each table as a directory of parts, a part closed once it holds N captures rows
+    /// (part K of `agents` and `rules` holds the rows of part K's captures): memory then stays
+    /// flat however many captures go through. Earlier parts in those directories are removed.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub part_rows: Option<u32>,
 }
 
 /// How `crawlgate batch` reads an input.

@@ -3,8 +3,9 @@
 //!
 //! The inputs are read by a pool of threads (rayon), one input per thread at a time; each
 //! thread fills its own tables and hands them to the writer every `--chunk-rows` rows, through
-//! a bounded channel; the writer closes a Parquet row group every 131,072 rows: memory stays
-//! bounded however many captures go through. Redirect
+//! a bounded channel; the writer closes a Parquet row group every 131,072 rows, and with
+//! `--part-rows` a file every so many captures: memory stays bounded however many captures go
+//! through. Redirect
 //! captures are held back; when there are any, a second reading of the inputs finds their
 //! targets, and their rows come last.
 
@@ -28,7 +29,7 @@ use crate::status::Status;
 use crate::verdicts::{catalogue, crawlers_named};
 
 use self::input::{Input, Reading};
-use self::write::TableWriter;
+use self::write::{Output, Table};
 
 /// What the threads share.
 struct Run<'a> {
@@ -119,32 +120,25 @@ pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
     let format = args.format;
     let dir = args.out.clone();
     let with_rules = args.rules;
-    let writer = std::thread::spawn(move || -> anyhow::Result<[u64; 3]> {
-        let schemas = Tables::schemas();
-        let mut writers = Vec::new();
-        for (name, schema) in schemas {
-            if name == "rules" && !with_rules {
-                continue;
-            }
-            let record = match name {
+    let tables = Tables::schemas()
+        .into_iter()
+        .filter(|(name, _)| *name != "rules" || with_rules)
+        .map(|(name, schema)| Table {
+            name,
+            record: match name {
                 "captures" => "capture",
                 "agents" => "agent",
                 _ => "rule",
-            };
-            writers.push(TableWriter::create(&dir, name, record, schema, format)?);
-        }
+            },
+            schema,
+        })
+        .collect();
+    let mut output = Output::create(&dir, format, tables, args.part_rows.map(u64::from))?;
+    let writer = std::thread::spawn(move || -> anyhow::Result<Vec<u64>> {
         for batches in receiver {
-            writers[0].write(&batches.captures)?;
-            writers[1].write(&batches.agents)?;
-            if let Some(w) = writers.get_mut(2) {
-                w.write(&batches.rules)?;
-            }
+            output.write(&batches)?;
         }
-        let mut counts = [0; 3];
-        for (i, w) in writers.into_iter().enumerate() {
-            counts[i] = w.close()?;
-        }
-        Ok(counts)
+        output.close()
     });
     let run = Run {
         settings: &settings,
@@ -174,7 +168,9 @@ pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
         .join()
         .map_err(|_| anyhow::anyhow!("the writer thread panicked"))?;
     resolved?;
-    let [capture_rows, agent_rows, rule_rows] = written?;
+    let written = written?;
+    let rows = |i: usize| written.get(i).copied().unwrap_or(0);
+    let (capture_rows, agent_rows, rule_rows) = (rows(0), rows(1), rows(2));
     let unreadable = unreadable.into_inner();
     let status = if unreadable > 0 {
         Status::Findings

@@ -321,3 +321,90 @@ fn usage_errors_exit_2() {
     ]);
     assert_exit(&o, 1);
 }
+
+/// The files of `dir` in name order.
+fn files_in(dir: &str) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// The URLs of a table, without repeats.
+fn urls(batches: &[RecordBatch]) -> std::collections::BTreeSet<String> {
+    column(batches, "url").into_iter().flatten().collect()
+}
+
+#[test]
+fn parts_split_the_tables_by_captures_and_keep_each_captures_rows_together() {
+    let dir = Dir::new();
+    let warc = dir.file("crawl.warc.gz", &corpus_warc_gz(false));
+    let n = corpus().len();
+    let out = dir.join("out");
+    // Another run's parts are removed; other files are left alone.
+    std::fs::create_dir_all(format!("{out}/captures")).unwrap();
+    std::fs::write(format!("{out}/captures/part-00042.parquet"), b"stale").unwrap();
+    std::fs::write(format!("{out}/captures/notes.txt"), b"mine").unwrap();
+    let o = dir.run(&[
+        "batch",
+        "-o",
+        &out,
+        "--rules",
+        "--crawler",
+        "GPTBot",
+        "--part-rows",
+        "5",
+        "--chunk-rows",
+        "1",
+        &warc,
+    ]);
+    assert_exit(&o, 0);
+    let parts = |table: &str| -> Vec<String> {
+        files_in(&format!("{out}/{table}"))
+            .into_iter()
+            .filter(|f| f.starts_with("part-"))
+            .collect()
+    };
+    let expected: Vec<String> = (0..n.div_ceil(5))
+        .map(|k| format!("part-{k:05}.parquet"))
+        .collect();
+    assert_eq!(parts("captures"), expected);
+    assert_eq!(parts("agents"), expected);
+    assert_eq!(parts("rules"), expected);
+    assert!(Path::new(&format!("{out}/captures/notes.txt")).exists());
+    let mut seen = 0;
+    for (k, part) in expected.iter().enumerate() {
+        let captures = parquet_rows(&format!("{out}/captures/{part}"));
+        // A chunk is one capture's rows here: every part but the last holds exactly 5.
+        let want = if k + 1 < expected.len() { 5 } else { n - 5 * k };
+        assert_eq!(count(&captures), want, "{part}");
+        seen += want;
+        let agents = parquet_rows(&format!("{out}/agents/{part}"));
+        assert_eq!(urls(&agents), urls(&captures), "{part}: agents rows of its captures");
+        let rules = parquet_rows(&format!("{out}/rules/{part}"));
+        assert!(
+            urls(&rules).is_subset(&urls(&captures)),
+            "{part}: rules rows of its captures"
+        );
+    }
+    assert_eq!(seen, n);
+    // Fewer captures than a part: one part a table, in any format.
+    let small = dir.join("small");
+    let o = dir.run(&[
+        "batch",
+        "-o",
+        &small,
+        "--format",
+        "jsonl",
+        "--part-rows",
+        "1000",
+        &warc,
+    ]);
+    assert_exit(&o, 0);
+    assert_eq!(files_in(&format!("{small}/captures")), ["part-00000.jsonl"]);
+    assert_eq!(files_in(&format!("{small}/agents")), ["part-00000.jsonl"]);
+    let lines = std::fs::read_to_string(format!("{small}/captures/part-00000.jsonl")).unwrap();
+    assert_eq!(lines.lines().count(), n);
+}
