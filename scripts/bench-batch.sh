@@ -24,6 +24,7 @@
 #                    `pip install protego` from PyPI).
 #   DISAGREE_PYTHON  an interpreter with crawlgate and Protego (default: python/.venv/bin/python).
 #   SCALES           captures per scale run (default: "10000 100000 1000000").
+#   PART_ROWS        `--part-rows` of the scale runs (default 200000; empty: one file a table).
 #   SCALE_DIR        where the WARC.gz files and tables go (default: a new temporary directory).
 #   CRAWLGATE_BIN    the binary for `scale` (default: the release build, made here).
 #   CARGO_TARGET_DIR as for cargo.
@@ -33,6 +34,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CORPUS="${CRAWLGATE_BENCH_CORPUS:-$ROOT/../shared/corpus/robots-bench}"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 SCALES="${SCALES:-10000 100000 1000000}"
+PART_ROWS="${PART_ROWS-200000}"
 PER_FILE=5000
 die() {
     echo "bench-batch.sh: $*" >&2
@@ -76,7 +78,9 @@ scale() {
     for n in $SCALES; do ((n > max)) && max=$n; done
     python3 "$ROOT/python/bench/make_warc.py" "$CORPUS" "$dir/warc" --captures "$max" \
         --per-file "$PER_FILE"
-    echo "== scale: $bin, $(nproc) cores, default threads"
+    local split=()
+    [[ -z $PART_ROWS ]] || split=(--part-rows "$PART_ROWS")
+    echo "== scale: $bin, $(nproc) cores, default threads, ${split[*]:-one file a table}"
     echo "| captures | files | WARC.gz MB | wall s | CPU s | captures per CPU s | peak RSS MiB | tables MB | load average |"
     echo "|---|---|---|---|---|---|---|---|---|"
     for n in $SCALES; do
@@ -84,7 +88,7 @@ scale() {
         mapfile -t files < <(find "$dir/warc" -name 'part-*.warc.gz' | sort | head -n "$count")
         mb=$(du -cm "${files[@]}" | tail -1 | cut -f1)
         rm -rf "$dir/out"
-        /usr/bin/time -v "$bin" batch -o "$dir/out" "${files[@]}" 2>"$dir/time" >/dev/null ||
+        /usr/bin/time -v "$bin" batch -o "$dir/out" "${split[@]}" "${files[@]}" 2>"$dir/time" >/dev/null ||
             die "crawlgate batch failed: $(tail -5 "$dir/time")"
         awk -v n="$n" -v files="${#files[@]}" -v mb="$mb" -v out="$(du -sm "$dir/out" | cut -f1)" \
             -v load="$(load)" -F': ' '

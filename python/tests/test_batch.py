@@ -6,7 +6,9 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import multiprocessing
+import os
 import pickle
+import subprocess
 from pathlib import Path
 
 import duckdb
@@ -222,6 +224,38 @@ def test_a_consent_study_table_from_the_parquet_output_in_duckdb_and_pandas(tmp_
     frame = pq.read_table(out).to_pandas()
     pivot = frame[frame.path == "/"].groupby(["agent", "access"]).size()
     assert {k: int(v) for k, v in pivot.items()} == dict(expected)
+
+
+def test_the_commands_tables_in_parts_read_as_one_table_in_duckdb_and_pandas(tmp_path: Path) -> None:
+    binary = os.environ.get("CRAWLGATE_BIN")
+    assert binary, "CRAWLGATE_BIN names the crawlgate binary (scripts/python-test.sh sets it)"
+    warc = tmp_path / "corpus.warc.gz"
+    corpus_warc(warc)
+    out = tmp_path / "tables"
+    run = subprocess.run(
+        [binary, "batch", "-o", str(out), "--purpose", "training", "--part-rows", "7",
+         "--chunk-rows", "1", str(warc)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    parts = sorted(p.name for p in (out / "agents").iterdir())
+    assert len(parts) == -(-len(corpus()) // 7) and parts[0] == "part-00000.parquet", parts
+    study = duckdb.sql(
+        f"SELECT agent, access, count(*) AS sites FROM read_parquet('{out}/agents/*.parquet') "
+        "WHERE path = '/' GROUP BY agent, access ORDER BY agent, access"
+    ).fetchall()
+    expected: collections.Counter[tuple[str, str]] = collections.Counter()
+    for _, body in corpus():
+        for a in Robots.parse(body).audit():
+            if a["purpose"] == "training":
+                expected[(a["name"], a["root"]["access"])] += 1
+    assert study == sorted((a, acc, n) for (a, acc), n in expected.items())
+    frame = pq.read_table(out / "agents").to_pandas()
+    pivot = frame[frame.path == "/"].groupby(["agent", "access"]).size()
+    assert {k: int(v) for k, v in pivot.items()} == dict(expected)
+    # Every capture once, across the parts.
+    captures = duckdb.sql(f"SELECT count(*), count(DISTINCT url) FROM '{out}/captures/*.parquet'").fetchall()[0]
+    assert captures == (len(corpus()), len(corpus()))
 
 
 BODIES = [

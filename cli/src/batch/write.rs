@@ -127,9 +127,10 @@ impl Output {
             Some(ref mut w) => w,
             None => self.open()?,
         };
-        for (writer, batch) in writers
-            .iter_mut()
-            .zip([&batches.captures, &batches.agents, &batches.rules])
+        for (writer, batch) in
+            writers
+                .iter_mut()
+                .zip([&batches.captures, &batches.agents, &batches.rules])
         {
             writer.write(batch)?;
         }

@@ -382,7 +382,11 @@ fn parts_split_the_tables_by_captures_and_keep_each_captures_rows_together() {
         assert_eq!(count(&captures), want, "{part}");
         seen += want;
         let agents = parquet_rows(&format!("{out}/agents/{part}"));
-        assert_eq!(urls(&agents), urls(&captures), "{part}: agents rows of its captures");
+        assert_eq!(
+            urls(&agents),
+            urls(&captures),
+            "{part}: agents rows of its captures"
+        );
         let rules = parquet_rows(&format!("{out}/rules/{part}"));
         assert!(
             urls(&rules).is_subset(&urls(&captures)),
