@@ -14,7 +14,9 @@
 //! from `/proc/self/stat` after it exits; on other systems, its wall time). Each run checks
 //! that `agents.parquet` holds a row per capture and catalogued crawler.
 //!
-//! Also timed, in process: the peers' own work done by crawlgate (each body parsed once, without
+//! Also timed, in process: judging alone (`crawlgate::batch::Tables` filled and finished in the
+//! command's chunks, as its threads do, with no Parquet), so that a capture's time splits into
+//! reading, judging and writing; and the peers' own work done by crawlgate (each body parsed once, without
 //! diagnostics, and `/` answered for every crawler's token): the like-for-like measure beside
 //! Protego and urllib, which neither lint, audit what lies under a path, nor write tables.
 //!
@@ -31,7 +33,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crawlgate::audit::Catalogue;
-use crawlgate::batch::WarcReader;
+use crawlgate::batch::{Settings, Tables, WarcReader};
 use crawlgate::{Options, Robots};
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
@@ -194,11 +196,13 @@ fn main() {
     let (mut inflate_r, mut read_r, mut batch_r, mut batch_wall_r) =
         (vec![], vec![], vec![], vec![]);
     let (mut protego_r, mut urllib_r, mut zlib_r) = (vec![], vec![], vec![]);
-    let mut alike_r = vec![];
-    let bodies: Vec<Vec<u8>> = WarcReader::new(&data[..], "bench", 512_000)
+    let (mut alike_r, mut judge_r) = (vec![], vec![]);
+    let read_all: Vec<_> = WarcReader::new(&data[..], "bench", 512_000)
         .filter_map(Result::ok)
-        .map(|c| c.body)
         .collect();
+    let bodies: Vec<&[u8]> = read_all.iter().map(|c| &c.body[..]).collect();
+    // As the command runs by default: every crawler of the built-in catalogue, `/` only.
+    let settings = Settings::default();
     let crawler_tokens: Vec<_> = crawlers.iter().filter_map(|c| c.token.clone()).collect();
     let mut quiet = Options::default();
     quiet.diagnostics = false;
@@ -238,6 +242,21 @@ fn main() {
         assert!(allowed > 0);
         alike_r.push(rate(alike));
 
+        // Judging alone: the command's tables, filled and finished in its chunks.
+        let start = Instant::now();
+        let mut tables = Tables::new(&settings);
+        let mut agent_rows = 0;
+        for capture in &read_all {
+            tables.push(capture, None);
+            if tables.rows() >= 16_384 {
+                agent_rows += tables.finish().expect("tables").agents.num_rows();
+            }
+        }
+        agent_rows += tables.finish().expect("tables").agents.num_rows();
+        let judging = start.elapsed().as_secs_f64();
+        assert_eq!(agent_rows, captures * crawlers.len());
+        judge_r.push(rate(judging));
+
         let out_dir = dir.path().join(format!("out{run}"));
         let cpu_before = children_cpu();
         let start = Instant::now();
@@ -262,7 +281,11 @@ fn main() {
         let agents_mb = std::fs::metadata(&agents_parquet).map_or(0, |m| m.len()) as f64 / 1e6;
         std::fs::remove_dir_all(&out_dir).ok();
 
-        print!("run {run}: parse + `/` per crawler {:.0}/s; ", rate(alike));
+        print!(
+            "run {run}: parse + `/` per crawler {:.0}/s; judge only {:.0}/s; ",
+            rate(alike),
+            rate(judging)
+        );
         print!(
             "inflate only {:.0} captures/s ({:.0} MB/s out); WARC read {:.0}/s; \
              batch {:.0}/s per CPU second ({:.0}/s wall, {:.2} CPU s for {:.2} s; \
@@ -295,6 +318,7 @@ fn main() {
 
     let batch = median(batch_r);
     let inflate = median(inflate_r);
+    let (read, judge) = (median(read_r), median(judge_r));
     println!("\nmedian of {runs} runs, captures per second per core:");
     println!("| | captures/s per core | batch ÷ this | goal |");
     println!("|---|---|---|---|");
@@ -305,12 +329,16 @@ fn main() {
     );
     println!(
         "| read only (`WarcReader`: inflate + WARC) | {:.0} | {:.2}× | |",
-        median(read_r.clone()),
-        batch / median(read_r)
+        read,
+        batch / read
     );
     println!(
         "| inflate only (flate2 `MultiGzDecoder`) | {inflate:.0} | {:.2}× | ≥ 0.5× |",
         batch / inflate
+    );
+    println!(
+        "| judge only (parse, lint, audit, Arrow rows of the three tables; no Parquet), in process | {judge:.0} | {:.2}× | |",
+        batch / judge
     );
     if !protego_r.is_empty() {
         let zlib = median(zlib_r);
@@ -343,5 +371,16 @@ fn main() {
             "(set CRAWLGATE_BENCH_PYTHON to an interpreter with Protego for its row and urllib's)"
         );
     }
+    // Where a capture's CPU time goes: what is neither reading nor judging is the Parquet
+    // writer (and starting the process, a few milliseconds a run).
+    let us = |rate: f64| 1e6 / rate;
+    println!(
+        "\na capture's CPU time in `batch`: {:.0} µs = read {:.0} µs + judge {:.0} µs + \
+         Parquet and the rest {:.0} µs",
+        us(batch),
+        us(read),
+        us(judge),
+        us(batch) - us(read) - us(judge),
+    );
     println!("load average at the end: {}", load());
 }
