@@ -192,8 +192,12 @@ fn service_phases(
         .expect("address")
         .to_owned();
     let base = format!("http://{addr}");
+    // Connections idle for less than the service's `--idle-timeout` (60 s): a pooled one kept
+    // longer (reqwest's default, 90 s) can be picked just as the service closes it, and its
+    // request then fails with a reset that is the pair's race, not the service's fault.
     let client = reqwest::Client::builder()
         .pool_max_idle_per_host(CLIENTS)
+        .pool_idle_timeout(Duration::from_secs(30))
         .build()
         .expect("client");
     let rss_before = rss_kib(service.0.id());

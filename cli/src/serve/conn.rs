@@ -3,8 +3,10 @@
 //! kernel's accept queue, using no descriptor of ours), and never more than the open-file
 //! limit leaves. A connection with no request in flight is closed after `idle` (and an
 //! HTTP/1 one whose next request's headers are not all in within `header` of its first
-//! byte, or whose first request's are not within `header` of the accept). On shutdown, no
-//! connection is accepted and those open finish their requests.
+//! byte, or whose first request's are not within `header` of the accept). HTTP/1.1 answers
+//! say so (`Keep-Alive: timeout=N`), so that a client that reads it (Node's undici does)
+//! stops reusing a connection before the service closes it, instead of racing the close. On
+//! shutdown, no connection is accepted and those open finish their requests.
 
 use std::future::Future;
 use std::io;
@@ -13,6 +15,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use axum::http::header::{HeaderName, HeaderValue};
 use axum::Router;
 use hyper::body::Incoming;
 use hyper::Request;
@@ -176,12 +179,20 @@ async fn connection(
         clock: clock.clone(),
     });
     let requests = clock.clone();
+    let keep_alive = keep_alive(limits.idle);
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
         let busy = Busy::start(&requests, request.version() == hyper::Version::HTTP_2);
+        let http11 = request.version() == hyper::Version::HTTP_11;
         let router = router.clone();
+        let keep_alive = keep_alive.clone();
         async move {
-            let response = router.oneshot(request).await;
+            let mut response = router.oneshot(request).await;
             drop(busy);
+            if let (Ok(response), Some(value), true) = (&mut response, keep_alive, http11) {
+                response
+                    .headers_mut()
+                    .insert(HeaderName::from_static("keep-alive"), value);
+            }
             response
         }
     });
@@ -216,6 +227,15 @@ async fn connection(
                 }
             }
         }
+    }
+}
+
+/// `Keep-Alive`'s value for an idle timeout: whole seconds, rounded down so that a client
+/// never waits past it; none below a second.
+fn keep_alive(idle: Duration) -> Option<HeaderValue> {
+    match idle.as_secs() {
+        0 => None,
+        n => HeaderValue::from_str(&format!("timeout={n}")).ok(),
     }
 }
 

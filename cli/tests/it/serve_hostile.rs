@@ -313,6 +313,9 @@ fn idle_and_half_sent_connections_are_closed() {
     let (raw, closed) = read_until_closed(&mut kept, bound);
     assert!(closed, "keep-alive: left open");
     assert_eq!(parse(&raw).0, 200);
+    // The answer said how long the connection would be kept.
+    let head = String::from_utf8_lossy(&raw).to_ascii_lowercase();
+    assert!(head.contains("\r\nkeep-alive: timeout=1\r\n"), "{head}");
     // Each within its second (and scheduling), not the test's bound.
     assert!(
         start.elapsed() < Duration::from_secs(6),
