@@ -7,9 +7,11 @@
 
 use std::fmt::Display;
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressFinish, ProgressState, ProgressStyle};
 
 use crate::output::Out;
 use crate::status::Status;
@@ -46,15 +48,57 @@ impl Progress {
         )
     }
 
+    /// `judged 120345 captures (2410/s) [=====>    ] 1.2 GiB/4.0 GiB (ETA 12m)`: a run over
+    /// inputs of `total` bytes, the bar moved by [`Progress::read`], the count beside it read
+    /// from `count` when the line is drawn (so that counting costs an atomic add, not a
+    /// redraw).
+    pub fn bytes(total: u64, verb: &str, what: &str, count: Arc<AtomicU64>) -> Progress {
+        let rate = count.clone();
+        Progress::styled(
+            Some(total),
+            &format!(
+                "{{spinner}} {verb} {{count}} {what} ({{count_rate}}/s) {{wide_bar}} \
+                 {{bytes}}/{{total_bytes}} (ETA {{eta}})"
+            ),
+            |style| {
+                style
+                    .with_key(
+                        "count",
+                        move |_: &ProgressState, w: &mut dyn std::fmt::Write| {
+                            let _ = write!(w, "{}", count.load(Ordering::Relaxed));
+                        },
+                    )
+                    .with_key(
+                        "count_rate",
+                        move |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                            let seconds = state.elapsed().as_secs_f64().max(1e-3);
+                            let _ =
+                                write!(w, "{:.0}", rate.load(Ordering::Relaxed) as f64 / seconds);
+                        },
+                    )
+                    .progress_chars("=> ")
+            },
+        )
+    }
+
     fn start(total: Option<u64>, template: &str) -> Progress {
+        Progress::styled(total, template, |style| style)
+    }
+
+    fn styled(
+        total: Option<u64>,
+        template: &str,
+        keys: impl FnOnce(ProgressStyle) -> ProgressStyle,
+    ) -> Progress {
         // Checked here as well as by indicatif (its stderr target hides itself off a
         // terminal), so that no escape sequence can reach a captured standard error.
         if !std::io::stderr().is_terminal() {
             return Progress::hidden();
         }
         // The template is ours and valid; a failure would only lose the spinner.
-        let style =
-            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar());
+        let style = keys(
+            ProgressStyle::with_template(template).unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
         let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr())
             .with_style(style)
             .with_finish(ProgressFinish::AndClear);
@@ -67,6 +111,13 @@ impl Progress {
     pub fn inc(&self) {
         if let Some(bar) = &self.bar {
             bar.inc(1);
+        }
+    }
+
+    /// `n` more bytes read (a [`Progress::bytes`] line).
+    pub fn read(&self, n: u64) {
+        if let Some(bar) = &self.bar {
+            bar.inc(n);
         }
     }
 

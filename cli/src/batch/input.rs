@@ -11,6 +11,7 @@ use arrow_array::RecordBatch;
 use crawlgate::batch::{rows, Capture, Place, Unreadable, WarcReader};
 
 use crate::args::BatchInput;
+use crate::progress::Progress;
 
 /// One item of an input.
 pub type Item = Result<Capture, Unreadable>;
@@ -128,8 +129,42 @@ fn unreadable(input: &Arc<str>, record: u64, reason: String) -> Unreadable {
     }
 }
 
-/// The items of `input`. An input that cannot be opened is one unreadable item.
-pub fn open(input: &Input, reading: &Reading) -> Box<dyn Iterator<Item = Item> + Send> {
+/// The bytes of the inputs (on disk, as the progress line counts them).
+pub fn size(inputs: &[Input]) -> u64 {
+    inputs
+        .iter()
+        .filter_map(|i| std::fs::metadata(&i.path).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// A file that moves the progress line by what is read from it.
+struct Counted {
+    file: File,
+    progress: Progress,
+}
+
+impl Read for Counted {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.file.read(buf)?;
+        self.progress.read(n as u64);
+        Ok(n)
+    }
+}
+
+impl std::io::Seek for Counted {
+    fn seek(&mut self, to: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.file.seek(to)
+    }
+}
+
+/// The items of `input`, its bytes counted on `progress` as they are read. An input that
+/// cannot be opened is one unreadable item.
+pub fn open(
+    input: &Input,
+    reading: &Reading,
+    progress: &Progress,
+) -> Box<dyn Iterator<Item = Item> + Send> {
     let name: Arc<str> = Arc::from(input.path.to_string_lossy().as_ref());
     let file = match File::open(&input.path) {
         Ok(f) => f,
@@ -138,18 +173,33 @@ pub fn open(input: &Input, reading: &Reading) -> Box<dyn Iterator<Item = Item> +
             return Box::new(std::iter::once(Err(u)));
         }
     };
+    let progress = progress.clone();
     match input.kind {
-        BatchInput::Warc | BatchInput::Auto => {
-            Box::new(WarcReader::new(file, &name, reading.max_bytes))
+        BatchInput::Parquet => {
+            // Parquet is read by its footer's offsets, not as a stream: counted whole when done.
+            let size = file.metadata().map_or(0, |m| m.len());
+            let done = std::iter::once_with(move || {
+                progress.read(size);
+                None
+            })
+            .flatten();
+            Box::new(rows(parquet(file), name, reading.max_bytes).chain(done))
         }
-        BatchInput::Jsonl => Box::new(jsonl(file, name, reading.max_bytes)),
-        BatchInput::Parquet => rows(parquet(file), name, reading.max_bytes),
-        BatchInput::Arrow => rows(arrow_ipc(file), name, reading.max_bytes),
-        BatchInput::File => Box::new(std::iter::once(plain(file, &input.path, name, reading))),
+        kind => {
+            let file = Counted { file, progress };
+            match kind {
+                BatchInput::Jsonl => Box::new(jsonl(file, name, reading.max_bytes)),
+                BatchInput::Arrow => rows(arrow_ipc(file), name, reading.max_bytes),
+                BatchInput::File => {
+                    Box::new(std::iter::once(plain(file, &input.path, name, reading)))
+                }
+                _ => Box::new(WarcReader::new(file, &name, reading.max_bytes)),
+            }
+        }
     }
 }
 
-fn plain(file: File, path: &Path, name: Arc<str>, reading: &Reading) -> Item {
+fn plain(file: impl Read, path: &Path, name: Arc<str>, reading: &Reading) -> Item {
     let file_name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -167,7 +217,11 @@ fn plain(file: File, path: &Path, name: Arc<str>, reading: &Reading) -> Item {
     Ok(capture)
 }
 
-fn jsonl(file: File, name: Arc<str>, max_bytes: usize) -> impl Iterator<Item = Item> + Send {
+fn jsonl(
+    file: impl Read + Send,
+    name: Arc<str>,
+    max_bytes: usize,
+) -> impl Iterator<Item = Item> + Send {
     let mut lines = BufReader::new(file).split(b'\n');
     let mut number = 0u64;
     std::iter::from_fn(move || loop {
@@ -200,7 +254,7 @@ fn parquet(file: File) -> Result<Batches, String> {
     Ok(Box::new(reader.map(|b| b.map_err(|e| e.to_string()))))
 }
 
-fn arrow_ipc(file: File) -> Result<Batches, String> {
+fn arrow_ipc(file: impl Read + std::io::Seek + Send + 'static) -> Result<Batches, String> {
     let reader = arrow_ipc::reader::FileReader::try_new(BufReader::new(file), None)
         .map_err(|e| e.to_string())?;
     Ok(Box::new(reader.map(|b| b.map_err(|e| e.to_string()))))

@@ -15,7 +15,7 @@ mod write;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, SyncSender};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use crawlgate::batch::{Batches, Capture, Redirects, Resolution, Settings, Tables};
@@ -38,7 +38,8 @@ struct Run<'a> {
     chunk_rows: usize,
     sender: SyncSender<Batches>,
     redirects: Mutex<Redirects>,
-    captures: AtomicU64,
+    /// Shared with the progress line, which shows it.
+    captures: Arc<AtomicU64>,
     unreadable: AtomicU64,
     progress: Progress,
 }
@@ -59,11 +60,10 @@ impl Run<'_> {
     fn read(&self, input: &Input) -> anyhow::Result<()> {
         let mut tables = Tables::new(self.settings);
         let max = self.settings.options.max_bytes;
-        for item in input::open(input, &self.reading) {
+        for item in input::open(input, &self.reading, &self.progress) {
             match item {
                 Ok(capture) => {
                     self.captures.fetch_add(1, Ordering::Relaxed);
-                    self.progress.inc();
                     let kept = self
                         .redirects
                         .lock()
@@ -140,6 +140,7 @@ pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
         }
         output.close()
     });
+    let captures = Arc::new(AtomicU64::new(0));
     let run = Run {
         settings: &settings,
         reading: input::Reading {
@@ -149,9 +150,9 @@ pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
         chunk_rows: args.chunk_rows as usize,
         sender,
         redirects: Mutex::new(Redirects::new()),
-        captures: AtomicU64::new(0),
+        captures: captures.clone(),
         unreadable: AtomicU64::new(0),
-        progress: Progress::open_ended("judged", "captures"),
+        progress: Progress::bytes(input::size(&inputs), "judged", "captures", captures),
     };
     let read: anyhow::Result<()> =
         pool.install(|| inputs.par_iter().try_for_each(|input| run.read(input)));
@@ -181,7 +182,11 @@ pub fn run(args: &BatchArgs, out: &mut Out) -> anyhow::Result<Status> {
         out,
         format_args!(
             "{}: {} captures rows, {} agents rows{} in {}{}",
-            plural(captures.into_inner() as usize, "capture", "captures"),
+            plural(
+                captures.load(Ordering::Relaxed) as usize,
+                "capture",
+                "captures"
+            ),
             capture_rows,
             agent_rows,
             if with_rules {
@@ -223,7 +228,8 @@ fn resolve(run: &Run<'_>, pool: &rayon::ThreadPool, inputs: &[Input]) -> anyhow:
     let found: Mutex<HashMap<String, (usize, Capture)>> = Mutex::new(HashMap::new());
     pool.install(|| {
         inputs.par_iter().enumerate().for_each(|(n, input)| {
-            for capture in input::open(input, &run.reading).flatten() {
+            // Read again: not counted on the progress line, which has gone through them.
+            for capture in input::open(input, &run.reading, &Progress::hidden()).flatten() {
                 if !Redirects::wants(&wanted, &capture.url) {
                     continue;
                 }

@@ -412,3 +412,65 @@ fn parts_split_the_tables_by_captures_and_keep_each_captures_rows_together() {
     let lines = std::fs::read_to_string(format!("{small}/captures/part-00000.jsonl")).unwrap();
     assert_eq!(lines.lines().count(), n);
 }
+
+/// On a terminal (a pseudo-terminal from util-linux `script`), a run shows how far through
+/// its inputs' bytes it is, with the captures judged and their rate, then the summary line;
+/// captured, standard error stays empty (the other tests).
+#[test]
+fn a_terminal_sees_bytes_captures_and_rate_then_the_summary() {
+    let has_script = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        has_script,
+        "`script` (util-linux) is needed to run the binary on a terminal"
+    );
+    let dir = Dir::new();
+    // Enough captures for the line to be drawn a few times by a debug build.
+    let mut warc = Vec::new();
+    for round in 0..20 {
+        for (name, body) in corpus() {
+            warc.extend(gzip(&response(
+                &format!("https://r{round}.{name}/robots.txt"),
+                "200 OK",
+                "",
+                &body,
+            )));
+        }
+    }
+    let n = 20 * corpus().len();
+    let warc_path = dir.file("crawl.warc.gz", &warc);
+    let command = format!(
+        "{} batch -o {} --crawler GPTBot {warc_path} 2>&1",
+        env!("CARGO_BIN_EXE_crawlgate"),
+        dir.join("out"),
+    );
+    let o = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run script");
+    assert_eq!(o.status.code(), Some(0));
+    let screen = String::from_utf8_lossy(&o.stdout).into_owned();
+    // A drawn line: the count and rate of captures, then bytes read of the inputs' total.
+    let kib = warc.len() as f64 / 1024.0;
+    let total = if kib < 1024.0 {
+        format!("/{kib:.2} KiB (ETA")
+    } else {
+        format!("/{:.2} MiB (ETA", kib / 1024.0)
+    };
+    let line = screen
+        .split(['\r', '\n'])
+        .find(|l| l.contains(" captures (") && l.contains(&total))
+        .unwrap_or_else(|| panic!("no progress line with {total:?}: {screen:?}"));
+    assert!(line.contains("judged "), "{line:?}");
+    assert!(line.contains("/s) "), "{line:?}");
+    assert!(
+        screen.replace("\r\n", "\n").ends_with(&format!(
+            "{n} captures: {n} captures rows, {n} agents rows in {}; exit 0\n",
+            dir.join("out")
+        )),
+        "{screen:?}"
+    );
+}
