@@ -70,19 +70,100 @@ impl Place {
 /// probes costs the store one round trip a second.
 pub const PROBE_EVERY: Duration = Duration::from_secs(1);
 
+/// Every error the service answers with: one table of its status and its code, which
+/// docs/serve.md's "Errors" lists row for row (a test holds the two together).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    BadJson,
+    BadField,
+    BadBody,
+    Unauthorized,
+    PrivateTarget,
+    HostNotAllowed,
+    CrossOrigin,
+    NotFound,
+    NotRecorded,
+    MethodNotAllowed,
+    BodyTimeout,
+    NotChecked,
+    BodyTooLarge,
+    TooManyUrls,
+    UriTooLong,
+    UnsupportedMediaType,
+    HeadersTooLarge,
+    Internal,
+    Timeout,
+    StoreUnavailable,
+}
+
+impl ErrorCode {
+    /// Every code, in the order of the docs' table.
+    #[cfg(test)]
+    pub const ALL: [ErrorCode; 20] = [
+        ErrorCode::BadJson,
+        ErrorCode::BadField,
+        ErrorCode::BadBody,
+        ErrorCode::Unauthorized,
+        ErrorCode::PrivateTarget,
+        ErrorCode::HostNotAllowed,
+        ErrorCode::CrossOrigin,
+        ErrorCode::NotFound,
+        ErrorCode::NotRecorded,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::BodyTimeout,
+        ErrorCode::NotChecked,
+        ErrorCode::BodyTooLarge,
+        ErrorCode::TooManyUrls,
+        ErrorCode::UriTooLong,
+        ErrorCode::UnsupportedMediaType,
+        ErrorCode::HeadersTooLarge,
+        ErrorCode::Internal,
+        ErrorCode::Timeout,
+        ErrorCode::StoreUnavailable,
+    ];
+
+    /// Its HTTP status and its `code`.
+    pub fn parts(self) -> (StatusCode, &'static str) {
+        use ErrorCode::*;
+        match self {
+            BadJson => (StatusCode::BAD_REQUEST, "bad-json"),
+            BadField => (StatusCode::BAD_REQUEST, "bad-field"),
+            BadBody => (StatusCode::BAD_REQUEST, "bad-body"),
+            Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            PrivateTarget => (StatusCode::FORBIDDEN, "private-target"),
+            HostNotAllowed => (StatusCode::FORBIDDEN, "host-not-allowed"),
+            CrossOrigin => (StatusCode::FORBIDDEN, "cross-origin"),
+            NotFound => (StatusCode::NOT_FOUND, "not-found"),
+            NotRecorded => (StatusCode::NOT_FOUND, "not-recorded"),
+            MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method-not-allowed"),
+            BodyTimeout => (StatusCode::REQUEST_TIMEOUT, "body-timeout"),
+            NotChecked => (StatusCode::CONFLICT, "not-checked"),
+            BodyTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "body-too-large"),
+            TooManyUrls => (StatusCode::PAYLOAD_TOO_LARGE, "too-many-urls"),
+            UriTooLong => (StatusCode::URI_TOO_LONG, "uri-too-long"),
+            UnsupportedMediaType => (StatusCode::UNSUPPORTED_MEDIA_TYPE, "unsupported-media-type"),
+            HeadersTooLarge => (
+                StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+                "headers-too-large",
+            ),
+            Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+            Timeout => (StatusCode::SERVICE_UNAVAILABLE, "timeout"),
+            StoreUnavailable => (StatusCode::SERVICE_UNAVAILABLE, "store-unavailable"),
+        }
+    }
+}
+
 /// A JSON error: `{"error": {"code", "message", "field"}}`.
 #[derive(Debug)]
 pub struct ApiError {
-    pub status: StatusCode,
-    pub code: &'static str,
+    pub code: ErrorCode,
     pub message: String,
     pub field: Option<String>,
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError {
-            status,
             code,
             message: message.into(),
             field: None,
@@ -95,20 +176,21 @@ impl ApiError {
     }
 
     pub(super) fn bad(field: impl Into<String>, message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, "bad-field", message).field(field)
+        ApiError::new(ErrorCode::BadField, message).field(field)
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        let (status, code) = self.code.parts();
         let body = ErrorBody {
             error: ErrorDetail {
-                code: self.code,
+                code,
                 message: &self.message,
                 field: self.field.as_deref(),
             },
         };
-        (self.status, Json(body)).into_response()
+        (status, Json(body)).into_response()
     }
 }
 
@@ -130,9 +212,9 @@ pub fn decode<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
     let bytes = body.map_err(|e| {
         let status = e.status();
         if status == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::new(status, "body-too-large", "the request body is too large")
+            ApiError::new(ErrorCode::BodyTooLarge, "the request body is too large")
         } else {
-            ApiError::new(StatusCode::BAD_REQUEST, "bad-body", e.body_text())
+            ApiError::new(ErrorCode::BadBody, e.body_text())
         }
     })?;
     let mut de = serde_json::Deserializer::from_slice(&bytes);
@@ -150,19 +232,18 @@ pub fn decode<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Resul
             (_, None) => Some(path),
         };
         let code = if inner.is_syntax() || inner.is_eof() {
-            "bad-json"
+            ErrorCode::BadJson
         } else {
-            "bad-field"
+            ErrorCode::BadField
         };
         ApiError {
-            status: StatusCode::BAD_REQUEST,
             code,
             message,
             field,
         }
     })?;
     de.end()
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad-json", e.to_string()))?;
+        .map_err(|e| ApiError::new(ErrorCode::BadJson, e.to_string()))?;
     Ok(value)
 }
 
@@ -204,9 +285,7 @@ pub(super) fn mode(app: &App, mode: Option<&str>) -> Result<(), ApiError> {
 pub(super) fn vet(app: &App, url: &str, field: impl Fn() -> String) -> Result<Origin, ApiError> {
     let origin = Origin::from_url(url).map_err(|e| ApiError::bad(field(), e.to_string()))?;
     if !app.allow_private && is_private(origin.host()) {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "private-target",
+        return Err(ApiError::new(ErrorCode::PrivateTarget,
             format!(
                 "{} is a loopback, private or link-local address: not fetched (crawlgate serve --allow-private)",
                 origin.host()
@@ -267,12 +346,7 @@ pub async fn readyz(State(app): State<Arc<App>>) -> Response {
 }
 
 fn not_ready(message: String) -> Response {
-    ApiError::new(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "store-unavailable",
-        message,
-    )
-    .into_response()
+    ApiError::new(ErrorCode::StoreUnavailable, message).into_response()
 }
 
 /// `GET /metrics`.
@@ -301,14 +375,13 @@ pub async fn openapi() -> Response {
 
 /// Any other path.
 pub async fn not_found() -> ApiError {
-    ApiError::new(StatusCode::NOT_FOUND, "not-found", "no such route")
+    ApiError::new(ErrorCode::NotFound, "no such route")
 }
 
 /// A known path with another method.
 pub async fn method_not_allowed() -> ApiError {
     ApiError::new(
-        StatusCode::METHOD_NOT_ALLOWED,
-        "method-not-allowed",
+        ErrorCode::MethodNotAllowed,
         "this route takes another method",
     )
 }
@@ -327,5 +400,39 @@ pub(super) fn rfc3339_ms(t: SystemTime) -> String {
     match whole.strip_suffix('Z') {
         Some(s) => format!("{s}.{ms:03}Z"),
         None => whole,
+    }
+}
+
+/// docs/serve.md's "Errors" table lists every code with its status, and nothing else.
+#[cfg(test)]
+mod error_table {
+    use super::ErrorCode;
+
+    #[test]
+    fn the_docs_list_every_code_with_its_status() {
+        let docs = include_str!("../../../docs/serve.md");
+        let section = docs
+            .split("\n## Errors\n")
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .expect("docs/serve.md has an Errors section");
+        let mut listed = Vec::new();
+        for row in section.lines().filter(|l| l.starts_with("| ")) {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let Ok(status) = cells[1].parse::<u16>() else {
+                continue;
+            };
+            for code in cells[2].split(',').map(|c| c.trim().trim_matches('`')) {
+                listed.push((status, code.to_owned()));
+            }
+        }
+        let table: Vec<(u16, String)> = ErrorCode::ALL
+            .iter()
+            .map(|c| {
+                let (status, code) = c.parts();
+                (status.as_u16(), code.to_owned())
+            })
+            .collect();
+        assert_eq!(listed, table);
     }
 }

@@ -7,13 +7,12 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures_util::stream::{self, StreamExt};
 use serde::{Deserialize, Serialize};
 
-use super::api::{decode, mode, token, vet, ApiError, App};
+use super::api::{decode, mode, token, vet, ApiError, App, ErrorCode};
 use crate::records::state_record;
 use crate::schema::{InputError, Record};
 
@@ -44,8 +43,7 @@ pub async fn check(
     }
     if req.urls.len() > app.max_urls {
         return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "too-many-urls",
+            ErrorCode::TooManyUrls,
             format!(
                 "{} URLs in one request; at most {} (crawlgate serve --max-urls)",
                 req.urls.len(),

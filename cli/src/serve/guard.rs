@@ -9,11 +9,11 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header::{CONNECTION, CONTENT_LENGTH, CONTENT_TYPE, HOST, ORIGIN};
-use axum::http::{HeaderValue, Method, StatusCode, Version};
+use axum::http::{HeaderValue, Method, Version};
 use axum::response::{IntoResponse, Response};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
 
-use super::api::ApiError;
+use super::api::{ApiError, ErrorCode};
 
 /// The longest request target (path and query).
 pub const MAX_TARGET: usize = 8 * 1024;
@@ -52,8 +52,7 @@ fn head_error(request: &Request) -> Option<ApiError> {
         .map_or(0, |p| p.as_str().len());
     if target > MAX_TARGET {
         return Some(ApiError::new(
-            StatusCode::URI_TOO_LONG,
-            "uri-too-long",
+            ErrorCode::UriTooLong,
             format!("the request target is over {MAX_TARGET} bytes"),
         ));
     }
@@ -63,9 +62,7 @@ fn head_error(request: &Request) -> Option<ApiError> {
         .map(|(name, value)| name.as_str().len() + value.len() + 4)
         .sum();
     (headers.len() > MAX_HEADERS || bytes > MAX_HEADER_BYTES).then(|| {
-        ApiError::new(
-            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            "headers-too-large",
+        ApiError::new(ErrorCode::HeadersTooLarge,
             format!(
                 "the request has {} header fields in {bytes} bytes; at most {MAX_HEADERS} in {MAX_HEADER_BYTES} bytes are read",
                 headers.len()
@@ -81,9 +78,7 @@ fn head_error(request: &Request) -> Option<ApiError> {
 pub fn site(guard: &Guard, request: &Request) -> Option<Response> {
     if !host_known(guard, request) {
         return Some(
-            ApiError::new(
-                StatusCode::FORBIDDEN,
-                "host-not-allowed",
+            ApiError::new(ErrorCode::HostNotAllowed,
                 "the Host is not one this service answers to (loopback, or crawlgate serve --allow-host)",
             )
             .into_response(),
@@ -91,8 +86,7 @@ pub fn site(guard: &Guard, request: &Request) -> Option<Response> {
     }
     from_another_site(request).then(|| {
         ApiError::new(
-            StatusCode::FORBIDDEN,
-            "cross-origin",
+            ErrorCode::CrossOrigin,
             "a request from a web page of another origin is refused",
         )
         .into_response()
@@ -159,8 +153,7 @@ fn is_json(request: &Request) -> bool {
 pub async fn body(guard: &Guard, request: Request) -> Result<Request, Response> {
     if request.method() == Method::POST && !is_json(&request) {
         return Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported-media-type",
+            ErrorCode::UnsupportedMediaType,
             "the body must be sent as Content-Type: application/json",
         )
         .into_response());
@@ -176,19 +169,14 @@ pub async fn body(guard: &Guard, request: Request) -> Result<Request, Response> 
         Ok(Err(e)) if e.is::<LengthLimitError>() => return Err(closing(too_large(), version)),
         Ok(Err(_)) => {
             return Err(closing(
-                ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "bad-body",
-                    "the request body could not be read",
-                ),
+                ApiError::new(ErrorCode::BadBody, "the request body could not be read"),
                 version,
             ))
         }
         Err(_) => {
             return Err(closing(
                 ApiError::new(
-                    StatusCode::REQUEST_TIMEOUT,
-                    "body-timeout",
+                    ErrorCode::BodyTimeout,
                     format!(
                     "the request body did not come within {} s (crawlgate serve --body-timeout)",
                     guard.body_timeout.as_secs_f64()
@@ -211,8 +199,7 @@ fn declared_length(request: &Request) -> Option<u64> {
 
 fn too_large() -> ApiError {
     ApiError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "body-too-large",
+        ErrorCode::BodyTooLarge,
         "the request body is too large (crawlgate serve --max-body)",
     )
 }

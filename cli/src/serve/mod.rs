@@ -42,7 +42,6 @@ mod enabled {
     use anyhow::Context;
     use axum::error_handling::HandleErrorLayer;
     use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-    use axum::http::StatusCode;
     use axum::middleware::{self, Next};
     use axum::response::{IntoResponse, Response};
     use axum::routing::{get, post};
@@ -57,7 +56,7 @@ mod enabled {
     use tower::ServiceBuilder;
     use tower_http::trace::TraceLayer;
 
-    use super::api::{self, ApiError, App};
+    use super::api::{self, ApiError, App, ErrorCode};
     use super::metrics::Metrics;
     use super::*;
     use super::{check, pace, robots};
@@ -343,8 +342,7 @@ mod enabled {
         match tokio::time::timeout(READY_TIMEOUT, api::readyz(State(app))).await {
             Ok(response) => response,
             Err(_) => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "store-unavailable",
+                ErrorCode::StoreUnavailable,
                 format!(
                     "the state store did not answer within {} s",
                     READY_TIMEOUT.as_secs()
@@ -357,19 +355,12 @@ mod enabled {
     /// A request that ran out of time (`--request-timeout`).
     async fn overloaded(error: tower::BoxError) -> Response {
         if error.is::<tower::timeout::error::Elapsed>() {
-            ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "timeout",
+            ApiError::new(ErrorCode::Timeout,
                 "the request took longer than the service allows (crawlgate serve --request-timeout)",
             )
             .into_response()
         } else {
-            ApiError::new(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "internal",
-                "internal error",
-            )
-            .into_response()
+            ApiError::new(ErrorCode::Internal, "internal error").into_response()
         }
     }
 
@@ -378,12 +369,8 @@ mod enabled {
     /// gives it back while it waits.
     async fn in_flight(State(app): State<Arc<App>>, mut request: Request, next: Next) -> Response {
         let Ok(permit) = app.places.clone().acquire_owned().await else {
-            return ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "timeout",
-                "the service is shutting down",
-            )
-            .into_response();
+            return ApiError::new(ErrorCode::Timeout, "the service is shutting down")
+                .into_response();
         };
         let place = api::Place::new(permit);
         request.extensions_mut().insert(place.clone());
@@ -486,8 +473,7 @@ mod enabled {
         }
         app.metrics.unauthorized.fetch_add(1, Ordering::Relaxed);
         let mut response = ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
+            ErrorCode::Unauthorized,
             "a known bearer token is needed: Authorization: Bearer TOKEN",
         )
         .into_response();

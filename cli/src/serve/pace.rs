@@ -8,7 +8,6 @@ use std::time::{Duration, SystemTime};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use crawlgate::engine::{Answer, Recorded, Refused, RetryAfterIgnored};
@@ -16,7 +15,7 @@ use crawlgate::policy::Outcome;
 use crawlgate::ProductToken;
 use serde::{Deserialize, Serialize};
 
-use super::api::{decode, millis, rfc3339_ms, token, vet, ApiError, App, Place};
+use super::api::{decode, millis, rfc3339_ms, token, vet, ApiError, App, ErrorCode, Place};
 use crate::records::state_record;
 use crate::schema::Record;
 
@@ -276,8 +275,7 @@ pub async fn record(
     // answer stands for no robots.txt fetch: an origin never checked gets no state from it.
     if !backs_off && app.cache.state(&origin).await.is_none() {
         return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "not-checked",
+            ErrorCode::NotChecked,
             "nothing is known of this origin: check or acquire a URL of this origin first",
         )
         .field("url"));

@@ -7,13 +7,12 @@ use std::sync::Arc;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Query, State};
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use crawlgate::policy::Digest;
 use serde::Deserialize;
 
-use super::api::{decode, token, vet, ApiError, App};
+use super::api::{decode, token, vet, ApiError, App, ErrorCode};
 use crate::engine::fetch_now::fetch_now;
 use crate::engine::politeness::{default_agent, now};
 use crate::engine::report::{build, Inputs};
@@ -46,16 +45,14 @@ pub async fn robots(
     let store = app.cache.store();
     let unavailable = |e: crawlgate::store::StoreError| {
         ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "store-unavailable",
+            ErrorCode::StoreUnavailable,
             format!("the state store did not answer: {e}"),
         )
     };
     let state = store.load(&origin).await.map_err(unavailable)?;
     let not_recorded = || {
         ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not-recorded",
+            ErrorCode::NotRecorded,
             format!(
                 "nothing recorded for {}: check or recrawl a URL of it first",
                 origin.robots_txt_url()
