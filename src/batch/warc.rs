@@ -5,7 +5,10 @@
 //! `MultiGzDecoder` runs once per member): Common Crawl writes one record per member, and
 //! knowing where a member starts gives each capture its offset and lets the reader find its feet
 //! after a broken member: it reports the member as an [`Unreadable`] and goes on at the next
-//! gzip header. A file gzipped whole (one member) is read as a stream too. A plain WARC that
+//! gzip header after the member's first byte (the bytes its inflater took are kept to read
+//! again: a member cut short has its inflater read on into the members after it). A response
+//! is given out once its member is seen to go on or to end whole, never from a member that
+//! breaks after it. A file gzipped whole (one member) is read as a stream too. A plain WARC that
 //! goes wrong goes on at the next line that starts with `WARC/`.
 //!
 //! `request`, `metadata`, `revisit` and other records are skipped; `warcinfo`'s `isPartOf` names
@@ -33,21 +36,63 @@ const GZIP_MAGIC: [u8; 3] = [0x1f, 0x8b, 0x08];
 /// each gzip member).
 struct Input<R> {
     inner: R,
-    buf: Box<[u8]>,
+    buf: Vec<u8>,
     pos: usize,
     end: usize,
     at: u64,
+    /// While a gzip member is read: the bytes taken since its start, so that a broken member
+    /// can be read again from its second byte for the next gzip header (its inflater may have
+    /// read on into the members after it). `None` when not kept, or past [`MAX_REPLAY`].
+    taken: Option<Vec<u8>>,
 }
+
+/// The most bytes of one gzip member kept to read again after it breaks: Common Crawl's
+/// members are a record each (kilobytes); past this (a file gzipped whole), the reading goes
+/// on from where the inflater stopped.
+const MAX_REPLAY: usize = 8 << 20;
+
+const BUF_BYTES: usize = 64 * 1024;
 
 impl<R: Read> Input<R> {
     fn new(inner: R) -> Input<R> {
         Input {
             inner,
-            buf: vec![0; 64 * 1024].into_boxed_slice(),
+            buf: vec![0; BUF_BYTES],
             pos: 0,
             end: 0,
             at: 0,
+            taken: None,
         }
+    }
+
+    /// A member starts at the next byte: keep what is taken from here.
+    fn keep_taken(&mut self) {
+        self.taken = Some(Vec::new());
+    }
+
+    /// The member ended: nothing to read again.
+    fn drop_taken(&mut self) {
+        self.taken = None;
+    }
+
+    /// Puts back what was taken since the member's start but its first byte, so that the
+    /// next read is at the member's second byte; false when too much was taken to keep.
+    fn back_to_after_start(&mut self) -> bool {
+        let Some(taken) = self.taken.take() else {
+            return false;
+        };
+        let Some(again) = taken.get(1..) else {
+            return false;
+        };
+        let mut buf = Vec::with_capacity((again.len() + self.end - self.pos).max(BUF_BYTES));
+        buf.extend_from_slice(again);
+        buf.extend_from_slice(&self.buf[self.pos..self.end]);
+        self.end = buf.len();
+        self.pos = 0;
+        buf.resize(self.end.max(BUF_BYTES), 0);
+        self.buf = buf;
+        self.at -= again.len() as u64;
+        true
     }
 
     /// At least `n` unread bytes (fewer only at the end of the input).
@@ -88,6 +133,13 @@ impl<R: Read> BufRead for Input<R> {
     }
     fn consume(&mut self, amt: usize) {
         let amt = amt.min(self.end - self.pos);
+        if let Some(taken) = &mut self.taken {
+            if taken.len() + amt <= MAX_REPLAY {
+                taken.extend_from_slice(&self.buf[self.pos..self.pos + amt]);
+            } else {
+                self.taken = None;
+            }
+        }
         self.pos += amt;
         self.at += amt as u64;
     }
@@ -97,9 +149,12 @@ impl<R: Read> BufRead for Input<R> {
 enum State<R> {
     /// Between gzip members.
     Between(Input<R>),
-    /// Inside a member that starts at the offset.
+    /// Inside a member that starts at the offset, with the response last read from it, held
+    /// until the member is seen to go on or to end whole: a member cut short can still give
+    /// a record (its inflater reads on into the next members as if they were its own data),
+    /// whose bytes are then not the capture's.
     /// (Boxed: the decoder's state is large, and between members there is none.)
-    Member(Box<BufReader<GzDecoder<Input<R>>>>, u64),
+    Member(Box<BufReader<GzDecoder<Input<R>>>>, u64, Option<Capture>),
     /// A plain WARC.
     Plain(Input<R>),
     /// Done, or lost (a read error of the input itself).
@@ -183,10 +238,12 @@ impl<R: Read> WarcReader<R> {
                     match input.fill_at_least(GZIP_MAGIC.len()) {
                         Ok([]) => return None,
                         Ok(b) if b.starts_with(&GZIP_MAGIC) => {
+                            input.keep_taken();
                             let decoder = GzDecoder::new(input);
                             self.state = State::Member(
                                 Box::new(BufReader::with_capacity(32 * 1024, decoder)),
                                 at,
+                                None,
                             );
                         }
                         Ok(_) => {
@@ -207,22 +264,39 @@ impl<R: Read> WarcReader<R> {
                         }
                     }
                 }
-                State::Member(mut member, start) => {
+                State::Member(mut member, start, held) => {
                     match self.read_record(&mut member, Some(start)) {
                         Ok(Some(item)) => {
-                            self.state = State::Member(member, start);
-                            if let Some(item) = item {
+                            // The member goes on: what was held before is out of doubt.
+                            self.state = State::Member(member, start, item);
+                            if let Some(held) = held {
                                 self.lost = false;
-                                return Some(Ok(item));
+                                return Some(Ok(held));
                             }
                         }
                         Ok(None) => {
-                            // The member ended cleanly: the input sits at the next one.
-                            self.state = State::Between((*member).into_inner().into_inner());
+                            // The member ended whole (its length and CRC checked): the input
+                            // sits at the next one.
+                            let mut input = (*member).into_inner().into_inner();
+                            input.drop_taken();
+                            self.state = State::Between(input);
+                            if let Some(held) = held {
+                                self.lost = false;
+                                return Some(Ok(held));
+                            }
                         }
                         Err(why) => {
+                            if held.is_some() {
+                                // Read from a broken member: not the capture. Its row is the
+                                // damage's, under its number, however the reading had gone.
+                                self.record -= 1;
+                                self.lost = false;
+                            }
                             let mut input = (*member).into_inner().into_inner();
                             let at = input.at;
+                            // The next member may start anywhere after this one's first byte,
+                            // in what its inflater took too.
+                            input.back_to_after_start();
                             let skipped = skip_to(&mut input, &GZIP_MAGIC, false);
                             self.state = match skipped {
                                 Ok(()) => State::Between(input),
@@ -506,7 +580,7 @@ mod tests {
     fn skipping_finds_a_needle_across_buffers() {
         let data = b"xxxxxxxx\x1f\x8b\x08rest";
         let mut r = Input::new(&data[..]);
-        r.buf = vec![0; 4].into_boxed_slice();
+        r.buf = vec![0; 4];
         skip_to(&mut r, &GZIP_MAGIC, false).unwrap();
         let mut rest = Vec::new();
         r.read_to_end(&mut rest).unwrap();

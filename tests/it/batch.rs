@@ -803,3 +803,60 @@ fn the_rows_fuzz_invariants_hold_on_the_corpus_as_json_lines() {
         }
     }
 }
+
+/// A gzip member cut short anywhere (its inflater then reads on into the members after it, as
+/// if they were its own data) costs its own record only: every member after it is read, at its
+/// own offset, and the damage is one `Unreadable` row at the cut member's offset.
+#[test]
+fn a_member_cut_short_loses_no_member_after_it() {
+    let files = corpus();
+    let members: Vec<Vec<u8>> = files
+        .iter()
+        .map(|(name, body)| {
+            gzip(&response(
+                &format!("https://{name}/robots.txt"),
+                "200 OK",
+                "",
+                body,
+            ))
+        })
+        .collect();
+    let victim = 3;
+    // Every cut, from inside the gzip header to inside its trailer.
+    for keep in (1..members[victim].len()).step_by(7) {
+        let mut data = Vec::new();
+        let mut offsets = Vec::new();
+        for (i, m) in members.iter().enumerate() {
+            offsets.push(data.len() as u64);
+            if i == victim {
+                data.extend(&m[..keep]);
+            } else {
+                data.extend(m);
+            }
+        }
+        let items = read(&data);
+        let read_urls: Vec<&str> = items
+            .iter()
+            .filter_map(|i| i.as_ref().ok())
+            .map(|c| c.url.as_str())
+            .collect();
+        let expected: Vec<String> = files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != victim)
+            .map(|(_, (name, _))| format!("https://{name}/robots.txt"))
+            .collect();
+        assert_eq!(read_urls, expected, "cut to {keep} bytes");
+        let damage: Vec<&Unreadable> = items.iter().filter_map(|i| i.as_ref().err()).collect();
+        assert_eq!(damage.len(), 1, "cut to {keep} bytes: {damage:?}");
+        assert_eq!(damage[0].place.offset, Some(offsets[victim]));
+        for item in items.iter().filter_map(|i| i.as_ref().ok()) {
+            let n = files
+                .iter()
+                .position(|(name, _)| item.url == format!("https://{name}/robots.txt"))
+                .unwrap();
+            assert_eq!(item.place.offset, Some(offsets[n]), "{}", item.url);
+            assert_eq!(item.body, files[n].1);
+        }
+    }
+}
