@@ -203,6 +203,25 @@ def test_tables_convert_for_spark_without_unsigned_integers() -> None:
         assert signed.column("record").to_pylist() == batch.column("record").to_pylist()
 
 
+def assert_consent_table(duckdb_source: str, parquet: Path) -> None:
+    """The per-agent table of a consent study (training crawlers, access to ``/``), made in
+    DuckDB from ``duckdb_source`` and in pandas from ``parquet`` (a file or a directory of
+    parts), equals the one made from the corpus files themselves through ``Robots.audit``."""
+    study = duckdb.sql(
+        f"SELECT agent, access, count(*) AS sites FROM {duckdb_source} WHERE path = '/' "
+        "GROUP BY agent, access ORDER BY agent, access"
+    ).fetchall()
+    expected: collections.Counter[tuple[str, str]] = collections.Counter()
+    for _, body in corpus():
+        for a in Robots.parse(body).audit():
+            if a["purpose"] == "training":
+                expected[(a["name"], a["root"]["access"])] += 1
+    assert study == sorted((a, acc, n) for (a, acc), n in expected.items())
+    frame = pq.read_table(parquet).to_pandas()
+    pivot = frame[frame.path == "/"].groupby(["agent", "access"]).size()
+    assert {k: int(v) for k, v in pivot.items()} == dict(expected)
+
+
 def test_a_consent_study_table_from_the_parquet_output_in_duckdb_and_pandas(tmp_path: Path) -> None:
     warc = tmp_path / "corpus.warc.gz"
     corpus_warc(warc)
@@ -210,20 +229,7 @@ def test_a_consent_study_table_from_the_parquet_output_in_duckdb_and_pandas(tmp_
     with pq.ParquetWriter(out, SCHEMAS["agents"]) as w:
         for batch in read_warc(warc, rows=7):
             w.write_batch(evaluate(batch, purposes=["training"]).agents)
-    study = duckdb.sql(
-        f"SELECT agent, access, count(*) AS sites FROM '{out}' WHERE path = '/' "
-        "GROUP BY agent, access ORDER BY agent, access"
-    ).fetchall()
-    # The same table from the files themselves, through Robots.audit.
-    expected: collections.Counter[tuple[str, str]] = collections.Counter()
-    for _, body in corpus():
-        for a in Robots.parse(body).audit():
-            if a["purpose"] == "training":
-                expected[(a["name"], a["root"]["access"])] += 1
-    assert study == sorted((a, acc, n) for (a, acc), n in expected.items())
-    frame = pq.read_table(out).to_pandas()
-    pivot = frame[frame.path == "/"].groupby(["agent", "access"]).size()
-    assert {k: int(v) for k, v in pivot.items()} == dict(expected)
+    assert_consent_table(f"'{out}'", out)
 
 
 def test_the_commands_tables_in_parts_read_as_one_table_in_duckdb_and_pandas(tmp_path: Path) -> None:
@@ -240,19 +246,7 @@ def test_the_commands_tables_in_parts_read_as_one_table_in_duckdb_and_pandas(tmp
     assert run.returncode == 0, run.stderr
     parts = sorted(p.name for p in (out / "agents").iterdir())
     assert len(parts) == -(-len(corpus()) // 7) and parts[0] == "part-00000.parquet", parts
-    study = duckdb.sql(
-        f"SELECT agent, access, count(*) AS sites FROM read_parquet('{out}/agents/*.parquet') "
-        "WHERE path = '/' GROUP BY agent, access ORDER BY agent, access"
-    ).fetchall()
-    expected: collections.Counter[tuple[str, str]] = collections.Counter()
-    for _, body in corpus():
-        for a in Robots.parse(body).audit():
-            if a["purpose"] == "training":
-                expected[(a["name"], a["root"]["access"])] += 1
-    assert study == sorted((a, acc, n) for (a, acc), n in expected.items())
-    frame = pq.read_table(out / "agents").to_pandas()
-    pivot = frame[frame.path == "/"].groupby(["agent", "access"]).size()
-    assert {k: int(v) for k, v in pivot.items()} == dict(expected)
+    assert_consent_table(f"read_parquet('{out}/agents/*.parquet')", out / "agents")
     # Every capture once, across the parts.
     captures = duckdb.sql(f"SELECT count(*), count(DISTINCT url) FROM '{out}/captures/*.parquet'").fetchall()[0]
     assert captures == (len(corpus()), len(corpus()))

@@ -17,7 +17,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
 use serde_json::Value;
 
-use crate::run::{assert_exit, stderr, Dir};
+use crate::run::{assert_exit, on_a_terminal, stderr, Dir};
 use crate::ROOT;
 
 fn response(uri: &str, status: &str, headers: &str, body: &[u8]) -> Vec<u8> {
@@ -418,14 +418,6 @@ fn parts_split_the_tables_by_captures_and_keep_each_captures_rows_together() {
 /// captured, standard error stays empty (the other tests).
 #[test]
 fn a_terminal_sees_bytes_captures_and_rate_then_the_summary() {
-    let has_script = std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        has_script,
-        "`script` (util-linux) is needed to run the binary on a terminal"
-    );
     let dir = Dir::new();
     // Enough captures for the line to be drawn a few times by a debug build.
     let mut warc = Vec::new();
@@ -441,16 +433,12 @@ fn a_terminal_sees_bytes_captures_and_rate_then_the_summary() {
     }
     let n = 20 * corpus().len();
     let warc_path = dir.file("crawl.warc.gz", &warc);
-    let command = format!(
-        "{} batch -o {} --crawler GPTBot {warc_path} 2>&1",
-        env!("CARGO_BIN_EXE_crawlgate"),
-        dir.join("out"),
+    let out = dir.join("out");
+    let home = tempfile::tempdir().expect("temp dir");
+    let o = on_a_terminal(
+        home.path(),
+        &["batch", "-o", &out, "--crawler", "GPTBot", &warc_path],
     );
-    let o = std::process::Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run script");
     assert_eq!(o.status.code(), Some(0));
     let screen = String::from_utf8_lossy(&o.stdout).into_owned();
     // A drawn line: the count and rate of captures, then bytes read of the inputs' total.
@@ -469,7 +457,7 @@ fn a_terminal_sees_bytes_captures_and_rate_then_the_summary() {
     assert!(
         screen.replace("\r\n", "\n").ends_with(&format!(
             "{n} captures: {n} captures rows, {n} agents rows in {}; exit 0\n",
-            dir.join("out")
+            out
         )),
         "{screen:?}"
     );

@@ -6,12 +6,12 @@
 //! servers' side, streaming as an answer read before the next line is written.
 use crate::support;
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
-use crate::run::{check, run, text, values as records, Dir, TempFile};
+use crate::run::{check, on_a_terminal, run, text, values as records, Dir, TempFile};
 use crate::support::{Reply, TestServer};
 
 /// Requests being served at the same moment, across servers, and the most seen at once.
@@ -320,32 +320,24 @@ fn a_captured_standard_error_gets_only_sentences() {
 }
 
 /// On a terminal (a pseudo-terminal from util-linux `script`), the summary line shows on
-/// standard error, with what the exit status means. `script` comes with util-linux (Debian's essential `bsdutils`): missing, the
-/// test fails rather than skip.
+/// standard error, with what the exit status means.
 #[test]
 fn a_terminal_gets_a_summary_line() {
-    let has_script = Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        has_script,
-        "`script` (util-linux) is needed to run the binary on a terminal"
-    );
     let robots = TempFile::new("robots.txt", b"User-agent: *\nDisallow: /private\n");
     let home = tempfile::tempdir().expect("temp dir");
-    let command = format!(
-        "{} check --agent bot --robots {} /a /private/b /c 2>&1",
-        env!("CARGO_BIN_EXE_crawlgate"),
-        robots.path()
+    let o = on_a_terminal(
+        home.path(),
+        &[
+            "check",
+            "--agent",
+            "bot",
+            "--robots",
+            robots.path(),
+            "/a",
+            "/private/b",
+            "/c",
+        ],
     );
-    let o = Command::new("script")
-        .args(["-qec", &command, "/dev/null"])
-        .env("HOME", home.path())
-        .env("XDG_STATE_HOME", home.path())
-        .stdin(Stdio::null())
-        .output()
-        .expect("run script");
     let screen = text(&o.stdout).replace("\r\n", "\n");
     // The line says what the exit status (`script -e` passes it on) means.
     assert!(

@@ -45,6 +45,37 @@ pub fn output(cmd: &mut Command, stdin: Option<&[u8]>) -> Output {
     child.wait_with_output().expect("crawlgate finishes")
 }
 
+/// The binary on a terminal: a pseudo-terminal from util-linux `script` (`-e`: its exit status
+/// passed on), standard error joined to standard output, with `home` as in [`command`]; what
+/// the terminal showed is the output's `stdout`. `script` comes with util-linux (Debian's
+/// essential `bsdutils`): missing, the test fails rather than skip.
+pub fn on_a_terminal(home: &Path, args: &[&str]) -> Output {
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        has_script,
+        "`script` (util-linux) is needed to run the binary on a terminal"
+    );
+    let quote = |a: &str| format!("'{}'", a.replace('\'', "'\\''"));
+    let line = std::iter::once(env!("CARGO_BIN_EXE_crawlgate"))
+        .chain(args.iter().copied())
+        .map(quote)
+        .collect::<Vec<_>>()
+        .join(" ");
+    Command::new("script")
+        .args(["-qec", &format!("{line} 2>&1"), "/dev/null"])
+        .current_dir(crate::ROOT)
+        .env_remove("CRAWLGATE_AGENT")
+        .env_remove("CRAWLGATE_STATE")
+        .env("XDG_STATE_HOME", home)
+        .env("HOME", home)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run script")
+}
+
 /// Runs the binary with a state home of its own (see [`command`]).
 pub fn run(args: &[&str]) -> Output {
     Dir::new().run(args)
